@@ -1,0 +1,30 @@
+"""Exceptions raised by :mod:`attnio.bounds`.
+
+Each subclasses a builtin so callers can catch the broad category, and each
+message names the argument, its value and what would be valid.
+"""
+
+from __future__ import annotations
+
+
+class BoundError(ValueError):
+    """Base class of every error :mod:`attnio.bounds` raises on bad input."""
+
+
+class ParameterError(BoundError):
+    """A parameter passed to ``Bound.evaluate`` is missing, nonpositive or outside the bound's conditions."""
+
+
+class UnknownBoundError(BoundError, KeyError):
+    """No bound of the catalog carries the requested name."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0])
+
+
+class FilterError(BoundError):
+    """A catalog filter (regime, pass, cache, kind, status) has a value outside its choices."""
+
+
+class RecordError(BoundError):
+    """A bound record is malformed: an unknown field value or an expression with stray symbols."""

@@ -1,0 +1,293 @@
+"""The bound record: one frozen value per published or derived bound.
+
+A formula is typed once, in a :class:`Bound`. Tables, z3 obligations,
+numeric checks, pebbling checks and plots all read the record.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass, field
+from numbers import Real
+
+import sympy as sp
+
+from . import symbols
+from .errors import ParameterError, RecordError
+
+
+class Kind(enum.StrEnum):
+    """What a bound says about the I/O cost Q.
+
+    ``lower``: every algorithm (pebbling) costs at least this. ``upper``: a named
+    algorithm costs at most this. ``tight``: both, up to constant factors.
+    """
+
+    UPPER = "upper"
+    LOWER = "lower"
+    TIGHT = "tight"
+
+
+class Regime(enum.StrEnum):
+    """Which attention: dense, sparse (masked or sparse inputs) or approximate."""
+
+    DENSE = "dense"
+    SPARSE = "sparse"
+    APPROXIMATE = "approximate"
+
+
+class Pass(enum.StrEnum):
+    """Forward pass (compute O) or backward pass (compute dQ, dK, dV)."""
+
+    FORWARD = "forward"
+    BACKWARD = "backward"
+
+
+class Cache(enum.StrEnum):
+    """Cache regime: ``small`` is M < d^2, ``large`` is M >= d^2, ``any`` is both."""
+
+    SMALL = "small"
+    LARGE = "large"
+    ANY = "any"
+
+
+class Status(enum.StrEnum):
+    """Evidence level, from theory.md. Never upgraded beyond the evidence.
+
+    ``stated``: read in the paper's theorem text. ``stated-secondary``: read in
+    summaries of the paper. ``reconstructed``: shape inferred, unverified.
+    ``derived``: derived by attnio, every algebraic step z3-checked (see
+    ``proofs/derivations``), or an exact count of an attnio schedule that the
+    two-level machine reproduces. ``claimed-unretrieved``: the paper claims a
+    result whose statement we could not read. ``open``: nothing is known; the
+    record's notes say why.
+    """
+
+    STATED = "stated"
+    STATED_SECONDARY = "stated-secondary"
+    RECONSTRUCTED = "reconstructed"
+    DERIVED = "derived"
+    CLAIMED_UNRETRIEVED = "claimed-unretrieved"
+    OPEN = "open"
+
+
+_ASYMPTOTIC_PREFIX = {Kind.UPPER: "O", Kind.LOWER: "Omega", Kind.TIGHT: "Theta"}
+
+
+def _as_expr(value: object, what: str, name: str) -> sp.Expr | None:
+    if value is None:
+        return None
+    expr = sp.sympify(value)
+    unknown = {str(sym) for sym in expr.free_symbols} - set(symbols.ALL)
+    if unknown:
+        raise RecordError(
+            f"bound {name!r}: {what} uses symbols {sorted(unknown)} that are not declared "
+            f"in attnio.bounds.symbols (declared: {sorted(symbols.ALL)})"
+        )
+    return expr
+
+
+@dataclass(frozen=True)
+class Bound:
+    """One bound on the I/O cost of attention.
+
+    Parameters
+    ----------
+    name : str
+        Unique key, lowercase words joined by hyphens.
+    kind, regime, pass_, cache, status
+        See :class:`Kind`, :class:`Regime`, :class:`Pass`, :class:`Cache`,
+        :class:`Status`.
+    asymptotic : sympy.Expr or None
+        The growth rate inside O / Omega / Theta. ``None`` only for ``open``
+        and ``claimed-unretrieved`` records.
+    explicit : sympy.Expr or None
+        The non-asymptotic form with constants and lower-order terms, when
+        one is known. An explicit lower bound holds for *every* instance that
+        satisfies ``conditions``; an explicit upper bound is the exact cost of
+        the named algorithm, or a proven upper bound on it.
+    conditions : sympy.Boolean
+        Where the bound applies, over the symbols of :mod:`attnio.bounds.symbols`.
+    source : str
+        Paper short name (theory.md) and theorem, or the attnio module that
+        derives it.
+    algorithm : str or None
+        For upper bounds, the algorithm whose cost this is.
+    notes : str
+        Model caveats, which formulation, why something is open.
+    reduces_to : str or None
+        For sparse records, the dense record this one must equal at full
+        density (``catalog.FULL_DENSITY``).
+    """
+
+    name: str
+    kind: Kind
+    regime: Regime
+    pass_: Pass
+    cache: Cache
+    asymptotic: sp.Expr | None
+    explicit: sp.Expr | None
+    conditions: sp.Basic
+    source: str
+    status: Status
+    algorithm: str | None = None
+    notes: str = ""
+    reduces_to: str | None = None
+    parameters: tuple[str, ...] = field(default=(), compare=False)
+
+    def __post_init__(self) -> None:
+        for attr, enum_type in (
+            ("kind", Kind),
+            ("regime", Regime),
+            ("pass_", Pass),
+            ("cache", Cache),
+            ("status", Status),
+        ):
+            raw = getattr(self, attr)
+            try:
+                object.__setattr__(self, attr, enum_type(raw))
+            except ValueError:
+                choices = ", ".join(member.value for member in enum_type)
+                raise RecordError(
+                    f"bound {self.name!r}: {attr}={raw!r} is not one of: {choices}"
+                ) from None
+        object.__setattr__(self, "asymptotic", _as_expr(self.asymptotic, "asymptotic", self.name))
+        object.__setattr__(self, "explicit", _as_expr(self.explicit, "explicit", self.name))
+        conditions = sp.true if self.conditions is None else sp.sympify(self.conditions)
+        _as_expr(conditions, "conditions", self.name)
+        object.__setattr__(self, "conditions", conditions)
+        if self.asymptotic is None and self.status not in (
+            Status.OPEN,
+            Status.CLAIMED_UNRETRIEVED,
+        ):
+            raise RecordError(
+                f"bound {self.name!r}: asymptotic=None is only allowed for status "
+                f"'open' or 'claimed-unretrieved', not {self.status.value!r}"
+            )
+        if self.status is Status.OPEN and (self.asymptotic is not None or self.explicit is not None):
+            raise RecordError(f"bound {self.name!r}: an 'open' record carries no expression")
+        used: set[sp.Symbol] = set(self.conditions.free_symbols)
+        for expr in (self.asymptotic, self.explicit):
+            if expr is not None:
+                used |= expr.free_symbols
+        names = tuple(sorted(str(sym) for sym in used))
+        object.__setattr__(self, "parameters", names)
+
+    # ------------------------------------------------------------------ display
+    @property
+    def notation(self) -> str:
+        """The asymptotic statement as plain text, e.g. ``Theta(n**2*d)``."""
+        if self.asymptotic is None:
+            return "unknown" if self.status is Status.OPEN else "claimed, not retrieved"
+        return f"{_ASYMPTOTIC_PREFIX[self.kind]}({sp.sstr(self.asymptotic)})"
+
+    def latex(self) -> str:
+        """The asymptotic statement in LaTeX math (no dollar signs)."""
+        if self.asymptotic is None:
+            return r"\text{" + ("unknown" if self.status is Status.OPEN else "claimed") + "}"
+        prefix = {Kind.UPPER: "O", Kind.LOWER: r"\Omega", Kind.TIGHT: r"\Theta"}[self.kind]
+        return rf"{prefix}\left({sp.latex(self.asymptotic)}\right)"
+
+    def _repr_latex_(self) -> str:
+        explicit = "" if self.explicit is None else rf",\quad Q = {sp.latex(self.explicit)}"
+        if self.kind is Kind.LOWER and self.explicit is not None:
+            explicit = rf",\quad Q \geq {sp.latex(self.explicit)}"
+        elif self.kind is Kind.UPPER and self.explicit is not None:
+            explicit = rf",\quad Q \leq {sp.latex(self.explicit)}"
+        return rf"$\text{{{self.name}}}:\ {self.latex()}{explicit}$"
+
+    # --------------------------------------------------------------- evaluation
+    def applies(self, **params: Real) -> bool:
+        """Return whether ``conditions`` hold at ``params``.
+
+        Raises
+        ------
+        ParameterError
+            If a parameter the conditions need is missing or invalid.
+        """
+        subs = _substitutions(self, self.conditions.free_symbols, params)
+        value = self.conditions.subs(subs)
+        if value not in (sp.true, sp.false):
+            raise ParameterError(
+                f"bound {self.name!r}: conditions {self.conditions} do not decide at {params}"
+            )
+        return bool(value)
+
+    def evaluate(
+        self, *, which: str = "explicit", exact: bool = True, check: bool = True, **params: Real
+    ) -> sp.Expr | float:
+        """Evaluate the explicit (default) or asymptotic expression at ``params``.
+
+        Parameters
+        ----------
+        which : {"explicit", "asymptotic"}
+            Which expression to evaluate.
+        exact : bool
+            Return an exact sympy number (a Rational where the value is
+            rational) rather than a float.
+        check : bool
+            Refuse parameters outside ``conditions``.
+        **params
+            Values for the symbols, by printed name (``n``, ``d``, ``M`` ...).
+
+        Raises
+        ------
+        ParameterError
+            If a needed parameter is missing, nonpositive, not an integer where
+            the symbol is one, or outside the bound's conditions.
+
+        Examples
+        --------
+        >>> from attnio.bounds import get
+        >>> get("dense-forward-compulsory").evaluate(n=8, d=2, M=16)
+        64
+        """
+        if which not in ("explicit", "asymptotic"):
+            raise ParameterError(f"which={which!r} is not one of: explicit, asymptotic")
+        expr = self.explicit if which == "explicit" else self.asymptotic
+        if expr is None:
+            raise ParameterError(f"bound {self.name!r} has no {which} expression")
+        needed = set(expr.free_symbols) | (set(self.conditions.free_symbols) if check else set())
+        subs = _substitutions(self, needed, params)
+        if check:
+            held = self.conditions.subs(subs)
+            if held is not sp.true:
+                raise ParameterError(
+                    f"bound {self.name!r} does not apply at "
+                    f"{', '.join(f'{k}={v}' for k, v in sorted(params.items()))}: "
+                    f"its conditions are {self.conditions}"
+                )
+        value = expr.subs(subs)
+        if exact:
+            return value
+        return float(value)
+
+
+def _substitutions(bound: Bound, needed: set[sp.Basic], params: dict[str, Real]) -> dict:
+    subs = {}
+    for sym in sorted(needed, key=str):
+        name = str(sym)
+        if name not in params:
+            raise ParameterError(
+                f"bound {bound.name!r} needs parameter {name!r}; got only "
+                f"{sorted(params) or 'none'}"
+            )
+        subs[sym] = _check_value(name, params[name])
+    return subs
+
+
+def _check_value(name: str, value: object) -> sp.Expr:
+    if isinstance(value, bool) or not isinstance(value, (Real, sp.Number)):
+        raise ParameterError(f"parameter {name}={value!r} must be a real number")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ParameterError(f"parameter {name}={value!r} must be finite")
+    number = sp.Rational(value) if isinstance(value, float) else sp.sympify(value)
+    if name in symbols.INTEGER_NAMES and not number.is_integer:
+        raise ParameterError(f"parameter {name}={value!r} must be an integer")
+    if name in symbols.NONNEGATIVE_NAMES:
+        if number < 0:
+            raise ParameterError(f"parameter {name}={value!r} must be nonnegative")
+    elif number <= 0:
+        raise ParameterError(f"parameter {name}={value!r} must be positive")
+    return number

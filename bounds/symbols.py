@@ -1,0 +1,64 @@
+"""The symbols every bound is written in, declared once with their assumptions.
+
+Python names avoid sympy's reserved single letters (``I``, ``N``, ``S``, ``E``,
+``O``); the printed names follow theory.md section 2.
+
+=========  ==========================================================  ==============
+symbol     meaning                                                     assumptions
+=========  ==========================================================  ==============
+``n``      sequence length                                             positive integer
+``d``      head dimension                                              positive integer
+``M``      fast-memory size in words                                   positive integer
+``Z``      allowed (i, j) pairs of a sparse mask (nonzeros of S)       positive integer
+``Z_in``   nonzeros of the sparse inputs Q, K (LLSSZ24's setting)      positive integer
+``Z_QK``   nonzeros of the score matrix Q K^T (LLSSZ24's setting)      positive integer
+``s``      fraction of nonzero blocks of a block mask (DFE22 Prop 4)   positive real, <= 1
+``B``      bound on the entries of Q and K (approximate attention)     positive real
+``eps``    additive error of approximate attention                     positive real
+``g``      degree of the polynomial approximating exp                  nonnegative integer
+``r``      rank of the feature map, C(d + g, g) for the standard map   positive integer
+=========  ==========================================================  ==============
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+n = sp.Symbol("n", integer=True, positive=True)
+d = sp.Symbol("d", integer=True, positive=True)
+M = sp.Symbol("M", integer=True, positive=True)
+
+Z = sp.Symbol("Z", integer=True, positive=True)
+Z_in = sp.Symbol("Z_in", integer=True, positive=True)
+Z_QK = sp.Symbol("Z_QK", integer=True, positive=True)
+s = sp.Symbol("s", positive=True)
+
+entry_bound = sp.Symbol("B", positive=True)
+eps = sp.Symbol("epsilon", positive=True)
+g = sp.Symbol("g", integer=True, nonnegative=True)
+r = sp.Symbol("r", integer=True, positive=True)
+
+ALL: dict[str, sp.Symbol] = {
+    sym.name: sym for sym in (n, d, M, Z, Z_in, Z_QK, s, entry_bound, eps, g, r)
+}
+"""Every symbol by its printed name: the keys ``Bound.evaluate`` accepts."""
+
+INTEGER_NAMES = frozenset(name for name, sym in ALL.items() if sym.is_integer)
+"""Names of the symbols that only take integer values."""
+
+NONNEGATIVE_NAMES = frozenset({"g"})
+"""Names of the symbols that may be zero; every other symbol must be positive."""
+
+
+def feature_rank(dim: sp.Expr | int, degree: sp.Expr | int) -> sp.Expr:
+    """Return the number of monomials of degree at most ``degree`` in ``dim`` variables.
+
+    This is the rank r = C(d + g, g) of the polynomial feature map of
+    theory.md section 5.
+
+    Examples
+    --------
+    >>> feature_rank(2, 2)
+    6
+    """
+    return sp.binomial(sp.sympify(dim) + degree, degree)
