@@ -28,8 +28,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print (or write) the filtered catalog."""
-    bounds = catalog(regime=args.regime, pass_=args.pass_, cache=args.cache, kind=args.kind,
-                     status=args.status)
+    bounds = catalog(
+        regime=args.regime, pass_=args.pass_, cache=args.cache, kind=args.kind, status=args.status
+    )
     text = render(bounds, args.format)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as handle:

@@ -30,8 +30,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description="Run every consistency check of attnio and print a summary table. "
         "Exits 1 if any check fails.",
     )
-    parser.add_argument("--only", metavar="PATTERN",
-                        help="run only the checks whose name matches this glob")
+    parser.add_argument(
+        "--only", metavar="PATTERN", help="run only the checks whose name matches this glob"
+    )
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.set_defaults(run=run)
 
@@ -61,9 +62,15 @@ def run(args: argparse.Namespace) -> int:
     checks = collect(args.only)
     results = []
     err = Console(stderr=True)
-    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/"
-                  "{task.total}"), TimeElapsedColumn(), console=err, transient=True,
-                  disable=args.json or not err.is_terminal) as progress:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=args.json or not err.is_terminal,
+    ) as progress:
         task = progress.add_task("verify", total=len(checks))
         for name, check in checks:
             progress.update(task, description=name)
@@ -72,8 +79,15 @@ def run(args: argparse.Namespace) -> int:
                 passed, detail = check()
             except Exception as error:  # a crashing check is a failed check, reported as such
                 passed, detail = False, f"raised {type(error).__name__}: {error}"
-            results.append({"check": name, "title": _title(check), "passed": passed,
-                            "detail": detail, "seconds": round(time.perf_counter() - start, 3)})
+            results.append(
+                {
+                    "check": name,
+                    "title": _title(check),
+                    "passed": passed,
+                    "detail": detail,
+                    "seconds": round(time.perf_counter() - start, 3),
+                }
+            )
             progress.advance(task)
     failed = [r for r in results if r["passed"] is False]
     if args.json:

@@ -28,7 +28,10 @@ def check_cells_covered() -> tuple[bool, str]:
     missing = []
     for regime, pass_, cache in cells():
         here = catalog(regime=regime, pass_=pass_, cache=cache)
-        for side, kinds in (("lower", (Kind.LOWER, Kind.TIGHT)), ("upper", (Kind.UPPER, Kind.TIGHT))):
+        for side, kinds in (
+            ("lower", (Kind.LOWER, Kind.TIGHT)),
+            ("upper", (Kind.UPPER, Kind.TIGHT)),
+        ):
             if not any(b.kind in kinds for b in here):
                 missing.append(f"{regime}/{pass_}/{cache}: no {side} record")
     total = 2 * len(list(cells()))
@@ -69,7 +72,8 @@ def check_min_branches() -> tuple[bool, str]:
         sides = {}
         for cache, factor in ((Cache.SMALL, sp.Rational(1, 4)), (Cache.LARGE, 4)):
             stated = [
-                b for b in catalog(regime=bound.regime, pass_=bound.pass_, kind="lower")
+                b
+                for b in catalog(regime=bound.regime, pass_=bound.pass_, kind="lower")
                 if b.cache is cache and b.status in (Status.STATED, Status.STATED_SECONDARY)
             ]
             if not stated:
@@ -84,8 +88,10 @@ def check_min_branches() -> tuple[bool, str]:
                 expected = stated[0].asymptotic.subs(values)
                 checked += 1
                 if sp.simplify(picked - expected) != 0:
-                    bad.append(f"{bound.name} at {params}, M={at}: min gives {picked}, "
-                               f"{stated[0].name} gives {expected}")
+                    bad.append(
+                        f"{bound.name} at {params}, M={at}: min gives {picked}, "
+                        f"{stated[0].name} gives {expected}"
+                    )
         if len(sides) == 2 and sides[Cache.SMALL].asymptotic == sides[Cache.LARGE].asymptotic:
             bad.append(f"{bound.name}: both sides match the same expression")
     if checked == 0:
@@ -110,8 +116,9 @@ def check_sparse_reduces_to_dense() -> tuple[bool, str]:
             elif bound.kind is Kind.UPPER and sp.limit(full / theirs, n, sp.oo) == 1:
                 done.append(f"{bound.name} {which} ~ {dense.name} as n -> oo")
             else:
-                bad.append(f"{bound.name} {which} at full density is {full}, "
-                           f"{dense.name} is {theirs}")
+                bad.append(
+                    f"{bound.name} {which} at full density is {full}, {dense.name} is {theirs}"
+                )
     if not done and not bad:
         return False, "no sparse record names a dense counterpart: the check would be vacuous"
     return (not bad), "; ".join(bad or done)
@@ -120,24 +127,42 @@ def check_sparse_reduces_to_dense() -> tuple[bool, str]:
 def grid() -> Iterator[dict[str, object]]:
     """Parameter points for the numeric checks: d <= n, every cache regime, several densities."""
     for n_val, d_val in ((16, 4), (64, 8), (256, 16), (1024, 32), (4096, 64)):
-        memories = sorted({d_val, d_val**2 // 4, d_val**2 - 1, d_val**2, 4 * d_val**2,
-                           n_val * d_val // 2, n_val * d_val})
+        memories = sorted(
+            {
+                d_val,
+                d_val**2 // 4,
+                d_val**2 - 1,
+                d_val**2,
+                4 * d_val**2,
+                n_val * d_val // 2,
+                n_val * d_val,
+            }
+        )
         for m_val, (z_frac, g_val) in itertools.product(
             memories, ((sp.Rational(1, 16), 1), (sp.Rational(1, 2), 2), (1, 3))
         ):
             yield {
-                "n": n_val, "d": d_val, "M": m_val,
-                "Z": max(n_val, int(z_frac * n_val**2)), "s": z_frac,
-                "Z_in": n_val * d_val, "Z_QK": max(n_val, int(z_frac * n_val**2)),
-                "g": g_val, "r": int(feature_rank(d_val, g_val)),
-                "B": 1, "epsilon": sp.Rational(1, 100),
+                "n": n_val,
+                "d": d_val,
+                "M": m_val,
+                "Z": max(n_val, int(z_frac * n_val**2)),
+                "s": z_frac,
+                "Z_in": n_val * d_val,
+                "Z_QK": max(n_val, int(z_frac * n_val**2)),
+                "g": g_val,
+                "r": int(feature_rank(d_val, g_val)),
+                "B": 1,
+                "epsilon": sp.Rational(1, 100),
             }
 
 
 def _comparable(lower: Bound, upper: Bound) -> bool:
     extra = set(lower.parameters) - _BASE
-    return (lower.regime is upper.regime and lower.pass_ is upper.pass_
-            and extra <= set(upper.parameters))
+    return (
+        lower.regime is upper.regime
+        and lower.pass_ is upper.pass_
+        and extra <= set(upper.parameters)
+    )
 
 
 def _applies(bound: Bound, point: dict[str, object]) -> bool:
@@ -172,8 +197,12 @@ def check_explicit_lower_below_upper() -> tuple[bool | None, str]:
 
 def check_asymptotic_growth() -> tuple[bool, str]:
     """No asymptotic lower bound outgrows an asymptotic upper bound of its cell as n grows."""
-    lowers = [b for b in catalog() if b.kind in (Kind.LOWER, Kind.TIGHT) and b.asymptotic is not None]
-    uppers = [b for b in catalog() if b.kind in (Kind.UPPER, Kind.TIGHT) and b.asymptotic is not None]
+    lowers = [
+        b for b in catalog() if b.kind in (Kind.LOWER, Kind.TIGHT) and b.asymptotic is not None
+    ]
+    uppers = [
+        b for b in catalog() if b.kind in (Kind.UPPER, Kind.TIGHT) and b.asymptotic is not None
+    ]
     compared, bad = 0, []
     for lower, upper in itertools.product(lowers, uppers):
         if lower is upper or not _comparable(lower, upper):
@@ -190,8 +219,10 @@ def check_asymptotic_growth() -> tuple[bool, str]:
             ratio_near = sp.N(_value(lower, "asymptotic", near) / _value(upper, "asymptotic", near))
             ratio_far = sp.N(_value(lower, "asymptotic", far) / _value(upper, "asymptotic", far))
             if ratio_far > 4 * ratio_near and ratio_far > 1:
-                bad.append(f"{lower.name}/{upper.name} grows from {ratio_near:.3g} to "
-                           f"{ratio_far:.3g} at {near}")
+                bad.append(
+                    f"{lower.name}/{upper.name} grows from {ratio_near:.3g} to "
+                    f"{ratio_far:.3g} at {near}"
+                )
                 break
     if compared == 0:
         return False, "no comparable pair: the check would be vacuous"

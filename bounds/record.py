@@ -165,7 +165,9 @@ class Bound:
                 f"bound {self.name!r}: asymptotic=None is only allowed for status "
                 f"'open' or 'claimed-unretrieved', not {self.status.value!r}"
             )
-        if self.status is Status.OPEN and (self.asymptotic is not None or self.explicit is not None):
+        if self.status is Status.OPEN and (
+            self.asymptotic is not None or self.explicit is not None
+        ):
             raise RecordError(f"bound {self.name!r}: an 'open' record carries no expression")
         used: set[sp.Symbol] = set(self.conditions.free_symbols)
         for expr in (self.asymptotic, self.explicit):
@@ -187,7 +189,7 @@ class Bound:
         if self.asymptotic is None:
             return r"\text{" + ("unknown" if self.status is Status.OPEN else "claimed") + "}"
         prefix = {Kind.UPPER: "O", Kind.LOWER: r"\Omega", Kind.TIGHT: r"\Theta"}[self.kind]
-        return rf"{prefix}\left({sp.latex(self.asymptotic)}\right)"
+        return rf"{prefix}\left({sp.latex(self.asymptotic, mul_symbol='dot')}\right)"
 
     def _repr_latex_(self) -> str:
         explicit = "" if self.explicit is None else rf",\quad Q = {sp.latex(self.explicit)}"

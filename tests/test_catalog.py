@@ -1,0 +1,128 @@
+"""Tests of attnio.bounds.catalog: coverage, filtering, lookup and evidence labels."""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+
+from attnio.bounds import (
+    Cache,
+    FilterError,
+    Kind,
+    Regime,
+    Status,
+    UnknownBoundError,
+    catalog,
+    get,
+)
+from attnio.bounds.catalog import cells
+from attnio.bounds.consistency import grid
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+
+
+def test_names_are_unique_and_hyphenated() -> None:
+    """Every record has a unique lowercase hyphenated name."""
+    names = [b.name for b in catalog()]
+    assert len(names) == len(set(names))
+    assert all(name == name.lower() and " " not in name and "_" not in name for name in names)
+
+
+def test_every_cell_has_a_lower_and_an_upper_record() -> None:
+    """Each regime x pass x {small, large} cell has a lower (or tight) and an upper (or tight) record."""
+    for regime, pass_, cache in cells():
+        here = catalog(regime=regime, pass_=pass_, cache=cache)
+        assert any(b.kind in (Kind.LOWER, Kind.TIGHT) for b in here), (regime, pass_, cache)
+        assert any(b.kind in (Kind.UPPER, Kind.TIGHT) for b in here), (regime, pass_, cache)
+
+
+def test_required_algorithm_upper_bounds_are_present() -> None:
+    """The per-algorithm upper bounds the foundation issue lists are all in the catalog."""
+    for name in (
+        "standard-forward-upper",
+        "flash-forward-upper",
+        "flash-backward-upper",
+        "square-tiling-forward-upper",
+        "small-cache-backward-upper",
+        "block-sparse-flash-forward-upper",
+        "low-rank-forward-upper",
+        "dense-forward-compulsory",
+        "dense-backward-compulsory",
+    ):
+        assert get(name).kind is Kind.UPPER or "compulsory" in name
+
+
+def test_cache_filter_includes_any_records() -> None:
+    """Filtering on a small or large cache also returns the records that apply to any cache."""
+    small = catalog(regime="dense", pass_="forward", cache="small")
+    assert {b.cache for b in small} == {Cache.SMALL, Cache.ANY}
+    assert all(b.cache is Cache.ANY for b in catalog(cache="any"))
+
+
+def test_filters_combine() -> None:
+    """Every returned record matches every given filter."""
+    found = catalog(regime="sparse", pass_="backward", kind="lower")
+    assert found
+    assert all(b.regime is Regime.SPARSE and b.kind is Kind.LOWER for b in found)
+    assert catalog(status="stated-secondary")
+    assert all(b.status is Status.STATED_SECONDARY for b in catalog(status="stated-secondary"))
+
+
+@pytest.mark.parametrize("name", ["regime", "pass_", "cache", "kind", "status"])
+def test_unknown_filter_values_are_refused(name: str) -> None:
+    """A filter value outside its choices raises FilterError listing the valid ones."""
+    with pytest.raises(FilterError, match="is not one of"):
+        catalog(**{name: "nonsense"})
+
+
+def test_unknown_names_suggest_close_ones() -> None:
+    """get() of an unknown name raises UnknownBoundError with close suggestions."""
+    with pytest.raises(UnknownBoundError, match="did you mean dense-forward-tight"):
+        get("dense-forward-tigth")
+
+
+def test_statuses_cite_their_evidence() -> None:
+    """Stated records cite a theorem, lemma, proposition or abstract; derived ones a derivation or module."""
+    for bound in catalog():
+        if bound.status in (Status.STATED, Status.STATED_SECONDARY):
+            assert any(
+                word in bound.source for word in ("Thm", "Lemma", "Prop", "abstract", "Alg")
+            ), bound.name
+        if bound.status is Status.DERIVED:
+            assert "derivations/" in bound.source or "attnio." in bound.source, bound.name
+        if bound.status in (Status.OPEN, Status.CLAIMED_UNRETRIEVED):
+            assert bound.notes, f"{bound.name} must say why nothing is known"
+
+
+def test_cited_derivations_exist() -> None:
+    """Every derivation file a record cites exists in proofs/derivations."""
+    for bound in catalog():
+        for word in bound.source.replace(";", " ").split():
+            if word.startswith("proofs/derivations/"):
+                assert (REPO / word.rstrip(".,")).is_file(), f"{bound.name} cites {word}"
+
+
+def test_nothing_reconstructed_is_labelled_stated() -> None:
+    """The theory.md candidates of section 6 are never labelled stated."""
+    for name in ("dense-forward-lower-large-explicit", "dense-forward-lower-small-explicit"):
+        assert get(name).status in (Status.RECONSTRUCTED, Status.DERIVED)
+    assert get("sparse-forward-lower-inputs").status is Status.RECONSTRUCTED
+    assert get("dense-backward-tight").status is Status.STATED_SECONDARY
+
+
+def test_explicit_lower_bounds_match_their_asymptotic_shape() -> None:
+    """For large n, an explicit lower bound is a positive constant fraction of its asymptotic form."""
+    checked = 0
+    for bound in catalog(kind="lower"):
+        if bound.explicit is None:
+            continue
+        for point in grid():
+            point = dict(point, n=2**20, Z=2**40)
+            params = {k: point[k] for k in bound.parameters}
+            if not bound.applies(**params):
+                continue
+            ratio = bound.evaluate(**params) / bound.evaluate(which="asymptotic", **params)
+            assert 0 < ratio <= 16, (bound.name, params, ratio)
+            checked += 1
+    assert checked > 50

@@ -1,0 +1,115 @@
+"""Tests of attnio.cli, attnio._cli_table and attnio._cli_verify: commands and error paths."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from attnio.bounds import catalog
+from attnio.cli import main
+
+
+def run(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "latex", "json"])
+def test_table_prints_every_format(capsys: pytest.CaptureFixture, fmt: str) -> None:
+    """attnio table prints the whole catalog in each format and exits 0."""
+    code, out, _ = run(capsys, "table", "--format", fmt)
+    assert code == 0
+    assert all(b.name in out or fmt == "latex" for b in catalog())
+
+
+def test_table_filters(capsys: pytest.CaptureFixture) -> None:
+    """Filters on the command line select the same rows as the Python API."""
+    code, out, _ = run(
+        capsys,
+        "table",
+        "--format",
+        "json",
+        "--regime",
+        "dense",
+        "--pass",
+        "backward",
+        "--cache",
+        "small",
+    )
+    assert code == 0
+    names = [row["name"] for row in json.loads(out)]
+    assert names == [b.name for b in catalog(regime="dense", pass_="backward", cache="small")]
+
+
+def test_table_writes_a_file(capsys: pytest.CaptureFixture, tmp_path) -> None:
+    """--output writes the table to a file instead of standard output."""
+    target = tmp_path / "t.md"
+    code, out, _ = run(capsys, "table", "--output", str(target))
+    assert code == 0 and out == ""
+    assert target.read_text().startswith("| name |")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["table", "--regime", "quantum"],
+        ["table", "--format", "html"],
+        ["table", "--bogus"],
+        ["nosuchcommand"],
+        [],
+        ["verify", "--only", "no.such.check"],
+        ["table", "--output", "/nonexistent-dir/x.md"],
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(capsys: pytest.CaptureFixture, argv: list) -> None:
+    """Unknown choices, unknown commands and unwritable files give one error line and exit code 2."""
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("attnio: error:")
+    assert "Traceback" not in err
+
+
+def test_verify_bounds_suite_passes(capsys: pytest.CaptureFixture) -> None:
+    """attnio verify --only 'bounds.*' runs the catalog checks and exits 0 with a summary line."""
+    code, out, _ = run(capsys, "verify", "--only", "bounds.c*")
+    assert code == 0
+    assert "passed, 0 failed" in out
+
+
+def test_verify_json_reports_each_check(capsys: pytest.CaptureFixture) -> None:
+    """attnio verify --json reports every selected check with a pass/fail/skip value."""
+    code, out, _ = run(capsys, "verify", "--json", "--only", "bounds.crossovers")
+    data = json.loads(out)
+    assert code == 0 and data["failed"] == 0
+    assert [r["check"] for r in data["results"]] == ["bounds.crossovers"]
+    assert data["results"][0]["passed"] is True
+
+
+def test_verify_exits_1_when_a_check_fails(capsys: pytest.CaptureFixture, monkeypatch) -> None:
+    """A failing (or crashing) check makes verify exit 1 and shows FAIL."""
+    from attnio import _cli_verify
+
+    def failing():
+        """A planted failure."""
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(_cli_verify, "collect", lambda pattern=None: [("planted.fail", failing)])
+    code, out, _ = run(capsys, "verify")
+    assert code == 1 and "FAIL" in out and "boom" in out
+
+
+def test_console_script_runs() -> None:
+    """The installed `attnio` console entry point runs as a separate process."""
+    result = subprocess.run(
+        [sys.executable, "-m", "attnio.cli", "table", "--kind", "tight"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert result.returncode == 0 and "dense-forward-tight" in result.stdout
