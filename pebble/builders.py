@@ -16,7 +16,8 @@ Conventions.
 - Operations with constants (a scale, adding a constant) are fused into the
   vertex that produces their operand: constants are not vertices.
 - Labels: inputs ``"Q[i,l]"``; products ``"QK[i,j,l]"``; a tree's root carries
-  the value's name ``"S[i,j]"`` and its inner additions ``"S[i,j]+t"``.
+  the value's name ``"S[i,j]"`` and its inner additions ``"S[i,j]+t"``; the sum
+  of a single computed term is that term, renamed ``"QK[0,0,0]=S[0,0]"``.
 - Inputs are the sources (loaded), outputs the sinks (stored), as in
   theory.md section 1. In the sparse builders the rows ``K[j]``, ``V[j]`` of a key
   ``j`` that no query attends to stay in the graph as isolated vertices (an
@@ -74,10 +75,13 @@ class _Builder:
         self.labels: list[str] = []
         self.heads: list[int] = []
         self.tails: list[int] = []
+        self.computed: set[int] = set()
 
     def vertex(self, label: str, preds: tuple[int, ...] = ()) -> int:
         index = len(self.labels)
         self.labels.append(label)
+        if preds:
+            self.computed.add(index)
         for p in dict.fromkeys(preds):  # a repeated operand is one edge
             self.tails.append(p)
             self.heads.append(index)
@@ -87,7 +91,10 @@ class _Builder:
         """Add a summation tree over ``terms``; return its root (labelled ``name``)."""
         count = len(terms)
         if count == 1:
-            return terms[0]
+            term = terms[0]
+            if term in self.computed:  # the one term is the sum: name it so
+                self.labels[term] = f"{self.labels[term]}={name}"
+            return term
         made = 0
 
         def add(a: int, b: int) -> int:
