@@ -219,7 +219,10 @@ class Dag:
             loops = pairs[:, 0] == pairs[:, 1]
             if np.any(loops):
                 raise CycleError([names[int(pairs[np.argmax(loops), 0])]])
-        order = _topological_order(count, pairs, names)
+        if not pairs.size or np.all(pairs[:, 0] < pairs[:, 1]):
+            order = list(range(count))  # the given order is already topological
+        else:
+            order = _topological_order(count, pairs, names)
         new_index = np.empty(count, dtype=np.int64)
         new_index[order] = np.arange(count)
         heads = new_index[pairs[:, 1]] if pairs.size else np.zeros(0, np.int64)
@@ -362,6 +365,16 @@ def _duplicates(names: Sequence[str]) -> list[str]:
 
 
 def _edge_array(edges: Iterable[tuple[int, int]] | np.ndarray, count: int) -> np.ndarray:
+    if isinstance(edges, np.ndarray) and edges.dtype.kind in "iu":
+        if edges.ndim != 2 or edges.shape[1] != 2:
+            if edges.size == 0:
+                return np.zeros((0, 2), dtype=np.int64)
+            raise GraphFormatError(f"edges array of shape {edges.shape} must have shape (E, 2)")
+        bad = (edges < 0) | (edges >= count)
+        if bad.any():
+            row = edges[np.argmax(bad.any(axis=1))].tolist()
+            raise GraphFormatError(f"edge {tuple(row)!r} has an endpoint outside 0..{count - 1}")
+        return edges.astype(np.int64)
     try:
         rows = edges.tolist() if isinstance(edges, np.ndarray) else list(edges)
     except TypeError:
