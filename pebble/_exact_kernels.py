@@ -216,10 +216,16 @@ def init_search(graph, params, table, slots, buckets, entries, counters, upper):
 
 
 @njit(cache=True)
-def _relax(graph, params, table, slots, buckets, entries, counters, parent, red, blue, computed, g, code):  # fmt: skip
-    """Offer a successor reached with cost ``g``; return _GO_ON, TABLE_FULL or QUEUE_FULL."""
+def _relax(graph, params, table, slots, buckets, entries, counters, parent, red, blue, computed, g, code, dead):  # fmt: skip
+    """Offer a successor reached with cost ``g``; return _GO_ON, TABLE_FULL or QUEUE_FULL.
+
+    ``dead`` is the parent's dead set, or -1 when the move changed the blue or computed
+    set (then it is recomputed: it depends on nothing else).
+    """
     if params[P_FLAGS] & DEAD_PEBBLES:
-        red &= ~dead_mask(graph, params, blue, computed)
+        if dead < 0:
+            dead = dead_mask(graph, params, blue, computed)
+        red &= ~dead
     h = state_h(graph, params, red, blue, computed)
     if h >= INFEASIBLE:
         return _GO_ON
@@ -308,6 +314,7 @@ def _expand(graph, params, table, slots, buckets, entries, counters, s):
     dead = np.int64(0)
     if flags & DEAD_PEBBLES:
         dead = dead_mask(graph, params, blue, computed)
+    same = dead if not oneshot else np.int64(-1)  # compute changes the one-shot computed set
     macro = (flags & OUTPUT_MACRO) != 0
     lazy = (flags & LAZY_STORE) != 0
     may_delete = full or (flags & DELETE_WHEN_FULL) == 0
@@ -320,17 +327,17 @@ def _expand(graph, params, table, slots, buckets, entries, counters, s):
             stores = (blue & bit) == 0 and not is_input
             if stores and (is_output or not lazy):
                 status = _relax(graph, params, table, slots, buckets, entries, counters, s,
-                                red, blue | bit, computed, g + 1, K_STORE * 64 + v)  # fmt: skip
+                                red, blue | bit, computed, g + 1, K_STORE * 64 + v, -1)  # fmt: skip
                 if status != _GO_ON:
                     return status
             if may_delete:
                 status = _relax(graph, params, table, slots, buckets, entries, counters, s,
-                                red & ~bit, blue, computed, g, K_DELETE * 64 + v)  # fmt: skip
+                                red & ~bit, blue, computed, g, K_DELETE * 64 + v, dead)  # fmt: skip
                 if status != _GO_ON:
                     return status
                 if lazy and stores and not is_output:
                     status = _relax(graph, params, table, slots, buckets, entries, counters, s,
-                                    red & ~bit, blue | bit, computed, g + 1, K_WRITEBACK * 64 + v)  # fmt: skip
+                                    red & ~bit, blue | bit, computed, g + 1, K_WRITEBACK * 64 + v, -1)  # fmt: skip
                     if status != _GO_ON:
                         return status
             continue
@@ -338,7 +345,7 @@ def _expand(graph, params, table, slots, buckets, entries, counters, s):
             continue
         if (blue & bit) != 0 and not (macro and is_output):
             status = _relax(graph, params, table, slots, buckets, entries, counters, s,
-                            red | bit, blue, computed, g + 1, K_LOAD * 64 + v)  # fmt: skip
+                            red | bit, blue, computed, g + 1, K_LOAD * 64 + v, dead)  # fmt: skip
             if status != _GO_ON:
                 return status
         if is_input or (graph[G_PRED, v] & ~red) != 0 or (oneshot and (computed & bit) != 0):
@@ -347,10 +354,10 @@ def _expand(graph, params, table, slots, buckets, entries, counters, s):
         if macro and is_output:
             if (blue & bit) == 0:
                 status = _relax(graph, params, table, slots, buckets, entries, counters, s,
-                                red, blue | bit, marked, g + 1, K_OUTPUT * 64 + v)  # fmt: skip
+                                red, blue | bit, marked, g + 1, K_OUTPUT * 64 + v, -1)  # fmt: skip
         else:
             status = _relax(graph, params, table, slots, buckets, entries, counters, s,
-                            red | bit, blue, marked, g, K_COMPUTE * 64 + v)  # fmt: skip
+                            red | bit, blue, marked, g, K_COMPUTE * 64 + v, same)  # fmt: skip
         if status != _GO_ON:
             return status
     return _GO_ON

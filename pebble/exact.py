@@ -231,8 +231,14 @@ def _solve(
     count = dag.num_vertices
     seed_moves = _seed_pebbling(dag, M)
     seed_io = replay(dag, seed_moves, M, variant).io
-    if seed is not None:
-        hint = list(seed)
+    hints = [] if seed is None else [list(seed)]
+    if variant == "standard" and seed_io > 0:
+        # a one-shot pebbling is a standard one; the one-shot search is far smaller
+        quarter = None if time_limit is None else time_limit / 4
+        hints.append(
+            _solve(dag, M, "oneshot", max(1, max_states // 4), quarter, False, rules, None).moves
+        )
+    for hint in hints:
         hint_io = replay(dag, hint, M, variant).io
         if hint_io < seed_io:
             seed_moves, seed_io = hint, hint_io
