@@ -114,8 +114,8 @@ def _pop_victim(keys, verts, vers, size, red, version, pinned, step, aside):
 def play_order(pred_ptr, pred_idx, order, is_input, is_output, memory, policy, record, moves):
     """Play ``order`` (the non-input vertices, topologically) with ``memory`` red pebbles.
 
-    Before computing ``order[t]`` its predecessors are pinned, the red ones
-    touched, then the missing ones loaded (ascending). When all red pebbles are
+    Before computing ``order[t]`` its predecessors are pinned and the missing
+    ones loaded (ascending). When all red pebbles are
     in use, the policy's victim among the unpinned red vertices is evicted:
     stored first if it is not blue (every red value is still needed, dead
     values being deleted at once), then deleted. BELADY evicts the largest
@@ -166,73 +166,55 @@ def play_order(pred_ptr, pred_idx, order, is_input, is_output, memory, policy, r
         stop = pred_ptr[v + 1]
         for e in range(start, stop):
             pinned[pred_idx[e]] = t
-        # touch the red predecessors first, then load the missing ones
-        for phase in range(2):
-            for e in range(start, stop):
-                p = pred_idx[e]
-                if red[p] != (phase == 0):
-                    continue
-                if phase == 1:
-                    if not blue[p]:
-                        return MISSING_VALUE, loads, stores, computes, made
-                    if reds == memory:
-                        victim, size, naside = _pop_victim(
-                            keys, verts, vers, size, red, version, pinned, t, aside
-                        )
-                        for a in range(naside):
-                            w = aside[a]
-                            version[w] += 1
-                            tick += 1
-                            size = _push(
-                                keys,
-                                verts,
-                                vers,
-                                size,
-                                _key(policy, w, nv, use_ptr, use_pos, consumed, tick),
-                                w,
-                                version[w],
-                            )
-                        if victim < 0:
-                            return NO_VICTIM, loads, stores, computes, made
-                        if not blue[victim]:
-                            blue[victim] = True
-                            stores += 1
-                            if record:
-                                if made >= limit:
-                                    return MOVE_BUFFER_FULL, loads, stores, computes, made
-                                moves[made, 0] = STORE
-                                moves[made, 1] = victim
-                            made += 1
-                        red[victim] = False
-                        reds -= 1
-                        if record:
-                            if made >= limit:
-                                return MOVE_BUFFER_FULL, loads, stores, computes, made
-                            moves[made, 0] = DELETE
-                            moves[made, 1] = victim
-                        made += 1
-                    red[p] = True
-                    reds += 1
-                    loads += 1
+        # load the missing predecessors; they get heap entries after the computation (a red
+        # vertex without a valid entry cannot be chosen, which pins it)
+        for e in range(start, stop):
+            p = pred_idx[e]
+            if red[p]:
+                continue
+            if not blue[p]:
+                return MISSING_VALUE, loads, stores, computes, made
+            if reds == memory:
+                victim, size, naside = _pop_victim(
+                    keys, verts, vers, size, red, version, pinned, t, aside
+                )
+                for a in range(naside):
+                    w = aside[a]
+                    version[w] += 1
+                    tick += 1
+                    size = _push(
+                        keys, verts, vers, size,
+                        _key(policy, w, nv, use_ptr, use_pos, consumed, tick), w, version[w],
+                    )  # fmt: skip
+                if victim < 0:
+                    return NO_VICTIM, loads, stores, computes, made
+                if not blue[victim]:
+                    blue[victim] = True
+                    stores += 1
                     if record:
                         if made >= limit:
                             return MOVE_BUFFER_FULL, loads, stores, computes, made
-                        moves[made, 0] = LOAD
-                        moves[made, 1] = p
+                        moves[made, 0] = STORE
+                        moves[made, 1] = victim
                     made += 1
-                version[p] += 1
-                if size == capacity:
-                    size = _compact(keys, verts, vers, size, red, version)
-                tick += 1
-                size = _push(
-                    keys,
-                    verts,
-                    vers,
-                    size,
-                    _key(policy, p, nv, use_ptr, use_pos, consumed, tick),
-                    p,
-                    version[p],
-                )
+                red[victim] = False
+                reds -= 1
+                if record:
+                    if made >= limit:
+                        return MOVE_BUFFER_FULL, loads, stores, computes, made
+                    moves[made, 0] = DELETE
+                    moves[made, 1] = victim
+                made += 1
+            red[p] = True
+            version[p] += 1  # no valid entry until the computation is done
+            reds += 1
+            loads += 1
+            if record:
+                if made >= limit:
+                    return MOVE_BUFFER_FULL, loads, stores, computes, made
+                moves[made, 0] = LOAD
+                moves[made, 1] = p
+            made += 1
         if reds == memory:
             victim, size, naside = _pop_victim(
                 keys, verts, vers, size, red, version, pinned, t, aside

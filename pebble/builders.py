@@ -16,7 +16,8 @@ Conventions.
 - Operations with constants (a scale, adding a constant) are fused into the
   vertex that produces their operand: constants are not vertices.
 - Labels: inputs ``"Q[i,l]"``; products ``"QK[i,j,l]"``; a tree's root carries
-  the value's name ``"S[i,j]"`` and its inner additions ``"S[i,j]+t"``.
+  the value's name ``"S[i,j]"`` and its inner additions ``"S[i,j]+t"``; the sum
+  of a single computed term is that term, renamed ``"QK[0,0,0]=S[0,0]"``.
 - Inputs are the sources (loaded), outputs the sinks (stored), as in
   theory.md section 1. In the sparse builders the rows ``K[j]``, ``V[j]`` of a key
   ``j`` that no query attends to stay in the graph as isolated vertices (an
@@ -40,6 +41,7 @@ from .dag import Dag
 from .errors import ParameterError
 
 __all__ = [
+    "KINDS",
     "TREE_SHAPES",
     "approx_forward",
     "approx_forward_vertices",
@@ -47,7 +49,9 @@ __all__ = [
     "attention_backward_vertices",
     "attention_forward",
     "attention_forward_vertices",
+    "build",
     "causal_mask",
+    "mask_from_spec",
     "sparse_backward",
     "sparse_backward_vertices",
     "sparse_forward",
@@ -71,10 +75,13 @@ class _Builder:
         self.labels: list[str] = []
         self.heads: list[int] = []
         self.tails: list[int] = []
+        self.computed: set[int] = set()
 
     def vertex(self, label: str, preds: tuple[int, ...] = ()) -> int:
         index = len(self.labels)
         self.labels.append(label)
+        if preds:
+            self.computed.add(index)
         for p in dict.fromkeys(preds):  # a repeated operand is one edge
             self.tails.append(p)
             self.heads.append(index)
@@ -84,7 +91,10 @@ class _Builder:
         """Add a summation tree over ``terms``; return its root (labelled ``name``)."""
         count = len(terms)
         if count == 1:
-            return terms[0]
+            term = terms[0]
+            if term in self.computed:  # the one term is the sum: name it so
+                self.labels[term] = f"{self.labels[term]}={name}"
+            return term
         made = 0
 
         def add(a: int, b: int) -> int:
@@ -148,7 +158,7 @@ def causal_mask(n_: int) -> np.ndarray:
 
     Examples
     --------
-    >>> causal_mask(3).sum()
+    >>> int(causal_mask(3).sum())
     6
     """
     _check_size(n=n_)
@@ -229,7 +239,7 @@ def sparse_forward(n_: int, d_: int, mask: object, *, tree: str = "chain") -> Da
     Examples
     --------
     >>> sparse_forward(3, 1, causal_mask(3)).num_vertices
-    26
+    39
     """
     _check_size(n=n_, d=d_)
     allowed = _check_mask(mask, n_)
@@ -339,7 +349,7 @@ def sparse_backward(n_: int, d_: int, mask: object, *, tree: str = "chain") -> D
     Examples
     --------
     >>> sparse_backward(2, 1, causal_mask(2)).num_vertices
-    30
+    44
     """
     _check_size(n=n_, d=d_)
     allowed = _check_mask(mask, n_)
@@ -471,3 +481,100 @@ def approx_forward_vertices() -> sp.Expr:
         + 2 * n * d * r1
         + n * d
     )
+
+
+# --------------------------------------------------------------------- dispatch
+
+KINDS = (
+    "attention-forward",
+    "attention-backward",
+    "sparse-forward",
+    "sparse-backward",
+    "approx-forward",
+)
+"""The DAG families :func:`build` makes (the names ``attnio pebble --dag`` takes)."""
+
+
+def mask_from_spec(spec: str, n_: int) -> np.ndarray:
+    """Return the n x n mask named by ``spec``.
+
+    ``"causal"`` (key j <= query i), ``"full"``, ``"band:W"`` (|i - j| <= W),
+    ``"local:W"`` (causal sliding window, i - W < j <= i), or the path of a JSON
+    file holding an n x n array of 0/1 or booleans.
+
+    Examples
+    --------
+    >>> mask_from_spec("band:1", 3).astype(int).tolist()
+    [[1, 1, 0], [1, 1, 1], [0, 1, 1]]
+    """
+    import json
+    from pathlib import Path
+
+    _check_size(n=n_)
+    i, j = np.indices((n_, n_))
+    if spec == "causal":
+        return j <= i
+    if spec == "full":
+        return np.ones((n_, n_), dtype=bool)
+    name, _, width = spec.partition(":")
+    if name in ("band", "local") and width:
+        try:
+            w = int(width)
+        except ValueError:
+            w = -1
+        if w < (0 if name == "band" else 1):
+            raise ParameterError(
+                f"mask={spec!r}: the width must be an integer >= {0 if name == 'band' else 1}"
+            )
+        return (np.abs(i - j) <= w) if name == "band" else ((j <= i) & (j > i - w))
+    path = Path(spec)
+    if path.suffix.lower() != ".json":
+        raise ParameterError(
+            f"mask={spec!r} must be causal, full, band:W, local:W or a .json file of an n x n array"
+        )
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise ParameterError(f"mask file {spec!r} is not valid JSON ({error})") from None
+    try:
+        array = np.asarray(data)
+    except ValueError:
+        raise ParameterError(f"mask file {spec!r} must hold an n x n array") from None
+    return _check_mask(array, n_)
+
+
+def build(
+    kind: str,
+    n_: int,
+    d_: int,
+    *,
+    tree: str = "chain",
+    mask: object | None = None,
+    degree: int = 2,
+) -> Dag:
+    """Build the DAG family ``kind`` (one of :data:`KINDS`).
+
+    ``mask`` (an array, or a spec for :func:`mask_from_spec`; default causal) is
+    used by the sparse kinds; ``degree`` by ``"approx-forward"``.
+
+    Examples
+    --------
+    >>> build("sparse-forward", 3, 1).num_vertices
+    39
+    """
+    if kind not in KINDS:
+        raise ParameterError(f"dag={kind!r} must be one of {KINDS}")
+    if kind == "attention-forward":
+        return attention_forward(n_, d_, tree=tree)
+    if kind == "attention-backward":
+        return attention_backward(n_, d_, tree=tree)
+    if kind == "approx-forward":
+        return approx_forward(n_, d_, degree, tree=tree)
+    _check_size(n=n_, d=d_)
+    if mask is None:
+        mask = "causal"
+    if isinstance(mask, str):
+        mask = mask_from_spec(mask, n_)
+    if kind == "sparse-forward":
+        return sparse_forward(n_, d_, mask, tree=tree)
+    return sparse_backward(n_, d_, mask, tree=tree)

@@ -1,0 +1,61 @@
+"""Hypothesis strategies shared by the test modules. Append-only: each package adds its own
+section under a comment header naming it."""
+
+from __future__ import annotations
+
+# ---------------------------------------------------------------- attnio.pebble (pebble-core)
+import numpy as np
+from attnio.pebble.dag import Dag
+from hypothesis import strategies as st
+
+
+@st.composite
+def edge_lists(draw, min_vertices: int = 1, max_vertices: int = 9):
+    """``(count, edges)`` of a random DAG: edges go from smaller to larger positions."""
+    count = draw(st.integers(min_vertices, max_vertices))
+    pairs = [(u, v) for v in range(count) for u in range(v)]
+    chosen = (
+        draw(st.lists(st.sampled_from(pairs), unique=True, max_size=len(pairs))) if pairs else []
+    )
+    return count, sorted(chosen)
+
+
+@st.composite
+def dags(draw, min_vertices: int = 1, max_vertices: int = 9, shuffle: bool = True):
+    """A random :class:`Dag`; with ``shuffle`` the vertices are given in a random order
+    (so the constructor has to renumber them) under random distinct labels."""
+    count, edges = draw(edge_lists(min_vertices, max_vertices))
+    if not shuffle:
+        return Dag.from_edges(count, edges)
+    perm = draw(st.permutations(range(count)))
+    labels = [f"v{p}" for p in perm]
+    # vertex u of the drawn DAG sits at position perm.index(u) of the input
+    where = {u: i for i, u in enumerate(perm)}
+    return Dag.from_edges(labels, [(where[u], where[v]) for u, v in edges])
+
+
+@st.composite
+def dag_and_memory(draw, min_vertices: int = 1, max_vertices: int = 9, extra: int = 4):
+    """A random DAG and a legal number of red pebbles (min_memory .. min_memory + extra)."""
+    dag = draw(dags(min_vertices, max_vertices))
+    M = draw(st.integers(dag.min_memory, dag.min_memory + extra))
+    return dag, M
+
+
+@st.composite
+def topological_orders(draw, dag: Dag) -> np.ndarray:
+    """A random topological order of the non-input vertices of ``dag``."""
+    indegree = dag.indegree.copy()
+    waiting = indegree.copy()
+    for v in np.flatnonzero(indegree == 0):
+        waiting[dag.successors(v)] -= 1
+    ready = sorted(int(v) for v in np.flatnonzero((indegree > 0) & (waiting == 0)))
+    order = []
+    while ready:
+        v = ready.pop(draw(st.integers(0, len(ready) - 1)))
+        order.append(v)
+        for s in dag.successors(v).tolist():
+            waiting[s] -= 1
+            if waiting[s] == 0:
+                ready.append(s)
+    return np.asarray(order, dtype=np.int64)
