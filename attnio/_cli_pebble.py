@@ -122,7 +122,7 @@ def _solve(dag, M: int, args: argparse.Namespace, moves: bool):
             variant=args.variant,
             max_states=args.limit,
             time_limit=args.time_limit,
-            progress=not args.json,
+            progress=not args.json and sys.stderr.isatty(),
         )
     return pebble(
         dag,
