@@ -4,6 +4,7 @@ metamorphic properties, and comparisons with the exact solver when it is install
 from __future__ import annotations
 
 import doctest
+import importlib.util
 
 import numpy as np
 import pytest
@@ -212,3 +213,27 @@ def test_exact_invariant_under_relabelling(drawn, rnd) -> None:
     second = exact.solve_exact(other, M, time_limit=5.0)
     if first.optimal and second.optimal:
         assert first.io == second.io
+
+
+@settings(max_examples=40)
+@given(dags(max_vertices=9), st.data())
+def test_too_little_memory_refused_everywhere(dag: Dag, data) -> None:
+    """Every entry point refuses M below max in-degree + 1 with MemoryTooSmallError."""
+    if dag.min_memory == 1:
+        return
+    M = data.draw(st.integers(1, dag.min_memory - 1))
+    calls = [
+        lambda: play(dag, M),
+        lambda: pebble(dag, M, heuristic="search", iterations=2),
+        lambda: search_order(dag, M, iterations=2),
+        lambda: replay(dag, [], M),
+    ]
+    exact = importlib.util.find_spec("attnio.pebble.exact")
+    if exact is not None:
+        from attnio.pebble.exact import solve_exact
+
+        calls.append(lambda: solve_exact(dag, M))
+    for call in calls:
+        with pytest.raises(MemoryTooSmallError) as info:
+            call()
+        assert info.value.minimum == dag.min_memory
