@@ -76,7 +76,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         type=float,
         metavar="SECONDS",
         help="--exact, --heuristic search: stop after this many seconds "
-        "(search default: 2000 evaluations)",
+        "(search default: 5000 iterations)",
     )
     parser.add_argument("--iterations", type=int, help="--heuristic search: evaluations")
     parser.add_argument("--seed", type=int, default=0, help="--heuristic search: random seed")
