@@ -89,6 +89,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def _graph(args: argparse.Namespace):
     if args.graph:
+        for name in ("n", "d"):
+            if getattr(args, name) is not None:
+                raise ParameterError(
+                    f"--{name} sizes a --dag family; it cannot be used with --graph"
+                )
         return load_dag(args.graph)
     for name in ("n", "d"):
         if getattr(args, name) is None:
