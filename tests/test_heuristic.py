@@ -237,3 +237,26 @@ def test_too_little_memory_refused_everywhere(dag: Dag, data) -> None:
         with pytest.raises(MemoryTooSmallError) as info:
             call()
         assert info.value.minimum == dag.min_memory
+
+
+@pytest.mark.parametrize("kind", builders.KINDS)
+@pytest.mark.parametrize("policy", ["belady", "lru"])
+def test_kernel_matches_reference_on_attention(kind: str, policy: str) -> None:
+    """On attention DAGs (long runs that compact the eviction heap) kernel and reference agree."""
+    dag = builders.build(kind, 3, 2, tree="balanced")
+    for M in (dag.min_memory, dag.min_memory + 5, 40):
+        for order in (natural_order(dag), depth_first_order(dag)):
+            fast = play(dag, M, order=order, policy=policy, moves=True).moves
+            assert fast == reference.play_order(dag, order.tolist(), M, policy)
+
+
+@pytest.mark.slow
+@settings(max_examples=60, deadline=None)
+@given(dag_and_memory(min_vertices=15, max_vertices=40, extra=10), st.data())
+def test_kernel_matches_reference_larger(drawn, data) -> None:
+    """On larger random DAGs and random orders the kernel still makes the reference's moves."""
+    dag, M = drawn
+    order = data.draw(topological_orders(dag))
+    for policy in ("belady", "lru"):
+        fast = play(dag, M, order=order, policy=policy, moves=True).moves
+        assert fast == reference.play_order(dag, order.tolist(), M, policy)
