@@ -135,6 +135,11 @@ class _Arrays:
         self.is_input = np.ascontiguousarray(dag.indegree == 0)
         self.is_output = np.ascontiguousarray((dag.outdegree == 0) & ~self.is_input)
         self.bound = 2 * dag.num_edges + 3 * dag.num_vertices + 8
+        if dag.num_vertices * (dag.num_vertices + 1) >= 2**62:
+            raise ParameterError(
+                f"graph of {dag.num_vertices} vertices and {dag.num_edges} edges is too large "
+                "for the heuristic's int64 heap keys"
+            )
 
 
 def _run(arrays: _Arrays, order: np.ndarray, M: int, code: int, record: bool):
