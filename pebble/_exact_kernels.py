@@ -105,9 +105,9 @@ def dead_mask(graph, params, blue, computed):
     dead = np.int64(0)
     for v in range(params[P_V]):
         bit = np.int64(1) << v
-        if (graph[G_REACH, v] & missing) == 0:
-            dead |= bit
-        elif oneshot and (params[P_OUTPUTS] & bit) == 0 and (graph[G_SUCC, v] & ~computed) == 0:
+        unreachable = (graph[G_REACH, v] & missing) == 0
+        finished = (params[P_OUTPUTS] & bit) == 0 and (graph[G_SUCC, v] & ~computed) == 0
+        if unreachable or (oneshot and finished):
             dead |= bit
     return dead
 
@@ -157,7 +157,11 @@ def _lookup(table, slots, red, blue, computed):
         idx = slots[slot]
         if idx < 0:
             return slot, -1
-        if table[T_RED, idx] == red and table[T_BLUE, idx] == blue and table[T_COMP, idx] == computed:
+        if (
+            table[T_RED, idx] == red
+            and table[T_BLUE, idx] == blue
+            and table[T_COMP, idx] == computed
+        ):
             return slot, idx
         slot = (slot + 1) & mask
 
@@ -216,7 +220,22 @@ def init_search(graph, params, table, slots, buckets, entries, counters, upper):
 
 
 @njit(cache=True)
-def _relax(graph, params, table, slots, buckets, entries, counters, parent, red, blue, computed, g, code, dead):  # fmt: skip
+def _relax(
+    graph,
+    params,
+    table,
+    slots,
+    buckets,
+    entries,
+    counters,
+    parent,
+    red,
+    blue,
+    computed,
+    g,
+    code,
+    dead,
+):
     """Offer a successor reached with cost ``g``; return _GO_ON, TABLE_FULL or QUEUE_FULL.
 
     ``dead`` is the parent's dead set, or -1 when the move changed the blue or computed
@@ -326,26 +345,82 @@ def _expand(graph, params, table, slots, buckets, entries, counters, s):
         if red & bit:
             stores = (blue & bit) == 0 and not is_input
             if stores and (is_output or not lazy):
-                status = _relax(graph, params, table, slots, buckets, entries, counters, s,
-                                red, blue | bit, computed, g + 1, K_STORE * 64 + v, -1)  # fmt: skip
+                status = _relax(
+                    graph,
+                    params,
+                    table,
+                    slots,
+                    buckets,
+                    entries,
+                    counters,
+                    s,
+                    red,
+                    blue | bit,
+                    computed,
+                    g + 1,
+                    K_STORE * 64 + v,
+                    -1,
+                )
                 if status != _GO_ON:
                     return status
             if may_delete:
-                status = _relax(graph, params, table, slots, buckets, entries, counters, s,
-                                red & ~bit, blue, computed, g, K_DELETE * 64 + v, dead)  # fmt: skip
+                status = _relax(
+                    graph,
+                    params,
+                    table,
+                    slots,
+                    buckets,
+                    entries,
+                    counters,
+                    s,
+                    red & ~bit,
+                    blue,
+                    computed,
+                    g,
+                    K_DELETE * 64 + v,
+                    dead,
+                )
                 if status != _GO_ON:
                     return status
                 if lazy and stores and not is_output:
-                    status = _relax(graph, params, table, slots, buckets, entries, counters, s,
-                                    red & ~bit, blue | bit, computed, g + 1, K_WRITEBACK * 64 + v, -1)  # fmt: skip
+                    status = _relax(
+                        graph,
+                        params,
+                        table,
+                        slots,
+                        buckets,
+                        entries,
+                        counters,
+                        s,
+                        red & ~bit,
+                        blue | bit,
+                        computed,
+                        g + 1,
+                        K_WRITEBACK * 64 + v,
+                        -1,
+                    )
                     if status != _GO_ON:
                         return status
             continue
         if full or (dead & bit) != 0:
             continue
         if (blue & bit) != 0 and not (macro and is_output):
-            status = _relax(graph, params, table, slots, buckets, entries, counters, s,
-                            red | bit, blue, computed, g + 1, K_LOAD * 64 + v, dead)  # fmt: skip
+            status = _relax(
+                graph,
+                params,
+                table,
+                slots,
+                buckets,
+                entries,
+                counters,
+                s,
+                red | bit,
+                blue,
+                computed,
+                g + 1,
+                K_LOAD * 64 + v,
+                dead,
+            )
             if status != _GO_ON:
                 return status
         if is_input or (graph[G_PRED, v] & ~red) != 0 or (oneshot and (computed & bit) != 0):
@@ -353,11 +428,50 @@ def _expand(graph, params, table, slots, buckets, entries, counters, s):
         marked = computed | bit if oneshot else computed
         if macro and is_output:
             if (blue & bit) == 0:
-                status = _relax(graph, params, table, slots, buckets, entries, counters, s,
-                                red, blue | bit, marked, g + 1, K_OUTPUT * 64 + v, -1)  # fmt: skip
+                status = _relax(
+                    graph,
+                    params,
+                    table,
+                    slots,
+                    buckets,
+                    entries,
+                    counters,
+                    s,
+                    red,
+                    blue | bit,
+                    marked,
+                    g + 1,
+                    K_OUTPUT * 64 + v,
+                    -1,
+                )
         else:
-            status = _relax(graph, params, table, slots, buckets, entries, counters, s,
-                            red | bit, blue, marked, g, K_COMPUTE * 64 + v, same)  # fmt: skip
+            status = _relax(
+                graph,
+                params,
+                table,
+                slots,
+                buckets,
+                entries,
+                counters,
+                s,
+                red | bit,
+                blue,
+                marked,
+                g,
+                K_COMPUTE * 64 + v,
+                same,
+            )
         if status != _GO_ON:
             return status
     return _GO_ON
+
+
+@njit(cache=True)
+def rehash(table, count, slots):
+    """Rebuild the hash table ``slots`` (all -1 on entry) for table columns ``0..count-1``."""
+    mask = slots.size - 1
+    for idx in range(count):
+        slot = _hash(table[T_RED, idx], table[T_BLUE, idx], table[T_COMP, idx], mask)
+        while slots[slot] >= 0:
+            slot = (slot + 1) & mask
+        slots[slot] = idx

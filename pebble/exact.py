@@ -115,6 +115,19 @@ RULES: dict[str, int] = {
 """Search rules by name (see the module docstring); all are on by default."""
 
 _SLICE_SECONDS = 0.25
+_FIRST_CAPACITY = 1 << 14
+
+
+def _slot_count(capacity: int) -> int:
+    """Hash slots for a table of ``capacity`` states: a power of two, load factor <= 1/2."""
+    return 1 << max(4, math.ceil(math.log2(2 * capacity)))
+
+
+def _grown(array: np.ndarray, columns: int) -> np.ndarray:
+    """A copy of the 2-D ``array`` with ``columns`` columns (the old ones copied first)."""
+    out = np.empty((array.shape[0], columns), dtype=array.dtype)
+    out[:, : array.shape[1]] = array
+    return out
 
 
 def solve_exact(
@@ -278,11 +291,11 @@ def _solve(
             method="exact",
         )
 
-    capacity = max_states
+    capacity = min(max_states, _FIRST_CAPACITY)
     table = np.empty((8, capacity), dtype=np.int64)
-    slots = np.empty(1 << max(4, math.ceil(math.log2(2 * capacity))), dtype=np.int64)
+    slots = np.empty(_slot_count(capacity), dtype=np.int64)
     buckets = np.empty(max(seed_io, 1), dtype=np.int64)
-    entries = np.empty((2, 2 * capacity + 16), dtype=np.int64)
+    entries = np.empty((2, 2 * capacity), dtype=np.int64)
     counters = np.zeros(kern.N_COUNTERS, dtype=np.int64)
     kern.init_search(graph, params, table, slots, buckets, entries, counters, seed_io)
 
@@ -297,6 +310,15 @@ def _solve(
             lower = max(lower, min(int(counters[kern.C_LOWER]), upper))
             if display is not None:
                 display.update(counters, lower, upper, time.perf_counter() - start)
+            if status == kern.TABLE_FULL and capacity < max_states:
+                capacity = min(2 * capacity, max_states)
+                table = _grown(table, capacity)
+                slots = np.full(_slot_count(capacity), -1, dtype=np.int64)
+                kern.rehash(table, int(counters[kern.C_STATES]), slots)
+                status = kern.PAUSED
+            elif status == kern.QUEUE_FULL and entries.shape[1] < 4 * max_states:
+                entries = _grown(entries, 2 * entries.shape[1])
+                status = kern.PAUSED
             if status != kern.PAUSED:
                 break
             if time_limit is not None and time.perf_counter() - start >= time_limit:
