@@ -76,7 +76,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         type=float,
         metavar="SECONDS",
         help="--exact, --heuristic search: stop after this many seconds "
-        "(search default: 2000 evaluations)",
+        "(search default: 5000 iterations)",
     )
     parser.add_argument("--iterations", type=int, help="--heuristic search: evaluations")
     parser.add_argument("--seed", type=int, default=0, help="--heuristic search: random seed")
@@ -89,6 +89,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def _graph(args: argparse.Namespace):
     if args.graph:
+        for name in ("n", "d"):
+            if getattr(args, name) is not None:
+                raise ParameterError(
+                    f"--{name} sizes a --dag family; it cannot be used with --graph"
+                )
         return load_dag(args.graph)
     for name in ("n", "d"):
         if getattr(args, name) is None:
@@ -122,7 +127,7 @@ def _solve(dag, M: int, args: argparse.Namespace, moves: bool):
             variant=args.variant,
             max_states=args.limit,
             time_limit=args.time_limit,
-            progress=not args.json,
+            progress=not args.json and sys.stderr.isatty(),
         )
     return pebble(
         dag,

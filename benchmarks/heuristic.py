@@ -44,10 +44,10 @@ def speed_table(full: bool) -> None:
         big = dag.num_vertices > 200_000
         for M in (64, 1024):
             for policy in ("belady", "lru"):
-                whole, _ = _best_of(3, play, dag, M, policy=policy)
+                whole, _ = _best_of(5, play, dag, M, policy=policy)
                 recorded, result = _best_of(1, play, dag, M, policy=policy, moves=True)
                 count = len(result.moves)
-                fast_only, _ = _best_of(3, play_cost, dag, M, order, policy)
+                fast_only, _ = _best_of(5, play_cost, dag, M, order, policy)
                 if big and not full:
                     slow, ratio = "-", "-"
                 else:
@@ -67,7 +67,7 @@ def search_table() -> None:
     print()
     print(
         "| dag | n | d | V | M | natural Belady | natural LRU | depth-first Belady | "
-        "search (2000 iterations) | search s |"
+        "search (5000 iterations) | search s |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for kind, n, d in (
@@ -82,7 +82,7 @@ def search_table() -> None:
             lru = play(dag, M, policy="lru").io
             dfs = play(dag, M, order=depth_first_order(dag)).io
             start = time.perf_counter()
-            found = search_order(dag, M, iterations=2000, seed=0)
+            found = search_order(dag, M, iterations=5000, seed=0)
             seconds = time.perf_counter() - start
             print(
                 f"| {kind} | {n} | {d} | {dag.num_vertices} | {M} | {belady} | {lru} | {dfs} | "

@@ -226,11 +226,15 @@ def decode_moves(array: np.ndarray) -> list[Move]:
     array = np.asarray(array)
     if array.ndim != 2 or array.shape[1] != 2:
         raise MoveFormatError(f"move array of shape {array.shape} must have shape (k, 2)")
-    out = []
-    for index, (code, vertex) in enumerate(array.tolist()):
-        if not 0 <= code < len(OPS):
-            raise MoveFormatError(f"move {index}: op code {code} is not one of 0..3")
-        out.append(Move(OPS[code], int(vertex)))
+    if array.size and (
+        array.dtype.kind not in "iu" or array[:, 0].min() < 0 or array[:, 0].max() >= len(OPS)
+    ):
+        bad = next(i for i, code in enumerate(array[:, 0].tolist()) if code not in range(len(OPS)))
+        raise MoveFormatError(f"move {bad}: op code {array[bad, 0]!r} is not one of 0..3")
+    if not array.size:
+        return []
+    ops = np.asarray(OPS, dtype=object)[array[:, 0]].tolist()
+    out = list(map(Move, ops, array[:, 1].tolist()))
     return out
 
 

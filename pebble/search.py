@@ -4,10 +4,11 @@ Two starting orders are played with Belady (:func:`attnio.pebble.heuristic.play`
 the natural (stage-by-stage) order and :func:`depth_first_order`, which computes
 a vertex as soon as it becomes ready after its predecessor (a fused,
 FlashAttention-like order on attention DAGs). The cheaper one seeds a local
-search that moves one vertex at a time to a random position between its last
-predecessor and its first successor (so the order stays topological), keeps a
-move when the cost does not grow, and stops after ``iterations`` evaluations
-or ``time_limit`` seconds. It is seeded, hence reproducible for a fixed
+search that moves one vertex at a time between its last predecessor and its
+first successor (so the order stays topological): right after the predecessor,
+right before the successor, or at a uniformly random place, each with
+probability 1/3. It keeps a move when the cost does not grow, and stops after
+``iterations`` attempts or ``time_limit`` seconds. It is seeded, hence reproducible for a fixed
 iteration count, and never ends above its starting cost.
 
 References
@@ -31,7 +32,7 @@ from .heuristic import _Arrays, _run, natural_order
 
 __all__ = ["SearchResult", "depth_first_order", "search_order"]
 
-DEFAULT_ITERATIONS = 2000
+DEFAULT_ITERATIONS = 5000
 """Local-search evaluations when neither ``iterations`` nor ``time_limit`` is given."""
 
 
@@ -166,7 +167,8 @@ def search_order(
         hi = int((after - (after > i)).min()) if succs.size else length - 1
         if hi <= lo:
             continue
-        k = int(rng.integers(lo, hi + 1))
+        kind = int(rng.integers(3))  # next to its last predecessor, first successor, or anywhere
+        k = lo if kind == 0 else hi if kind == 1 else int(rng.integers(lo, hi + 1))
         if k == i:
             continue
         candidate = np.insert(np.delete(current, i), k, v)

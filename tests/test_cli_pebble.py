@@ -148,6 +148,7 @@ def test_text_output(capsys) -> None:
         (["--dag", "attention-forward", "--n", "0", "--d", "1", "--M", "4"], "n=0"),
         (["--dag", "sparse-forward", "--n", "2", "--d", "1", "--M", "4", "--mask", "x"], "mask"),
         (["--graph", "missing.json", "--M", "4"], "missing.json"),
+        (["--graph", "g.json", "--n", "4", "--M", "4"], "--graph"),
         (["--dag", "attention-forward", "--n", "2", "--d", "2", "--sweep", "M=4"], "M=LO:HI"),
         (["--dag", "attention-forward", "--n", "2", "--d", "2", "--sweep", "M=5:4"], "LO <= HI"),
         (["--dag", "attention-forward", "--n", "2", "--d", "2", "--sweep", "M=1:4"], "M >= 3"),

@@ -261,3 +261,20 @@ def test_errors_are_value_errors(dag: Dag) -> None:
     with pytest.raises(ValueError):
         dag.validate_memory(0)
     assert issubclass(PebbleError, ValueError)
+
+
+def test_constructor_checks_arrays() -> None:
+    """The raw constructor refuses arrays that are not a topologically numbered CSR pair."""
+    good = Dag.from_edges(3, [(0, 2), (1, 2)])
+    args = [good.pred_ptr, good.pred_idx, good.succ_ptr, good.succ_idx]
+    assert Dag(good.labels, *args) == good
+    for bad in (
+        [np.array([0, 0, 0, 1]), np.array([2]), np.array([0, 1, 1, 1]), np.array([0])],
+        [good.pred_ptr, good.pred_idx, np.array([0, 0, 1, 2]), good.succ_idx],
+        [np.array([0, 0]), np.array([]), np.array([0, 0]), np.array([])],
+        [good.pred_ptr, np.array([1, 0]), good.succ_ptr, good.succ_idx],
+    ):
+        with pytest.raises(GraphFormatError):
+            Dag(good.labels, *bad)
+    with pytest.raises(GraphFormatError):
+        Dag(("a", "a", "b"), *args)

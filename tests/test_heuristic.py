@@ -4,6 +4,7 @@ metamorphic properties, and comparisons with the exact solver when it is install
 from __future__ import annotations
 
 import doctest
+import importlib.util
 
 import numpy as np
 import pytest
@@ -212,3 +213,50 @@ def test_exact_invariant_under_relabelling(drawn, rnd) -> None:
     second = exact.solve_exact(other, M, time_limit=5.0)
     if first.optimal and second.optimal:
         assert first.io == second.io
+
+
+@settings(max_examples=40)
+@given(dags(max_vertices=9), st.data())
+def test_too_little_memory_refused_everywhere(dag: Dag, data) -> None:
+    """Every entry point refuses M below max in-degree + 1 with MemoryTooSmallError."""
+    if dag.min_memory == 1:
+        return
+    M = data.draw(st.integers(1, dag.min_memory - 1))
+    calls = [
+        lambda: play(dag, M),
+        lambda: pebble(dag, M, heuristic="search", iterations=2),
+        lambda: search_order(dag, M, iterations=2),
+        lambda: replay(dag, [], M),
+    ]
+    exact = importlib.util.find_spec("attnio.pebble.exact")
+    if exact is not None:
+        from attnio.pebble.exact import solve_exact
+
+        calls.append(lambda: solve_exact(dag, M))
+    for call in calls:
+        with pytest.raises(MemoryTooSmallError) as info:
+            call()
+        assert info.value.minimum == dag.min_memory
+
+
+@pytest.mark.parametrize("kind", builders.KINDS)
+@pytest.mark.parametrize("policy", ["belady", "lru"])
+def test_kernel_matches_reference_on_attention(kind: str, policy: str) -> None:
+    """On attention DAGs (long runs that compact the eviction heap) kernel and reference agree."""
+    dag = builders.build(kind, 3, 2, tree="balanced")
+    for M in (dag.min_memory, dag.min_memory + 5, 40):
+        for order in (natural_order(dag), depth_first_order(dag)):
+            fast = play(dag, M, order=order, policy=policy, moves=True).moves
+            assert fast == reference.play_order(dag, order.tolist(), M, policy)
+
+
+@pytest.mark.slow
+@settings(max_examples=60, deadline=None)
+@given(dag_and_memory(min_vertices=15, max_vertices=40, extra=10), st.data())
+def test_kernel_matches_reference_larger(drawn, data) -> None:
+    """On larger random DAGs and random orders the kernel still makes the reference's moves."""
+    dag, M = drawn
+    order = data.draw(topological_orders(dag))
+    for policy in ("belady", "lru"):
+        fast = play(dag, M, order=order, policy=policy, moves=True).moves
+        assert fast == reference.play_order(dag, order.tolist(), M, policy)

@@ -20,6 +20,7 @@ from attnio.pebble.moves import (
 )
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from strategies import dag_and_memory
 
 # a -> c <- b, c -> d: inputs a, b; output d
@@ -151,3 +152,78 @@ def test_encode_decode_round_trip() -> None:
         decode_moves([[7, 0]])
     with pytest.raises(MoveFormatError):
         encode_moves([("hop", 0)])
+
+
+class ReplayMachine(RuleBasedStateMachine):
+    """Plays random legal moves on a fixed DAG while a tiny model tracks the pebbles; any
+    prefix must replay with the model's counts, and each illegal move is refused at its index."""
+
+    dag = Dag.from_edges(6, [(0, 2), (1, 2), (2, 3), (1, 4), (3, 5), (4, 5)])
+    M = 3
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.moves: list[Move] = []
+        self.red: set[int] = set()
+        self.blue = set(self.dag.inputs.tolist())
+        self.loads = self.stores = 0
+
+    def _check_illegal(self, move: Move) -> None:
+        with pytest.raises(IllegalMoveError) as info:
+            replay(self.dag, [*self.moves, move], self.M)
+        assert info.value.index == len(self.moves)
+
+    @rule(v=st.integers(0, 5))
+    def load(self, v: int) -> None:
+        move = Move("load", v)
+        if v in self.red or v not in self.blue or len(self.red) == self.M:
+            self._check_illegal(move)
+            return
+        self.moves.append(move)
+        self.red.add(v)
+        self.loads += 1
+
+    @rule(v=st.integers(0, 5))
+    def store(self, v: int) -> None:
+        move = Move("store", v)
+        if v not in self.red or v in self.blue:
+            self._check_illegal(move)
+            return
+        self.moves.append(move)
+        self.blue.add(v)
+        self.stores += 1
+
+    @rule(v=st.integers(0, 5))
+    def compute(self, v: int) -> None:
+        move = Move("compute", v)
+        preds = set(self.dag.predecessors(v).tolist())
+        if (not preds or v in self.red or not preds <= self.red
+                or len(self.red) == self.M):  # fmt: skip
+            self._check_illegal(move)
+            return
+        self.moves.append(move)
+        self.red.add(v)
+
+    @rule(v=st.integers(0, 5))
+    def delete(self, v: int) -> None:
+        move = Move("delete", v)
+        if v not in self.red:
+            self._check_illegal(move)
+            return
+        self.moves.append(move)
+        self.red.discard(v)
+
+    @invariant()
+    def prefix_replays_as_modelled(self) -> None:
+        outputs_done = set(self.dag.outputs.tolist()) <= self.blue
+        if outputs_done:
+            result = replay(self.dag, self.moves, self.M)
+            assert (result.loads, result.stores) == (self.loads, self.stores)
+        else:
+            with pytest.raises(IllegalMoveError) as info:
+                replay(self.dag, self.moves, self.M)
+            assert info.value.index == len(self.moves) and info.value.move is None
+
+
+ReplayMachine.TestCase.settings = settings(max_examples=40, stateful_step_count=30)
+TestReplayMachine = ReplayMachine.TestCase
