@@ -167,7 +167,9 @@ def solve_exact(
         ``optimal=True`` and ``io == lower == upper == Q(G, M)`` when proven; otherwise
         ``optimal=False``, ``lower <= Q(G, M) <= upper == io``. ``moves`` is a pebbling
         of cost ``io`` that :func:`~attnio.pebble.moves.replay` accepts;
-        ``method`` is ``"exact"``.
+        ``method`` is ``"exact"``. ``states_explored`` counts expanded states, in the
+        standard variant including those of the one-shot search that seeds the upper
+        bound (it gets a quarter of ``max_states`` and of ``time_limit``).
 
     Raises
     ------
@@ -245,12 +247,15 @@ def _solve(
     seed_moves = _seed_pebbling(dag, M)
     seed_io = replay(dag, seed_moves, M, variant).io
     hints = [] if seed is None else [list(seed)]
+    expanded_before = 0
     if variant == "standard" and seed_io > 0:
-        # a one-shot pebbling is a standard one; the one-shot search is far smaller
+        # a one-shot pebbling is a standard one, and the one-shot search is far smaller
         quarter = None if time_limit is None else time_limit / 4
-        hints.append(
-            _solve(dag, M, "oneshot", max(1, max_states // 4), quarter, False, rules, None).moves
+        oneshot_run = _solve(
+            dag, M, "oneshot", max(1, max_states // 4), quarter, False, rules, None
         )
+        hints.append(oneshot_run.moves)
+        expanded_before = oneshot_run.states_explored
     for hint in hints:
         hint_io = replay(dag, hint, M, variant).io
         if hint_io < seed_io:
@@ -332,7 +337,7 @@ def _solve(
         lower = upper
     goal = int(counters[kern.C_GOAL])
     moves = seed_moves if goal < 0 else _certificate(table, goal)
-    return done(moves, lower, upper, int(counters[kern.C_EXPANDED]))
+    return done(moves, lower, upper, expanded_before + int(counters[kern.C_EXPANDED]))
 
 
 def _check(
