@@ -251,6 +251,8 @@ def _relax(
     f = g + h
     if f >= counters[C_UPPER]:
         return _GO_ON
+    if counters[C_FREE] < 0 and counters[C_ENTRIES] >= entries.shape[1]:
+        return QUEUE_FULL  # checked before the table changes, so a retry loses nothing
     slot, idx = _lookup(table, slots, red, blue, computed)
     if idx < 0:
         idx = counters[C_STATES]
@@ -303,19 +305,25 @@ def search(graph, params, table, slots, buckets, entries, counters, budget):
         e = buckets[b]
         s = entries[E_STATE, e]
         buckets[b] = entries[E_NEXT, e]
-        entries[E_NEXT, e] = counters[C_FREE]
-        counters[C_FREE] = e
         if table[T_CLOSED, s] or table[T_G, s] + table[T_H, s] != b:
-            continue  # duplicate entry: the state was reached more cheaply or expanded
+            entries[E_NEXT, e] = counters[C_FREE]  # duplicate entry: the state was reached
+            counters[C_FREE] = e  # more cheaply since, or already expanded
+            continue
         table[T_CLOSED, s] = 1
         done += 1
         counters[C_EXPANDED] += 1
         status = _expand(graph, params, table, slots, buckets, entries, counters, s)
         if status != _GO_ON:
+            # out of room: put the entry back (it was never freed), so the state is
+            # expanded again, in full, once the driver has grown the arrays
             table[T_CLOSED, s] = 0
             counters[C_EXPANDED] -= 1
-            _push(s, b, buckets, entries, counters)  # best effort; C_LOWER = b stays valid
+            entries[E_NEXT, e] = buckets[b]
+            buckets[b] = e
+            counters[C_BUCKET] = min(counters[C_BUCKET], b)
             return status
+        entries[E_NEXT, e] = counters[C_FREE]
+        counters[C_FREE] = e
 
 
 @njit(cache=True)

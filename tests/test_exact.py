@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from attnio.pebble import _exact_kernels as kern
+from attnio.pebble import exact as exact_module
 from attnio.pebble.builders import attention_forward
 from attnio.pebble.dag import Dag
 from attnio.pebble.errors import InstanceTooLargeError, MemoryTooSmallError, ParameterError
@@ -110,6 +111,23 @@ def test_state_limit_reports_sound_bounds(instance, variant, max_states):
     assert result.optimal == (result.lower == result.upper)
     if result.optimal:
         assert result.io == truth
+    _check_certificate(dag, M, variant, result)
+
+
+@settings(max_examples=40)
+@given(dag_and_memory(min_vertices=4, max_vertices=8, extra=2), variants)
+def test_growing_from_tiny_arrays_changes_nothing(instance, variant):
+    """Starting with room for 2 states (so the table and queue grow and searches resume
+    after TABLE_FULL / QUEUE_FULL) gives the same proven optimum as the brute force."""
+    dag, M = instance
+    saved = exact_module._FIRST_CAPACITY
+    exact_module._FIRST_CAPACITY = 2
+    try:
+        result = solve_exact(dag, M, variant=variant)
+    finally:
+        exact_module._FIRST_CAPACITY = saved
+    assert result.optimal
+    assert result.io == reference_optimum(dag, M, variant=variant)[0]
     _check_certificate(dag, M, variant, result)
 
 
