@@ -13,10 +13,11 @@ The kernels take a handful of flat arrays and return numbers or status codes:
 - ``graph`` (3, V) int64: rows ``G_PRED`` (predecessor bit set of each vertex),
   ``G_SUCC`` (successors), ``G_REACH`` (the vertex and all its descendants);
 - ``params`` int64: ``P_V, P_INPUTS, P_OUTPUTS, P_M, P_ONESHOT, P_FLAGS``;
-- ``table`` (8, capacity) int64: one column per state, rows ``T_RED .. T_CLOSED``;
+- ``table`` (capacity, 8) int64: one row per state (one cache line), columns
+  ``T_RED .. T_CLOSED``;
 - ``slots``: open-addressing hash table of state indices (-1 = empty), size a power of 2;
 - ``buckets``: head entry of the queue list of each ``f`` value (-1 = empty);
-- ``entries`` (2, capacity) int64: rows ``E_STATE`` and ``E_NEXT`` (linked lists);
+- ``entries`` (capacity, 2) int64: columns ``E_STATE`` and ``E_NEXT`` (linked lists);
 - ``counters``: the ``C_*`` scalars, kept between calls so a search resumes.
 """
 
@@ -158,9 +159,9 @@ def _lookup(table, slots, red, blue, computed):
         if idx < 0:
             return slot, -1
         if (
-            table[T_RED, idx] == red
-            and table[T_BLUE, idx] == blue
-            and table[T_COMP, idx] == computed
+            table[idx, T_RED] == red
+            and table[idx, T_BLUE] == blue
+            and table[idx, T_COMP] == computed
         ):
             return slot, idx
         slot = (slot + 1) & mask
@@ -171,14 +172,14 @@ def _push(state, f, buckets, entries, counters):
     """Push a queue entry; return False when the entry pool is exhausted."""
     e = counters[C_FREE]
     if e >= 0:
-        counters[C_FREE] = entries[E_NEXT, e]
+        counters[C_FREE] = entries[e, E_NEXT]
     else:
         e = counters[C_ENTRIES]
-        if e >= entries.shape[1]:
+        if e >= entries.shape[0]:
             return False
         counters[C_ENTRIES] = e + 1
-    entries[E_STATE, e] = state
-    entries[E_NEXT, e] = buckets[f]
+    entries[e, E_STATE] = state
+    entries[e, E_NEXT] = buckets[f]
     buckets[f] = e
     if f < counters[C_BUCKET]:
         counters[C_BUCKET] = f
@@ -205,14 +206,14 @@ def init_search(graph, params, table, slots, buckets, entries, counters, upper):
     h0 = state_h(graph, params, red, blue, computed)
     counters[C_LOWER] = min(h0, upper)
     slot, _ = _lookup(table, slots, red, blue, computed)
-    table[T_RED, 0] = red
-    table[T_BLUE, 0] = blue
-    table[T_COMP, 0] = computed
-    table[T_G, 0] = 0
-    table[T_H, 0] = h0
-    table[T_PARENT, 0] = -1
-    table[T_MOVE, 0] = NO_MOVE
-    table[T_CLOSED, 0] = 0
+    table[0, T_RED] = red
+    table[0, T_BLUE] = blue
+    table[0, T_COMP] = computed
+    table[0, T_G] = 0
+    table[0, T_H] = h0
+    table[0, T_PARENT] = -1
+    table[0, T_MOVE] = NO_MOVE
+    table[0, T_CLOSED] = 0
     slots[slot] = 0
     counters[C_STATES] = 1
     if h0 < upper:
@@ -251,25 +252,25 @@ def _relax(
     f = g + h
     if f >= counters[C_UPPER]:
         return _GO_ON
-    if counters[C_FREE] < 0 and counters[C_ENTRIES] >= entries.shape[1]:
+    if counters[C_FREE] < 0 and counters[C_ENTRIES] >= entries.shape[0]:
         return QUEUE_FULL  # checked before the table changes, so a retry loses nothing
     slot, idx = _lookup(table, slots, red, blue, computed)
     if idx < 0:
         idx = counters[C_STATES]
-        if idx >= table.shape[1]:
+        if idx >= table.shape[0]:
             return TABLE_FULL
         counters[C_STATES] = idx + 1
         slots[slot] = idx
-        table[T_RED, idx] = red
-        table[T_BLUE, idx] = blue
-        table[T_COMP, idx] = computed
-        table[T_H, idx] = h
-    elif table[T_G, idx] <= g:
+        table[idx, T_RED] = red
+        table[idx, T_BLUE] = blue
+        table[idx, T_COMP] = computed
+        table[idx, T_H] = h
+    elif table[idx, T_G] <= g:
         return _GO_ON
-    table[T_G, idx] = g
-    table[T_PARENT, idx] = parent
-    table[T_MOVE, idx] = code
-    table[T_CLOSED, idx] = 0
+    table[idx, T_G] = g
+    table[idx, T_PARENT] = parent
+    table[idx, T_MOVE] = code
+    table[idx, T_CLOSED] = 0
     if (params[P_OUTPUTS] & ~blue) == 0:
         counters[C_UPPER] = g  # a complete pebbling cheaper than any known
         counters[C_GOAL] = idx
@@ -284,7 +285,7 @@ def search(graph, params, table, slots, buckets, entries, counters, budget):
     """Expand up to ``budget`` states; return PAUSED, OPTIMAL, TABLE_FULL or QUEUE_FULL.
 
     OPTIMAL: no queue entry has ``f < counters[C_UPPER]``, so the upper bound is the
-    optimum; its pebbling ends in table column ``counters[C_GOAL]``, or is the seed if
+    optimum; its pebbling ends in table row ``counters[C_GOAL]``, or is the seed if
     that is -1. Otherwise ``min(counters[C_LOWER], counters[C_UPPER])`` is a proven
     lower bound: it was the smallest ``f`` in the queue when it was read, and some
     queued state of an optimal pebbling always has ``f`` at most the optimum.
@@ -303,36 +304,36 @@ def search(graph, params, table, slots, buckets, entries, counters, budget):
         if done >= budget:
             return PAUSED
         e = buckets[b]
-        s = entries[E_STATE, e]
-        buckets[b] = entries[E_NEXT, e]
-        if table[T_CLOSED, s] or table[T_G, s] + table[T_H, s] != b:
-            entries[E_NEXT, e] = counters[C_FREE]  # duplicate entry: the state was reached
+        s = entries[e, E_STATE]
+        buckets[b] = entries[e, E_NEXT]
+        if table[s, T_CLOSED] or table[s, T_G] + table[s, T_H] != b:
+            entries[e, E_NEXT] = counters[C_FREE]  # duplicate entry: the state was reached
             counters[C_FREE] = e  # more cheaply since, or already expanded
             continue
-        table[T_CLOSED, s] = 1
+        table[s, T_CLOSED] = 1
         done += 1
         counters[C_EXPANDED] += 1
         status = _expand(graph, params, table, slots, buckets, entries, counters, s)
         if status != _GO_ON:
             # out of room: put the entry back (it was never freed), so the state is
             # expanded again, in full, once the driver has grown the arrays
-            table[T_CLOSED, s] = 0
+            table[s, T_CLOSED] = 0
             counters[C_EXPANDED] -= 1
-            entries[E_NEXT, e] = buckets[b]
+            entries[e, E_NEXT] = buckets[b]
             buckets[b] = e
             counters[C_BUCKET] = min(counters[C_BUCKET], b)
             return status
-        entries[E_NEXT, e] = counters[C_FREE]
+        entries[e, E_NEXT] = counters[C_FREE]
         counters[C_FREE] = e
 
 
 @njit(cache=True)
 def _expand(graph, params, table, slots, buckets, entries, counters, s):
     """Offer every successor of state ``s`` under the enabled rules (see exact.py)."""
-    red = table[T_RED, s]
-    blue = table[T_BLUE, s]
-    computed = table[T_COMP, s]
-    g = table[T_G, s]
+    red = table[s, T_RED]
+    blue = table[s, T_BLUE]
+    computed = table[s, T_COMP]
+    g = table[s, T_G]
     flags = params[P_FLAGS]
     inputs = params[P_INPUTS]
     outputs = params[P_OUTPUTS]
@@ -476,10 +477,10 @@ def _expand(graph, params, table, slots, buckets, entries, counters, s):
 
 @njit(cache=True)
 def rehash(table, count, slots):
-    """Rebuild the hash table ``slots`` (all -1 on entry) for table columns ``0..count-1``."""
+    """Rebuild the hash table ``slots`` (all -1 on entry) for table rows ``0..count-1``."""
     mask = slots.size - 1
     for idx in range(count):
-        slot = _hash(table[T_RED, idx], table[T_BLUE, idx], table[T_COMP, idx], mask)
+        slot = _hash(table[idx, T_RED], table[idx, T_BLUE], table[idx, T_COMP], mask)
         while slots[slot] >= 0:
             slot = (slot + 1) & mask
         slots[slot] = idx

@@ -123,10 +123,10 @@ def _slot_count(capacity: int) -> int:
     return 1 << max(4, math.ceil(math.log2(2 * capacity)))
 
 
-def _grown(array: np.ndarray, columns: int) -> np.ndarray:
-    """A copy of the 2-D ``array`` with ``columns`` columns (the old ones copied first)."""
-    out = np.empty((array.shape[0], columns), dtype=array.dtype)
-    out[:, : array.shape[1]] = array
+def _grown(array: np.ndarray, rows: int) -> np.ndarray:
+    """A copy of the 2-D ``array`` with ``rows`` rows (the old ones copied first)."""
+    out = np.empty((rows, array.shape[1]), dtype=array.dtype)
+    out[: array.shape[0]] = array
     return out
 
 
@@ -297,10 +297,10 @@ def _solve(
         )
 
     capacity = min(max_states, _FIRST_CAPACITY)
-    table = np.empty((8, capacity), dtype=np.int64)
+    table = np.empty((capacity, 8), dtype=np.int64)
     slots = np.empty(_slot_count(capacity), dtype=np.int64)
     buckets = np.empty(max(seed_io, 1), dtype=np.int64)
-    entries = np.empty((2, 2 * capacity), dtype=np.int64)
+    entries = np.empty((2 * capacity, 2), dtype=np.int64)
     counters = np.zeros(kern.N_COUNTERS, dtype=np.int64)
     kern.init_search(graph, params, table, slots, buckets, entries, counters, seed_io)
 
@@ -321,8 +321,8 @@ def _solve(
                 slots = np.full(_slot_count(capacity), -1, dtype=np.int64)
                 kern.rehash(table, int(counters[kern.C_STATES]), slots)
                 status = kern.PAUSED
-            elif status == kern.QUEUE_FULL and entries.shape[1] < 4 * max_states:
-                entries = _grown(entries, 2 * entries.shape[1])
+            elif status == kern.QUEUE_FULL and entries.shape[0] < 4 * max_states:
+                entries = _grown(entries, 2 * entries.shape[0])
                 status = kern.PAUSED
             if status != kern.PAUSED:
                 break
@@ -381,14 +381,14 @@ def _certificate(table: np.ndarray, goal: int) -> list[Move]:
     """Expand the transitions on the path to ``goal`` into primitive moves."""
     chain = []
     state = goal
-    while table[kern.T_PARENT, state] >= 0:
+    while table[state, kern.T_PARENT] >= 0:
         chain.append(state)
-        state = int(table[kern.T_PARENT, state])
+        state = int(table[state, kern.T_PARENT])
     moves: list[Move] = []
     for state in reversed(chain):
-        parent = int(table[kern.T_PARENT, state])
-        kind, v = divmod(int(table[kern.T_MOVE, state]), 64)
-        red = int(table[kern.T_RED, parent])
+        parent = int(table[state, kern.T_PARENT])
+        kind, v = divmod(int(table[state, kern.T_MOVE]), 64)
+        red = int(table[parent, kern.T_RED])
         if kind == kern.K_LOAD:
             moves.append(Move("load", v))
             red |= 1 << v
@@ -407,7 +407,7 @@ def _certificate(table: np.ndarray, goal: int) -> list[Move]:
             moves += [Move("compute", v), Move("store", v), Move("delete", v)]
         else:
             raise RuntimeError(f"exact search recorded an unknown transition code {kind}")
-        gone = red & ~int(table[kern.T_RED, state])  # dead pebbles dropped after the move
+        gone = red & ~int(table[state, kern.T_RED])  # dead pebbles dropped after the move
         moves += [Move("delete", u) for u in range(gone.bit_length()) if gone >> u & 1]
     return moves
 
