@@ -13,10 +13,11 @@ The kernels take a handful of flat arrays and return numbers or status codes:
 - ``graph`` (3, V) int64: rows ``G_PRED`` (predecessor bit set of each vertex),
   ``G_SUCC`` (successors), ``G_REACH`` (the vertex and all its descendants);
 - ``params`` int64: ``P_V, P_INPUTS, P_OUTPUTS, P_M, P_ONESHOT, P_FLAGS``;
-- ``table`` (8, capacity) int64: one column per state, rows ``T_RED .. T_CLOSED``;
+- ``table`` (capacity, 8) int64: one row per state (one cache line), columns
+  ``T_RED .. T_CLOSED``;
 - ``slots``: open-addressing hash table of state indices (-1 = empty), size a power of 2;
 - ``buckets``: head entry of the queue list of each ``f`` value (-1 = empty);
-- ``entries`` (2, capacity) int64: rows ``E_STATE`` and ``E_NEXT`` (linked lists);
+- ``entries`` (capacity, 2) int64: columns ``E_STATE`` and ``E_NEXT`` (linked lists);
 - ``counters``: the ``C_*`` scalars, kept between calls so a search resumes.
 """
 
@@ -105,9 +106,9 @@ def dead_mask(graph, params, blue, computed):
     dead = np.int64(0)
     for v in range(params[P_V]):
         bit = np.int64(1) << v
-        if (graph[G_REACH, v] & missing) == 0:
-            dead |= bit
-        elif oneshot and (params[P_OUTPUTS] & bit) == 0 and (graph[G_SUCC, v] & ~computed) == 0:
+        unreachable = (graph[G_REACH, v] & missing) == 0
+        finished = (params[P_OUTPUTS] & bit) == 0 and (graph[G_SUCC, v] & ~computed) == 0
+        if unreachable or (oneshot and finished):
             dead |= bit
     return dead
 
@@ -157,7 +158,11 @@ def _lookup(table, slots, red, blue, computed):
         idx = slots[slot]
         if idx < 0:
             return slot, -1
-        if table[T_RED, idx] == red and table[T_BLUE, idx] == blue and table[T_COMP, idx] == computed:
+        if (
+            table[idx, T_RED] == red
+            and table[idx, T_BLUE] == blue
+            and table[idx, T_COMP] == computed
+        ):
             return slot, idx
         slot = (slot + 1) & mask
 
@@ -167,14 +172,14 @@ def _push(state, f, buckets, entries, counters):
     """Push a queue entry; return False when the entry pool is exhausted."""
     e = counters[C_FREE]
     if e >= 0:
-        counters[C_FREE] = entries[E_NEXT, e]
+        counters[C_FREE] = entries[e, E_NEXT]
     else:
         e = counters[C_ENTRIES]
-        if e >= entries.shape[1]:
+        if e >= entries.shape[0]:
             return False
         counters[C_ENTRIES] = e + 1
-    entries[E_STATE, e] = state
-    entries[E_NEXT, e] = buckets[f]
+    entries[e, E_STATE] = state
+    entries[e, E_NEXT] = buckets[f]
     buckets[f] = e
     if f < counters[C_BUCKET]:
         counters[C_BUCKET] = f
@@ -201,14 +206,14 @@ def init_search(graph, params, table, slots, buckets, entries, counters, upper):
     h0 = state_h(graph, params, red, blue, computed)
     counters[C_LOWER] = min(h0, upper)
     slot, _ = _lookup(table, slots, red, blue, computed)
-    table[T_RED, 0] = red
-    table[T_BLUE, 0] = blue
-    table[T_COMP, 0] = computed
-    table[T_G, 0] = 0
-    table[T_H, 0] = h0
-    table[T_PARENT, 0] = -1
-    table[T_MOVE, 0] = NO_MOVE
-    table[T_CLOSED, 0] = 0
+    table[0, T_RED] = red
+    table[0, T_BLUE] = blue
+    table[0, T_COMP] = computed
+    table[0, T_G] = 0
+    table[0, T_H] = h0
+    table[0, T_PARENT] = -1
+    table[0, T_MOVE] = NO_MOVE
+    table[0, T_CLOSED] = 0
     slots[slot] = 0
     counters[C_STATES] = 1
     if h0 < upper:
@@ -216,7 +221,22 @@ def init_search(graph, params, table, slots, buckets, entries, counters, upper):
 
 
 @njit(cache=True)
-def _relax(graph, params, table, slots, buckets, entries, counters, parent, red, blue, computed, g, code, dead):  # fmt: skip
+def _relax(
+    graph,
+    params,
+    table,
+    slots,
+    buckets,
+    entries,
+    counters,
+    parent,
+    red,
+    blue,
+    computed,
+    g,
+    code,
+    dead,
+):
     """Offer a successor reached with cost ``g``; return _GO_ON, TABLE_FULL or QUEUE_FULL.
 
     ``dead`` is the parent's dead set, or -1 when the move changed the blue or computed
@@ -232,23 +252,25 @@ def _relax(graph, params, table, slots, buckets, entries, counters, parent, red,
     f = g + h
     if f >= counters[C_UPPER]:
         return _GO_ON
+    if counters[C_FREE] < 0 and counters[C_ENTRIES] >= entries.shape[0]:
+        return QUEUE_FULL  # checked before the table changes, so a retry loses nothing
     slot, idx = _lookup(table, slots, red, blue, computed)
     if idx < 0:
         idx = counters[C_STATES]
-        if idx >= table.shape[1]:
+        if idx >= table.shape[0]:
             return TABLE_FULL
         counters[C_STATES] = idx + 1
         slots[slot] = idx
-        table[T_RED, idx] = red
-        table[T_BLUE, idx] = blue
-        table[T_COMP, idx] = computed
-        table[T_H, idx] = h
-    elif table[T_G, idx] <= g:
+        table[idx, T_RED] = red
+        table[idx, T_BLUE] = blue
+        table[idx, T_COMP] = computed
+        table[idx, T_H] = h
+    elif table[idx, T_G] <= g:
         return _GO_ON
-    table[T_G, idx] = g
-    table[T_PARENT, idx] = parent
-    table[T_MOVE, idx] = code
-    table[T_CLOSED, idx] = 0
+    table[idx, T_G] = g
+    table[idx, T_PARENT] = parent
+    table[idx, T_MOVE] = code
+    table[idx, T_CLOSED] = 0
     if (params[P_OUTPUTS] & ~blue) == 0:
         counters[C_UPPER] = g  # a complete pebbling cheaper than any known
         counters[C_GOAL] = idx
@@ -263,7 +285,7 @@ def search(graph, params, table, slots, buckets, entries, counters, budget):
     """Expand up to ``budget`` states; return PAUSED, OPTIMAL, TABLE_FULL or QUEUE_FULL.
 
     OPTIMAL: no queue entry has ``f < counters[C_UPPER]``, so the upper bound is the
-    optimum; its pebbling ends in table column ``counters[C_GOAL]``, or is the seed if
+    optimum; its pebbling ends in table row ``counters[C_GOAL]``, or is the seed if
     that is -1. Otherwise ``min(counters[C_LOWER], counters[C_UPPER])`` is a proven
     lower bound: it was the smallest ``f`` in the queue when it was read, and some
     queued state of an optimal pebbling always has ``f`` at most the optimum.
@@ -282,30 +304,36 @@ def search(graph, params, table, slots, buckets, entries, counters, budget):
         if done >= budget:
             return PAUSED
         e = buckets[b]
-        s = entries[E_STATE, e]
-        buckets[b] = entries[E_NEXT, e]
-        entries[E_NEXT, e] = counters[C_FREE]
-        counters[C_FREE] = e
-        if table[T_CLOSED, s] or table[T_G, s] + table[T_H, s] != b:
-            continue  # duplicate entry: the state was reached more cheaply or expanded
-        table[T_CLOSED, s] = 1
+        s = entries[e, E_STATE]
+        buckets[b] = entries[e, E_NEXT]
+        if table[s, T_CLOSED] or table[s, T_G] + table[s, T_H] != b:
+            entries[e, E_NEXT] = counters[C_FREE]  # duplicate entry: the state was reached
+            counters[C_FREE] = e  # more cheaply since, or already expanded
+            continue
+        table[s, T_CLOSED] = 1
         done += 1
         counters[C_EXPANDED] += 1
         status = _expand(graph, params, table, slots, buckets, entries, counters, s)
         if status != _GO_ON:
-            table[T_CLOSED, s] = 0
+            # out of room: put the entry back (it was never freed), so the state is
+            # expanded again, in full, once the driver has grown the arrays
+            table[s, T_CLOSED] = 0
             counters[C_EXPANDED] -= 1
-            _push(s, b, buckets, entries, counters)  # best effort; C_LOWER = b stays valid
+            entries[e, E_NEXT] = buckets[b]
+            buckets[b] = e
+            counters[C_BUCKET] = min(counters[C_BUCKET], b)
             return status
+        entries[e, E_NEXT] = counters[C_FREE]
+        counters[C_FREE] = e
 
 
 @njit(cache=True)
 def _expand(graph, params, table, slots, buckets, entries, counters, s):
     """Offer every successor of state ``s`` under the enabled rules (see exact.py)."""
-    red = table[T_RED, s]
-    blue = table[T_BLUE, s]
-    computed = table[T_COMP, s]
-    g = table[T_G, s]
+    red = table[s, T_RED]
+    blue = table[s, T_BLUE]
+    computed = table[s, T_COMP]
+    g = table[s, T_G]
     flags = params[P_FLAGS]
     inputs = params[P_INPUTS]
     outputs = params[P_OUTPUTS]
@@ -326,26 +354,82 @@ def _expand(graph, params, table, slots, buckets, entries, counters, s):
         if red & bit:
             stores = (blue & bit) == 0 and not is_input
             if stores and (is_output or not lazy):
-                status = _relax(graph, params, table, slots, buckets, entries, counters, s,
-                                red, blue | bit, computed, g + 1, K_STORE * 64 + v, -1)  # fmt: skip
+                status = _relax(
+                    graph,
+                    params,
+                    table,
+                    slots,
+                    buckets,
+                    entries,
+                    counters,
+                    s,
+                    red,
+                    blue | bit,
+                    computed,
+                    g + 1,
+                    K_STORE * 64 + v,
+                    -1,
+                )
                 if status != _GO_ON:
                     return status
             if may_delete:
-                status = _relax(graph, params, table, slots, buckets, entries, counters, s,
-                                red & ~bit, blue, computed, g, K_DELETE * 64 + v, dead)  # fmt: skip
+                status = _relax(
+                    graph,
+                    params,
+                    table,
+                    slots,
+                    buckets,
+                    entries,
+                    counters,
+                    s,
+                    red & ~bit,
+                    blue,
+                    computed,
+                    g,
+                    K_DELETE * 64 + v,
+                    dead,
+                )
                 if status != _GO_ON:
                     return status
                 if lazy and stores and not is_output:
-                    status = _relax(graph, params, table, slots, buckets, entries, counters, s,
-                                    red & ~bit, blue | bit, computed, g + 1, K_WRITEBACK * 64 + v, -1)  # fmt: skip
+                    status = _relax(
+                        graph,
+                        params,
+                        table,
+                        slots,
+                        buckets,
+                        entries,
+                        counters,
+                        s,
+                        red & ~bit,
+                        blue | bit,
+                        computed,
+                        g + 1,
+                        K_WRITEBACK * 64 + v,
+                        -1,
+                    )
                     if status != _GO_ON:
                         return status
             continue
         if full or (dead & bit) != 0:
             continue
         if (blue & bit) != 0 and not (macro and is_output):
-            status = _relax(graph, params, table, slots, buckets, entries, counters, s,
-                            red | bit, blue, computed, g + 1, K_LOAD * 64 + v, dead)  # fmt: skip
+            status = _relax(
+                graph,
+                params,
+                table,
+                slots,
+                buckets,
+                entries,
+                counters,
+                s,
+                red | bit,
+                blue,
+                computed,
+                g + 1,
+                K_LOAD * 64 + v,
+                dead,
+            )
             if status != _GO_ON:
                 return status
         if is_input or (graph[G_PRED, v] & ~red) != 0 or (oneshot and (computed & bit) != 0):
@@ -353,11 +437,50 @@ def _expand(graph, params, table, slots, buckets, entries, counters, s):
         marked = computed | bit if oneshot else computed
         if macro and is_output:
             if (blue & bit) == 0:
-                status = _relax(graph, params, table, slots, buckets, entries, counters, s,
-                                red, blue | bit, marked, g + 1, K_OUTPUT * 64 + v, -1)  # fmt: skip
+                status = _relax(
+                    graph,
+                    params,
+                    table,
+                    slots,
+                    buckets,
+                    entries,
+                    counters,
+                    s,
+                    red,
+                    blue | bit,
+                    marked,
+                    g + 1,
+                    K_OUTPUT * 64 + v,
+                    -1,
+                )
         else:
-            status = _relax(graph, params, table, slots, buckets, entries, counters, s,
-                            red | bit, blue, marked, g, K_COMPUTE * 64 + v, same)  # fmt: skip
+            status = _relax(
+                graph,
+                params,
+                table,
+                slots,
+                buckets,
+                entries,
+                counters,
+                s,
+                red | bit,
+                blue,
+                marked,
+                g,
+                K_COMPUTE * 64 + v,
+                same,
+            )
         if status != _GO_ON:
             return status
     return _GO_ON
+
+
+@njit(cache=True)
+def rehash(table, count, slots):
+    """Rebuild the hash table ``slots`` (all -1 on entry) for table rows ``0..count-1``."""
+    mask = slots.size - 1
+    for idx in range(count):
+        slot = _hash(table[idx, T_RED], table[idx, T_BLUE], table[idx, T_COMP], mask)
+        while slots[slot] >= 0:
+            slot = (slot + 1) & mask
+        slots[slot] = idx

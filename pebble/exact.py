@@ -115,6 +115,19 @@ RULES: dict[str, int] = {
 """Search rules by name (see the module docstring); all are on by default."""
 
 _SLICE_SECONDS = 0.25
+_FIRST_CAPACITY = 1 << 14
+
+
+def _slot_count(capacity: int) -> int:
+    """Hash slots for a table of ``capacity`` states: a power of two, load factor <= 1/2."""
+    return 1 << max(4, math.ceil(math.log2(2 * capacity)))
+
+
+def _grown(array: np.ndarray, rows: int) -> np.ndarray:
+    """A copy of the 2-D ``array`` with ``rows`` rows (the old ones copied first)."""
+    out = np.empty((rows, array.shape[1]), dtype=array.dtype)
+    out[: array.shape[0]] = array
+    return out
 
 
 def solve_exact(
@@ -154,7 +167,9 @@ def solve_exact(
         ``optimal=True`` and ``io == lower == upper == Q(G, M)`` when proven; otherwise
         ``optimal=False``, ``lower <= Q(G, M) <= upper == io``. ``moves`` is a pebbling
         of cost ``io`` that :func:`~attnio.pebble.moves.replay` accepts;
-        ``method`` is ``"exact"``.
+        ``method`` is ``"exact"``. ``states_explored`` counts expanded states, in the
+        standard variant including those of the one-shot search that seeds the upper
+        bound (it gets a quarter of ``max_states`` and of ``time_limit``).
 
     Raises
     ------
@@ -232,12 +247,15 @@ def _solve(
     seed_moves = _seed_pebbling(dag, M)
     seed_io = replay(dag, seed_moves, M, variant).io
     hints = [] if seed is None else [list(seed)]
+    expanded_before = 0
     if variant == "standard" and seed_io > 0:
-        # a one-shot pebbling is a standard one; the one-shot search is far smaller
+        # a one-shot pebbling is a standard one, and the one-shot search is far smaller
         quarter = None if time_limit is None else time_limit / 4
-        hints.append(
-            _solve(dag, M, "oneshot", max(1, max_states // 4), quarter, False, rules, None).moves
+        oneshot_run = _solve(
+            dag, M, "oneshot", max(1, max_states // 4), quarter, False, rules, None
         )
+        hints.append(oneshot_run.moves)
+        expanded_before = oneshot_run.states_explored
     for hint in hints:
         hint_io = replay(dag, hint, M, variant).io
         if hint_io < seed_io:
@@ -278,11 +296,11 @@ def _solve(
             method="exact",
         )
 
-    capacity = max_states
-    table = np.empty((8, capacity), dtype=np.int64)
-    slots = np.empty(1 << max(4, math.ceil(math.log2(2 * capacity))), dtype=np.int64)
+    capacity = min(max_states, _FIRST_CAPACITY)
+    table = np.empty((capacity, 8), dtype=np.int64)
+    slots = np.empty(_slot_count(capacity), dtype=np.int64)
     buckets = np.empty(max(seed_io, 1), dtype=np.int64)
-    entries = np.empty((2, 2 * capacity + 16), dtype=np.int64)
+    entries = np.empty((2 * capacity, 2), dtype=np.int64)
     counters = np.zeros(kern.N_COUNTERS, dtype=np.int64)
     kern.init_search(graph, params, table, slots, buckets, entries, counters, seed_io)
 
@@ -297,6 +315,15 @@ def _solve(
             lower = max(lower, min(int(counters[kern.C_LOWER]), upper))
             if display is not None:
                 display.update(counters, lower, upper, time.perf_counter() - start)
+            if status == kern.TABLE_FULL and capacity < max_states:
+                capacity = min(2 * capacity, max_states)
+                table = _grown(table, capacity)
+                slots = np.full(_slot_count(capacity), -1, dtype=np.int64)
+                kern.rehash(table, int(counters[kern.C_STATES]), slots)
+                status = kern.PAUSED
+            elif status == kern.QUEUE_FULL and entries.shape[0] < 4 * max_states:
+                entries = _grown(entries, 2 * entries.shape[0])
+                status = kern.PAUSED
             if status != kern.PAUSED:
                 break
             if time_limit is not None and time.perf_counter() - start >= time_limit:
@@ -310,7 +337,7 @@ def _solve(
         lower = upper
     goal = int(counters[kern.C_GOAL])
     moves = seed_moves if goal < 0 else _certificate(table, goal)
-    return done(moves, lower, upper, int(counters[kern.C_EXPANDED]))
+    return done(moves, lower, upper, expanded_before + int(counters[kern.C_EXPANDED]))
 
 
 def _check(
@@ -354,14 +381,14 @@ def _certificate(table: np.ndarray, goal: int) -> list[Move]:
     """Expand the transitions on the path to ``goal`` into primitive moves."""
     chain = []
     state = goal
-    while table[kern.T_PARENT, state] >= 0:
+    while table[state, kern.T_PARENT] >= 0:
         chain.append(state)
-        state = int(table[kern.T_PARENT, state])
+        state = int(table[state, kern.T_PARENT])
     moves: list[Move] = []
     for state in reversed(chain):
-        parent = int(table[kern.T_PARENT, state])
-        kind, v = divmod(int(table[kern.T_MOVE, state]), 64)
-        red = int(table[kern.T_RED, parent])
+        parent = int(table[state, kern.T_PARENT])
+        kind, v = divmod(int(table[state, kern.T_MOVE]), 64)
+        red = int(table[parent, kern.T_RED])
         if kind == kern.K_LOAD:
             moves.append(Move("load", v))
             red |= 1 << v
@@ -380,7 +407,7 @@ def _certificate(table: np.ndarray, goal: int) -> list[Move]:
             moves += [Move("compute", v), Move("store", v), Move("delete", v)]
         else:
             raise RuntimeError(f"exact search recorded an unknown transition code {kind}")
-        gone = red & ~int(table[kern.T_RED, state])  # dead pebbles dropped after the move
+        gone = red & ~int(table[state, kern.T_RED])  # dead pebbles dropped after the move
         moves += [Move("delete", u) for u in range(gone.bit_length()) if gone >> u & 1]
     return moves
 

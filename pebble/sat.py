@@ -64,7 +64,7 @@ class SatOptimum:
 
     ``status`` is one of :data:`STATUSES`: ``"optimal"`` (``io`` is Q(G, M), proven via
     the one-shot horizon argument), ``"optimal-within-horizon"`` (``io`` is the least
-    cost of a pebbling of at most ``horizon`` steps, an upper bound on Q), 
+    cost of a pebbling of at most ``horizon`` steps, an upper bound on Q),
     ``"none-within-horizon"`` (no pebbling fits, ``io`` is None) or ``"unknown"`` (z3 gave
     up or timed out; ``io`` is the best pebbling found so far, or None).
     """
@@ -232,9 +232,7 @@ class _Encoding:
         load, store, compute, delete = self._vars
         moves: list[Move] = []
         for t in range(self._horizon):
-            true = [
-                v for v in range(self._count) if z3.is_true(model.eval(delete[t][v], True))
-            ]
+            true = [v for v in range(self._count) if z3.is_true(model.eval(delete[t][v], True))]
             moves += [Move("delete", v) for v in true]
             for op, grid in (("load", load), ("store", store), ("compute", compute)):
                 for v in range(self._count):

@@ -59,3 +59,19 @@ def topological_orders(draw, dag: Dag) -> np.ndarray:
             if waiting[s] == 0:
                 ready.append(s)
     return np.asarray(order, dtype=np.int64)
+
+
+# ---------------------------------------------------------------- attnio.pebble (pebble-exact)
+variants = st.sampled_from(("standard", "oneshot"))
+"""The two game variants of theory.md section 1."""
+
+
+@st.composite
+def relabellings(draw, dag: Dag) -> Dag:
+    """An isomorphic copy of ``dag``: vertices given in a random order under fresh labels."""
+    count = dag.num_vertices
+    perm = draw(st.permutations(range(count)))
+    where = {u: i for i, u in enumerate(perm)}
+    labels = [f"w{draw(st.integers(0, 9))}_{i}" for i in range(count)]
+    edges = [(where[u], where[v]) for u, v in dag.edges().tolist()]
+    return Dag.from_edges(labels, edges)
