@@ -1,0 +1,486 @@
+"""numba kernels of the exact pebbling search (private; the driver is :mod:`.exact`).
+
+States are three one-word bit sets (int64, vertex ``v`` is bit ``v``, at most
+:data:`MAX_VERTICES` vertices so the sign bit is never touched): ``red``, ``blue``
+(inputs always included) and ``computed`` (one-shot only, else 0). The search is A*
+with a bucket queue over ``f = g + h`` (integer costs 0/1), duplicate queue entries
+instead of decrease-key, and re-opening of closed states whose cost improves, so it is
+exact for any admissible ``h`` (consistency only makes it faster). The move rules and
+the pruning switches are argued in :mod:`.exact`; this module only implements them.
+
+The kernels take a handful of flat arrays and return numbers or status codes:
+
+- ``graph`` (3, V) int64: rows ``G_PRED`` (predecessor bit set of each vertex),
+  ``G_SUCC`` (successors), ``G_REACH`` (the vertex and all its descendants);
+- ``params`` int64: ``P_V, P_INPUTS, P_OUTPUTS, P_M, P_ONESHOT, P_FLAGS``;
+- ``table`` (capacity, 8) int64: one row per state (one cache line), columns
+  ``T_RED .. T_CLOSED``;
+- ``slots``: open-addressing hash table of state indices (-1 = empty), size a power of 2;
+- ``buckets``: head entry of the queue list of each ``f`` value (-1 = empty);
+- ``entries`` (capacity, 2) int64: columns ``E_STATE`` and ``E_NEXT`` (linked lists);
+- ``counters``: the ``C_*`` scalars, kept between calls so a search resumes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+MAX_VERTICES = 62
+"""Largest vertex count of the one-word bit-set state encoding (bits 0..61 of an int64)."""
+
+# pruning / heuristic switches (bit flags), each argued in exact.py
+DELETE_WHEN_FULL = 1
+OUTPUT_MACRO = 2
+LAZY_STORE = 4
+DEAD_PEBBLES = 8
+HEURISTIC = 16
+ALL_FLAGS = DELETE_WHEN_FULL | OUTPUT_MACRO | LAZY_STORE | DEAD_PEBBLES | HEURISTIC
+
+# transitions recorded for the certificate: code = kind * 64 + vertex
+K_LOAD = 0
+K_STORE = 1
+K_COMPUTE = 2
+K_DELETE = 3
+K_WRITEBACK = 4  # store v, then delete v
+K_OUTPUT = 5  # compute output v, store it, delete its red pebble
+NO_MOVE = -1
+
+# status codes of search()
+PAUSED = 0
+OPTIMAL = 1
+TABLE_FULL = 2
+QUEUE_FULL = 3
+_GO_ON = -1  # internal: the successor was handled, keep expanding
+
+G_PRED, G_SUCC, G_REACH = 0, 1, 2
+P_V, P_INPUTS, P_OUTPUTS, P_M, P_ONESHOT, P_FLAGS = 0, 1, 2, 3, 4, 5
+T_RED, T_BLUE, T_COMP, T_G, T_H, T_PARENT, T_MOVE, T_CLOSED = 0, 1, 2, 3, 4, 5, 6, 7
+E_STATE, E_NEXT = 0, 1
+
+C_STATES = 0  # states in the table
+C_ENTRIES = 1  # queue entries ever allocated
+C_BUCKET = 2  # smallest f bucket that may be non-empty
+C_UPPER = 3  # cost of the best complete pebbling known (search or seed)
+C_GOAL = 4  # table index of the best goal state found, -1 if none (the seed is best)
+C_EXPANDED = 5  # states expanded
+C_FREE = 6  # head of the free list of queue entries, -1 if none
+C_LOWER = 7  # f of the last entry taken from the queue: a proven lower bound
+N_COUNTERS = 8
+
+INFEASIBLE = 1 << 40
+
+_K1 = np.int64(-7046029254386353131)  # 0x9E3779B97F4A7C15 as int64
+_K2 = np.int64(-4417276706812531889)  # 0xC2B2AE3D27D4EB4F
+_K3 = np.int64(1609587929392839161)  # 0x165667B19E3779F9
+
+
+@njit(cache=True)
+def popcount(x):
+    """Number of set bits of a non-negative int64."""
+    count = 0
+    while x:
+        x &= x - 1
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def _hash(red, blue, computed, mask):
+    h = red * _K1 ^ blue * _K2 ^ computed * _K3
+    h ^= h >> 31
+    h *= _K1
+    h ^= h >> 29
+    return h & mask
+
+
+@njit(cache=True)
+def dead_mask(graph, params, blue, computed):
+    """Vertices whose red pebble can never be useful again (exact.py, rule DEAD_PEBBLES).
+
+    Standard: no output still lacking a blue pebble is reachable from the vertex (the
+    vertex included). One-shot, also: a non-output whose successors are all computed.
+    """
+    missing = params[P_OUTPUTS] & ~blue
+    oneshot = params[P_ONESHOT] != 0
+    dead = np.int64(0)
+    for v in range(params[P_V]):
+        bit = np.int64(1) << v
+        unreachable = (graph[G_REACH, v] & missing) == 0
+        finished = (params[P_OUTPUTS] & bit) == 0 and (graph[G_SUCC, v] & ~computed) == 0
+        if unreachable or (oneshot and finished):
+            dead |= bit
+    return dead
+
+
+@njit(cache=True)
+def heuristic(graph, params, red, blue, computed):
+    """Admissible and consistent lower bound on the I/O still needed (exact.py, HEURISTIC).
+
+    One store per output without a blue pebble, plus one load per vertex that must
+    become red again and can do so only by a load. INFEASIBLE when a needed vertex can
+    never become red again (one-shot: computed, and its red and blue pebbles are gone).
+    """
+    missing = params[P_OUTPUTS] & ~blue
+    oneshot = params[P_ONESHOT] != 0
+    need = missing
+    h = popcount(missing)
+    for v in range(params[P_V] - 1, -1, -1):
+        bit = np.int64(1) << v
+        if (need & bit) == 0 or (red & bit) != 0:
+            continue
+        if params[P_INPUTS] & bit:
+            h += 1
+        elif blue & bit:
+            if oneshot:
+                h += 1
+        elif oneshot and (computed & bit) != 0:
+            return INFEASIBLE
+        else:
+            need |= graph[G_PRED, v]
+    return h
+
+
+@njit(cache=True)
+def state_h(graph, params, red, blue, computed):
+    """The heuristic if the HEURISTIC flag is on, else 0 (plain Dijkstra order)."""
+    if params[P_FLAGS] & HEURISTIC:
+        return heuristic(graph, params, red, blue, computed)
+    return 0
+
+
+@njit(cache=True)
+def _lookup(table, slots, red, blue, computed):
+    """Return (slot, index) of the state; index -1 and its free slot if absent."""
+    mask = slots.size - 1
+    slot = _hash(red, blue, computed, mask)
+    while True:
+        idx = slots[slot]
+        if idx < 0:
+            return slot, -1
+        if (
+            table[idx, T_RED] == red
+            and table[idx, T_BLUE] == blue
+            and table[idx, T_COMP] == computed
+        ):
+            return slot, idx
+        slot = (slot + 1) & mask
+
+
+@njit(cache=True)
+def _push(state, f, buckets, entries, counters):
+    """Push a queue entry; return False when the entry pool is exhausted."""
+    e = counters[C_FREE]
+    if e >= 0:
+        counters[C_FREE] = entries[e, E_NEXT]
+    else:
+        e = counters[C_ENTRIES]
+        if e >= entries.shape[0]:
+            return False
+        counters[C_ENTRIES] = e + 1
+    entries[e, E_STATE] = state
+    entries[e, E_NEXT] = buckets[f]
+    buckets[f] = e
+    if f < counters[C_BUCKET]:
+        counters[C_BUCKET] = f
+    return True
+
+
+@njit(cache=True)
+def init_search(graph, params, table, slots, buckets, entries, counters, upper):
+    """Reset the search, insert the start state (no red, inputs blue) and queue it.
+
+    ``upper`` is the cost of a known complete pebbling (the seed); only states with
+    ``f < upper`` are ever queued, and ``buckets`` must have ``upper`` entries.
+    """
+    slots[:] = -1
+    buckets[:] = -1
+    counters[:] = 0
+    counters[C_UPPER] = upper
+    counters[C_GOAL] = -1
+    counters[C_FREE] = -1
+    counters[C_BUCKET] = buckets.size
+    red = np.int64(0)
+    blue = params[P_INPUTS]
+    computed = np.int64(0)
+    h0 = state_h(graph, params, red, blue, computed)
+    counters[C_LOWER] = min(h0, upper)
+    slot, _ = _lookup(table, slots, red, blue, computed)
+    table[0, T_RED] = red
+    table[0, T_BLUE] = blue
+    table[0, T_COMP] = computed
+    table[0, T_G] = 0
+    table[0, T_H] = h0
+    table[0, T_PARENT] = -1
+    table[0, T_MOVE] = NO_MOVE
+    table[0, T_CLOSED] = 0
+    slots[slot] = 0
+    counters[C_STATES] = 1
+    if h0 < upper:
+        _push(0, h0, buckets, entries, counters)
+
+
+@njit(cache=True)
+def _relax(
+    graph,
+    params,
+    table,
+    slots,
+    buckets,
+    entries,
+    counters,
+    parent,
+    red,
+    blue,
+    computed,
+    g,
+    code,
+    dead,
+):
+    """Offer a successor reached with cost ``g``; return _GO_ON, TABLE_FULL or QUEUE_FULL.
+
+    ``dead`` is the parent's dead set, or -1 when the move changed the blue or computed
+    set (then it is recomputed: it depends on nothing else).
+    """
+    if params[P_FLAGS] & DEAD_PEBBLES:
+        if dead < 0:
+            dead = dead_mask(graph, params, blue, computed)
+        red &= ~dead
+    h = state_h(graph, params, red, blue, computed)
+    if h >= INFEASIBLE:
+        return _GO_ON
+    f = g + h
+    if f >= counters[C_UPPER]:
+        return _GO_ON
+    if counters[C_FREE] < 0 and counters[C_ENTRIES] >= entries.shape[0]:
+        return QUEUE_FULL  # checked before the table changes, so a retry loses nothing
+    slot, idx = _lookup(table, slots, red, blue, computed)
+    if idx < 0:
+        idx = counters[C_STATES]
+        if idx >= table.shape[0]:
+            return TABLE_FULL
+        counters[C_STATES] = idx + 1
+        slots[slot] = idx
+        table[idx, T_RED] = red
+        table[idx, T_BLUE] = blue
+        table[idx, T_COMP] = computed
+        table[idx, T_H] = h
+    elif table[idx, T_G] <= g:
+        return _GO_ON
+    table[idx, T_G] = g
+    table[idx, T_PARENT] = parent
+    table[idx, T_MOVE] = code
+    table[idx, T_CLOSED] = 0
+    if (params[P_OUTPUTS] & ~blue) == 0:
+        counters[C_UPPER] = g  # a complete pebbling cheaper than any known
+        counters[C_GOAL] = idx
+        return _GO_ON
+    if not _push(idx, f, buckets, entries, counters):
+        return QUEUE_FULL
+    return _GO_ON
+
+
+@njit(cache=True)
+def search(graph, params, table, slots, buckets, entries, counters, budget):
+    """Expand up to ``budget`` states; return PAUSED, OPTIMAL, TABLE_FULL or QUEUE_FULL.
+
+    OPTIMAL: no queue entry has ``f < counters[C_UPPER]``, so the upper bound is the
+    optimum; its pebbling ends in table row ``counters[C_GOAL]``, or is the seed if
+    that is -1. Otherwise ``min(counters[C_LOWER], counters[C_UPPER])`` is a proven
+    lower bound: it was the smallest ``f`` in the queue when it was read, and some
+    queued state of an optimal pebbling always has ``f`` at most the optimum.
+    """
+    done = 0
+    while True:
+        upper = counters[C_UPPER]
+        b = counters[C_BUCKET]
+        while b < upper and buckets[b] < 0:
+            b += 1
+        counters[C_BUCKET] = b
+        if b >= upper:
+            counters[C_LOWER] = upper
+            return OPTIMAL
+        counters[C_LOWER] = b
+        if done >= budget:
+            return PAUSED
+        e = buckets[b]
+        s = entries[e, E_STATE]
+        buckets[b] = entries[e, E_NEXT]
+        if table[s, T_CLOSED] or table[s, T_G] + table[s, T_H] != b:
+            entries[e, E_NEXT] = counters[C_FREE]  # duplicate entry: the state was reached
+            counters[C_FREE] = e  # more cheaply since, or already expanded
+            continue
+        table[s, T_CLOSED] = 1
+        done += 1
+        counters[C_EXPANDED] += 1
+        status = _expand(graph, params, table, slots, buckets, entries, counters, s)
+        if status != _GO_ON:
+            # out of room: put the entry back (it was never freed), so the state is
+            # expanded again, in full, once the driver has grown the arrays
+            table[s, T_CLOSED] = 0
+            counters[C_EXPANDED] -= 1
+            entries[e, E_NEXT] = buckets[b]
+            buckets[b] = e
+            counters[C_BUCKET] = min(counters[C_BUCKET], b)
+            return status
+        entries[e, E_NEXT] = counters[C_FREE]
+        counters[C_FREE] = e
+
+
+@njit(cache=True)
+def _expand(graph, params, table, slots, buckets, entries, counters, s):
+    """Offer every successor of state ``s`` under the enabled rules (see exact.py)."""
+    red = table[s, T_RED]
+    blue = table[s, T_BLUE]
+    computed = table[s, T_COMP]
+    g = table[s, T_G]
+    flags = params[P_FLAGS]
+    inputs = params[P_INPUTS]
+    outputs = params[P_OUTPUTS]
+    oneshot = params[P_ONESHOT] != 0
+    full = popcount(red) >= params[P_M]
+    dead = np.int64(0)
+    if flags & DEAD_PEBBLES:
+        dead = dead_mask(graph, params, blue, computed)
+    same = dead if not oneshot else np.int64(-1)  # compute changes the one-shot computed set
+    macro = (flags & OUTPUT_MACRO) != 0
+    lazy = (flags & LAZY_STORE) != 0
+    may_delete = full or (flags & DELETE_WHEN_FULL) == 0
+    status = _GO_ON
+    for v in range(params[P_V]):
+        bit = np.int64(1) << v
+        is_output = (outputs & bit) != 0
+        is_input = (inputs & bit) != 0
+        if red & bit:
+            stores = (blue & bit) == 0 and not is_input
+            if stores and (is_output or not lazy):
+                status = _relax(
+                    graph,
+                    params,
+                    table,
+                    slots,
+                    buckets,
+                    entries,
+                    counters,
+                    s,
+                    red,
+                    blue | bit,
+                    computed,
+                    g + 1,
+                    K_STORE * 64 + v,
+                    -1,
+                )
+                if status != _GO_ON:
+                    return status
+            if may_delete:
+                status = _relax(
+                    graph,
+                    params,
+                    table,
+                    slots,
+                    buckets,
+                    entries,
+                    counters,
+                    s,
+                    red & ~bit,
+                    blue,
+                    computed,
+                    g,
+                    K_DELETE * 64 + v,
+                    dead,
+                )
+                if status != _GO_ON:
+                    return status
+                if lazy and stores and not is_output:
+                    status = _relax(
+                        graph,
+                        params,
+                        table,
+                        slots,
+                        buckets,
+                        entries,
+                        counters,
+                        s,
+                        red & ~bit,
+                        blue | bit,
+                        computed,
+                        g + 1,
+                        K_WRITEBACK * 64 + v,
+                        -1,
+                    )
+                    if status != _GO_ON:
+                        return status
+            continue
+        if full or (dead & bit) != 0:
+            continue
+        if (blue & bit) != 0 and not (macro and is_output):
+            status = _relax(
+                graph,
+                params,
+                table,
+                slots,
+                buckets,
+                entries,
+                counters,
+                s,
+                red | bit,
+                blue,
+                computed,
+                g + 1,
+                K_LOAD * 64 + v,
+                dead,
+            )
+            if status != _GO_ON:
+                return status
+        if is_input or (graph[G_PRED, v] & ~red) != 0 or (oneshot and (computed & bit) != 0):
+            continue
+        marked = computed | bit if oneshot else computed
+        if macro and is_output:
+            if (blue & bit) == 0:
+                status = _relax(
+                    graph,
+                    params,
+                    table,
+                    slots,
+                    buckets,
+                    entries,
+                    counters,
+                    s,
+                    red,
+                    blue | bit,
+                    marked,
+                    g + 1,
+                    K_OUTPUT * 64 + v,
+                    -1,
+                )
+        else:
+            status = _relax(
+                graph,
+                params,
+                table,
+                slots,
+                buckets,
+                entries,
+                counters,
+                s,
+                red | bit,
+                blue,
+                marked,
+                g,
+                K_COMPUTE * 64 + v,
+                same,
+            )
+        if status != _GO_ON:
+            return status
+    return _GO_ON
+
+
+@njit(cache=True)
+def rehash(table, count, slots):
+    """Rebuild the hash table ``slots`` (all -1 on entry) for table rows ``0..count-1``."""
+    mask = slots.size - 1
+    for idx in range(count):
+        slot = _hash(table[idx, T_RED], table[idx, T_BLUE], table[idx, T_COMP], mask)
+        while slots[slot] >= 0:
+            slot = (slot + 1) & mask
+        slots[slot] = idx

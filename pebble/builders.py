@@ -1,0 +1,580 @@
+"""Element-level attention DAGs: every scalar operation is a vertex.
+
+Each builder adds vertices stage by stage in the order of the formula (all
+products, then all sums, then ...), which is the *natural schedule* that
+:func:`attnio.pebble.heuristic.pebble` plays by default: the unfused "standard
+attention" order that materialises every intermediate (DFE22 Thm 2's baseline).
+Each builder has a ``*_vertices`` function giving its vertex count as a sympy
+expression in the symbols of :mod:`attnio.bounds.symbols`; the tests check it
+against the built graph.
+
+Conventions.
+
+- Summation trees are binary: a sum of ``m`` terms takes ``m - 1`` addition
+  vertices whatever the shape (``"chain"``: ((a + b) + c) + ...; ``"balanced"``:
+  pairwise by levels, SY24 allows any shape). A sum of one term is that term.
+- Operations with constants (a scale, adding a constant) are fused into the
+  vertex that produces their operand: constants are not vertices.
+- Labels: inputs ``"Q[i,l]"``; products ``"QK[i,j,l]"``; a tree's root carries
+  the value's name ``"S[i,j]"`` and its inner additions ``"S[i,j]+t"``; the sum
+  of a single computed term is that term, renamed ``"QK[0,0,0]=S[0,0]"``.
+- Inputs are the sources (loaded), outputs the sinks (stored), as in
+  theory.md section 1. In the sparse builders the rows ``K[j]``, ``V[j]`` of a key
+  ``j`` that no query attends to stay in the graph as isolated vertices (an
+  isolated vertex is an input that is already a finished output; it costs 0).
+
+References
+----------
+SY24 section 2 (the forward graph); D23 (the backward formulation, see the
+project brief); DFE22 Prop 4 (masks); theory.md section 5 (the feature map).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import sympy as sp
+from attnio.bounds.symbols import Z, d, feature_rank, g, n
+
+from .dag import Dag
+from .errors import ParameterError
+
+__all__ = [
+    "KINDS",
+    "TREE_SHAPES",
+    "approx_forward",
+    "approx_forward_vertices",
+    "attention_backward",
+    "attention_backward_vertices",
+    "attention_forward",
+    "attention_forward_vertices",
+    "build",
+    "causal_mask",
+    "mask_from_spec",
+    "sparse_backward",
+    "sparse_backward_vertices",
+    "sparse_forward",
+    "sparse_forward_vertices",
+]
+
+TREE_SHAPES = ("chain", "balanced")
+"""Shapes of summation trees."""
+
+nonempty_columns = sp.Symbol("c", integer=True, positive=True)
+"""Keys attended to by at least one query (mask columns with an allowed entry)."""
+
+
+class _Builder:
+    """Collects labelled vertices and edges in a topological order."""
+
+    def __init__(self, shape: str) -> None:
+        if shape not in TREE_SHAPES:
+            raise ParameterError(f"tree={shape!r} must be one of {TREE_SHAPES}")
+        self.shape = shape
+        self.labels: list[str] = []
+        self.heads: list[int] = []
+        self.tails: list[int] = []
+        self.computed: set[int] = set()
+
+    def vertex(self, label: str, preds: tuple[int, ...] = ()) -> int:
+        index = len(self.labels)
+        self.labels.append(label)
+        if preds:
+            self.computed.add(index)
+        for p in dict.fromkeys(preds):  # a repeated operand is one edge
+            self.tails.append(p)
+            self.heads.append(index)
+        return index
+
+    def tree(self, name: str, terms: list[int]) -> int:
+        """Add a summation tree over ``terms``; return its root (labelled ``name``)."""
+        count = len(terms)
+        if count == 1:
+            term = terms[0]
+            if term in self.computed:  # the one term is the sum: name it so
+                self.labels[term] = f"{self.labels[term]}={name}"
+            return term
+        made = 0
+
+        def add(a: int, b: int) -> int:
+            nonlocal made
+            made += 1
+            return self.vertex(name if made == count - 1 else f"{name}+{made}", (a, b))
+
+        if self.shape == "chain":
+            acc = terms[0]
+            for t in terms[1:]:
+                acc = add(acc, t)
+            return acc
+        level = list(terms)
+        while len(level) > 1:
+            nxt = [add(level[k], level[k + 1]) for k in range(0, len(level) - 1, 2)]
+            if len(level) % 2:
+                nxt.append(level[-1])
+            level = nxt
+        return level[0]
+
+    def matrix(self, name: str, rows: int, cols: int) -> np.ndarray:
+        out = np.empty((rows, cols), dtype=np.int64)
+        for i in range(rows):
+            for k in range(cols):
+                out[i, k] = self.vertex(f"{name}[{i},{k}]")
+        return out
+
+    def dag(self) -> Dag:
+        edges = np.stack(
+            [np.asarray(self.tails, dtype=np.int64), np.asarray(self.heads, dtype=np.int64)],
+            axis=1,
+        )
+        return Dag.from_edges(self.labels, edges)
+
+
+def _check_size(**sizes: int) -> None:
+    for name, value in sizes.items():
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+            raise ParameterError(f"{name}={value!r} must be a positive integer")
+
+
+def _check_mask(mask: object, n_: int) -> np.ndarray:
+    array = np.asarray(mask)
+    if array.shape != (n_, n_):
+        raise ParameterError(f"mask of shape {array.shape} must have shape (n, n) = ({n_}, {n_})")
+    if array.dtype != bool:
+        if not np.isin(array, (0, 1)).all():
+            raise ParameterError("mask entries must be booleans or 0/1")
+        array = array.astype(bool)
+    empty = np.flatnonzero(~array.any(axis=1))
+    if empty.size:
+        raise ParameterError(
+            f"mask row {int(empty[0])} has no allowed key; every query must attend to a key "
+            f"(rows without one: {empty[:5].tolist()})"
+        )
+    return array
+
+
+def causal_mask(n_: int) -> np.ndarray:
+    """The causal mask: query ``i`` attends to keys ``j <= i``.
+
+    Examples
+    --------
+    >>> int(causal_mask(3).sum())
+    6
+    """
+    _check_size(n=n_)
+    return np.tril(np.ones((n_, n_), dtype=bool))
+
+
+# --------------------------------------------------------------------- forward
+
+
+def _forward(b: _Builder, n_: int, d_: int, allowed: np.ndarray) -> None:
+    Q = b.matrix("Q", n_, d_)
+    K = b.matrix("K", n_, d_)
+    V = b.matrix("V", n_, d_)
+    pairs = [(i, j) for i in range(n_) for j in range(n_) if allowed[i, j]]
+    prod = {
+        (i, j): [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
+        for i, j in pairs
+    }
+    S = {(i, j): b.tree(f"S[{i},{j}]", prod[i, j]) for i, j in pairs}
+    A = {(i, j): b.vertex(f"exp[{i},{j}]", (S[i, j],)) for i, j in pairs}
+    row = [[j for j in range(n_) if allowed[i, j]] for i in range(n_)]
+    ell = [b.tree(f"rowsum[{i}]", [A[i, j] for j in row[i]]) for i in range(n_)]
+    Ahat = {(i, j): b.vertex(f"P[{i},{j}]", (A[i, j], ell[i])) for i, j in pairs}
+    pv = {
+        (i, k): [b.vertex(f"PV[{i},{j},{k}]", (Ahat[i, j], V[j, k])) for j in row[i]]
+        for i in range(n_)
+        for k in range(d_)
+    }
+    for i in range(n_):
+        for k in range(d_):
+            b.tree(f"O[{i},{k}]", pv[i, k])
+
+
+def attention_forward(n_: int, d_: int, *, tree: str = "chain") -> Dag:
+    """SY24's element-level forward graph of dense attention, O = D^{-1} exp(Q K^T) V.
+
+    Stages: inputs Q, K, V (n x d); products Q_il K_jl; a summation tree per
+    S_ij; A_ij = exp(S_ij); row-sum trees l_i; normalisation P_ij = A_ij / l_i;
+    products P_ij V_jk; summation trees O_ik (the outputs).
+
+    Parameters
+    ----------
+    n_, d_ : int
+        Sequence length and head dimension.
+    tree : {"chain", "balanced"}
+        Shape of every summation tree.
+
+    Examples
+    --------
+    >>> g = attention_forward(2, 2)
+    >>> g.num_vertices == attention_forward_vertices().subs({n: 2, d: 2})
+    True
+    """
+    _check_size(n=n_, d=d_)
+    b = _Builder(tree)
+    _forward(b, n_, d_, np.ones((n_, n_), dtype=bool))
+    return b.dag()
+
+
+def attention_forward_vertices() -> sp.Expr:
+    """Vertices of :func:`attention_forward`: 3nd + n^2 d + n^2 (d-1) + n^2 + n(n-1) + n^2
+    + n^2 d + nd(n-1) = 4 n^2 d + 2 n^2 + 2 n d - n.
+    """
+    return sp.expand(sparse_forward_vertices().subs(Z, n**2))
+
+
+def sparse_forward(n_: int, d_: int, mask: object, *, tree: str = "chain") -> Dag:
+    """The forward graph of :func:`attention_forward` restricted to a mask's allowed pairs.
+
+    Only allowed (i, j) have products, scores, exp and normalised entries; row
+    sums and the sums of O run over the allowed keys of each row.
+
+    Raises
+    ------
+    ParameterError
+        ``mask`` is not an n x n boolean (or 0/1) array, or has an empty row.
+
+    Examples
+    --------
+    >>> sparse_forward(3, 1, causal_mask(3)).num_vertices
+    39
+    """
+    _check_size(n=n_, d=d_)
+    allowed = _check_mask(mask, n_)
+    b = _Builder(tree)
+    _forward(b, n_, d_, allowed)
+    return b.dag()
+
+
+def sparse_forward_vertices() -> sp.Expr:
+    """Vertices of :func:`sparse_forward` with ``Z`` allowed pairs: 3nd + Zd + Z(d-1) + Z
+    + (Z - n) + Z + Zd + d(Z - n) = 4Zd + 2Z + 2nd - n.
+    """
+    return 3 * n * d + Z * d + Z * (d - 1) + Z + (Z - n) + Z + Z * d + d * (Z - n)
+
+
+# --------------------------------------------------------------------- backward
+
+
+def _backward(b: _Builder, n_: int, d_: int, allowed: np.ndarray) -> None:
+    Q = b.matrix("Q", n_, d_)
+    K = b.matrix("K", n_, d_)
+    V = b.matrix("V", n_, d_)
+    O = b.matrix("O", n_, d_)
+    dO = b.matrix("dO", n_, d_)
+    L = [b.vertex(f"L[{i}]") for i in range(n_)]
+    pairs = [(i, j) for i in range(n_) for j in range(n_) if allowed[i, j]]
+    row = [[j for j in range(n_) if allowed[i, j]] for i in range(n_)]
+    col = [[i for i in range(n_) if allowed[i, j]] for j in range(n_)]
+    qk = {
+        (i, j): [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
+        for i, j in pairs
+    }
+    S = {(i, j): b.tree(f"S[{i},{j}]", qk[i, j]) for i, j in pairs}
+    shifted = {(i, j): b.vertex(f"S-L[{i},{j}]", (S[i, j], L[i])) for i, j in pairs}
+    P = {(i, j): b.vertex(f"P[{i},{j}]", (shifted[i, j],)) for i, j in pairs}
+    pdo = {
+        (j, k): [b.vertex(f"PdO[{i},{j},{k}]", (P[i, j], dO[i, k])) for i in col[j]]
+        for j in range(n_)
+        for k in range(d_)
+        if col[j]
+    }
+    for j, k in pdo:
+        b.tree(f"dV[{j},{k}]", pdo[j, k])
+    dov = {
+        (i, j): [b.vertex(f"dOV[{i},{j},{k}]", (dO[i, k], V[j, k])) for k in range(d_)]
+        for i, j in pairs
+    }
+    dP = {(i, j): b.tree(f"dP[{i},{j}]", dov[i, j]) for i, j in pairs}
+    doo = [[b.vertex(f"dOO[{i},{k}]", (dO[i, k], O[i, k])) for k in range(d_)] for i in range(n_)]
+    Dvec = [b.tree(f"D[{i}]", doo[i]) for i in range(n_)]
+    diff = {(i, j): b.vertex(f"dP-D[{i},{j}]", (dP[i, j], Dvec[i])) for i, j in pairs}
+    dS = {(i, j): b.vertex(f"dS[{i},{j}]", (P[i, j], diff[i, j])) for i, j in pairs}
+    dsk = {
+        (i, l): [b.vertex(f"dSK[{i},{j},{l}]", (dS[i, j], K[j, l])) for j in row[i]]
+        for i in range(n_)
+        for l in range(d_)
+    }
+    for i, l in dsk:
+        b.tree(f"dQ[{i},{l}]", dsk[i, l])
+    dsq = {
+        (j, l): [b.vertex(f"dSQ[{i},{j},{l}]", (dS[i, j], Q[i, l])) for i in col[j]]
+        for j in range(n_)
+        for l in range(d_)
+        if col[j]
+    }
+    for j, l in dsq:
+        b.tree(f"dK[{j},{l}]", dsq[j, l])
+
+
+def attention_backward(n_: int, d_: int, *, tree: str = "chain") -> Dag:
+    """The element-level backward graph of dense attention, FlashAttention-2's formulation (D23).
+
+    Inputs Q, K, V, O, dO (n x d) and L (n). S = Q K^T (products and trees);
+    P_ij = exp(S_ij - L_i) (a subtraction, then exp); dV = P^T dO; dP = dO V^T;
+    D_i = rowsum(dO * O); dS_ij = P_ij (dP_ij - D_i) (a subtraction, then a
+    product); dQ = dS K; dK = dS^T Q. Outputs dQ, dK, dV (the sinks). No 1/sqrt(d)
+    scale (SY24's form).
+
+    Examples
+    --------
+    >>> g = attention_backward(2, 1)
+    >>> g.num_vertices == attention_backward_vertices().subs({n: 2, d: 1})
+    True
+    """
+    _check_size(n=n_, d=d_)
+    b = _Builder(tree)
+    _backward(b, n_, d_, np.ones((n_, n_), dtype=bool))
+    return b.dag()
+
+
+def attention_backward_vertices() -> sp.Expr:
+    """Vertices of :func:`attention_backward`: 10 n^2 d + 2 n^2 + 4 n d."""
+    return sp.expand(sparse_backward_vertices().subs({Z: n**2, nonempty_columns: n}))
+
+
+def sparse_backward(n_: int, d_: int, mask: object, *, tree: str = "chain") -> Dag:
+    """The backward graph of :func:`attention_backward` restricted to a mask's allowed pairs.
+
+    A key ``j`` that no query attends to has dK_j = dV_j = 0, constants that
+    are not vertices; its inputs K_j, V_j are isolated.
+
+    Raises
+    ------
+    ParameterError
+        ``mask`` is not an n x n boolean (or 0/1) array, or has an empty row.
+
+    Examples
+    --------
+    >>> sparse_backward(2, 1, causal_mask(2)).num_vertices
+    44
+    """
+    _check_size(n=n_, d=d_)
+    allowed = _check_mask(mask, n_)
+    b = _Builder(tree)
+    _backward(b, n_, d_, allowed)
+    return b.dag()
+
+
+def sparse_backward_vertices() -> sp.Expr:
+    """Vertices of :func:`sparse_backward` with ``Z`` allowed pairs and ``c`` attended keys.
+
+    Inputs 5nd + n; S: Zd + Z(d-1); P: 2Z; dV: Zd + d(Z - c); dP: Zd + Z(d-1);
+    D: nd + n(d-1); dS: 2Z; dQ: Zd + d(Z - n); dK: Zd + d(Z - c). Total
+    10 Zd + 2Z + 6nd - 2cd.
+    """
+    c = nonempty_columns
+    return (
+        5 * n * d
+        + n
+        + Z * d
+        + Z * (d - 1)
+        + 2 * Z
+        + Z * d
+        + d * (Z - c)
+        + Z * d
+        + Z * (d - 1)
+        + n * d
+        + n * (d - 1)
+        + 2 * Z
+        + Z * d
+        + d * (Z - n)
+        + Z * d
+        + d * (Z - c)
+    )
+
+
+# --------------------------------------------------------------------- approximate
+
+
+def _monomials(d_: int, g_: int) -> list[tuple[int, ...]]:
+    """Exponent vectors of degree 1..g, ordered by degree then lexicographically."""
+    out = []
+    for degree in range(1, g_ + 1):
+        for combo in itertools.combinations_with_replacement(range(d_), degree):
+            out.append(combo)
+    return out
+
+
+def _features(b: _Builder, name: str, X: np.ndarray, row: int, monos: list) -> dict:
+    """Monomials of row ``row`` of ``X``: degree 1 are the inputs, degree e from degree e-1."""
+    feat: dict[tuple[int, ...], int] = {}
+    for combo in monos:
+        if len(combo) == 1:
+            feat[combo] = int(X[row, combo[0]])
+        else:
+            label = f"{name}[{row}]^" + ".".join(str(x) for x in combo)
+            feat[combo] = b.vertex(label, (feat[combo[:-1]], int(X[row, combo[-1]])))
+    return feat
+
+
+def approx_forward(n_: int, d_: int, degree: int, *, tree: str = "chain") -> Dag:
+    """Element-level graph of low-rank polynomial attention (theory.md section 5).
+
+    phi(x) holds the monomials of degree <= g of the d coordinates, r = C(d + g, g)
+    features; the polynomial's coefficients are constants fused into the
+    vertices that use them. Degree-1 monomials are the input coordinates, a
+    degree-e monomial is one product of a degree-(e-1) monomial and a coordinate,
+    and the degree-0 feature is the constant 1. Then W = phi(K)^T V (r x d: the
+    row of the constant feature is the column sums of V), w = phi(K)^T 1 (its
+    constant entry n is not a vertex), and out_ik = (phi(q_i)^T W_k) /
+    (phi(q_i)^T w), a product and a summation tree for numerator and denominator,
+    then one division.
+
+    Raises
+    ------
+    ParameterError
+        ``degree`` < 1 (degree 0 makes every output independent of Q and K).
+
+    Examples
+    --------
+    >>> g_ = approx_forward(2, 2, 2)
+    >>> g_.num_vertices == approx_forward_vertices().subs({n: 2, d: 2, g: 2})
+    True
+    """
+    _check_size(n=n_, d=d_, degree=degree)
+    b = _Builder(tree)
+    Q = b.matrix("Q", n_, d_)
+    K = b.matrix("K", n_, d_)
+    V = b.matrix("V", n_, d_)
+    monos = _monomials(d_, degree)
+    fk = [_features(b, "phiK", K, j, monos) for j in range(n_)]
+    fq = [_features(b, "phiQ", Q, i, monos) for i in range(n_)]
+    W0 = [b.tree(f"W[one,{k}]", [int(V[j, k]) for j in range(n_)]) for k in range(d_)]
+    W = {}
+    for a, combo in enumerate(monos):
+        for k in range(d_):
+            terms = [b.vertex(f"phiKV[{j},{a},{k}]", (fk[j][combo], V[j, k])) for j in range(n_)]
+            W[a, k] = b.tree(f"W[{a},{k}]", terms)
+    w = [b.tree(f"w[{a}]", [fk[j][combo] for j in range(n_)]) for a, combo in enumerate(monos)]
+    for i in range(n_):
+        terms = [b.vertex(f"phiQw[{i},{a}]", (fq[i][combo], w[a])) for a, combo in enumerate(monos)]
+        den = b.tree(f"den[{i}]", terms)
+        for k in range(d_):
+            terms = [W0[k]] + [
+                b.vertex(f"phiQW[{i},{a},{k}]", (fq[i][combo], W[a, k]))
+                for a, combo in enumerate(monos)
+            ]
+            num = b.tree(f"num[{i},{k}]", terms)
+            b.vertex(f"out[{i},{k}]", (num, den))
+    return b.dag()
+
+
+def approx_forward_vertices() -> sp.Expr:
+    """Vertices of :func:`approx_forward`, with r = C(d + g, g) features (r - 1 non-constant).
+
+    Inputs 3nd; monomials of degree >= 2 of every key and query row 2n(r - 1 - d);
+    W's constant row d(n - 1); the other rows of W (r - 1) d (2n - 1); w (r - 1)(n - 1);
+    denominators n(r - 1) + n(r - 2); numerators 2 n d (r - 1); outputs n d.
+    """
+    r1 = feature_rank(d, g) - 1
+    return (
+        3 * n * d
+        + 2 * n * (r1 - d)
+        + d * (n - 1)
+        + r1 * d * (2 * n - 1)
+        + r1 * (n - 1)
+        + n * r1
+        + n * (r1 - 1)
+        + 2 * n * d * r1
+        + n * d
+    )
+
+
+# --------------------------------------------------------------------- dispatch
+
+KINDS = (
+    "attention-forward",
+    "attention-backward",
+    "sparse-forward",
+    "sparse-backward",
+    "approx-forward",
+)
+"""The DAG families :func:`build` makes (the names ``attnio pebble --dag`` takes)."""
+
+
+def mask_from_spec(spec: str, n_: int) -> np.ndarray:
+    """Return the n x n mask named by ``spec``.
+
+    ``"causal"`` (key j <= query i), ``"full"``, ``"band:W"`` (|i - j| <= W),
+    ``"local:W"`` (causal sliding window, i - W < j <= i), or the path of a JSON
+    file holding an n x n array of 0/1 or booleans.
+
+    Examples
+    --------
+    >>> mask_from_spec("band:1", 3).astype(int).tolist()
+    [[1, 1, 0], [1, 1, 1], [0, 1, 1]]
+    """
+    import json
+    from pathlib import Path
+
+    _check_size(n=n_)
+    i, j = np.indices((n_, n_))
+    if spec == "causal":
+        return j <= i
+    if spec == "full":
+        return np.ones((n_, n_), dtype=bool)
+    name, _, width = spec.partition(":")
+    if name in ("band", "local") and width:
+        try:
+            w = int(width)
+        except ValueError:
+            w = -1
+        if w < (0 if name == "band" else 1):
+            raise ParameterError(
+                f"mask={spec!r}: the width must be an integer >= {0 if name == 'band' else 1}"
+            )
+        return (np.abs(i - j) <= w) if name == "band" else ((j <= i) & (j > i - w))
+    path = Path(spec)
+    if path.suffix.lower() != ".json":
+        raise ParameterError(
+            f"mask={spec!r} must be causal, full, band:W, local:W or a .json file of an n x n array"
+        )
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise ParameterError(f"mask file {spec!r} is not valid JSON ({error})") from None
+    try:
+        array = np.asarray(data)
+    except ValueError:
+        raise ParameterError(f"mask file {spec!r} must hold an n x n array") from None
+    return _check_mask(array, n_)
+
+
+def build(
+    kind: str,
+    n_: int,
+    d_: int,
+    *,
+    tree: str = "chain",
+    mask: object | None = None,
+    degree: int = 2,
+) -> Dag:
+    """Build the DAG family ``kind`` (one of :data:`KINDS`).
+
+    ``mask`` (an array, or a spec for :func:`mask_from_spec`; default causal) is
+    used by the sparse kinds; ``degree`` by ``"approx-forward"``.
+
+    Examples
+    --------
+    >>> build("sparse-forward", 3, 1).num_vertices
+    39
+    """
+    if kind not in KINDS:
+        raise ParameterError(f"dag={kind!r} must be one of {KINDS}")
+    if kind == "attention-forward":
+        return attention_forward(n_, d_, tree=tree)
+    if kind == "attention-backward":
+        return attention_backward(n_, d_, tree=tree)
+    if kind == "approx-forward":
+        return approx_forward(n_, d_, degree, tree=tree)
+    _check_size(n=n_, d=d_)
+    if mask is None:
+        mask = "causal"
+    if isinstance(mask, str):
+        mask = mask_from_spec(mask, n_)
+    if kind == "sparse-forward":
+        return sparse_forward(n_, d_, mask, tree=tree)
+    return sparse_backward(n_, d_, mask, tree=tree)

@@ -1,0 +1,496 @@
+"""Exact red-blue pebbling: the proven minimum I/O Q(G, M) of small DAGs, with a certificate.
+
+:func:`solve_exact` runs A* (numba kernels in :mod:`._exact_kernels`) over game states
+``(red set, blue set, computed set)`` encoded as one-word bit sets, so graphs of at most
+62 vertices; in practice the reach is a few dozen vertices (Q is PSPACE-complete to
+compute, DL18; NP-hard in the one-shot variant, PW20). The result carries an optimal move
+sequence that :func:`attnio.pebble.moves.replay` re-checks before it is returned. Under
+a state or time limit the search stops and reports proven bounds ``lower <= Q <= upper``
+with ``optimal=False``; it never claims an optimum it did not prove.
+
+The game (theory.md section 1, HK81; one-shot PW20) and the conventions of ``replay``:
+inputs are the sources and start blue, outputs are the sinks and must end blue, blue
+pebbles are never removed (removing one never helps: every rule's precondition and the
+goal are monotone in the blue set), a move must change the state.
+
+Search rules
+------------
+Each rule below restricts the moves the search tries or merges states. Each is a switch
+of ``rules`` and is tested against the search without it (and against the brute force
+:func:`attnio.pebble.exact_reference.reference_optimum`, which has none of them). The
+argument for each: from any pebbling one can build another, no more expensive, that
+obeys the rule; the transformations below are applied in this order and each keeps the
+properties established before it.
+
+``"dead-pebbles"``
+    A vertex is *dead* when no output still lacking a blue pebble is reachable from it
+    (itself included); in the one-shot variant also when it is not an output and all
+    its successors are computed. The red pebble of a dead vertex is removed at once, and
+    dead vertices are never loaded or computed. Why: the dead set D only grows (blue and
+    computed sets only grow) and is closed under successors; a compute of a vertex
+    outside D never needs a red pebble in D (its predecessor would then be in D, or, in
+    the one-shot case, it would be a successor already computed and cannot be computed
+    again); stores of D vertices only serve loads of D vertices. So deleting every move
+    on a vertex from the moment it turns dead leaves a legal pebbling (fewer red pebbles
+    only free memory) that still ends with every output blue (a missing output is never
+    dead), at no greater cost.
+``"output-macro"``
+    An output is computed only when it is not blue, and the compute is immediately
+    followed by its store and the deletion of its red pebble (one transition of cost 1);
+    outputs are never loaded. Why: a red pebble on a sink can only serve a store of that
+    sink. In each maximal interval during which an output holds a red pebble, move the
+    interval's store (if any) to right after the compute that began the interval (the
+    pebble is present throughout) and delete the pebble right after it; an interval
+    without a store, an interval begun by a load (it needs the vertex blue already), or
+    one after the output is blue is removed entirely.
+``"lazy-store"``
+    A non-output is stored only immediately before its red pebble is deleted (a
+    "write-back" transition: store then delete, cost 1). Why: between a store of a
+    non-output ``v`` and the end of that red interval of ``v``, the new blue pebble can
+    only serve a load of ``v``, which is impossible while ``v`` is red; so the store can
+    be moved to the end of the interval, and dropped when the interval never ends (a
+    non-output's blue pebble matters only for later loads).
+``"delete-when-full"``
+    A red pebble is deleted (or written back) only when all M red pebbles are in use
+    (deletions of dead pebbles and of a freshly stored output excepted). Why: a deletion
+    at a state with fewer than M red pebbles can be swapped with the next move: a load or
+    compute of another vertex then still has a free pebble (the count was below M); a
+    load or compute of the same vertex becomes a no-op and is dropped (never more
+    expensive); a store or deletion of another vertex commutes. Repeating moves the
+    deletion to a full state, to the moment its vertex turns dead, or past the end
+    (dropped). A write-back (store then delete) moves as one block.
+``"heuristic"``
+    A* orders states by ``f = g + h``, with ``h`` = (outputs not yet blue) + (vertices
+    that must become red again and can only do so by a load). The second term: let
+    ``N`` start as the missing outputs and, going backwards through the topological
+    order, add the predecessors of every vertex of ``N`` that is neither red nor blue
+    (and, one-shot, not yet computed). Such a vertex must become red again (a missing
+    output must be stored, which needs a red pebble; a computation needs all
+    predecessors red), and the first time it does is a compute (a load needs a blue
+    pebble, which needs a red pebble first), which needs all its predecessors red. So
+    every non-red input in ``N`` needs a load, as does (one-shot) every non-red blue
+    computed vertex of ``N``; and a computed one-shot vertex of ``N`` without any pebble
+    makes the state hopeless. Loads of distinct vertices and stores of distinct outputs
+    are distinct moves, so ``h`` never exceeds the remaining cost (admissible). It is
+    also consistent: a store or load changes it by at most 1, a compute leaves it
+    unchanged (the predecessors it drops from ``N`` are red), a deletion only raises it.
+    Off, the search is Dijkstra's algorithm.
+
+Outside the rules, the search never tries a no-op move (load or compute onto a red
+vertex, store onto a blue one) and stops expanding a state once ``f`` reaches the best
+complete pebbling known, which is first a Belady-style greedy pebbling (the *seed*).
+
+References
+----------
+HK81 (the game); PW20 (one-shot, NP-hardness); DL18 (PSPACE-completeness).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from . import _exact_kernels as kern
+from .dag import Dag
+from .errors import InstanceTooLargeError, ParameterError
+from .moves import Move, check_variant, replay
+from .result import Pebbling
+
+__all__ = ["MAX_VERTICES", "RULES", "solve_exact", "sweep_exact"]
+
+MAX_VERTICES = kern.MAX_VERTICES
+"""The largest graph :func:`solve_exact` accepts (one int64 bit set per pebble colour)."""
+
+RULES: dict[str, int] = {
+    "delete-when-full": kern.DELETE_WHEN_FULL,
+    "output-macro": kern.OUTPUT_MACRO,
+    "lazy-store": kern.LAZY_STORE,
+    "dead-pebbles": kern.DEAD_PEBBLES,
+    "heuristic": kern.HEURISTIC,
+}
+"""Search rules by name (see the module docstring); all are on by default."""
+
+_SLICE_SECONDS = 0.25
+_FIRST_CAPACITY = 1 << 14
+
+
+def _slot_count(capacity: int) -> int:
+    """Hash slots for a table of ``capacity`` states: a power of two, load factor <= 1/2."""
+    return 1 << max(4, math.ceil(math.log2(2 * capacity)))
+
+
+def _grown(array: np.ndarray, rows: int) -> np.ndarray:
+    """A copy of the 2-D ``array`` with ``rows`` rows (the old ones copied first)."""
+    out = np.empty((rows, array.shape[1]), dtype=array.dtype)
+    out[: array.shape[0]] = array
+    return out
+
+
+def solve_exact(
+    dag: Dag,
+    M: int,
+    *,
+    variant: str = "standard",
+    max_states: int = 4_000_000,
+    time_limit: float | None = None,
+    progress: bool = False,
+    rules: Iterable[str] = tuple(RULES),
+) -> Pebbling:
+    """Return the minimum I/O of pebbling ``dag`` with ``M`` red pebbles, with a certificate.
+
+    Parameters
+    ----------
+    dag : Dag
+        At most :data:`MAX_VERTICES` vertices.
+    M : int
+        Red pebbles, at least ``dag.min_memory`` (max in-degree + 1, no sliding).
+    variant : {"standard", "oneshot"}
+        Recomputation allowed (HK81) or each vertex computed at most once (PW20).
+    max_states : int
+        Size of the state table; the search stops with bounds when it is full.
+        About 100 bytes of memory per state are allocated up front.
+    time_limit : float, optional
+        Seconds after which the search stops with bounds.
+    progress : bool
+        Show a live progress line on stderr (rich).
+    rules : iterable of str
+        The search rules to enable, a subset of :data:`RULES` (default: all). Disabling
+        rules never changes the optimum, only the time to reach it.
+
+    Returns
+    -------
+    Pebbling
+        ``optimal=True`` and ``io == lower == upper == Q(G, M)`` when proven; otherwise
+        ``optimal=False``, ``lower <= Q(G, M) <= upper == io``. ``moves`` is a pebbling
+        of cost ``io`` that :func:`~attnio.pebble.moves.replay` accepts;
+        ``method`` is ``"exact"``. ``states_explored`` counts expanded states, in the
+        standard variant including those of the one-shot search that seeds the upper
+        bound (it gets a quarter of ``max_states`` and of ``time_limit``).
+
+    Raises
+    ------
+    InstanceTooLargeError
+        More than :data:`MAX_VERTICES` vertices.
+    MemoryTooSmallError
+        ``M < dag.min_memory``.
+    ParameterError
+        Unknown variant or rule, non-positive ``max_states`` or ``time_limit``.
+
+    References
+    ----------
+    HK81 (the game), PW20 (one-shot); the rules are argued in the module docstring.
+
+    Examples
+    --------
+    >>> g = Dag.from_edges(["a", "b", "c", "d"], [(0, 2), (1, 2), (2, 3), (0, 3)])
+    >>> p = solve_exact(g, 3)
+    >>> p.io, p.optimal, replay(g, p.moves, 3).io
+    (3, True, 3)
+    """
+    return _solve(dag, M, variant, max_states, time_limit, progress, rules, seed=None)
+
+
+def sweep_exact(
+    dag: Dag,
+    Ms: Iterable[int],
+    *,
+    variant: str = "standard",
+    max_states: int = 4_000_000,
+    time_limit: float | None = None,
+    progress: bool = False,
+    rules: Iterable[str] = tuple(RULES),
+) -> list[Pebbling]:
+    """Solve ``dag`` for every memory size in ``Ms``; results in the order of ``Ms``.
+
+    Sizes are solved in increasing order and each certificate seeds the next size's
+    upper bound (a pebbling with M red pebbles is one with M + 1: more memory never
+    costs more). ``time_limit`` applies to each size separately.
+
+    Examples
+    --------
+    >>> g = Dag.from_edges(4, [(0, 2), (1, 2), (2, 3), (0, 3)])
+    >>> [p.io for p in sweep_exact(g, [3, 4])]
+    [3, 3]
+    """
+    Ms = [dag.validate_memory(M) for M in Ms]
+    results: dict[int, Pebbling] = {}
+    seed: list[Move] | None = None
+    for M in sorted(set(Ms)):
+        result = _solve(dag, M, variant, max_states, time_limit, progress, rules, seed=seed)
+        results[M] = result
+        seed = result.moves
+    return [results[M] for M in Ms]
+
+
+# --------------------------------------------------------------------------- driver
+
+
+def _solve(
+    dag: Dag,
+    M: int,
+    variant: str,
+    max_states: int,
+    time_limit: float | None,
+    progress: bool,
+    rules: Iterable[str],
+    seed: Sequence[Move] | None,
+) -> Pebbling:
+    start = time.perf_counter()
+    flags = _check(dag, variant, max_states, time_limit, rules)
+    M = dag.validate_memory(M)
+    oneshot = variant == "oneshot"
+    count = dag.num_vertices
+    seed_moves = _seed_pebbling(dag, M)
+    seed_io = replay(dag, seed_moves, M, variant).io
+    hints = [] if seed is None else [list(seed)]
+    expanded_before = 0
+    if variant == "standard" and seed_io > 0:
+        # a one-shot pebbling is a standard one, and the one-shot search is far smaller
+        quarter = None if time_limit is None else time_limit / 4
+        oneshot_run = _solve(
+            dag, M, "oneshot", max(1, max_states // 4), quarter, False, rules, None
+        )
+        hints.append(oneshot_run.moves)
+        expanded_before = oneshot_run.states_explored
+    for hint in hints:
+        hint_io = replay(dag, hint, M, variant).io
+        if hint_io < seed_io:
+            seed_moves, seed_io = hint, hint_io
+
+    graph = np.zeros((3, count), dtype=np.int64)
+    for v in range(count):
+        graph[kern.G_PRED, v] = _bits(dag.predecessors(v))
+        graph[kern.G_SUCC, v] = _bits(dag.successors(v))
+    for v in range(count - 1, -1, -1):
+        reach = np.int64(1) << v
+        for w in dag.successors(v).tolist():
+            reach |= graph[kern.G_REACH, w]
+        graph[kern.G_REACH, v] = reach
+    params = np.array(
+        [count, _bits(dag.inputs), _bits(dag.outputs), M, int(oneshot), flags], dtype=np.int64
+    )
+
+    def done(io_moves: list[Move], lower: int, upper: int, expanded: int) -> Pebbling:
+        played = replay(dag, io_moves, M, variant)
+        if played.io != upper:
+            raise RuntimeError(  # an internal bug: never return an unchecked certificate
+                f"exact search certificate replays to io={played.io}, expected {upper}"
+            )
+        return Pebbling(
+            io=played.io,
+            loads=played.loads,
+            stores=played.stores,
+            optimal=lower == upper,
+            lower=lower,
+            upper=upper,
+            variant=variant,
+            M=M,
+            vertices=count,
+            states_explored=expanded,
+            seconds=time.perf_counter() - start,
+            moves=io_moves,
+            method="exact",
+        )
+
+    capacity = min(max_states, _FIRST_CAPACITY)
+    table = np.empty((capacity, 8), dtype=np.int64)
+    slots = np.empty(_slot_count(capacity), dtype=np.int64)
+    buckets = np.empty(max(seed_io, 1), dtype=np.int64)
+    entries = np.empty((2 * capacity, 2), dtype=np.int64)
+    counters = np.zeros(kern.N_COUNTERS, dtype=np.int64)
+    kern.init_search(graph, params, table, slots, buckets, entries, counters, seed_io)
+
+    lower = int(counters[kern.C_LOWER])
+    budget = 2_000
+    display = _Progress(dag, M, variant) if progress else None
+    try:
+        while True:
+            tic = time.perf_counter()
+            status = kern.search(graph, params, table, slots, buckets, entries, counters, budget)
+            upper = int(counters[kern.C_UPPER])
+            lower = max(lower, min(int(counters[kern.C_LOWER]), upper))
+            if display is not None:
+                display.update(counters, lower, upper, time.perf_counter() - start)
+            if status == kern.TABLE_FULL and capacity < max_states:
+                capacity = min(2 * capacity, max_states)
+                table = _grown(table, capacity)
+                slots = np.full(_slot_count(capacity), -1, dtype=np.int64)
+                kern.rehash(table, int(counters[kern.C_STATES]), slots)
+                status = kern.PAUSED
+            elif status == kern.QUEUE_FULL and entries.shape[0] < 4 * max_states:
+                entries = _grown(entries, 2 * entries.shape[0])
+                status = kern.PAUSED
+            if status != kern.PAUSED:
+                break
+            if time_limit is not None and time.perf_counter() - start >= time_limit:
+                break
+            spent = time.perf_counter() - tic
+            budget = int(min(max(budget * _SLICE_SECONDS / max(spent, 1e-6), 1_000), 10_000_000))
+    finally:
+        if display is not None:
+            display.close()
+    if status == kern.OPTIMAL:
+        lower = upper
+    goal = int(counters[kern.C_GOAL])
+    moves = seed_moves if goal < 0 else _certificate(table, goal)
+    return done(moves, lower, upper, expanded_before + int(counters[kern.C_EXPANDED]))
+
+
+def _check(
+    dag: Dag, variant: str, max_states: int, time_limit: float | None, rules: Iterable[str]
+) -> int:
+    if not isinstance(dag, Dag):
+        raise ParameterError(f"dag must be an attnio.pebble.Dag, got {type(dag).__name__}")
+    check_variant(variant)
+    if dag.num_vertices > MAX_VERTICES:
+        raise InstanceTooLargeError(
+            f"graph has {dag.num_vertices} vertices; the exact solver encodes each pebble "
+            f"colour as one 64-bit word and accepts at most {MAX_VERTICES} vertices "
+            "(use a heuristic pebbling for larger graphs)"
+        )
+    if isinstance(max_states, bool) or not isinstance(max_states, int) or max_states < 1:
+        raise ParameterError(f"max_states={max_states!r} must be a positive integer")
+    if time_limit is not None and (
+        isinstance(time_limit, bool)
+        or not isinstance(time_limit, int | float)
+        or not time_limit > 0
+    ):
+        raise ParameterError(f"time_limit={time_limit!r} must be a positive number or None")
+    if isinstance(rules, str):
+        raise ParameterError(f"rules={rules!r} must be an iterable of rule names, not a string")
+    flags = 0
+    for rule in rules:
+        if rule not in RULES:
+            raise ParameterError(f"rule {rule!r} is not one of {tuple(RULES)}")
+        flags |= RULES[rule]
+    return flags
+
+
+def _bits(vertices: Iterable[int] | np.ndarray) -> np.int64:
+    out = 0
+    for v in np.asarray(vertices).tolist():
+        out |= 1 << v
+    return np.int64(out)
+
+
+def _certificate(table: np.ndarray, goal: int) -> list[Move]:
+    """Expand the transitions on the path to ``goal`` into primitive moves."""
+    chain = []
+    state = goal
+    while table[state, kern.T_PARENT] >= 0:
+        chain.append(state)
+        state = int(table[state, kern.T_PARENT])
+    moves: list[Move] = []
+    for state in reversed(chain):
+        parent = int(table[state, kern.T_PARENT])
+        kind, v = divmod(int(table[state, kern.T_MOVE]), 64)
+        red = int(table[parent, kern.T_RED])
+        if kind == kern.K_LOAD:
+            moves.append(Move("load", v))
+            red |= 1 << v
+        elif kind == kern.K_STORE:
+            moves.append(Move("store", v))
+        elif kind == kern.K_COMPUTE:
+            moves.append(Move("compute", v))
+            red |= 1 << v
+        elif kind == kern.K_DELETE:
+            moves.append(Move("delete", v))
+            red &= ~(1 << v)
+        elif kind == kern.K_WRITEBACK:
+            moves += [Move("store", v), Move("delete", v)]
+            red &= ~(1 << v)
+        elif kind == kern.K_OUTPUT:
+            moves += [Move("compute", v), Move("store", v), Move("delete", v)]
+        else:
+            raise RuntimeError(f"exact search recorded an unknown transition code {kind}")
+        gone = red & ~int(table[state, kern.T_RED])  # dead pebbles dropped after the move
+        moves += [Move("delete", u) for u in range(gone.bit_length()) if gone >> u & 1]
+    return moves
+
+
+def _seed_pebbling(dag: Dag, M: int) -> list[Move]:
+    """A legal pebbling in both variants: compute in index order, evict Belady-style.
+
+    Each non-input is computed once, in topological order; before loading or computing,
+    a red pebble not needed by the current compute is freed, choosing the vertex whose
+    next use is farthest (HK81-style greedy; no optimality claimed). An evicted vertex
+    still needed later is stored first; outputs are stored right after their compute.
+    """
+    count = dag.num_vertices
+    preds = [dag.predecessors(v).tolist() for v in range(count)]
+    order = [v for v in range(count) if preds[v]]
+    uses: list[list[int]] = [[] for _ in range(count)]  # positions in order, descending
+    for pos in range(len(order) - 1, -1, -1):
+        for p in preds[order[pos]]:
+            uses[p].append(pos)
+    outputs = set(dag.outputs.tolist())
+    blue = set(dag.inputs.tolist())
+    red: set[int] = set()
+    moves: list[Move] = []
+
+    def next_use(u: int, pos: int) -> float:
+        while uses[u] and uses[u][-1] < pos:
+            uses[u].pop()
+        return uses[u][-1] if uses[u] else math.inf
+
+    def make_room(pos: int, keep: set[int]) -> None:
+        while len(red) >= M:
+            victim = max(sorted(red - keep), key=lambda u: next_use(u, pos))
+            if victim not in blue and next_use(victim, pos) < math.inf:
+                moves.append(Move("store", victim))
+                blue.add(victim)
+            moves.append(Move("delete", victim))
+            red.discard(victim)
+
+    for pos, v in enumerate(order):
+        keep = set(preds[v])
+        for p in preds[v]:
+            if p not in red:
+                make_room(pos, keep)
+                moves.append(Move("load", p))
+                red.add(p)
+        make_room(pos, keep)
+        moves.append(Move("compute", v))
+        red.add(v)
+        if v in outputs and v not in blue:
+            moves += [Move("store", v), Move("delete", v)]
+            blue.add(v)
+            red.discard(v)
+    return moves
+
+
+class _Progress:
+    """A one-line rich progress display on stderr."""
+
+    def __init__(self, dag: Dag, M: int, variant: str) -> None:
+        from rich.console import Console
+        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+        self._progress = Progress(
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            TimeElapsedColumn(),
+            console=Console(file=sys.stderr),
+            transient=False,
+        )
+        self._title = f"exact {variant} V={dag.num_vertices} M={M}"
+        self._task = self._progress.add_task(self._title, total=None)
+        self._progress.start()
+
+    def update(self, counters: np.ndarray, lower: int, upper: int, seconds: float) -> None:
+        expanded = int(counters[kern.C_EXPANDED])
+        rate = expanded / max(seconds, 1e-9)
+        self._progress.update(
+            self._task,
+            description=(
+                f"{self._title}: {lower} <= Q <= {upper}, {expanded:,} expanded, "
+                f"{int(counters[kern.C_STATES]):,} stored, {rate:,.0f}/s"
+            ),
+        )
+
+    def close(self) -> None:
+        self._progress.stop()

@@ -1,0 +1,70 @@
+"""The result of pebbling a DAG, shared by the heuristic and the exact solver.
+
+:class:`Pebbling` fields (design contract):
+
+- ``io``, ``loads``, ``stores``: the cost of the pebbling found (``io = loads + stores``);
+- ``optimal``: ``True`` only when the search proved ``io`` minimal, never otherwise;
+- ``lower``, ``upper``: proven bounds on Q(G, M) (``lower`` may be a trivial bound,
+  ``upper == io`` for any complete pebbling);
+- ``variant`` (``"standard"`` or ``"oneshot"``), ``M``, ``vertices``;
+- ``states_explored``: states the search expanded (0 for a plain heuristic);
+- ``seconds``: wall time;
+- ``moves``: the move sequence, or ``None`` if it was not requested;
+- ``method``: a short name of what produced it (``"belady"``, ``"lru"``, ``"search"``,
+  ``"exact"``...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from .errors import ParameterError
+from .moves import Move
+
+__all__ = ["Pebbling"]
+
+
+@dataclass(frozen=True)
+class Pebbling:
+    """A pebbling's cost and (optionally) its moves; see the module docstring for the fields.
+
+    Examples
+    --------
+    >>> p = Pebbling(io=3, loads=2, stores=1, optimal=False, lower=2, upper=3,
+    ...              variant="standard", M=2, vertices=3, states_explored=0, seconds=0.0)
+    >>> p.to_dict()["io"]
+    3
+    """
+
+    io: int
+    loads: int
+    stores: int
+    optimal: bool
+    lower: int
+    upper: int
+    variant: str
+    M: int
+    vertices: int
+    states_explored: int
+    seconds: float
+    moves: list[Move] | None = field(default=None, compare=False, repr=False)
+    method: str = ""
+
+    def __post_init__(self) -> None:
+        if self.io != self.loads + self.stores:
+            raise ParameterError(
+                f"io={self.io} must equal loads + stores = {self.loads + self.stores}"
+            )
+        if not self.lower <= self.upper:
+            raise ParameterError(f"lower={self.lower} exceeds upper={self.upper}")
+        if self.optimal and not self.lower == self.io == self.upper:
+            raise ParameterError(
+                f"optimal=True needs lower == io == upper, got "
+                f"{self.lower}, {self.io}, {self.upper}"
+            )
+
+    def to_dict(self) -> dict[str, object]:
+        """Return the JSON-ready fields (``moves`` reduced to their count)."""
+        out = asdict(self)
+        out["moves"] = None if self.moves is None else len(self.moves)
+        return out

@@ -1,0 +1,256 @@
+"""Pebbling checks run by ``attnio verify``: small attention DAGs against the bound catalog.
+
+Each check takes no argument and returns ``(passed, detail)``: ``True``,
+``False``, or ``None`` when it had nothing to check (skipped, never counted as
+passed). The first line of a docstring is the check's title. A heuristic
+pebbling's cost is a proven upper bound on Q(G, M) (the replayer re-checks every
+one), so an explicit catalog lower bound above it is refuted; the exact optimum
+(:func:`attnio.pebble.exact.solve_exact`) is checked only where it was proven.
+
+References
+----------
+HK81 (the game), SY24 section 2 (the forward graph), D23 (the backward graph).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import sympy as sp
+from attnio.bounds import catalog, get
+from attnio.bounds.symbols import Z, d, g, n
+
+from . import builders, reference
+from .dag import Dag
+from .heuristic import POLICIES, compulsory_io, natural_order, pebble, play
+from .moves import replay
+
+Check = Callable[[], tuple[bool | None, str]]
+
+_SIZES = ((1, 1), (1, 2), (2, 1), (2, 2), (3, 2))
+"""(n, d) of the small dense DAGs the checks pebble."""
+
+_EXACT_INSTANCES = (
+    ("attention-forward", 1, 1),
+    ("attention-forward", 1, 2),
+    ("attention-forward", 2, 1),
+    ("attention-backward", 1, 1),
+)
+"""Instances small enough for the exact solver (at most a few dozen vertices)."""
+
+_EXACT_SECONDS = 4.0
+"""Time limit of one exact solve inside ``attnio verify``."""
+
+_PASSES = {"attention-forward": "forward", "attention-backward": "backward"}
+
+
+def _dense(kind: str, n_: int, d_: int, tree: str = "chain") -> Dag:
+    return builders.build(kind, n_, d_, tree=tree)
+
+
+def _memories(dag: Dag) -> list[int]:
+    low = dag.min_memory
+    return sorted({low, low + 1, low + 3, 2 * low + 4, dag.num_vertices})
+
+
+def check_vertex_counts() -> tuple[bool, str]:
+    """Every attention DAG builder has exactly the vertex count its formula states."""
+    bad, checked = [], 0
+    for n_, d_ in _SIZES:
+        for tree in builders.TREE_SHAPES:
+            subs = {n: n_, d: d_}
+            pairs = [
+                (builders.attention_forward(n_, d_, tree=tree),
+                 builders.attention_forward_vertices().subs(subs)),
+                (builders.attention_backward(n_, d_, tree=tree),
+                 builders.attention_backward_vertices().subs(subs)),
+                (builders.approx_forward(n_, d_, 2, tree=tree),
+                 builders.approx_forward_vertices().subs({**subs, g: 2})),
+            ]  # fmt: skip
+            mask = builders.causal_mask(n_)
+            z = int(mask.sum())
+            c = int(mask.any(axis=0).sum())
+            pairs.append(
+                (
+                    builders.sparse_forward(n_, d_, mask, tree=tree),
+                    builders.sparse_forward_vertices().subs({**subs, Z: z}),
+                )
+            )
+            pairs.append(
+                (
+                    builders.sparse_backward(n_, d_, mask, tree=tree),
+                    builders.sparse_backward_vertices().subs(
+                        {**subs, Z: z, builders.nonempty_columns: c}
+                    ),
+                )
+            )
+            for dag, formula in pairs:
+                checked += 1
+                if dag.num_vertices != int(formula):
+                    bad.append(f"n={n_} d={d_} {tree}: built {dag.num_vertices}, formula {formula}")
+    return (not bad), "; ".join(bad) or f"{checked} graphs match their formulas"
+
+
+def check_compulsory_matches_catalog() -> tuple[bool, str]:
+    """The compulsory I/O of the dense DAGs equals the catalog's compulsory records."""
+    bad, checked = [], 0
+    for kind, record in (
+        ("attention-forward", "dense-forward-compulsory"),
+        ("attention-backward", "dense-backward-compulsory"),
+    ):
+        bound = get(record)
+        for n_, d_ in _SIZES:
+            dag = _dense(kind, n_, d_)
+            stated = bound.evaluate(n=n_, d=d_, M=dag.min_memory)
+            checked += 1
+            if compulsory_io(dag) != stated:
+                bad.append(f"{kind} n={n_} d={d_}: graph {compulsory_io(dag)}, {record} {stated}")
+    return (not bad), "; ".join(bad) or f"{checked} graphs agree with the catalog"
+
+
+def check_kernel_matches_reference() -> tuple[bool, str]:
+    """The numba heuristic makes the same moves as its pure-Python reference."""
+    bad, checked = [], 0
+    for kind in ("attention-forward", "attention-backward"):
+        for n_, d_ in _SIZES[:4]:
+            dag = _dense(kind, n_, d_, tree="balanced")
+            order = natural_order(dag)
+            for M in _memories(dag):
+                for policy in POLICIES:
+                    checked += 1
+                    fast = play(dag, M, policy=policy, moves=True).moves
+                    slow = reference.play_order(dag, order.tolist(), M, policy)
+                    if fast != slow:
+                        bad.append(f"{kind} n={n_} d={d_} M={M} {policy}")
+    return (not bad), "; ".join(bad) or f"{checked} pebblings identical"
+
+
+def _applicable_lower(
+    pass_: str, n_: int, d_: int, M: int, regime: str = "dense", **extra: int
+) -> Iterator[tuple[str, int]]:
+    """Explicit lower bounds of ``regime``/``pass_`` that apply at (n, d, M, extra), evaluated."""
+    for bound in catalog(regime=regime, pass_=pass_):
+        if bound.kind.value not in ("lower", "tight") or bound.explicit is None:
+            continue
+        params = {"n": n_, "d": d_, "M": M, **extra}
+        if not bound.applies(**params):
+            continue
+        yield bound.name, int(sp.ceiling(bound.evaluate(**params)))
+
+
+def _instances() -> Iterator[tuple[str, str, str, Dag, int, int, dict[str, int]]]:
+    """(label, regime, pass, DAG, n, d, extra parameters) of the small instances."""
+    for kind, pass_ in _PASSES.items():
+        for n_, d_ in _SIZES:
+            yield f"{kind} n={n_} d={d_}", "dense", pass_, _dense(kind, n_, d_), n_, d_, {}
+    for kind, pass_ in (("sparse-forward", "forward"), ("sparse-backward", "backward")):
+        for n_, d_ in ((2, 1), (3, 2), (4, 1)):
+            for spec in ("causal", "local:2"):
+                mask = builders.mask_from_spec(spec, n_)
+                dag = builders.build(kind, n_, d_, mask=mask)
+                yield (f"{kind} n={n_} d={d_} mask={spec}", "sparse", pass_, dag, n_, d_,
+                       {"Z": int(mask.sum())})  # fmt: skip
+
+
+def check_heuristic_above_lower_bounds() -> tuple[bool | None, str]:
+    """Replayed heuristic pebblings of small DAGs cost >= every applicable explicit lower bound."""
+    bad, compared = [], 0
+    for where, regime, pass_, dag, n_, d_, extra in _instances():
+        for M in _memories(dag):
+            found = pebble(dag, M, heuristic="search", iterations=200, moves=True)
+            replayed = replay(dag, found.moves, M)
+            if replayed.io != found.io:
+                bad.append(f"{where} M={M}: reported {found.io}, replayed {replayed.io}")
+            for name, value in _applicable_lower(pass_, n_, d_, M, regime, **extra):
+                compared += 1
+                if found.io < value:
+                    bad.append(f"{name} = {value} > pebbling {found.io} at {where} M={M}")
+    if not compared and not bad:
+        return None, "no explicit lower bound applies to the small instances"
+    return (not bad), "; ".join(bad) or f"{compared} bound evaluations below replayed pebblings"
+
+
+def check_search_improves_natural_order() -> tuple[bool, str]:
+    """The order search never costs more than the natural order, and beats it on attention DAGs."""
+    worse, better, total = [], 0, 0
+    for kind in ("attention-forward", "attention-backward", "approx-forward"):
+        dag = builders.build(kind, 3, 2)
+        for M in (dag.min_memory + 2, 2 * dag.min_memory + 4):
+            total += 1
+            natural = play(dag, M).io
+            found = pebble(dag, M, heuristic="search", iterations=300).io
+            if found > natural:
+                worse.append(f"{kind} M={M}: search {found} > natural {natural}")
+            better += found < natural
+    if worse or not better:
+        return False, "; ".join(worse) or "search never beat the natural order"
+    return True, f"search cheaper than the natural order on {better} of {total} instances"
+
+
+def check_exact_against_bounds() -> tuple[bool | None, str]:
+    """Exact optima of tiny attention DAGs: >= lower bounds, <= natural pebbling, monotone in M."""
+    from .exact import solve_exact
+
+    bad, proven, unknown = [], 0, 0
+    for kind, n_, d_ in _EXACT_INSTANCES:
+        dag = _dense(kind, n_, d_)
+        previous = None
+        for M in range(dag.min_memory, dag.min_memory + 4):
+            result = solve_exact(dag, M, time_limit=_EXACT_SECONDS)
+            if not result.optimal:
+                unknown += 1
+                previous = None
+                continue
+            proven += 1
+            natural = play(dag, M).io
+            where = f"{kind} n={n_} d={d_} M={M}"
+            if replay(dag, result.moves, M).io != result.io:
+                bad.append(f"{where}: certificate does not replay to {result.io}")
+            if result.io > natural:
+                bad.append(f"{where}: optimum {result.io} > natural pebbling {natural}")
+            if previous is not None and result.io > previous:
+                bad.append(f"{where}: optimum {result.io} > optimum {previous} at M-1")
+            for name, value in _applicable_lower(_PASSES[kind], n_, d_, M):
+                if result.io < value:
+                    bad.append(f"{where}: {name} = {value} > optimum {result.io}")
+            previous = result.io
+    if not proven:
+        return None, f"no optimum proven within {_EXACT_SECONDS} s ({unknown} unknown)"
+    detail = f"{proven} optima proven and consistent" + (f", {unknown} unknown" if unknown else "")
+    return (not bad), "; ".join(bad) or detail
+
+
+def check_oneshot_not_below_standard() -> tuple[bool | None, str]:
+    """Exact one-shot optima of tiny attention DAGs are at least the standard optima."""
+    from .exact import solve_exact
+
+    bad, compared = [], 0
+    for kind, n_, d_ in _EXACT_INSTANCES[:3]:
+        dag = _dense(kind, n_, d_)
+        for M in (dag.min_memory, dag.min_memory + 1):
+            standard = solve_exact(dag, M, time_limit=_EXACT_SECONDS)
+            oneshot = solve_exact(dag, M, variant="oneshot", time_limit=_EXACT_SECONDS)
+            if not (standard.optimal and oneshot.optimal):
+                continue
+            compared += 1
+            if oneshot.io < standard.io:
+                bad.append(
+                    f"{kind} n={n_} d={d_} M={M}: one-shot {oneshot.io} < standard {standard.io}"
+                )
+    if not compared:
+        return None, "no pair of optima proven in time"
+    return (not bad), "; ".join(bad) or f"{compared} pairs ordered"
+
+
+CHECKS: tuple[Check, ...] = (
+    check_vertex_counts,
+    check_compulsory_matches_catalog,
+    check_kernel_matches_reference,
+    check_heuristic_above_lower_bounds,
+    check_search_improves_natural_order,
+    check_exact_against_bounds,
+    check_oneshot_not_below_standard,
+)
+"""The checks ``attnio verify`` runs for :mod:`attnio.pebble`, in order."""
+
+__all__ = ["CHECKS"]

@@ -1,0 +1,199 @@
+"""Tests of attnio.pebble.builders: vertex-count formulas, structure, masks and refusals."""
+
+from __future__ import annotations
+
+import doctest
+import json
+
+import numpy as np
+import pytest
+from attnio.bounds import get
+from attnio.bounds.symbols import Z, d, g, n
+from attnio.pebble import builders
+from attnio.pebble.builders import (
+    approx_forward,
+    approx_forward_vertices,
+    attention_backward,
+    attention_backward_vertices,
+    attention_forward,
+    attention_forward_vertices,
+    build,
+    causal_mask,
+    mask_from_spec,
+    nonempty_columns,
+    sparse_backward,
+    sparse_backward_vertices,
+    sparse_forward,
+    sparse_forward_vertices,
+)
+from attnio.pebble.errors import ParameterError
+from attnio.pebble.heuristic import compulsory_io
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+sizes = st.integers(1, 4)
+trees = st.sampled_from(builders.TREE_SHAPES)
+
+
+@st.composite
+def masks(draw, n_: int) -> np.ndarray:
+    """A random n x n mask with at least one allowed key per row."""
+    rows = []
+    for _ in range(n_):
+        row = draw(st.lists(st.booleans(), min_size=n_, max_size=n_))
+        if not any(row):
+            row[draw(st.integers(0, n_ - 1))] = True
+        rows.append(row)
+    return np.asarray(rows, dtype=bool)
+
+
+def test_docstring_examples() -> None:
+    """Every example in the module's docstrings runs as written."""
+    assert doctest.testmod(builders).failed == 0
+
+
+@settings(max_examples=40)
+@given(sizes, sizes, trees)
+def test_dense_counts(n_: int, d_: int, tree: str) -> None:
+    """Dense forward and backward graphs have the vertex counts their formulas state."""
+    assert attention_forward(n_, d_, tree=tree).num_vertices == attention_forward_vertices().subs(
+        {n: n_, d: d_}
+    )
+    assert attention_backward(n_, d_, tree=tree).num_vertices == (
+        attention_backward_vertices().subs({n: n_, d: d_})
+    )
+
+
+def test_closed_forms() -> None:
+    """The dense formulas simplify to 4n^2d + 2n^2 + 2nd - n and 10n^2d + 2n^2 + 4nd."""
+    assert attention_forward_vertices() == 4 * n**2 * d + 2 * n**2 + 2 * n * d - n
+    assert attention_backward_vertices() == 10 * n**2 * d + 2 * n**2 + 4 * n * d
+
+
+@settings(max_examples=40)
+@given(sizes, sizes, trees, st.data())
+def test_sparse_counts(n_: int, d_: int, tree: str, data) -> None:
+    """Sparse graphs have the counts their formulas state in Z allowed pairs and c used keys."""
+    mask = data.draw(masks(n_))
+    subs = {n: n_, d: d_, Z: int(mask.sum()), nonempty_columns: int(mask.any(axis=0).sum())}
+    assert sparse_forward(n_, d_, mask, tree=tree).num_vertices == sparse_forward_vertices().subs(
+        subs
+    )
+    assert sparse_backward(n_, d_, mask, tree=tree).num_vertices == (
+        sparse_backward_vertices().subs(subs)
+    )
+
+
+@settings(max_examples=30)
+@given(sizes, st.integers(1, 3), st.integers(1, 3), trees)
+def test_approx_counts(n_: int, d_: int, g_: int, tree: str) -> None:
+    """The polynomial-attention graph has the count its formula states."""
+    built = approx_forward(n_, d_, g_, tree=tree)
+    assert built.num_vertices == approx_forward_vertices().subs({n: n_, d: d_, g: g_})
+
+
+@pytest.mark.parametrize("kind", ["forward", "backward"])
+def test_full_mask_is_dense(kind: str) -> None:
+    """With every pair allowed the sparse graph is the dense graph."""
+    full = np.ones((3, 3), dtype=bool)
+    dense = attention_forward(3, 2) if kind == "forward" else attention_backward(3, 2)
+    sparse = sparse_forward(3, 2, full) if kind == "forward" else sparse_backward(3, 2, full)
+    assert sparse == dense
+
+
+@settings(max_examples=20)
+@given(sizes, sizes)
+def test_inputs_outputs_and_compulsory(n_: int, d_: int) -> None:
+    """Inputs and outputs are the stated matrices; compulsory I/O matches the catalog records."""
+    fwd = attention_forward(n_, d_)
+    assert (
+        sorted(fwd.labels[v][0] for v in fwd.inputs)
+        == ["K"] * n_ * d_ + ["Q"] * n_ * d_ + ["V"] * n_ * d_
+    )
+    assert all("O[" in fwd.labels[v] for v in fwd.outputs)
+    assert compulsory_io(fwd) == get("dense-forward-compulsory").evaluate(n=n_, d=d_, M=4)
+    bwd = attention_backward(n_, d_)
+    names = {label.split("=")[-1].split("[")[0] for label in (bwd.labels[v] for v in bwd.outputs)}
+    assert names == {"dQ", "dK", "dV"} and bwd.outputs.size == 3 * n_ * d_
+    assert bwd.inputs.size == 5 * n_ * d_ + n_
+    assert compulsory_io(bwd) == get("dense-backward-compulsory").evaluate(n=n_, d=d_, M=4)
+
+
+@settings(max_examples=20)
+@given(st.integers(1, 4), st.integers(1, 3), st.data())
+def test_sparse_compulsory_above_catalog(n_: int, d_: int, data) -> None:
+    """The sparse graphs' compulsory I/O is at least the catalog's sparse compulsory records."""
+    mask = data.draw(masks(n_))
+    z = int(mask.sum())
+    fwd = get("sparse-forward-compulsory").evaluate(n=n_, d=d_, M=4, Z=z)
+    bwd = get("sparse-backward-compulsory").evaluate(n=n_, d=d_, M=4, Z=z)
+    assert compulsory_io(sparse_forward(n_, d_, mask)) >= fwd
+    assert compulsory_io(sparse_backward(n_, d_, mask)) >= bwd
+
+
+def test_labels_are_readable() -> None:
+    """Vertices carry names like Q[0,1], QK[0,1,0], S[0,1]+1, exp[0,1] and O[1,0]."""
+    labels = set(attention_forward(2, 3).labels)
+    assert {
+        "Q[0,1]",
+        "QK[0,1,0]",
+        "S[0,1]+1",
+        "S[0,1]",
+        "exp[0,1]",
+        "rowsum[1]",
+        "P[1,0]",
+        "PV[1,0,2]",
+        "O[1,0]",
+    } <= labels
+
+
+@pytest.mark.parametrize("tree", builders.TREE_SHAPES)
+def test_tree_shapes_differ_in_depth(tree: str) -> None:
+    """A chain summation tree of 8 terms is 7 deep, a balanced one 3 deep."""
+    dag = attention_forward(1, 8, tree=tree)
+    depth = np.zeros(dag.num_vertices, dtype=int)
+    for v in range(dag.num_vertices):
+        preds = dag.predecessors(v)
+        depth[v] = depth[preds].max() + 1 if preds.size else 0
+    root = dag.index("S[0,0]")
+    assert depth[root] - 1 == (7 if tree == "chain" else 3)
+
+
+def test_masks_from_specs(tmp_path) -> None:
+    """Mask specs give the causal, full, band and local masks, or read a JSON file."""
+    assert (mask_from_spec("causal", 3) == causal_mask(3)).all()
+    assert mask_from_spec("full", 2).all()
+    assert mask_from_spec("local:2", 4).sum(axis=1).tolist() == [1, 2, 2, 2]
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps([[1, 0], [1, 1]]))
+    assert mask_from_spec(str(path), 2).tolist() == [[True, False], [True, True]]
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: attention_forward(0, 2), "n=0"),
+        (lambda: attention_backward(2, -1), "d=-1"),
+        (lambda: attention_forward(2, 2, tree="ternary"), "tree"),
+        (lambda: sparse_forward(2, 1, np.zeros((2, 2), bool)), "row 0"),
+        (lambda: sparse_backward(2, 1, np.array([[1, 0], [0, 0]])), "row 1"),
+        (lambda: sparse_forward(2, 1, np.ones((3, 3), bool)), "shape"),
+        (lambda: sparse_forward(2, 1, np.full((2, 2), 2)), "0/1"),
+        (lambda: approx_forward(2, 2, 0), "degree=0"),
+        (lambda: build("attention-sideways", 2, 2), "dag="),
+        (lambda: mask_from_spec("band:x", 3), "width"),
+        (lambda: mask_from_spec("stripes", 3), "causal"),
+    ],
+)
+def test_refusals(call, message: str) -> None:
+    """Bad sizes, shapes, masks and degrees are refused naming the argument."""
+    with pytest.raises(ParameterError, match=message):
+        call()
+
+
+def test_bad_mask_file(tmp_path) -> None:
+    """A mask file that is not JSON is refused."""
+    path = tmp_path / "m.json"
+    path.write_text("{")
+    with pytest.raises(ParameterError, match="not valid JSON"):
+        mask_from_spec(str(path), 2)

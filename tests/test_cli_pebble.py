@@ -1,0 +1,228 @@
+"""Tests of ``attnio pebble``: output fields, move files, sweeps, graph files and bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from attnio.pebble import builders, read_moves, replay, save_dag
+from attnio.pebble.heuristic import compile_kernels
+
+from attnio.cli import main
+
+FIELDS = {
+    "io",
+    "loads",
+    "stores",
+    "optimal",
+    "lower",
+    "upper",
+    "variant",
+    "M",
+    "vertices",
+    "states_explored",
+    "seconds",
+}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _compiled() -> None:
+    """Compile the kernels once for the module."""
+    compile_kernels()
+
+
+def _json(capsys, argv: list[str]):
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("heuristic", ["belady", "lru", "search"])
+def test_json_fields(capsys, heuristic: str) -> None:
+    """--json prints one object with every required field and io = loads + stores."""
+    out = _json(
+        capsys,
+        [
+            "pebble",
+            "--dag",
+            "attention-forward",
+            "--n",
+            "2",
+            "--d",
+            "2",
+            "--M",
+            "5",
+            "--heuristic",
+            heuristic,
+            "--iterations",
+            "50",
+            "--json",
+        ],
+    )
+    assert set(out) >= FIELDS
+    assert out["io"] == out["loads"] + out["stores"] == out["upper"]
+    assert out["vertices"] == builders.attention_forward(2, 2).num_vertices
+    assert out["M"] == 5 and out["variant"] == "standard"
+
+
+@pytest.mark.parametrize("kind", builders.KINDS)
+def test_every_dag_kind(capsys, kind: str, tmp_path) -> None:
+    """Every DAG family pebbles and its --moves file replays at the printed cost."""
+    moves = tmp_path / "moves.jsonl"
+    out = _json(
+        capsys,
+        [
+            "pebble",
+            "--dag",
+            kind,
+            "--n",
+            "3",
+            "--d",
+            "2",
+            "--M",
+            "6",
+            "--mask",
+            "local:2",
+            "--variant",
+            "oneshot",
+            "--moves",
+            str(moves),
+            "--json",
+        ],
+    )
+    dag = builders.build(kind, 3, 2, mask="local:2")
+    assert replay(dag, read_moves(moves, dag), 6, variant="oneshot").io == out["io"]
+
+
+@pytest.mark.parametrize("suffix", [".json", ".graphml", ".dot"])
+def test_graph_files(capsys, tmp_path, suffix: str) -> None:
+    """--graph reads each file format and gives the same cost as the built DAG."""
+    dag = builders.attention_backward(2, 1)
+    path = tmp_path / f"g{suffix}"
+    save_dag(dag, path)
+    from_file = _json(capsys, ["pebble", "--graph", str(path), "--M", "4", "--json"])
+    built = _json(
+        capsys,
+        ["pebble", "--dag", "attention-backward", "--n", "2", "--d", "1", "--M", "4", "--json"],
+    )
+    assert from_file["io"] == built["io"]
+
+
+def test_sweep(capsys) -> None:
+    """--sweep prints one row per M, as JSON a list in increasing M."""
+    rows = _json(
+        capsys,
+        [
+            "pebble",
+            "--dag",
+            "attention-forward",
+            "--n",
+            "2",
+            "--d",
+            "2",
+            "--sweep",
+            "M=3:7",
+            "--json",
+        ],
+    )
+    assert [r["M"] for r in rows] == [3, 4, 5, 6, 7]
+    assert (
+        main(["pebble", "--dag", "attention-forward", "--n", "2", "--d", "2", "--sweep", "M=3:4"])
+        == 0
+    )
+    text = capsys.readouterr().out
+    assert "io" in text and len(text.strip().splitlines()) == 4
+
+
+def test_text_output(capsys) -> None:
+    """Without --json a header line and a table row are printed."""
+    assert main(["pebble", "--dag", "approx-forward", "--n", "2", "--d", "2", "--M", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "approx-forward n=2 d=2" in out and "belady" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--dag", "attention-forward", "--n", "2", "--d", "2", "--M", "2"], "M >= 3"),
+        (["--dag", "attention-forward", "--n", "2", "--M", "4"], "--d"),
+        (["--dag", "attention-forward", "--n", "0", "--d", "1", "--M", "4"], "n=0"),
+        (["--dag", "sparse-forward", "--n", "2", "--d", "1", "--M", "4", "--mask", "x"], "mask"),
+        (["--graph", "missing.json", "--M", "4"], "missing.json"),
+        (["--graph", "g.json", "--n", "4", "--M", "4"], "--graph"),
+        (["--dag", "attention-forward", "--n", "2", "--d", "2", "--sweep", "M=4"], "M=LO:HI"),
+        (["--dag", "attention-forward", "--n", "2", "--d", "2", "--sweep", "M=5:4"], "LO <= HI"),
+        (["--dag", "attention-forward", "--n", "2", "--d", "2", "--sweep", "M=1:4"], "M >= 3"),
+        (
+            [
+                "--dag",
+                "attention-forward",
+                "--n",
+                "2",
+                "--d",
+                "2",
+                "--sweep",
+                "M=3:4",
+                "--moves",
+                "m.jsonl",
+            ],
+            "--sweep",
+        ),
+        (["--dag", "attention-forward", "--n", "2", "--d", "2"], "required"),
+        (
+            [
+                "--dag",
+                "attention-forward",
+                "--n",
+                "2",
+                "--d",
+                "2",
+                "--M",
+                "4",
+                "--exact",
+                "--heuristic",
+                "lru",
+            ],
+            "not allowed",
+        ),
+    ],
+)
+def test_bad_input_exits_2(capsys, argv: list[str], message: str) -> None:
+    """Bad arguments print one error line naming the problem and exit with code 2."""
+    assert main(["pebble", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_bad_graph_file_exits_2(capsys, tmp_path) -> None:
+    """A cyclic or malformed graph file is one error line and exit code 2."""
+    path = tmp_path / "c.dot"
+    path.write_text("digraph { a -> b; b -> a; }")
+    assert main(["pebble", "--graph", str(path), "--M", "3"]) == 2
+    assert "cycle" in capsys.readouterr().err
+
+
+def test_exact_option(capsys, tmp_path) -> None:
+    """--exact reports a proven optimum with a certificate that replays."""
+    pytest.importorskip("attnio.pebble.exact")
+    moves = tmp_path / "m.jsonl"
+    out = _json(
+        capsys,
+        [
+            "pebble",
+            "--dag",
+            "attention-forward",
+            "--n",
+            "1",
+            "--d",
+            "2",
+            "--M",
+            "4",
+            "--exact",
+            "--moves",
+            str(moves),
+            "--json",
+        ],
+    )
+    dag = builders.attention_forward(1, 2)
+    assert out["optimal"] is True and out["lower"] == out["io"] == out["upper"]
+    assert replay(dag, read_moves(moves, dag), 4).io == out["io"]

@@ -1,0 +1,64 @@
+"""Tests of attnio.pebble.verification: the checks run, pass, and are registered with verify."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+from attnio.pebble import verification
+from attnio.pebble.heuristic import compile_kernels
+
+from attnio._cli_verify import SUITES
+
+_EXACT = importlib.util.find_spec("attnio.pebble.exact") is not None
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _compiled() -> None:
+    """Compile the kernels once for the module."""
+    compile_kernels()
+
+
+def test_registered() -> None:
+    """The pebble suite is one of the suites attnio verify runs."""
+    assert "attnio.pebble.verification" in SUITES
+
+
+def test_titles() -> None:
+    """Every check has a one-line title."""
+    for check in verification.CHECKS:
+        assert check.__doc__ and check.__doc__.strip().splitlines()[0]
+
+
+@pytest.mark.parametrize("check", verification.CHECKS, ids=lambda c: c.__name__)
+def test_checks_pass(check) -> None:
+    """Each check passes (exact-dependent checks need the exact solver)."""
+    if ("exact" in check.__name__ or "oneshot" in check.__name__) and not _EXACT:
+        pytest.skip("attnio.pebble.exact is not installed on this branch")
+    passed, detail = check()
+    assert passed is not False, detail
+    assert isinstance(detail, str) and detail
+
+
+def test_lower_bound_check_can_fail(monkeypatch) -> None:
+    """A lower bound above the pebblings makes the check fail (it is not vacuous)."""
+    monkeypatch.setattr(verification, "_applicable_lower", lambda *a, **k: iter([("fake", 10**9)]))
+    passed, detail = verification.check_heuristic_above_lower_bounds()
+    assert passed is False and "fake" in detail
+
+
+def test_lower_bound_check_skips_without_bounds(monkeypatch) -> None:
+    """With no applicable bound the check reports skipped, not passed."""
+    monkeypatch.setattr(verification, "_applicable_lower", lambda *a, **k: iter([]))
+    passed, _ = verification.check_heuristic_above_lower_bounds()
+    assert passed is None
+
+
+def test_exact_check_can_fail(monkeypatch) -> None:
+    """A lower bound above the proven optima makes the exact check fail."""
+    if not _EXACT:
+        pytest.skip("attnio.pebble.exact is not installed on this branch")
+    monkeypatch.setattr(verification, "_applicable_lower", lambda *a, **k: iter([("fake", 10**9)]))
+    monkeypatch.setattr(verification, "_EXACT_INSTANCES", (("attention-forward", 1, 1),))
+    passed, detail = verification.check_exact_against_bounds()
+    assert passed is False and "fake" in detail
