@@ -27,20 +27,23 @@ from .machine import TwoLevelMachine
 from .tiling import square_tile, square_tiling_forward
 
 
-def block_sparse_flash_forward(machine: TwoLevelMachine, n: int, d: int, *,
-                               block_mask: np.ndarray) -> None:
+def block_sparse_flash_forward(
+    machine: TwoLevelMachine, n: int, d: int, *, block_mask: np.ndarray
+) -> None:
     """Run block-sparse FlashAttention forward (DFE22 Prop 4) with a (T_r, T_c) block mask."""
     flash_forward(machine, n, d, block_mask=block_mask)
 
 
-def block_sparse_flash_backward(machine: TwoLevelMachine, n: int, d: int, *,
-                                block_mask: np.ndarray) -> None:
-    """Run block-sparse FlashAttention backward (attnio's, DFE22 Alg. 4 with empty blocks skipped)."""
+def block_sparse_flash_backward(
+    machine: TwoLevelMachine, n: int, d: int, *, block_mask: np.ndarray
+) -> None:
+    """Run block-sparse FlashAttention backward: DFE22 Alg. 4, empty blocks skipped (attnio's)."""
     flash_backward(machine, n, d, block_mask=block_mask)
 
 
-def sparse_square_tiling_forward(machine: TwoLevelMachine, n: int, d: int, *,
-                                 block_mask: np.ndarray) -> None:
+def sparse_square_tiling_forward(
+    machine: TwoLevelMachine, n: int, d: int, *, block_mask: np.ndarray
+) -> None:
     """Run square tiling forward skipping the empty T x T tiles of ``block_mask``."""
     square_tiling_forward(machine, n, d, tile_mask=block_mask)
 

@@ -128,8 +128,16 @@ def square_tiling_forward(
 
     mc.step("phase 1: A = exp(Q K^T), D = A 1")
     tiled_product(
-        mc, "A", "Q", "K", (n, d, n), tile, right_t=True,
-        row_start=open_rowsum, epilogue=exp_and_sum, row_end=close_rowsum,
+        mc,
+        "A",
+        "Q",
+        "K",
+        (n, d, n),
+        tile,
+        right_t=True,
+        row_start=open_rowsum,
+        epilogue=exp_and_sum,
+        row_end=close_rowsum,
         active_out=None if tile_mask is None else (lambda ib, jb: tile_mask[ib, jb]),
     )
 
@@ -142,14 +150,22 @@ def square_tiling_forward(
 
     mc.step("phase 2: O = D^{-1} A V")
     tiled_product(
-        mc, "O", "A", "V", (n, n, d), tile,
-        row_start=load_rowsum, epilogue=normalise, row_end=lambda ib, i0, i1: mc.free("Di"),
+        mc,
+        "O",
+        "A",
+        "V",
+        (n, n, d),
+        tile,
+        row_start=load_rowsum,
+        epilogue=normalise,
+        row_end=lambda ib, i0, i1: mc.free("Di"),
         active_inner=None if tile_mask is None else (lambda ib, jb, kb: tile_mask[ib, kb]),
     )
 
 
-def rowsum_product(mc: TwoLevelMachine, out: str, left: str, right: str, n: int, d: int,
-                   tile: int) -> None:
+def rowsum_product(
+    mc: TwoLevelMachine, out: str, left: str, right: str, n: int, d: int, tile: int
+) -> None:
     """Write ``out = rowsum(left * right)`` (n x 1) streaming T x T tiles of both n x d inputs."""
     numeric = mc.numeric
     for i0, i1 in blocks(n, tile):
@@ -172,8 +188,14 @@ def tiled_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
     """
     mc, tile = machine, square_tile(machine.M)
     numeric = mc.numeric
-    for name, rows, cols in (("Dvec", n, 1), ("P", n, n), ("dS", n, n),
-                             ("dQ", n, d), ("dK", n, d), ("dV", n, d)):
+    for name, rows, cols in (
+        ("Dvec", n, 1),
+        ("P", n, n),
+        ("dS", n, n),
+        ("dQ", n, d),
+        ("dK", n, d),
+        ("dV", n, d),
+    ):
         mc.create(name, rows, cols)
     state: dict[str, np.ndarray | None] = {}
 
@@ -183,6 +205,7 @@ def tiled_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
     def load_row(source: str) -> Hook:
         def hook(ib: int, i0: int, i1: int) -> None:
             state["row"] = mc.load("row", source, i0, i1, 0, 1)
+
         return hook
 
     def free_row(ib: int, i0: int, i1: int) -> None:
@@ -193,8 +216,18 @@ def tiled_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
             np.exp(C - state["row"], out=C)
 
     mc.step("P = exp(Q K^T - L)")
-    tiled_product(mc, "P", "Q", "K", (n, d, n), tile, right_t=True, row_start=load_row("L"),
-                  epilogue=probabilities, row_end=free_row)
+    tiled_product(
+        mc,
+        "P",
+        "Q",
+        "K",
+        (n, d, n),
+        tile,
+        right_t=True,
+        row_start=load_row("L"),
+        epilogue=probabilities,
+        row_end=free_row,
+    )
 
     def score_gradient(i0: int, i1: int, j0: int, j1: int, C: np.ndarray | None) -> None:
         P = mc.load("Ptile", "P", i0, i1, j0, j1)
@@ -203,12 +236,21 @@ def tiled_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
         mc.free("Ptile")
 
     mc.step("dS = P * (dO V^T - Dvec)")
-    tiled_product(mc, "dS", "dO", "V", (n, d, n), tile, right_t=True,
-                  row_start=load_row("Dvec"), epilogue=score_gradient, row_end=free_row)
+    tiled_product(
+        mc,
+        "dS",
+        "dO",
+        "V",
+        (n, d, n),
+        tile,
+        right_t=True,
+        row_start=load_row("Dvec"),
+        epilogue=score_gradient,
+        row_end=free_row,
+    )
     mc.step("dV = P^T dO")
     tiled_product(mc, "dV", "P", "dO", (n, n, d), tile, left_t=True)
     mc.step("dQ = dS K")
     tiled_product(mc, "dQ", "dS", "K", (n, n, d), tile)
     mc.step("dK = dS^T Q")
     tiled_product(mc, "dK", "dS", "Q", (n, n, d), tile, left_t=True)
-
