@@ -13,8 +13,12 @@ def problem_sizes(draw, max_n: int = 40, max_d: int = 9, max_memory: int | None 
     n = draw(st.integers(1, max_n))
     d = draw(st.integers(1, max_d))
     top = max_memory if max_memory is not None else 3 * n * d + 60
-    M = draw(st.one_of(st.integers(1, top), st.sampled_from([d * d, d * d - 1, 5 * d + 4,
-                                                             10 * d + 2, 9 * d + 2, 5 * d + 3])))
+    M = draw(
+        st.one_of(
+            st.integers(1, top),
+            st.sampled_from([d * d, d * d - 1, 5 * d + 4, 10 * d + 2, 9 * d + 2, 5 * d + 3]),
+        )
+    )
     return n, d, max(M, 1)
 
 

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from attnio.algorithms import simulate
+from attnio.algorithms.errors import ParameterError
 from hypothesis import given, settings
 from strategies import problem_sizes
 from test_flash import assert_sound
-
-from attnio.algorithms import simulate
-from attnio.algorithms.errors import ParameterError
 
 
 @pytest.mark.parametrize("pass_", ["forward", "backward"])
