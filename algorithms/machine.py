@@ -159,16 +159,6 @@ class TwoLevelMachine:
         """Name the algorithm step that follows, for capacity errors."""
         self._step = label
 
-    def _charge(self, buf: str, words: int) -> None:
-        if buf in self._fast:
-            raise MachineError(f"{self.algorithm}: fast buffer {buf!r} is already allocated")
-        used = self.used + words
-        if used > self.M:
-            self._overflow(buf, words, used)
-        self.used = used
-        if used > self.peak:
-            self.peak = used
-
     def _overflow(self, buf: str, words: int, used: int) -> None:
         held = ", ".join(f"{k}={v[0]}" for k, v in self._fast.items())
         raise CapacityError(
@@ -179,10 +169,21 @@ class TwoLevelMachine:
     def alloc(self, buf: str, rows: int, cols: int = 1, fill: float = 0.0) -> np.ndarray | None:
         """Allocate a fast buffer of ``rows * cols`` words filled with ``fill`` (no I/O)."""
         words = rows * cols
-        self._charge(buf, words)
-        data = np.full((rows, cols), fill) if self.numeric else None
-        self._fast[buf] = (words, data)
-        return data
+        fast = self._fast
+        if buf in fast:
+            raise MachineError(f"{self.algorithm}: fast buffer {buf!r} is already allocated")
+        used = self.used + words
+        if used > self.M:
+            self._overflow(buf, words, used)
+        self.used = used
+        if used > self.peak:
+            self.peak = used
+        if self.numeric:
+            data = np.full((rows, cols), fill)
+            fast[buf] = (words, data)
+            return data
+        fast[buf] = (words, None)
+        return None
 
     def free(self, *bufs: str) -> None:
         """Release fast buffers (no I/O)."""
@@ -228,7 +229,10 @@ class TwoLevelMachine:
             words, data = self._fast[buf]
         except KeyError:
             raise MachineError(f"{self.algorithm}: no fast buffer {buf!r} to store") from None
-        rows, cols = self.shape(name)
+        try:
+            rows, cols = self._shapes[name]
+        except KeyError:
+            rows, cols = self.shape(name)
         if not (0 <= r0 < r1 <= rows and 0 <= c0 < c1 <= cols) or (r1 - r0) * (c1 - c0) != words:
             raise MachineError(
                 f"{self.algorithm}: buffer {buf!r} of {words} words does not fit slice "

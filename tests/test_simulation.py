@@ -37,14 +37,3 @@ def test_head_dimension_above_sequence_length_runs():
         for pass_ in algo.runners:
             run = simulate(name, pass_, 3, 9, 400)
             assert run.matches and run.error <= 1e-9
-
-
-def test_every_registered_pass_names_a_catalog_count():
-    """Each algorithm's count record exists and names that algorithm and pass."""
-    from attnio.bounds import get
-
-    for name, algo in ALGORITHMS.items():
-        for pass_, record in algo.counts.items():
-            bound = get(record)
-            assert bound.algorithm == name and bound.pass_.value == pass_
-            assert bound.regime.value == algo.regime
