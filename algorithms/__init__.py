@@ -11,6 +11,7 @@ from .errors import (
     CapacityError,
     MachineError,
     MaskError,
+    MemoryTooSmallError,
     ParameterError,
     UnknownAlgorithmError,
 )
@@ -27,6 +28,7 @@ __all__ = [
     "Counts",
     "MachineError",
     "MaskError",
+    "MemoryTooSmallError",
     "ParameterError",
     "Run",
     "Sweep",

@@ -39,7 +39,7 @@ from functools import cache
 import numpy as np
 from numpy.polynomial import Chebyshev, Polynomial
 
-from .errors import ParameterError
+from .errors import MemoryTooSmallError, ParameterError
 from .machine import TwoLevelMachine, blocks
 
 ROUNDING_SLACK = 1e-10
@@ -119,13 +119,66 @@ def query_features(
     return key_features(X, approx.degree, lo, hi) * scale[lo:hi]
 
 
+def _feature_scale(d: int, approx: Approximation) -> np.ndarray:
+    indices, weights = _monomials(d, approx.degree)
+    return np.array([approx.coefficients[len(c)] for c in indices]) * weights
+
+
+def monomial_vjp(X: np.ndarray, G: np.ndarray, degree: int) -> np.ndarray:
+    """Return ``J^T G`` row by row, J the Jacobian of the monomials ``x^alpha`` at each row of X.
+
+    ``G`` holds one cotangent per feature (n x r); the result is n x d.
+    """
+    indices, _ = _monomials(X.shape[1], degree)
+    out = np.zeros_like(X)
+    for col, combo in enumerate(indices):
+        for p, coordinate in enumerate(combo):
+            rest = combo[:p] + combo[p + 1 :]
+            factor = np.prod(X[:, list(rest)], axis=1) if rest else 1.0
+            out[:, coordinate] += G[:, col] * factor
+    return out
+
+
+def approximate_attention(
+    Q: np.ndarray, K: np.ndarray, V: np.ndarray, approx: Approximation
+) -> np.ndarray:
+    """Return ``phi(Q) W / phi(Q) w`` directly (the reference of the low-rank forward)."""
+    phi, psi = query_features(Q, approx), key_features(K, approx.degree)
+    return (phi @ (psi.T @ V)) / (phi @ psi.sum(axis=0))[:, None]
+
+
+def approximate_gradients(
+    Q: np.ndarray, K: np.ndarray, V: np.ndarray, dO: np.ndarray, approx: Approximation
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return ``dQ, dK, dV`` of ``sum(dO * approximate_attention(Q, K, V))``, analytically.
+
+    With ``num = phi W``, ``den = phi w``, ``O = num / den``: ``dnum = dO / den``,
+    ``dden = -rowsum(dO * O) / den``, ``dphi = dnum W^T + dden w^T``,
+    ``[dW | dw] = phi^T [dnum | dden]``, ``dV = psi dW``, ``dpsi = V dW^T + 1 dw^T``;
+    dQ and dK pull dphi and dpsi back through the monomials.
+    """
+    scale = _feature_scale(Q.shape[1], approx)
+    psi_q, psi = key_features(Q, approx.degree), key_features(K, approx.degree)
+    phi = psi_q * scale
+    W, w = psi.T @ V, psi.sum(axis=0)
+    den = phi @ w
+    out = (phi @ W) / den[:, None]
+    dnum = dO / den[:, None]
+    dden = -np.sum(dO * out, axis=1) / den
+    dphi = dnum @ W.T + np.outer(dden, w)
+    dW, dw = phi.T @ dnum, phi.T @ dden
+    dQ = monomial_vjp(Q, dphi * scale, approx.degree)
+    dK = monomial_vjp(K, V @ dW.T + dw[None, :], approx.degree)
+    return dQ, dK, psi @ dW
+
+
 def schedule(n: int, d: int, r: int, M: int) -> tuple[bool, int, int]:
     """Return ``(resident, F, R)``: whether [W | w] stays in fast memory, feature and row blocks."""
     if r * (d + 2) + 2 * d + 1 <= M:
         return True, r, (M - r * (d + 2)) // (2 * d + 1)
     features, rows = M // (2 * (d + 2)), M // (2 * (2 * d + 1))
     if features < 1 or rows < 1:
-        raise ParameterError(
+        raise MemoryTooSmallError(
             f"low-rank: M={M} holds neither [W | w] ({r} x {d + 1}) nor one feature block; "
             f"it needs M >= {min(4 * d + 2, r * (d + 2) + 2 * d + 1)}"
         )
@@ -179,3 +232,86 @@ def low_rank_forward(
         mc.free("Qb", "num", "den")
     if resident:
         mc.free("W0")
+
+
+def backward_rows(d: int, r: int, M: int) -> int:
+    """Return the row block R of the low-rank backward; refuse M without room for it.
+
+    [W | w] and [dW | dw] stay in fast memory (2 r (d + 1) words) with two feature
+    rows (2r) and R rows of four n x d operands plus one scalar per row.
+    """
+    rows = (M - 2 * r * (d + 2)) // (4 * d + 1)
+    if rows < 1:
+        raise MemoryTooSmallError(
+            f"low-rank backward: M={M} cannot hold [W | w] and [dW | dw] ({r} x {d + 1} each) "
+            f"with one row of work; it needs M >= {2 * r * (d + 2) + 4 * d + 1} (the blocked "
+            "backward schedule is not implemented)"
+        )
+    return rows
+
+
+def low_rank_backward(
+    machine: TwoLevelMachine, n: int, d: int, *, degree: int, approx: Approximation | None
+) -> None:
+    """Run the resident low-rank backward: reads Q, K, V, dO; writes dQ, dK, dV (9nd words).
+
+    Pass 1 builds ``[W | w]`` from K, V; pass 2 streams Q, dO, recomputes the output,
+    writes dQ and accumulates ``[dW | dw]``; pass 3 streams K, V and writes dK, dV.
+    The output O is recomputed in fast memory, so the input O and L are not read.
+    """
+    mc, numeric = machine, machine.numeric
+    r = feature_rank(d, degree)
+    R = backward_rows(d, r, machine.M)
+    for name in ("dQ", "dK", "dV"):
+        mc.create(name, n, d)
+    scale = _feature_scale(d, approx) if numeric else None
+    mc.step("pass 1: [W | w] = psi(K)^T [V | 1]")
+    W = mc.alloc("W", r, d + 1)
+    for i0, i1 in blocks(n, R):
+        Kb = mc.load("Kb", "K", i0, i1, 0, d)
+        Vb = mc.load("Vb", "V", i0, i1, 0, d)
+        mc.alloc("psi", r)
+        if numeric:
+            psi = key_features(Kb, degree)
+            W[:, :d] += psi.T @ Vb
+            W[:, d] += psi.sum(axis=0)
+        mc.free("Kb", "Vb", "psi")
+    mc.step("pass 2: dQ and [dW | dw] from Q, dO")
+    dW = mc.alloc("dW", r, d + 1)
+    for i0, i1 in blocks(n, R):
+        Qb = mc.load("Qb", "Q", i0, i1, 0, d)
+        dOb = mc.load("dOb", "dO", i0, i1, 0, d)
+        mc.alloc("out", i1 - i0, d + 1)
+        dQb = mc.alloc("dQb", i1 - i0, d)
+        mc.alloc("phi", r)
+        mc.alloc("dphi", r)
+        if numeric:
+            psi_q = key_features(Qb, degree)
+            phi = psi_q * scale
+            den = phi @ W[:, d]
+            out = (phi @ W[:, :d]) / den[:, None]
+            dnum = dOb / den[:, None]
+            dden = -np.sum(dOb * out, axis=1) / den
+            dphi = dnum @ W[:, :d].T + np.outer(dden, W[:, d])
+            dW[:, :d] += phi.T @ dnum
+            dW[:, d] += phi.T @ dden
+            dQb[...] = monomial_vjp(Qb, dphi * scale, degree)
+        mc.store("dQb", "dQ", i0, i1, 0, d)
+        mc.free("Qb", "dOb", "out", "dQb", "phi", "dphi")
+    mc.free("W")
+    mc.step("pass 3: dK, dV from K, V and [dW | dw]")
+    for i0, i1 in blocks(n, R):
+        Kb = mc.load("Kb", "K", i0, i1, 0, d)
+        Vb = mc.load("Vb", "V", i0, i1, 0, d)
+        dKb = mc.alloc("dKb", i1 - i0, d)
+        dVb = mc.alloc("dVb", i1 - i0, d)
+        mc.alloc("psi", r)
+        mc.alloc("dpsi", r)
+        if numeric:
+            psi = key_features(Kb, degree)
+            dVb[...] = psi @ dW[:, :d]
+            dKb[...] = monomial_vjp(Kb, Vb @ dW[:, :d].T + dW[:, d][None, :], degree)
+        mc.store("dKb", "dK", i0, i1, 0, d)
+        mc.store("dVb", "dV", i0, i1, 0, d)
+        mc.free("Kb", "Vb", "dKb", "dVb", "psi", "dpsi")
+    mc.free("dW")

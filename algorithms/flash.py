@@ -31,13 +31,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import ParameterError
+from .errors import MemoryTooSmallError
 from .machine import TwoLevelMachine, blocks
 
 
 def _need(name: str, block: int, M: int, minimum: int) -> None:
     if block < 1:
-        raise ParameterError(
+        raise MemoryTooSmallError(
             f"{name}: M={M} leaves no room for a block; it needs M >= {minimum} words"
         )
 

@@ -106,8 +106,8 @@ ALGORITHMS: dict[str, Algorithm] = {
         ),
         Algorithm(
             "low-rank",
-            {"forward": approximate.low_rank_forward},
-            {"forward": "low-rank-forward-count"},
+            {"forward": approximate.low_rank_forward, "backward": approximate.low_rank_backward},
+            {"forward": "low-rank-forward-count", "backward": "low-rank-backward-count"},
             "approximate",
             "polynomial method, theory.md section 5",
         ),

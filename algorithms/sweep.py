@@ -13,7 +13,7 @@ import numpy as np
 import sympy as sp
 from attnio.bounds import catalog, crossover, get
 
-from .errors import AlgorithmError, ParameterError
+from .errors import MemoryTooSmallError, ParameterError
 from .registry import get_algorithm
 from .simulation import simulate
 
@@ -82,9 +82,7 @@ def sweep(
         for M in memories:
             try:
                 run = simulate(name, pass_, n, d, M, numeric=False, **own)
-            except AlgorithmError as error:
-                if "leaves no room" not in str(error) and "holds neither" not in str(error):
-                    raise
+            except MemoryTooSmallError:
                 measured.append(None)
                 closed.append(None)
                 continue

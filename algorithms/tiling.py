@@ -31,7 +31,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .errors import ParameterError
+from .errors import MemoryTooSmallError
 from .machine import TwoLevelMachine, blocks
 
 Hook = Callable[[int, int, int], None]
@@ -41,7 +41,9 @@ def square_tile(M: int) -> int:
     """Return SY24's tile side ``floor(sqrt(M / 4))``; refuse M < 4."""
     tile = math.isqrt(M // 4)
     if tile < 1:
-        raise ParameterError(f"square tiling: M={M} leaves no room for a tile; it needs M >= 4")
+        raise MemoryTooSmallError(
+            f"square tiling: M={M} leaves no room for a tile; it needs M >= 4"
+        )
     return tile
 
 

@@ -94,6 +94,9 @@ LOW_RANK_FORWARD = sp.Piecewise(
     ),
 )
 
+LOW_RANK_BACKWARD_RESIDENT = 2 * r * (d + 2) + 4 * d + 1 <= M
+"""[W | w] and [dW | dw] (r x (d + 1) each), two feature rows and one row of work fit."""
+
 FORWARD_LARGE = n * d + n**2 * d**2 / M
 FORWARD_SMALL = n * d + n**2 * d / sp.sqrt(M)
 BACKWARD_LARGE = n * d + n**2 * d**2 / M
@@ -276,6 +279,21 @@ COUNTS: tuple[Bound, ...] = (
         "r = C(d + g, g) features. 4nd when [W | w] stays in fast memory; otherwise "
         "feature blocks of floor(M/(2(d+2))) rows are written once and read back by "
         "every block of floor(M/(2(2d+1))) query rows.",
+        regime=Regime.APPROXIMATE,
+    ),
+    _count(
+        "low-rank-backward-count",
+        BWD,
+        Cache.ANY,
+        n * d,
+        9 * n * d,
+        LOW_RANK_BACKWARD_RESIDENT,
+        "attnio.algorithms.approximate (gradient of the polynomial-method attention)",
+        "low-rank",
+        "Gradient of the approximate output sum(dO * O~) w.r.t. Q, K, V (not of exact "
+        "attention). Reads K, V twice and Q, dO once, writes dQ, dK, dV; O~ is recomputed. "
+        "Defined only where [W | w] and [dW | dw] stay in fast memory: the blocked "
+        "backward schedule is not implemented.",
         regime=Regime.APPROXIMATE,
     ),
 )

@@ -77,3 +77,43 @@ def test_bad_parameters_refused():
         simulate("low-rank", "forward", 8, 2, 100, degree=2, entry_bound=0.0)
     with pytest.raises(ParameterError, match="exact"):
         simulate("flash", "forward", 8, 2, 100, degree=2)
+
+
+def test_approximate_gradients_match_finite_differences():
+    """The analytic gradient of the approximate output equals central finite differences."""
+    import numpy as np
+    from attnio.algorithms.approximate import approximate_attention, approximate_gradients
+
+    rng = np.random.default_rng(7)
+    n, d = 5, 3
+    Q, K = (rng.uniform(-0.5, 0.5, (n, d)) for _ in range(2))
+    V, dO = (rng.standard_normal((n, d)) for _ in range(2))
+    approx = approximate_exp(3, d * 0.25)
+    grads = approximate_gradients(Q, K, V, dO, approx)
+    h = 1e-6
+    for which, grad in enumerate(grads):
+        for i in range(n):
+            for j in range(d):
+                args = [Q.copy(), K.copy(), V.copy()]
+                args[which][i, j] += h
+                up = np.sum(dO * approximate_attention(*args, approx))
+                args[which][i, j] -= 2 * h
+                down = np.sum(dO * approximate_attention(*args, approx))
+                assert abs((up - down) / (2 * h) - grad[i, j]) < 1e-6
+
+
+@settings(max_examples=25)
+@given(n=st.integers(1, 30), d=st.integers(1, 4), degree=st.integers(0, 4), M=st.integers(1, 1500))
+def test_backward_counts_and_numbers(n, d, degree, M):
+    """The resident backward moves exactly 9nd words, in both modes, and matches its reference."""
+    r = feature_rank(d, degree)
+    if 2 * r * (d + 2) + 4 * d + 1 > M:
+        with pytest.raises(ParameterError, match="cannot hold"):
+            simulate("low-rank", "backward", n, d, M, degree=degree, numeric=False)
+        return
+    run = simulate("low-rank", "backward", n, d, M, degree=degree)
+    assert run.counts.io == run.closed_form == 9 * n * d
+    assert run.counts.peak <= M and run.error <= 1e-9
+    assert (
+        simulate("low-rank", "backward", n, d, M, degree=degree, numeric=False).counts == run.counts
+    )
