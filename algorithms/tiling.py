@@ -12,8 +12,12 @@ vector of T words fit in M.
   could not read): ``Dvec = rowsum(dO * O)``; ``P = exp(Q K^T - L)``;
   ``dS = P * (dO V^T - Dvec)``; ``dV = P^T dO``, ``dQ = dS K``, ``dK = dS^T Q``,
   each a tiled product. It moves ``5nd + 3n + 7 ceil(n/T) nd + (3 + 3 ceil(d/T)) n^2``
-  words, which is O((n^2 d + n d^2) / sqrt(M)) for M < d^2 (n^2 <= n^2 d / sqrt(M)
-  there): the exact count is the record ``tiled-backward-count``.
+  words (the record ``tiled-backward-count``). For 16 <= M < d^2 this is at most
+  ``46 (n^2 d + n d^2) / sqrt(M)``: T >= sqrt(M) / 4 gives ceil(n/T) <= 4n/sqrt(M) + 1
+  and ceil(d/T) <= 4d/sqrt(M) + 1, so the count is at most
+  ``12nd + 3n + 6n^2 + 40 n^2 d / sqrt(M)``; and sqrt(M) < d gives
+  n^2 < n^2 d / sqrt(M), n <= nd < n d^2 / sqrt(M). That is LLSSZ24's small-cache
+  rate O((n^2 d + n d^2) / sqrt(M)) (tests/test_tiling.py checks the constant).
 
 An optional tile mask (``T_n x T_n`` booleans) skips the score tiles it marks
 empty: the sparse square tiling of :mod:`~attnio.algorithms.sparse`.
