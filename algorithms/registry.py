@@ -98,8 +98,14 @@ ALGORITHMS: dict[str, Algorithm] = {
         ),
         Algorithm(
             "sparse-square-tiling",
-            {"forward": sparse.sparse_square_tiling_forward},
-            {"forward": "sparse-square-tiling-forward-count"},
+            {
+                "forward": sparse.sparse_square_tiling_forward,
+                "backward": sparse.sparse_tiled_backward,
+            },
+            {
+                "forward": "sparse-square-tiling-forward-count",
+                "backward": "sparse-square-tiling-backward-count",
+            },
             "sparse",
             "SY24 Alg. 1 with empty tiles skipped",
             sparse.tile_block_shape,

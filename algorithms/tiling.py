@@ -186,12 +186,28 @@ def rowsum_product(
         mc.free("acc")
 
 
-def tiled_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
+def tiled_backward(
+    machine: TwoLevelMachine, n: int, d: int, tile_mask: np.ndarray | None = None
+) -> None:
     """Run attnio's small-cache backward: square tiling of every backward product.
 
     Inputs Q, K, V, O, dO (n x d) and L (n x 1); writes Dvec, P, dS (intermediates)
-    and dQ, dK, dV.
+    and dQ, dK, dV. With ``tile_mask`` (T_n x T_n), the empty tiles of P and dS are
+    neither computed nor read (the sparse tiled backward).
     """
+    if tile_mask is None:
+        on_tile = on_row_inner = on_column_inner = None
+    else:
+
+        def on_tile(ib: int, jb: int) -> bool:  # output tile (i, j) of P or dS
+            return tile_mask[ib, jb]
+
+        def on_row_inner(ib: int, jb: int, kb: int) -> bool:  # dQ: dS tile (i, k)
+            return tile_mask[ib, kb]
+
+        def on_column_inner(ib: int, jb: int, kb: int) -> bool:  # dV, dK: tile (k, j)
+            return tile_mask[kb, ib]
+
     mc, tile = machine, square_tile(machine.M)
     numeric = mc.numeric
     for name, rows, cols in (
@@ -233,6 +249,7 @@ def tiled_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
         row_start=load_row("L"),
         epilogue=probabilities,
         row_end=free_row,
+        active_out=on_tile,
     )
 
     def score_gradient(i0: int, i1: int, j0: int, j1: int, C: np.ndarray | None) -> None:
@@ -253,10 +270,11 @@ def tiled_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
         row_start=load_row("Dvec"),
         epilogue=score_gradient,
         row_end=free_row,
+        active_out=on_tile,
     )
     mc.step("dV = P^T dO")
-    tiled_product(mc, "dV", "P", "dO", (n, n, d), tile, left_t=True)
+    tiled_product(mc, "dV", "P", "dO", (n, n, d), tile, left_t=True, active_inner=on_column_inner)
     mc.step("dQ = dS K")
-    tiled_product(mc, "dQ", "dS", "K", (n, n, d), tile)
+    tiled_product(mc, "dQ", "dS", "K", (n, n, d), tile, active_inner=on_row_inner)
     mc.step("dK = dS^T Q")
-    tiled_product(mc, "dK", "dS", "Q", (n, n, d), tile, left_t=True)
+    tiled_product(mc, "dK", "dS", "Q", (n, n, d), tile, left_t=True, active_inner=on_column_inner)

@@ -84,6 +84,9 @@ SPARSE_SQUARE_TILING_FORWARD = s * (3 * _TN_SQ * n * d + (1 + _TK_SQ) * n**2) + 
 
 TILED_BACKWARD = 5 * n * d + 3 * n + 7 * _TN_SQ * n * d + (3 + 3 * _TK_SQ) * n**2
 
+SPARSE_TILED_BACKWARD = 5 * n * d + 3 * n + s * (7 * _TN_SQ * n * d + (3 + 3 * _TK_SQ) * n**2)
+"""Dvec, L and Dvec rows, dQ, dK, dV stores as dense; every tile-proportional term times s."""
+
 LOW_RANK_FORWARD = sp.Piecewise(
     (4 * n * d, LOW_RANK_RESIDENT),
     (
@@ -266,6 +269,20 @@ COUNTS: tuple[Bound, ...] = (
         "(otherwise the count depends on which partial tiles are nonzero).",
         regime=Regime.SPARSE,
         reduces_to="square-tiling-forward-count",
+    ),
+    _count(
+        "sparse-square-tiling-backward-count",
+        BWD,
+        Cache.SMALL,
+        n * d + s * (n**2 + (n**2 * d + n * d**2) / sp.sqrt(M)),
+        SPARSE_TILED_BACKWARD,
+        sp.And(M >= 4, s <= 1, sp.Eq(sp.Mod(n, SQUARE_TILE), 0)),
+        "attnio.algorithms.sparse (tiled backward with empty tiles skipped)",
+        "sparse-square-tiling",
+        _FA2 + " s = fraction of nonzero T x T tiles, T = floor(sqrt(M/4)); exact when T "
+        "divides n.",
+        regime=Regime.SPARSE,
+        reduces_to="tiled-backward-count",
     ),
     _count(
         "low-rank-forward-count",

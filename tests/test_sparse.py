@@ -17,6 +17,7 @@ CASES = [
     ("block-sparse-flash", "forward"),
     ("block-sparse-flash", "backward"),
     ("sparse-square-tiling", "forward"),
+    ("sparse-square-tiling", "backward"),
 ]
 
 
@@ -55,7 +56,12 @@ def test_full_mask_costs_the_dense_count(name, pass_, sizes):
     """With every block allowed the sparse algorithm moves exactly the dense algorithm's words."""
     n, d, M = sizes
     M = max(M, _minimum(name, pass_, d))
-    dense = {"block-sparse-flash": "flash", "sparse-square-tiling": "square-tiling"}[name]
+    dense = {
+        ("block-sparse-flash", "forward"): "flash",
+        ("block-sparse-flash", "backward"): "flash",
+        ("sparse-square-tiling", "forward"): "square-tiling",
+        ("sparse-square-tiling", "backward"): "tiled-backward",
+    }[name, pass_]
     full = simulate(name, pass_, n, d, M, block_density=1.0, numeric=False)
     assert full.counts == simulate(dense, pass_, n, d, M, numeric=False).counts
 
