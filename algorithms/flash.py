@@ -71,14 +71,21 @@ def backward2_blocks(d: int, M: int) -> tuple[int, int]:
 
 
 def flash_forward(
-    machine: TwoLevelMachine, n: int, d: int, block_mask: np.ndarray | None = None
+    machine: TwoLevelMachine,
+    n: int,
+    d: int,
+    block_mask: np.ndarray | None = None,
+    *,
+    block_sizes: tuple[int, int] | None = None,
 ) -> None:
     """Run FlashAttention forward (DFE22 Alg. 1): reads Q, K, V; writes O, l, m.
 
     With ``block_mask`` (shape ``(T_r, T_c)``) it is block-sparse FlashAttention
     (DFE22 Prop 4): block (i, j) is skipped when ``block_mask[i, j]`` is false.
+    ``block_sizes = (B_r, B_c)`` replaces attnio's rule (the count records then do
+    not apply); tests use it to show that DFE22's own sizes overflow M.
     """
-    br, bc = forward_blocks(d, machine.M)
+    br, bc = forward_blocks(d, machine.M) if block_sizes is None else block_sizes
     mc, numeric = machine, machine.numeric
     rows, cols = blocks(n, br), blocks(n, bc)
     mc.create("O", n, d)

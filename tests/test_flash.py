@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import sympy as sp
 from attnio.algorithms import simulate
-from attnio.algorithms.errors import ParameterError
+from attnio.algorithms.errors import CapacityError, ParameterError
 from attnio.algorithms.flash import flash_forward
 from attnio.algorithms.machine import TwoLevelMachine
 from attnio.algorithms.verification import growth_ratio
@@ -91,3 +91,33 @@ def test_peak_error_for_too_small_memory_is_clear():
     """M below one block is refused, naming the minimum."""
     with pytest.raises(ParameterError, match=r"flash forward: M=20 .* needs M >= 84"):
         simulate("flash", "forward", 10, 16, 20)
+
+
+@pytest.mark.parametrize(
+    "d,M,overflows",
+    [(64, 16384, True), (8, 100, True), (16, 2048, True), (16, 4096, False), (8, 1024, False)],
+)
+def test_dfe22_block_sizes_overflow_small_M(d, M, overflows):
+    """DFE22's B_c = ceil(M/4d), B_r = min(B_c, d) overflow M for every M <= 4d^2, and beyond.
+
+    K_j, V_j, Q_i, O_i alone take 2 B_c d + 2 B_r d >= M words when B_c <= d; the score
+    tile and four row statistics come on top. Above 4d^2 the peak is about 3M/4 + 2d^2 + 4d,
+    over M until about M = 8d^2 + 16d (here 2048 = 8 d^2 at d = 16 overflows, 4096 fits).
+    attnio's sizes always fit (the other tests).
+    """
+    import math
+
+    bc = math.ceil(M / (4 * d))
+    br = min(bc, d)
+    n = 4 * bc
+    peak = 2 * bc * d + 2 * br * d + br * bc + 4 * br
+    assert (peak > M) is overflows
+    machine = TwoLevelMachine(M, numeric=False, algorithm="flash dfe22-sizes")
+    for name in ("Q", "K", "V"):
+        machine.put(name, (n, d))
+    if overflows:
+        with pytest.raises(CapacityError, match="flash dfe22-sizes"):
+            flash_forward(machine, n, d, block_sizes=(br, bc))
+    else:
+        flash_forward(machine, n, d, block_sizes=(br, bc))
+        assert machine.peak == peak
