@@ -124,14 +124,16 @@ def _feature_scale(d: int, approx: Approximation) -> np.ndarray:
     return np.array([approx.coefficients[len(c)] for c in indices]) * weights
 
 
-def monomial_vjp(X: np.ndarray, G: np.ndarray, degree: int) -> np.ndarray:
+def monomial_vjp(
+    X: np.ndarray, G: np.ndarray, degree: int, lo: int = 0, hi: int | None = None
+) -> np.ndarray:
     """Return ``J^T G`` row by row, J the Jacobian of the monomials ``x^alpha`` at each row of X.
 
-    ``G`` holds one cotangent per feature (n x r); the result is n x d.
+    ``G`` holds one cotangent per feature ``lo:hi`` (n x (hi - lo)); the result is n x d.
     """
     indices, _ = _monomials(X.shape[1], degree)
     out = np.zeros_like(X)
-    for col, combo in enumerate(indices):
+    for col, combo in enumerate(indices[lo:hi]):
         for p, coordinate in enumerate(combo):
             rest = combo[:p] + combo[p + 1 :]
             factor = np.prod(X[:, list(rest)], axis=1) if rest else 1.0
@@ -234,84 +236,139 @@ def low_rank_forward(
         mc.free("W0")
 
 
-def backward_rows(d: int, r: int, M: int) -> int:
-    """Return the row block R of the low-rank backward; refuse M without room for it.
+def backward_schedule(d: int, r: int, M: int) -> tuple[bool, int, int]:
+    """Return ``(resident, F, R)`` of the low-rank backward; refuse M without room.
 
-    [W | w] and [dW | dw] stay in fast memory (2 r (d + 1) words) with two feature
-    rows (2r) and R rows of four n x d operands plus one scalar per row.
+    Resident: [W | w] and [dW | dw] stay in fast memory (2 r (d + 1) words) with two
+    feature rows (2r) and R rows of four n x d operands plus one scalar per row.
+    Blocked: feature blocks of ``F = floor(M / (4(d + 2)))`` rows of [W | w] and
+    [dW | dw] (two blocks and two feature rows take at most M / 2) and row blocks of
+    ``R = floor(M / (2(4d + 1)))`` (the other M / 2).
     """
     rows = (M - 2 * r * (d + 2)) // (4 * d + 1)
-    if rows < 1:
+    if rows >= 1:
+        return True, r, rows
+    features, rows = M // (4 * (d + 2)), M // (2 * (4 * d + 1))
+    if features < 1 or rows < 1:
         raise MemoryTooSmallError(
-            f"low-rank backward: M={M} cannot hold [W | w] and [dW | dw] ({r} x {d + 1} each) "
-            f"with one row of work; it needs M >= {2 * r * (d + 2) + 4 * d + 1} (the blocked "
-            "backward schedule is not implemented)"
+            f"low-rank backward: M={M} holds neither [W | w] and [dW | dw] ({r} x {d + 1} "
+            f"each) nor one feature block; it needs M >= "
+            f"{min(2 * r * (d + 2) + 4 * d + 1, max(4 * d + 8, 8 * d + 2))}"
         )
-    return rows
+    return False, features, rows
 
 
 def low_rank_backward(
     machine: TwoLevelMachine, n: int, d: int, *, degree: int, approx: Approximation | None
 ) -> None:
-    """Run the resident low-rank backward: reads Q, K, V, dO; writes dQ, dK, dV (9nd words).
+    """Run the low-rank backward: reads Q, K, V, dO; writes dQ, dK, dV.
 
-    Pass 1 builds ``[W | w]`` from K, V; pass 2 streams Q, dO, recomputes the output,
-    writes dQ and accumulates ``[dW | dw]``; pass 3 streams K, V and writes dK, dV.
-    The output O is recomputed in fast memory, so the input O and L are not read.
+    Resident (9nd words): pass 1 builds ``[W | w]`` from K, V; pass 2 streams Q, dO,
+    recomputes the output, writes dQ and accumulates ``[dW | dw]``; pass 3 streams
+    K, V and writes dK, dV. Blocked: pass 1 writes the feature blocks of ``[W | w]``
+    and zeroes ``[dW | dw]`` in slow memory; each query row block sweeps the feature
+    blocks twice (output, then dQ with a read-modify-write of each ``[dW | dw]``
+    block); pass 3 reads every ``[dW | dw]`` block per key row block. The output O is
+    recomputed, so the inputs O and L are not read.
     """
     mc, numeric = machine, machine.numeric
     r = feature_rank(d, degree)
-    R = backward_rows(d, r, machine.M)
+    resident, F, R = backward_schedule(d, r, machine.M)
+    feature_blocks = blocks(r, F)
     for name in ("dQ", "dK", "dV"):
         mc.create(name, n, d)
+    if not resident:
+        mc.create("W", r, d + 1)
+        mc.create("dW", r, d + 1)
     scale = _feature_scale(d, approx) if numeric else None
+
+    def weights(f0: int, f1: int, name: str) -> np.ndarray | None:
+        if resident:
+            return mc.data(name)
+        return mc.load(name, name, f0, f1, 0, d + 1)
+
+    def release(*names: str) -> None:
+        if not resident:
+            mc.free(*names)
+
     mc.step("pass 1: [W | w] = psi(K)^T [V | 1]")
-    W = mc.alloc("W", r, d + 1)
-    for i0, i1 in blocks(n, R):
-        Kb = mc.load("Kb", "K", i0, i1, 0, d)
-        Vb = mc.load("Vb", "V", i0, i1, 0, d)
-        mc.alloc("psi", r)
-        if numeric:
-            psi = key_features(Kb, degree)
-            W[:, :d] += psi.T @ Vb
-            W[:, d] += psi.sum(axis=0)
-        mc.free("Kb", "Vb", "psi")
+    for f0, f1 in feature_blocks:
+        W = mc.alloc("W", f1 - f0, d + 1)
+        for i0, i1 in blocks(n, R):
+            Kb = mc.load("Kb", "K", i0, i1, 0, d)
+            Vb = mc.load("Vb", "V", i0, i1, 0, d)
+            mc.alloc("psi", f1 - f0)
+            if numeric:
+                psi = key_features(Kb, degree, f0, f1)
+                W[:, :d] += psi.T @ Vb
+                W[:, d] += psi.sum(axis=0)
+            mc.free("Kb", "Vb", "psi")
+        if not resident:
+            mc.store("W", "W", f0, f1, 0, d + 1)
+            mc.free("W")
+            mc.alloc("dW", f1 - f0, d + 1)
+            mc.store("dW", "dW", f0, f1, 0, d + 1)
+            mc.free("dW")
+    if resident:
+        mc.alloc("dW", r, d + 1)
     mc.step("pass 2: dQ and [dW | dw] from Q, dO")
-    dW = mc.alloc("dW", r, d + 1)
     for i0, i1 in blocks(n, R):
         Qb = mc.load("Qb", "Q", i0, i1, 0, d)
         dOb = mc.load("dOb", "dO", i0, i1, 0, d)
-        mc.alloc("out", i1 - i0, d + 1)
+        num = mc.alloc("num", i1 - i0, d)
+        den = mc.alloc("den", i1 - i0)
         dQb = mc.alloc("dQb", i1 - i0, d)
-        mc.alloc("phi", r)
-        mc.alloc("dphi", r)
+        for f0, f1 in feature_blocks:
+            W = weights(f0, f1, "W")
+            mc.alloc("phi", f1 - f0)
+            if numeric:
+                phi = query_features(Qb, approx, f0, f1)
+                num += phi @ W[:, :d]
+                den += phi @ W[:, d:]
+            mc.free("phi")
+            release("W")
         if numeric:
-            psi_q = key_features(Qb, degree)
-            phi = psi_q * scale
-            den = phi @ W[:, d]
-            out = (phi @ W[:, :d]) / den[:, None]
-            dnum = dOb / den[:, None]
-            dden = -np.sum(dOb * out, axis=1) / den
-            dphi = dnum @ W[:, :d].T + np.outer(dden, W[:, d])
-            dW[:, :d] += phi.T @ dnum
-            dW[:, d] += phi.T @ dden
-            dQb[...] = monomial_vjp(Qb, dphi * scale, degree)
+            out = num / den
+            num[...] = dOb / den  # dnum
+            den[...] = -np.sum(dOb * out, axis=1, keepdims=True) / den  # dden
+        for f0, f1 in feature_blocks:
+            W = weights(f0, f1, "W")
+            dW = weights(f0, f1, "dW")
+            mc.alloc("phi", f1 - f0)
+            mc.alloc("dphi", f1 - f0)
+            if numeric:
+                phi = query_features(Qb, approx, f0, f1)
+                dphi = num @ W[:, :d].T + den @ W[:, d:].T
+                dW[:, :d] += phi.T @ num
+                dW[:, d:] += phi.T @ den
+                dQb += monomial_vjp(Qb, dphi * scale[f0:f1], degree, f0, f1)
+            mc.free("phi", "dphi")
+            if not resident:
+                mc.store("dW", "dW", f0, f1, 0, d + 1)
+            release("W", "dW")
         mc.store("dQb", "dQ", i0, i1, 0, d)
-        mc.free("Qb", "dOb", "out", "dQb", "phi", "dphi")
-    mc.free("W")
+        mc.free("Qb", "dOb", "num", "den", "dQb")
+    if resident:
+        mc.free("W")
     mc.step("pass 3: dK, dV from K, V and [dW | dw]")
     for i0, i1 in blocks(n, R):
         Kb = mc.load("Kb", "K", i0, i1, 0, d)
         Vb = mc.load("Vb", "V", i0, i1, 0, d)
         dKb = mc.alloc("dKb", i1 - i0, d)
         dVb = mc.alloc("dVb", i1 - i0, d)
-        mc.alloc("psi", r)
-        mc.alloc("dpsi", r)
-        if numeric:
-            psi = key_features(Kb, degree)
-            dVb[...] = psi @ dW[:, :d]
-            dKb[...] = monomial_vjp(Kb, Vb @ dW[:, :d].T + dW[:, d][None, :], degree)
+        for f0, f1 in feature_blocks:
+            dW = weights(f0, f1, "dW")
+            mc.alloc("psi", f1 - f0)
+            mc.alloc("dpsi", f1 - f0)
+            if numeric:
+                psi = key_features(Kb, degree, f0, f1)
+                dVb += psi @ dW[:, :d]
+                dpsi = Vb @ dW[:, :d].T + dW[:, d][None, :]
+                dKb += monomial_vjp(Kb, dpsi, degree, f0, f1)
+            mc.free("psi", "dpsi")
+            release("dW")
         mc.store("dKb", "dK", i0, i1, 0, d)
         mc.store("dVb", "dV", i0, i1, 0, d)
-        mc.free("Kb", "Vb", "dKb", "dVb", "psi", "dpsi")
-    mc.free("dW")
+        mc.free("Kb", "Vb", "dKb", "dVb")
+    if resident:
+        mc.free("dW")

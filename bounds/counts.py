@@ -99,6 +99,22 @@ LOW_RANK_FORWARD = sp.Piecewise(
 
 LOW_RANK_BACKWARD_RESIDENT = 2 * r * (d + 2) + 4 * d + 1 <= M
 """[W | w] and [dW | dw] (r x (d + 1) each), two feature rows and one row of work fit."""
+LOW_RANK_BACKWARD_FEATURES = sp.floor(M / (4 * (d + 2)))
+LOW_RANK_BACKWARD_ROWS = sp.floor(M / (2 * (4 * d + 1)))
+
+LOW_RANK_BACKWARD = sp.Piecewise(
+    (9 * n * d, LOW_RANK_BACKWARD_RESIDENT),
+    (
+        2 * n * d * _blocks(r, LOW_RANK_BACKWARD_FEATURES)
+        + 7 * n * d
+        + 2 * r * (d + 1)
+        + 5 * r * (d + 1) * _blocks(n, LOW_RANK_BACKWARD_ROWS),
+        True,
+    ),
+)
+"""Resident: K, V twice, Q, dO once in; dQ, dK, dV out. Blocked: [W | w] built per feature
+block (2nd each) and written, [dW | dw] zeroed; per query row block [W | w] read twice and
+[dW | dw] read and written; per key row block [dW | dw] read."""
 
 FORWARD_LARGE = n * d + n**2 * d**2 / M
 FORWARD_SMALL = n * d + n**2 * d / sp.sqrt(M)
@@ -302,15 +318,15 @@ COUNTS: tuple[Bound, ...] = (
         "low-rank-backward-count",
         BWD,
         Cache.ANY,
-        n * d,
-        9 * n * d,
-        LOW_RANK_BACKWARD_RESIDENT,
+        n * d + r * d + n * r * d**2 / M,
+        LOW_RANK_BACKWARD,
+        sp.Or(LOW_RANK_BACKWARD_RESIDENT, sp.And(8 * d + 2 <= M, 4 * d + 8 <= M)),
         "attnio.algorithms.approximate (gradient of the polynomial-method attention)",
         "low-rank",
         "Gradient of the approximate output sum(dO * O~) w.r.t. Q, K, V (not of exact "
-        "attention). Reads K, V twice and Q, dO once, writes dQ, dK, dV; O~ is recomputed. "
-        "Defined only where [W | w] and [dW | dw] stay in fast memory: the blocked "
-        "backward schedule is not implemented.",
+        "attention); O~ is recomputed, so O and L are not read. 9nd when [W | w] and "
+        "[dW | dw] stay in fast memory; otherwise feature blocks of floor(M/(4(d+2))) rows "
+        "and row blocks of floor(M/(2(4d+1))).",
         regime=Regime.APPROXIMATE,
     ),
 )
