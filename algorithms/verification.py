@@ -258,9 +258,9 @@ def check_shapes() -> tuple[bool | None, str]:
         notes.append(f"flash {pass_} I/O(2n)/I/O(n) = {ratio:.3f}")
         if not 3.5 <= ratio <= 4.5:
             bad.append(notes[-1] + " (expected about 4)")
-    for M in (4 * d * d, 80):
-        ratio = growth_ratio("low-rank", "forward", n, d, M, degree=2)
-        notes.append(f"low-rank forward at M={M} I/O(2n)/I/O(n) = {ratio:.3f}")
+    for pass_, M in itertools.product(("forward", "backward"), (4 * d * d, 160)):
+        ratio = growth_ratio("low-rank", pass_, n, d, M, degree=2)
+        notes.append(f"low-rank {pass_} at M={M} I/O(2n)/I/O(n) = {ratio:.3f}")
         if not 1.9 <= ratio <= 2.1:
             bad.append(notes[-1] + " (expected about 2)")
     point = crossover(get("dense-forward-tight")).subs(

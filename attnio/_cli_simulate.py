@@ -119,6 +119,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         verdict = "equal" if result.matches else "DIFFERENT"
         lines.append(f"  closed form  {result.closed_form} ({result.record}): {verdict}")
+    if result.note and result.closed_form is not None:
+        lines.append(f"  note         {result.note}")
     if result.error is not None:
         if result.error_bound is None:
             lines.append(f"  max relative error vs NumPy reference  {result.error:.3g}")
