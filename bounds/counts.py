@@ -17,8 +17,9 @@ flash backward              B_c = floor(M / (10d + 2)), B_r = min(B_c, d)
 flash2 forward              B_r = floor(M / (5d + 3)), B_c = min(B_r, d)
 flash2 backward             B_c = floor(M / (9d + 2)), B_r = min(B_c, d)
 standard                    T = floor(sqrt(M / 3))
-square-tiling, tiled bwd    T = floor(sqrt(M / 4))
-low-rank                    F = floor(M / (2(d + 2))), R = floor(M / (2(2d + 1)))
+square tiling (all), tiled  T = floor(sqrt(M / 4))
+low-rank forward            F = floor(M / (2(d + 2))), R = floor(M / (2(2d + 1)))
+low-rank backward           F = floor(M / (4(d + 2))), R = floor(M / (2(4d + 1)))
 ==========================  ===================================================
 """
 
