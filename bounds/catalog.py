@@ -379,7 +379,7 @@ def _sparse() -> list[Bound]:
             source="LLSSZ24 gives none (noted by its reviewers)",
             status=Status.OPEN,
             notes="No published sparse small-cache algorithm; attnio's sparse square tiling "
-            "supplies one (its exact count is registered by attnio.algorithms).",
+            "supplies one: record sparse-square-tiling-forward-count.",
         ),
         Bound(
             name="sparse-backward-compulsory",
@@ -421,8 +421,8 @@ def _sparse() -> list[Bound]:
             source="none published",
             status=Status.OPEN,
             notes="DFE22 Prop 4 covers the forward pass only and LLSSZ24 gives no sparse upper "
-            "bound; attnio's block-sparse FlashAttention backward and sparse tiled backward "
-            "supply them (exact counts registered by attnio.algorithms).",
+            "bound; attnio supplies records block-sparse-flash-backward-count and "
+            "sparse-square-tiling-backward-count.",
         ),
     ]
 
@@ -472,8 +472,8 @@ def _approximate() -> list[Bound]:
             status=Status.RECONSTRUCTED,
             algorithm="low-rank",
             notes="r = C(d + g, g). 4nd + O(rd) when W = phi(K)^T [V | 1] fits in fast "
-            "memory, O(nd + n r d^2 / M) when it is blocked; exact count registered by "
-            "attnio.algorithms.",
+            "memory, O(nd + n r d^2 / M) when it is blocked; exact count: record "
+            "low-rank-forward-count.",
         ),
         Bound(
             name="approximate-backward-lower",
@@ -501,7 +501,8 @@ def _approximate() -> list[Bound]:
             source="none published",
             status=Status.OPEN,
             notes="AS24 gives an n^{1+o(1)}-time gradient algorithm for bounded entries but no "
-            "I/O analysis.",
+            "I/O analysis; attnio's low-rank backward (record low-rank-backward-count) computes "
+            "the gradient of the approximate output, with no error bound against exact gradients.",
         ),
     ]
 

@@ -36,10 +36,18 @@ def _patch(monkeypatch: pytest.MonkeyPatch, replace: dict) -> None:
 
 
 def test_coverage_check_fails_on_a_missing_cell(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Dropping the approximate backward upper record makes the coverage check fail."""
+    """Dropping every approximate backward upper record makes the coverage check fail."""
 
     def fake_catalog(**filters):
-        return tuple(b for b in real_catalog(**filters) if b.name != "approximate-backward-upper")
+        return tuple(
+            b
+            for b in real_catalog(**filters)
+            if not (
+                b.regime.value == "approximate"
+                and b.pass_.value == "backward"
+                and b.kind.value == "upper"
+            )
+        )
 
     monkeypatch.setattr(consistency, "catalog", fake_catalog)
     passed, detail = consistency.check_cells_covered()
