@@ -88,8 +88,11 @@ properties established before it.
     never loaded), a state where a vertex of P is dead is abandoned.
 
 Outside the rules, the search never tries a no-op move (load or compute onto a red
-vertex, store onto a blue one) and stops expanding a state once ``f`` reaches the best
-complete pebbling known, which is first a Belady-style greedy pebbling (the *seed*).
+vertex, store onto a blue one) and stops expanding a state once ``f`` reaches the cost of
+the best complete pebbling known. That is first the cheapest of a Belady-style greedy
+pebbling, the certificate of a smaller M in :func:`sweep_exact` (a pebbling with M red
+pebbles is one with more) and, in the standard variant, the result of a one-shot search
+(a one-shot pebbling is a standard one); every candidate is checked by ``replay``.
 
 References
 ----------
@@ -169,8 +172,8 @@ def solve_exact(
     variant : {"standard", "oneshot"}
         Recomputation allowed (HK81) or each vertex computed at most once (PW20).
     max_states : int
-        Size of the state table; the search stops with bounds when it is full.
-        About 100 bytes of memory per state are allocated up front.
+        Most states the table may hold; the search stops with bounds when it is full.
+        Memory grows on demand, to at most about 160 bytes per state.
     time_limit : float, optional
         Seconds after which the search stops with bounds.
     progress : bool
@@ -235,6 +238,7 @@ def sweep_exact(
     >>> [p.io for p in sweep_exact(g, [3, 4])]
     [3, 3]
     """
+    _check(dag, variant, max_states, time_limit, rules)
     Ms = [dag.validate_memory(M) for M in Ms]
     results: dict[int, Pebbling] = {}
     seed: list[Move] | None = None
