@@ -1,9 +1,10 @@
 """numba kernels of the exact pebbling search (private; the driver is :mod:`.exact`).
 
-States are four one-word bit sets (int64, vertex ``v`` is bit ``v``, at most
+States are five one-word bit sets (int64, vertex ``v`` is bit ``v``, at most
 :data:`MAX_VERTICES` vertices so the sign bit is never touched): ``red``, ``blue``
-(inputs always included), ``computed`` (one-shot only, else 0) and ``pending`` (stored
-non-outputs not loaded since; only with RELOAD_AFTER_STORE, else 0). The search is A*
+(inputs always included), ``computed`` (one-shot only, else 0), ``pending`` (stored
+non-outputs not loaded since; only with RELOAD_AFTER_STORE, else 0) and ``unused`` (red
+pebbles not yet used by a compute or a store; only with USE_BEFORE_DELETE, else 0). The search is A*
 with a bucket queue over ``f = g + h`` (integer costs 0/1), duplicate queue entries
 instead of decrease-key, and re-opening of closed states whose cost improves, so it is
 exact for any admissible ``h`` (consistency only makes it faster). The move rules and
@@ -18,7 +19,8 @@ The kernels take a handful of flat arrays and return numbers or status codes:
   ``T_RED .. T_MOVE``; ``T_MOVE`` holds ``2 * code + closed``;
 - ``slots``: open-addressing hash table of state indices (-1 = empty), size a power of 2;
 - ``buckets``: head entry of the queue list of each ``f`` value (-1 = empty);
-- ``entries`` (capacity, 2) int64: columns ``E_STATE`` and ``E_NEXT`` (linked lists);
+- ``entries`` (capacity, 3) int64: columns ``E_STATE``, ``E_NEXT`` (linked lists) and
+  ``E_G`` (the state's cost when queued: an entry is stale once the cost improved);
 - ``counters``: the ``C_*`` scalars, kept between calls so a search resumes.
 """
 
@@ -37,8 +39,15 @@ LAZY_STORE = 4
 DEAD_PEBBLES = 8
 HEURISTIC = 16
 RELOAD_AFTER_STORE = 32
+USE_BEFORE_DELETE = 64
 ALL_FLAGS = (
-    DELETE_WHEN_FULL | OUTPUT_MACRO | LAZY_STORE | DEAD_PEBBLES | HEURISTIC | RELOAD_AFTER_STORE
+    DELETE_WHEN_FULL
+    | OUTPUT_MACRO
+    | LAZY_STORE
+    | DEAD_PEBBLES
+    | HEURISTIC
+    | RELOAD_AFTER_STORE
+    | USE_BEFORE_DELETE
 )
 
 # transitions recorded for the certificate: code = kind * 64 + vertex
@@ -59,8 +68,8 @@ _GO_ON = -1  # internal: the successor was handled, keep expanding
 
 G_PRED, G_SUCC, G_REACH = 0, 1, 2
 P_V, P_INPUTS, P_OUTPUTS, P_M, P_ONESHOT, P_FLAGS = 0, 1, 2, 3, 4, 5
-T_RED, T_BLUE, T_COMP, T_PEND, T_G, T_H, T_PARENT, T_MOVE = 0, 1, 2, 3, 4, 5, 6, 7
-E_STATE, E_NEXT = 0, 1
+T_RED, T_BLUE, T_COMP, T_PEND, T_UNUSED, T_G, T_PARENT, T_MOVE = 0, 1, 2, 3, 4, 5, 6, 7
+E_STATE, E_NEXT, E_G = 0, 1, 2
 
 C_STATES = 0  # states in the table
 C_ENTRIES = 1  # queue entries ever allocated
@@ -78,6 +87,7 @@ _K1 = np.int64(-7046029254386353131)  # 0x9E3779B97F4A7C15 as int64
 _K2 = np.int64(-4417276706812531889)  # 0xC2B2AE3D27D4EB4F
 _K3 = np.int64(1609587929392839161)  # 0x165667B19E3779F9
 _K4 = np.int64(-3372029247567499371)  # 0xD6E8FEB86659FD95
+_K5 = np.int64(-7723592293110705685)  # 0x94D049BB133111EB
 
 
 @njit(cache=True)
@@ -91,8 +101,8 @@ def popcount(x):
 
 
 @njit(cache=True)
-def _hash(red, blue, computed, pending, mask):
-    h = red * _K1 ^ blue * _K2 ^ computed * _K3 ^ pending * _K4
+def _hash(red, blue, computed, pending, unused, mask):
+    h = red * _K1 ^ blue * _K2 ^ computed * _K3 ^ pending * _K4 ^ unused * _K5
     h ^= h >> 31
     h *= _K1
     h ^= h >> 29
@@ -156,10 +166,10 @@ def state_h(graph, params, red, blue, computed, pending):
 
 
 @njit(cache=True)
-def _lookup(table, slots, red, blue, computed, pending):
+def _lookup(table, slots, red, blue, computed, pending, unused):
     """Return (slot, index) of the state; index -1 and its free slot if absent."""
     mask = slots.size - 1
-    slot = _hash(red, blue, computed, pending, mask)
+    slot = _hash(red, blue, computed, pending, unused, mask)
     while True:
         idx = slots[slot]
         if idx < 0:
@@ -169,13 +179,14 @@ def _lookup(table, slots, red, blue, computed, pending):
             and table[idx, T_BLUE] == blue
             and table[idx, T_COMP] == computed
             and table[idx, T_PEND] == pending
+            and table[idx, T_UNUSED] == unused
         ):
             return slot, idx
         slot = (slot + 1) & mask
 
 
 @njit(cache=True)
-def _push(state, f, buckets, entries, counters):
+def _push(state, f, g, buckets, entries, counters):
     """Push a queue entry; return False when the entry pool is exhausted."""
     e = counters[C_FREE]
     if e >= 0:
@@ -187,6 +198,7 @@ def _push(state, f, buckets, entries, counters):
         counters[C_ENTRIES] = e + 1
     entries[e, E_STATE] = state
     entries[e, E_NEXT] = buckets[f]
+    entries[e, E_G] = g
     buckets[f] = e
     if f < counters[C_BUCKET]:
         counters[C_BUCKET] = f
@@ -211,23 +223,23 @@ def init_search(graph, params, table, slots, buckets, entries, counters, upper):
     blue = params[P_INPUTS]
     h0 = state_h(graph, params, zero, blue, zero, zero)
     counters[C_LOWER] = min(h0, upper)
-    slot, _ = _lookup(table, slots, zero, blue, zero, zero)
+    slot, _ = _lookup(table, slots, zero, blue, zero, zero, zero)
     table[0, T_RED] = zero
     table[0, T_BLUE] = blue
     table[0, T_COMP] = zero
     table[0, T_PEND] = zero
+    table[0, T_UNUSED] = zero
     table[0, T_G] = 0
-    table[0, T_H] = h0
     table[0, T_PARENT] = -1
     table[0, T_MOVE] = 2 * NO_MOVE
     slots[slot] = 0
     counters[C_STATES] = 1
     if h0 < upper:
-        _push(0, h0, buckets, entries, counters)
+        _push(0, h0, 0, buckets, entries, counters)
 
 
 @njit(cache=True)
-def _relax(ctx, counters, parent, red, blue, computed, pending, g, code, dead):
+def _relax(ctx, counters, parent, red, blue, computed, pending, unused, g, code, dead):
     """Offer a successor reached with cost ``g``; return _GO_ON, TABLE_FULL or QUEUE_FULL.
 
     ``ctx`` is ``(graph, params, table, slots, buckets, entries)``. ``dead`` is the
@@ -240,6 +252,7 @@ def _relax(ctx, counters, parent, red, blue, computed, pending, g, code, dead):
         if dead < 0:
             dead = dead_mask(graph, params, blue, computed)
         red &= ~dead
+        unused &= ~dead
         if pending & dead:
             return _GO_ON  # a stored vertex that will never be loaded: the store was wasted
     h = state_h(graph, params, red, blue, computed, pending)
@@ -250,7 +263,7 @@ def _relax(ctx, counters, parent, red, blue, computed, pending, g, code, dead):
         return _GO_ON
     if counters[C_FREE] < 0 and counters[C_ENTRIES] >= entries.shape[0]:
         return QUEUE_FULL  # checked before the table changes, so a retry loses nothing
-    slot, idx = _lookup(table, slots, red, blue, computed, pending)
+    slot, idx = _lookup(table, slots, red, blue, computed, pending, unused)
     if idx < 0:
         idx = counters[C_STATES]
         if idx >= table.shape[0]:
@@ -261,7 +274,7 @@ def _relax(ctx, counters, parent, red, blue, computed, pending, g, code, dead):
         table[idx, T_BLUE] = blue
         table[idx, T_COMP] = computed
         table[idx, T_PEND] = pending
-        table[idx, T_H] = h
+        table[idx, T_UNUSED] = unused
     elif table[idx, T_G] <= g:
         return _GO_ON
     table[idx, T_G] = g
@@ -271,7 +284,7 @@ def _relax(ctx, counters, parent, red, blue, computed, pending, g, code, dead):
         counters[C_UPPER] = g  # a complete pebbling cheaper than any known
         counters[C_GOAL] = idx
         return _GO_ON
-    if not _push(idx, f, buckets, entries, counters):
+    if not _push(idx, f, g, buckets, entries, counters):
         return QUEUE_FULL
     return _GO_ON
 
@@ -303,7 +316,7 @@ def search(graph, params, table, slots, buckets, entries, counters, budget):
         e = buckets[b]
         s = entries[e, E_STATE]
         buckets[b] = entries[e, E_NEXT]
-        if table[s, T_MOVE] & 1 or table[s, T_G] + table[s, T_H] != b:
+        if table[s, T_MOVE] & 1 or table[s, T_G] != entries[e, E_G]:
             entries[e, E_NEXT] = counters[C_FREE]  # duplicate entry: the state was reached
             counters[C_FREE] = e  # more cheaply since, or already expanded
             continue
@@ -332,6 +345,7 @@ def _expand(ctx, counters, s):
     blue = table[s, T_BLUE]
     computed = table[s, T_COMP]
     pending = table[s, T_PEND]
+    unused = table[s, T_UNUSED]
     g = table[s, T_G]
     flags = params[P_FLAGS]
     inputs = params[P_INPUTS]
@@ -345,6 +359,7 @@ def _expand(ctx, counters, s):
     macro = (flags & OUTPUT_MACRO) != 0
     lazy = (flags & LAZY_STORE) != 0
     reload = (flags & RELOAD_AFTER_STORE) != 0
+    track = (flags & USE_BEFORE_DELETE) != 0
     may_delete = full or (flags & DELETE_WHEN_FULL) == 0
     for v in range(params[P_V]):
         bit = np.int64(1) << v
@@ -354,39 +369,42 @@ def _expand(ctx, counters, s):
             stores = (blue & bit) == 0 and not is_input
             marked = pending | bit if reload and not is_output else pending
             if stores and (is_output or not lazy):
-                st = _relax(ctx, counters, s, red, blue | bit, computed, marked, g + 1,
-                            K_STORE * 64 + v, -1)  # fmt: skip
+                st = _relax(ctx, counters, s, red, blue | bit, computed, marked, unused & ~bit,
+                            g + 1, K_STORE * 64 + v, -1)  # fmt: skip
                 if st != _GO_ON:
                     return st
-            if may_delete:
-                st = _relax(ctx, counters, s, red & ~bit, blue, computed, pending, g,
+            if may_delete and not (track and (unused & bit) != 0):
+                st = _relax(ctx, counters, s, red & ~bit, blue, computed, pending, unused, g,
                             K_DELETE * 64 + v, dead)  # fmt: skip
                 if st != _GO_ON:
                     return st
-                if lazy and stores and not is_output:
-                    st = _relax(ctx, counters, s, red & ~bit, blue | bit, computed, marked,
-                                g + 1, K_WRITEBACK * 64 + v, -1)  # fmt: skip
-                    if st != _GO_ON:
-                        return st
+            if may_delete and lazy and stores and not is_output:
+                st = _relax(ctx, counters, s, red & ~bit, blue | bit, computed, marked,
+                            unused & ~bit, g + 1, K_WRITEBACK * 64 + v, -1)  # fmt: skip
+                if st != _GO_ON:
+                    return st
             continue
         if full or (dead & bit) != 0:
             continue
         if (blue & bit) != 0 and not (macro and is_output):
-            st = _relax(ctx, counters, s, red | bit, blue, computed, pending & ~bit, g + 1,
-                        K_LOAD * 64 + v, dead)  # fmt: skip
+            fresh = unused | bit if track else unused
+            st = _relax(ctx, counters, s, red | bit, blue, computed, pending & ~bit, fresh,
+                        g + 1, K_LOAD * 64 + v, dead)  # fmt: skip
             if st != _GO_ON:
                 return st
         if is_input or (graph[G_PRED, v] & ~red) != 0 or (oneshot and (computed & bit) != 0):
             continue
         done = computed | bit if oneshot else computed
+        used = unused & ~graph[G_PRED, v]
         if macro and is_output:
             if (blue & bit) == 0:
-                st = _relax(ctx, counters, s, red, blue | bit, done, pending, g + 1,
+                st = _relax(ctx, counters, s, red, blue | bit, done, pending, used, g + 1,
                             K_OUTPUT * 64 + v, -1)  # fmt: skip
                 if st != _GO_ON:
                     return st
         else:
-            st = _relax(ctx, counters, s, red | bit, blue, done, pending, g,
+            fresh = used | bit if track else used
+            st = _relax(ctx, counters, s, red | bit, blue, done, pending, fresh, g,
                         K_COMPUTE * 64 + v, same)  # fmt: skip
             if st != _GO_ON:
                 return st
@@ -399,7 +417,12 @@ def rehash(table, count, slots):
     mask = slots.size - 1
     for idx in range(count):
         slot = _hash(
-            table[idx, T_RED], table[idx, T_BLUE], table[idx, T_COMP], table[idx, T_PEND], mask
+            table[idx, T_RED],
+            table[idx, T_BLUE],
+            table[idx, T_COMP],
+            table[idx, T_PEND],
+            table[idx, T_UNUSED],
+            mask,
         )
         while slots[slot] >= 0:
             slot = (slot + 1) & mask
