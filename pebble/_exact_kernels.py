@@ -253,6 +253,7 @@ def _relax(ctx, counters, parent, red, blue, computed, pending, unused, g, code,
             dead = dead_mask(graph, params, blue, computed)
         red &= ~dead
         unused &= ~dead
+        blue &= ~(dead & ~params[P_OUTPUTS])  # never loaded again: forget, merging states
         if pending & dead:
             return _GO_ON  # a stored vertex that will never be loaded: the store was wasted
     h = state_h(graph, params, red, blue, computed, pending)

@@ -33,7 +33,9 @@ properties established before it.
     again); stores of D vertices only serve loads of D vertices. So deleting every move
     on a vertex from the moment it turns dead leaves a legal pebbling (fewer red pebbles
     only free memory) that still ends with every output blue (a missing output is never
-    dead), at no greater cost.
+    dead), at no greater cost. The blue pebbles of dead non-outputs are also dropped from
+    the state (they could only serve loads of dead vertices), which merges states that
+    differ only there; ``replay`` still sees them, which changes nothing.
 ``"output-macro"``
     An output is computed only when it is not blue, and the compute is immediately
     followed by its store and the deletion of its red pebble (one transition of cost 1);
