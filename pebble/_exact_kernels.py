@@ -14,7 +14,8 @@ The kernels take a handful of flat arrays and return numbers or status codes:
 
 - ``graph`` (3, V) int64: rows ``G_PRED`` (predecessor bit set of each vertex),
   ``G_SUCC`` (successors), ``G_REACH`` (the vertex and all its descendants);
-- ``params`` int64: ``P_V, P_INPUTS, P_OUTPUTS, P_M, P_ONESHOT, P_FLAGS``;
+- ``params`` int64: ``P_V, P_INPUTS, P_OUTPUTS, P_M, P_ONESHOT, P_FLAGS, P_SINGLE``
+  (the last: the vertices with exactly one successor);
 - ``table`` (capacity, 8) int64: one row per state (one cache line), columns
   ``T_RED .. T_MOVE``; ``T_MOVE`` holds ``2 * code + closed``;
 - ``slots``: open-addressing hash table of state indices (-1 = empty), size a power of 2;
@@ -40,6 +41,7 @@ DEAD_PEBBLES = 8
 HEURISTIC = 16
 RELOAD_AFTER_STORE = 32
 USE_BEFORE_DELETE = 64
+SINGLE_SUCCESSOR = 128
 ALL_FLAGS = (
     DELETE_WHEN_FULL
     | OUTPUT_MACRO
@@ -48,6 +50,7 @@ ALL_FLAGS = (
     | HEURISTIC
     | RELOAD_AFTER_STORE
     | USE_BEFORE_DELETE
+    | SINGLE_SUCCESSOR
 )
 
 # transitions recorded for the certificate: code = kind * 64 + vertex
@@ -67,7 +70,7 @@ QUEUE_FULL = 3
 _GO_ON = -1  # internal: the successor was handled, keep expanding
 
 G_PRED, G_SUCC, G_REACH = 0, 1, 2
-P_V, P_INPUTS, P_OUTPUTS, P_M, P_ONESHOT, P_FLAGS = 0, 1, 2, 3, 4, 5
+P_V, P_INPUTS, P_OUTPUTS, P_M, P_ONESHOT, P_FLAGS, P_SINGLE = 0, 1, 2, 3, 4, 5, 6
 T_RED, T_BLUE, T_COMP, T_PEND, T_UNUSED, T_G, T_PARENT, T_MOVE = 0, 1, 2, 3, 4, 5, 6, 7
 E_STATE, E_NEXT, E_G = 0, 1, 2
 
@@ -126,6 +129,22 @@ def dead_mask(graph, params, blue, computed):
         if unreachable or (oneshot and finished):
             dead |= bit
     return dead
+
+
+@njit(cache=True)
+def proxied(graph, params, pebbles):
+    """Vertices with one successor, and that successor in ``pebbles`` (rule single-successor).
+
+    With ``pebbles`` the red set: their red pebble is redundant. With the blue set:
+    they are never loaded or stored again.
+    """
+    out = np.int64(0)
+    single = params[P_SINGLE]
+    for v in range(params[P_V]):
+        bit = np.int64(1) << v
+        if (single & bit) != 0 and (graph[G_SUCC, v] & ~pebbles) == 0:
+            out |= bit
+    return out
 
 
 @njit(cache=True)
@@ -254,6 +273,10 @@ def _relax(ctx, counters, parent, red, blue, computed, pending, unused, g, code,
         red &= ~dead
         unused &= ~dead
         blue &= ~(dead & ~params[P_OUTPUTS])  # never loaded again: forget, merging states
+    if flags & SINGLE_SUCCESSOR and params[P_ONESHOT] == 0:
+        spare = proxied(graph, params, red)
+        red &= ~spare
+        unused &= ~spare
         if pending & dead:
             return _GO_ON  # a stored vertex that will never be loaded: the store was wasted
     h = state_h(graph, params, red, blue, computed, pending)
@@ -362,12 +385,15 @@ def _expand(ctx, counters, s):
     reload = (flags & RELOAD_AFTER_STORE) != 0
     track = (flags & USE_BEFORE_DELETE) != 0
     may_delete = full or (flags & DELETE_WHEN_FULL) == 0
+    frozen = np.int64(0)  # never loaded or stored (rule single-successor)
+    if flags & SINGLE_SUCCESSOR and not oneshot:
+        frozen = proxied(graph, params, blue)
     for v in range(params[P_V]):
         bit = np.int64(1) << v
         is_output = (outputs & bit) != 0
         is_input = (inputs & bit) != 0
         if red & bit:
-            stores = (blue & bit) == 0 and not is_input
+            stores = (blue & bit) == 0 and not is_input and (frozen & bit) == 0
             marked = pending | bit if reload and not is_output else pending
             if stores and (is_output or not lazy):
                 st = _relax(ctx, counters, s, red, blue | bit, computed, marked, unused & ~bit,
@@ -387,7 +413,7 @@ def _expand(ctx, counters, s):
             continue
         if full or (dead & bit) != 0:
             continue
-        if (blue & bit) != 0 and not (macro and is_output):
+        if (blue & bit) != 0 and not (macro and is_output) and (frozen & bit) == 0:
             fresh = unused | bit if track else unused
             st = _relax(ctx, counters, s, red | bit, blue, computed, pending & ~bit, fresh,
                         g + 1, K_LOAD * 64 + v, dead)  # fmt: skip

@@ -77,6 +77,19 @@ properties established before it.
     also consistent: a store or load changes it by at most 1, a compute leaves it
     unchanged (the predecessors it drops from ``N`` are red), a deletion only raises it.
     Off, the search is Dijkstra's algorithm.
+``"single-successor"`` (standard variant; one-shot has "dead-pebbles" for this)
+    Let ``v`` have exactly one successor ``w``. When ``w`` is red, the red pebble of
+    ``v`` is removed; when ``w`` is blue, ``v`` is never loaded or stored. Why: the red
+    pebble of ``v`` serves only computes of ``w`` and stores of ``v``, whose blue pebble
+    in turn serves only loads of ``v``. Follow any pebbling with a *proxy*: from the
+    moment that pebble of ``v`` is redundant (``w`` red) or would be loaded (``w``
+    blue; load ``w`` instead, same cost, or nothing if ``w`` is red), let a red pebble
+    on ``w`` stand for it: a compute of ``w`` from ``v`` becomes a no-op (dropped), a
+    deletion of the ``w`` pebble while ``v``'s lives is skipped, a deletion of ``v``'s
+    pebble deletes the proxy unless ``w`` holds a pebble of its own, a store of ``v``
+    becomes a store of ``w`` (or nothing if ``w`` is blue) and a later load of ``v`` a
+    load of ``w``. The proxy never needs more red pebbles than the original, costs no
+    more, and leaves every output at least as blue.
 ``"use-before-delete"``
     A red pebble placed by a load or a compute is not deleted before it was used by a
     compute (as a predecessor) or a store (a write-back counts). Why: if the pebble
@@ -141,6 +154,7 @@ RULES: dict[str, int] = {
     "heuristic": kern.HEURISTIC,
     "reload-after-store": kern.RELOAD_AFTER_STORE,
     "use-before-delete": kern.USE_BEFORE_DELETE,
+    "single-successor": kern.SINGLE_SUCCESSOR,
 }
 """Search rules by name (see the module docstring)."""
 
@@ -312,7 +326,16 @@ def _solve(
             reach |= graph[kern.G_REACH, w]
         graph[kern.G_REACH, v] = reach
     params = np.array(
-        [count, _bits(dag.inputs), _bits(dag.outputs), M, int(oneshot), flags], dtype=np.int64
+        [
+            count,
+            _bits(dag.inputs),
+            _bits(dag.outputs),
+            M,
+            int(oneshot),
+            flags,
+            _bits(np.flatnonzero(dag.outdegree == 1)),
+        ],
+        dtype=np.int64,
     )
 
     def done(io_moves: list[Move], lower: int, upper: int, expanded: int) -> Pebbling:

@@ -241,7 +241,7 @@ def test_heuristic_at_start_is_a_lower_bound(instance, variant):
     inputs = sum(1 << int(v) for v in dag.inputs)
     outputs = sum(1 << int(v) for v in dag.outputs)
     params = np.array(
-        [dag.num_vertices, inputs, outputs, M, int(variant == "oneshot"), kern.ALL_FLAGS],
+        [dag.num_vertices, inputs, outputs, M, int(variant == "oneshot"), kern.ALL_FLAGS, 0],
         dtype=np.int64,
     )
     h0 = kern.heuristic(graph, params, np.int64(0), np.int64(inputs), np.int64(0), np.int64(0))
