@@ -8,7 +8,7 @@ import sys
 
 from attnio.pebble import builders, load_dag, write_moves
 from attnio.pebble.errors import ParameterError
-from attnio.pebble.heuristic import HEURISTICS, pebble
+from attnio.pebble.heuristic import HEURISTICS, pebble, sweep
 from attnio.pebble.moves import VARIANTS
 
 FIELDS = (
@@ -149,7 +149,12 @@ def run(args: argparse.Namespace) -> int:
             raise ParameterError("--moves writes one pebbling; it cannot be used with --sweep")
         Ms = _sweep_range(args.sweep)
         dag.validate_memory(Ms.start)
-        results = [_solve(dag, M, args, moves=False) for M in Ms]
+        if args.exact:
+            results = [_solve(dag, M, args, moves=False) for M in Ms]
+        else:
+            results = sweep(dag, Ms, heuristic=args.heuristic, variant=args.variant,
+                            iterations=args.iterations, time_limit=args.time_limit,
+                            seed=args.seed)  # fmt: skip
     else:
         results = [_solve(dag, args.M, args, moves=bool(args.moves))]
     if args.moves:

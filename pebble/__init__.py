@@ -6,6 +6,7 @@ It may read :mod:`attnio.bounds`; it must not import ``attnio.algorithms`` or
 ``attnio.proofs``.
 """
 
+from .builders import KINDS, build
 from .dag import Dag, load_dag, save_dag
 from .errors import (
     CycleError,
@@ -17,12 +18,14 @@ from .errors import (
     ParameterError,
     PebbleError,
 )
+from .heuristic import compulsory_io, pebble, play
 from .moves import COMPUTE, DELETE, LOAD, STORE, Move, Replay, read_moves, replay, write_moves
 from .result import Pebbling
 
 __all__ = [
     "COMPUTE",
     "DELETE",
+    "KINDS",
     "LOAD",
     "STORE",
     "CycleError",
@@ -37,7 +40,11 @@ __all__ = [
     "PebbleError",
     "Pebbling",
     "Replay",
+    "build",
+    "compulsory_io",
     "load_dag",
+    "pebble",
+    "play",
     "read_moves",
     "replay",
     "save_dag",

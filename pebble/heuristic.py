@@ -21,6 +21,8 @@ HK81 (the game); Belady 1966 (furthest-next-use eviction).
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import time
 from collections.abc import Sequence
 
@@ -41,6 +43,7 @@ __all__ = [
     "pebble",
     "play",
     "play_cost",
+    "sweep",
     "validate_order",
 ]
 
@@ -135,6 +138,11 @@ class _Arrays:
         self.is_input = np.ascontiguousarray(dag.indegree == 0)
         self.is_output = np.ascontiguousarray((dag.outdegree == 0) & ~self.is_input)
         self.bound = 2 * dag.num_edges + 3 * dag.num_vertices + 8
+        if dag.num_vertices * (dag.num_vertices + 1) >= 2**62:
+            raise ParameterError(
+                f"graph of {dag.num_vertices} vertices and {dag.num_edges} edges is too large "
+                "for the heuristic's int64 heap keys"
+            )
 
 
 def _run(arrays: _Arrays, order: np.ndarray, M: int, code: int, record: bool):
@@ -265,6 +273,34 @@ def pebble(
     found = search_order(dag, M, iterations=iterations, time_limit=time_limit, seed=seed)
     loads, stores, _, raw = _run(_Arrays(dag), found.order, M, _kernels.BELADY, moves)
     return _result(dag, M, variant, "search", loads, stores, raw, start, found.evaluated)
+
+
+def sweep(dag: Dag, Ms: Sequence[int], *, heuristic: str = "belady", **options) -> list[Pebbling]:
+    """Pebble ``dag`` for every M in ``Ms`` (increasing); the best found I/O as a function of M.
+
+    A pebbling with M' red pebbles is one with any M >= M' too, so each size
+    reports the cheapest pebbling found at it or at a smaller size (its
+    ``method`` then says ``"<heuristic> (from M=M')"``): the returned upper
+    bounds never increase with M. ``options`` go to :func:`pebble`.
+
+    Examples
+    --------
+    >>> g = Dag.from_edges(3, [(0, 2), (1, 2)])
+    >>> [p.io for p in sweep(g, [3, 4])]
+    [3, 3]
+    """
+    Ms = [dag.validate_memory(M) for M in Ms]
+    if any(b <= a for a, b in itertools.pairwise(Ms)):
+        raise ParameterError(f"Ms={Ms} must be strictly increasing")
+    results: list[Pebbling] = []
+    for M in Ms:
+        found = pebble(dag, M, heuristic=heuristic, **options)
+        if results and results[-1].io < found.io:
+            best = results[-1]
+            origin = best.method if "(from" in best.method else f"{best.method} (from M={best.M})"
+            found = dataclasses.replace(best, M=M, method=origin, seconds=found.seconds)
+        results.append(found)
+    return results
 
 
 def compile_kernels() -> None:

@@ -260,3 +260,18 @@ def test_kernel_matches_reference_larger(drawn, data) -> None:
     for policy in ("belady", "lru"):
         fast = play(dag, M, order=order, policy=policy, moves=True).moves
         assert fast == reference.play_order(dag, order.tolist(), M, policy)
+
+
+@settings(max_examples=40)
+@given(dags(max_vertices=10), st.sampled_from(["belady", "lru", "search"]))
+def test_sweep_is_monotone_and_replays(dag: Dag, method: str) -> None:
+    """A sweep's best-found I/O never increases with M and each reported pebbling replays."""
+    Ms = list(range(dag.min_memory, dag.min_memory + 5))
+    results = heuristic.sweep(dag, Ms, heuristic=method, moves=True, iterations=10)
+    assert [r.M for r in results] == Ms
+    ios = [r.io for r in results]
+    assert ios == sorted(ios, reverse=True)
+    for r in results:
+        assert replay(dag, r.moves, r.M).io == r.io
+    with pytest.raises(ParameterError, match="increasing"):
+        heuristic.sweep(dag, [dag.min_memory + 1, dag.min_memory])

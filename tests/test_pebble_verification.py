@@ -38,3 +38,27 @@ def test_checks_pass(check) -> None:
     passed, detail = check()
     assert passed is not False, detail
     assert isinstance(detail, str) and detail
+
+
+def test_lower_bound_check_can_fail(monkeypatch) -> None:
+    """A lower bound above the pebblings makes the check fail (it is not vacuous)."""
+    monkeypatch.setattr(verification, "_applicable_lower", lambda *a, **k: iter([("fake", 10**9)]))
+    passed, detail = verification.check_heuristic_above_lower_bounds()
+    assert passed is False and "fake" in detail
+
+
+def test_lower_bound_check_skips_without_bounds(monkeypatch) -> None:
+    """With no applicable bound the check reports skipped, not passed."""
+    monkeypatch.setattr(verification, "_applicable_lower", lambda *a, **k: iter([]))
+    passed, _ = verification.check_heuristic_above_lower_bounds()
+    assert passed is None
+
+
+def test_exact_check_can_fail(monkeypatch) -> None:
+    """A lower bound above the proven optima makes the exact check fail."""
+    if not _EXACT:
+        pytest.skip("attnio.pebble.exact is not installed on this branch")
+    monkeypatch.setattr(verification, "_applicable_lower", lambda *a, **k: iter([("fake", 10**9)]))
+    monkeypatch.setattr(verification, "_EXACT_INSTANCES", (("attention-forward", 1, 1),))
+    passed, detail = verification.check_exact_against_bounds()
+    assert passed is False and "fake" in detail
