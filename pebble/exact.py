@@ -117,9 +117,10 @@ properties established before it.
 Outside the rules, the search never tries a no-op move (load or compute onto a red
 vertex, store onto a blue one) and stops expanding a state once ``f`` reaches the cost of
 the best complete pebbling known. That is first the cheapest of a Belady-style greedy
-pebbling, the certificate of a smaller M in :func:`sweep_exact` (a pebbling with M red
-pebbles is one with more) and, in the standard variant, the result of a one-shot search
-(a one-shot pebbling is a standard one); every candidate is checked by ``replay``.
+pebbling, the order-search heuristic of :mod:`attnio.pebble.heuristic`, the certificate
+of a smaller M in :func:`sweep_exact` (a pebbling with M red pebbles is one with more)
+and, in the standard variant, the result of a one-shot search (a one-shot pebbling is a
+standard one); every candidate is checked by ``replay``.
 
 References
 ----------
@@ -138,6 +139,7 @@ import numpy as np
 from . import _exact_kernels as kern
 from .dag import Dag
 from .errors import InstanceTooLargeError, ParameterError
+from .heuristic import pebble
 from .moves import Move, check_variant, replay
 from .result import Pebbling
 
@@ -169,6 +171,8 @@ the second)."""
 
 _SLICE_SECONDS = 0.25
 _FIRST_CAPACITY = 1 << 14
+_ORDER_SEARCH_FROM = 16
+"""Graphs with more vertices also get the order-search heuristic as a seed (about 0.1 s)."""
 
 
 def _slot_count(capacity: int) -> int:
@@ -302,6 +306,10 @@ def _solve(
     seed_moves = _seed_pebbling(dag, M)
     seed_io = replay(dag, seed_moves, M, variant).io
     hints = [] if seed is None else [list(seed)]
+    if count > _ORDER_SEARCH_FROM:
+        # the heuristic order search (attnio.pebble.heuristic): Belady on a searched
+        # order, each vertex computed once, so legal in both variants; replayed below
+        hints.append(pebble(dag, M, heuristic="search", variant=variant, moves=True).moves)
     expanded_before = 0
     if variant == "standard" and seed_io > 0:
         # a one-shot pebbling is a standard one, and the one-shot search is far smaller
