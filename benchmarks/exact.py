@@ -14,7 +14,8 @@ Table 1 runs, per instance and variant at the smallest feasible M (the hardest):
 solver with all rules, the same kernel with every rule off (plain Dijkstra in numba: the
 kernel's raw speed against the same algorithm in Python), and the reference, which is
 stopped after ``--reference-states`` states. Tables 2 and 3 sweep M. Times exclude numba
-compilation (done before timing). A run that stops on its limit shows its proven bounds.
+compilation (done before timing); solver runs under a second are the best of three. A run
+that stops on its limit shows its proven bounds ``[lower, upper]``.
 """
 
 from __future__ import annotations
@@ -40,6 +41,22 @@ def _rate(result) -> str:
     return f"{result.states_explored / max(result.seconds, 1e-9):,.0f}"
 
 
+MAX_STATES = 30_000_000
+"""State table limit of every solve (about 5 GB at most)."""
+
+
+def _fastest(dag, M: int, variant: str, time_limit: float, **kwargs):
+    """The fastest of up to 3 identical runs (1 if a run takes over a second)."""
+    kwargs["max_states"] = MAX_STATES
+    best = solve_exact(dag, M, variant=variant, time_limit=time_limit, **kwargs)
+    for _ in range(2):
+        if best.seconds > 1.0:
+            break
+        again = solve_exact(dag, M, variant=variant, time_limit=time_limit, **kwargs)
+        best = min(best, again, key=lambda result: result.seconds)
+    return best
+
+
 def compare_table(time_limit: float, reference_states: int) -> None:
     cases = [
         ("attention-forward", 1, 1),
@@ -59,8 +76,8 @@ def compare_table(time_limit: float, reference_states: int) -> None:
         dag = builders.build(kind, n, d, degree=1)
         M = dag.min_memory
         for variant in ("standard", "oneshot"):
-            exact = solve_exact(dag, M, variant=variant, time_limit=time_limit)
-            plain = solve_exact(dag, M, variant=variant, time_limit=time_limit, rules=())
+            exact = _fastest(dag, M, variant, time_limit)
+            plain = _fastest(dag, M, variant, time_limit, rules=())
             plain_s = f"{plain.seconds:.3f}" if plain.optimal else f"> {time_limit:g}"
             start = time.perf_counter()
             try:
@@ -92,7 +109,9 @@ def sweep_table(kind: str, n: int, d: int, Ms: list[int], time_limit: float) -> 
     print("|---|---|---|---|---|---|---|")
     for variant in ("standard", "oneshot"):
         for M in Ms:
-            result = solve_exact(dag, M, variant=variant, time_limit=time_limit)
+            result = solve_exact(
+                dag, M, variant=variant, time_limit=time_limit, max_states=MAX_STATES
+            )
             print(
                 f"| {variant} | {M} | {_cost(result)} | {result.optimal} "
                 f"| {result.seconds:.2f} | {result.states_explored:,} | {_rate(result)} |",

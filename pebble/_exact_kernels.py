@@ -1,8 +1,10 @@
 """numba kernels of the exact pebbling search (private; the driver is :mod:`.exact`).
 
-States are three one-word bit sets (int64, vertex ``v`` is bit ``v``, at most
+States are five one-word bit sets (int64, vertex ``v`` is bit ``v``, at most
 :data:`MAX_VERTICES` vertices so the sign bit is never touched): ``red``, ``blue``
-(inputs always included) and ``computed`` (one-shot only, else 0). The search is A*
+(inputs always included), ``computed`` (one-shot only, else 0), ``pending`` (stored
+non-outputs not loaded since; only with RELOAD_AFTER_STORE, else 0) and ``unused`` (red
+pebbles not yet used by a compute or a store; only with USE_BEFORE_DELETE, else 0). The search is A*
 with a bucket queue over ``f = g + h`` (integer costs 0/1), duplicate queue entries
 instead of decrease-key, and re-opening of closed states whose cost improves, so it is
 exact for any admissible ``h`` (consistency only makes it faster). The move rules and
@@ -12,12 +14,14 @@ The kernels take a handful of flat arrays and return numbers or status codes:
 
 - ``graph`` (3, V) int64: rows ``G_PRED`` (predecessor bit set of each vertex),
   ``G_SUCC`` (successors), ``G_REACH`` (the vertex and all its descendants);
-- ``params`` int64: ``P_V, P_INPUTS, P_OUTPUTS, P_M, P_ONESHOT, P_FLAGS``;
+- ``params`` int64: ``P_V, P_INPUTS, P_OUTPUTS, P_M, P_ONESHOT, P_FLAGS, P_SINGLE``
+  (the last: the vertices with exactly one successor);
 - ``table`` (capacity, 8) int64: one row per state (one cache line), columns
-  ``T_RED .. T_CLOSED``;
+  ``T_RED .. T_MOVE``; ``T_MOVE`` holds ``2 * code + closed``;
 - ``slots``: open-addressing hash table of state indices (-1 = empty), size a power of 2;
 - ``buckets``: head entry of the queue list of each ``f`` value (-1 = empty);
-- ``entries`` (capacity, 2) int64: columns ``E_STATE`` and ``E_NEXT`` (linked lists);
+- ``entries`` (capacity, 3) int64: columns ``E_STATE``, ``E_NEXT`` (linked lists) and
+  ``E_G`` (the state's cost when queued: an entry is stale once the cost improved);
 - ``counters``: the ``C_*`` scalars, kept between calls so a search resumes.
 """
 
@@ -35,7 +39,19 @@ OUTPUT_MACRO = 2
 LAZY_STORE = 4
 DEAD_PEBBLES = 8
 HEURISTIC = 16
-ALL_FLAGS = DELETE_WHEN_FULL | OUTPUT_MACRO | LAZY_STORE | DEAD_PEBBLES | HEURISTIC
+RELOAD_AFTER_STORE = 32
+USE_BEFORE_DELETE = 64
+SINGLE_SUCCESSOR = 128
+ALL_FLAGS = (
+    DELETE_WHEN_FULL
+    | OUTPUT_MACRO
+    | LAZY_STORE
+    | DEAD_PEBBLES
+    | HEURISTIC
+    | RELOAD_AFTER_STORE
+    | USE_BEFORE_DELETE
+    | SINGLE_SUCCESSOR
+)
 
 # transitions recorded for the certificate: code = kind * 64 + vertex
 K_LOAD = 0
@@ -54,9 +70,9 @@ QUEUE_FULL = 3
 _GO_ON = -1  # internal: the successor was handled, keep expanding
 
 G_PRED, G_SUCC, G_REACH = 0, 1, 2
-P_V, P_INPUTS, P_OUTPUTS, P_M, P_ONESHOT, P_FLAGS = 0, 1, 2, 3, 4, 5
-T_RED, T_BLUE, T_COMP, T_G, T_H, T_PARENT, T_MOVE, T_CLOSED = 0, 1, 2, 3, 4, 5, 6, 7
-E_STATE, E_NEXT = 0, 1
+P_V, P_INPUTS, P_OUTPUTS, P_M, P_ONESHOT, P_FLAGS, P_SINGLE = 0, 1, 2, 3, 4, 5, 6
+T_RED, T_BLUE, T_COMP, T_PEND, T_UNUSED, T_G, T_PARENT, T_MOVE = 0, 1, 2, 3, 4, 5, 6, 7
+E_STATE, E_NEXT, E_G = 0, 1, 2
 
 C_STATES = 0  # states in the table
 C_ENTRIES = 1  # queue entries ever allocated
@@ -73,6 +89,8 @@ INFEASIBLE = 1 << 40
 _K1 = np.int64(-7046029254386353131)  # 0x9E3779B97F4A7C15 as int64
 _K2 = np.int64(-4417276706812531889)  # 0xC2B2AE3D27D4EB4F
 _K3 = np.int64(1609587929392839161)  # 0x165667B19E3779F9
+_K4 = np.int64(-3372029247567499371)  # 0xD6E8FEB86659FD95
+_K5 = np.int64(-7723592293110705685)  # 0x94D049BB133111EB
 
 
 @njit(cache=True)
@@ -86,8 +104,8 @@ def popcount(x):
 
 
 @njit(cache=True)
-def _hash(red, blue, computed, mask):
-    h = red * _K1 ^ blue * _K2 ^ computed * _K3
+def _hash(red, blue, computed, pending, unused, mask):
+    h = red * _K1 ^ blue * _K2 ^ computed * _K3 ^ pending * _K4 ^ unused * _K5
     h ^= h >> 31
     h *= _K1
     h ^= h >> 29
@@ -96,7 +114,7 @@ def _hash(red, blue, computed, mask):
 
 @njit(cache=True)
 def dead_mask(graph, params, blue, computed):
-    """Vertices whose red pebble can never be useful again (exact.py, rule DEAD_PEBBLES).
+    """Vertices whose red pebble can never be useful again (exact.py, rule dead-pebbles).
 
     Standard: no output still lacking a blue pebble is reachable from the vertex (the
     vertex included). One-shot, also: a non-output whose successors are all computed.
@@ -114,46 +132,63 @@ def dead_mask(graph, params, blue, computed):
 
 
 @njit(cache=True)
-def heuristic(graph, params, red, blue, computed):
-    """Admissible and consistent lower bound on the I/O still needed (exact.py, HEURISTIC).
+def proxied(graph, params, pebbles):
+    """Vertices with one successor, and that successor in ``pebbles`` (rule single-successor).
+
+    With ``pebbles`` the red set: their red pebble is redundant. With the blue set:
+    they are never loaded or stored again.
+    """
+    out = np.int64(0)
+    single = params[P_SINGLE]
+    for v in range(params[P_V]):
+        bit = np.int64(1) << v
+        if (single & bit) != 0 and (graph[G_SUCC, v] & ~pebbles) == 0:
+            out |= bit
+    return out
+
+
+@njit(cache=True)
+def heuristic(graph, params, red, blue, computed, pending):
+    """Admissible and consistent lower bound on the I/O still needed (exact.py, heuristic).
 
     One store per output without a blue pebble, plus one load per vertex that must
-    become red again and can do so only by a load. INFEASIBLE when a needed vertex can
-    never become red again (one-shot: computed, and its red and blue pebbles are gone).
+    become red again and can do so only by a load, plus one load per pending vertex not
+    already counted. INFEASIBLE when a needed vertex can never become red again
+    (one-shot: computed, and its red and blue pebbles are gone).
     """
     missing = params[P_OUTPUTS] & ~blue
     oneshot = params[P_ONESHOT] != 0
     need = missing
-    h = popcount(missing)
+    loads = np.int64(0)
     for v in range(params[P_V] - 1, -1, -1):
         bit = np.int64(1) << v
         if (need & bit) == 0 or (red & bit) != 0:
             continue
         if params[P_INPUTS] & bit:
-            h += 1
+            loads |= bit
         elif blue & bit:
             if oneshot:
-                h += 1
+                loads |= bit
         elif oneshot and (computed & bit) != 0:
             return INFEASIBLE
         else:
             need |= graph[G_PRED, v]
-    return h
+    return popcount(missing) + popcount(loads | pending)
 
 
 @njit(cache=True)
-def state_h(graph, params, red, blue, computed):
+def state_h(graph, params, red, blue, computed, pending):
     """The heuristic if the HEURISTIC flag is on, else 0 (plain Dijkstra order)."""
     if params[P_FLAGS] & HEURISTIC:
-        return heuristic(graph, params, red, blue, computed)
+        return heuristic(graph, params, red, blue, computed, pending)
     return 0
 
 
 @njit(cache=True)
-def _lookup(table, slots, red, blue, computed):
+def _lookup(table, slots, red, blue, computed, pending, unused):
     """Return (slot, index) of the state; index -1 and its free slot if absent."""
     mask = slots.size - 1
-    slot = _hash(red, blue, computed, mask)
+    slot = _hash(red, blue, computed, pending, unused, mask)
     while True:
         idx = slots[slot]
         if idx < 0:
@@ -162,13 +197,15 @@ def _lookup(table, slots, red, blue, computed):
             table[idx, T_RED] == red
             and table[idx, T_BLUE] == blue
             and table[idx, T_COMP] == computed
+            and table[idx, T_PEND] == pending
+            and table[idx, T_UNUSED] == unused
         ):
             return slot, idx
         slot = (slot + 1) & mask
 
 
 @njit(cache=True)
-def _push(state, f, buckets, entries, counters):
+def _push(state, f, g, buckets, entries, counters):
     """Push a queue entry; return False when the entry pool is exhausted."""
     e = counters[C_FREE]
     if e >= 0:
@@ -180,6 +217,7 @@ def _push(state, f, buckets, entries, counters):
         counters[C_ENTRIES] = e + 1
     entries[e, E_STATE] = state
     entries[e, E_NEXT] = buckets[f]
+    entries[e, E_G] = g
     buckets[f] = e
     if f < counters[C_BUCKET]:
         counters[C_BUCKET] = f
@@ -200,53 +238,48 @@ def init_search(graph, params, table, slots, buckets, entries, counters, upper):
     counters[C_GOAL] = -1
     counters[C_FREE] = -1
     counters[C_BUCKET] = buckets.size
-    red = np.int64(0)
+    zero = np.int64(0)
     blue = params[P_INPUTS]
-    computed = np.int64(0)
-    h0 = state_h(graph, params, red, blue, computed)
+    h0 = state_h(graph, params, zero, blue, zero, zero)
     counters[C_LOWER] = min(h0, upper)
-    slot, _ = _lookup(table, slots, red, blue, computed)
-    table[0, T_RED] = red
+    slot, _ = _lookup(table, slots, zero, blue, zero, zero, zero)
+    table[0, T_RED] = zero
     table[0, T_BLUE] = blue
-    table[0, T_COMP] = computed
+    table[0, T_COMP] = zero
+    table[0, T_PEND] = zero
+    table[0, T_UNUSED] = zero
     table[0, T_G] = 0
-    table[0, T_H] = h0
     table[0, T_PARENT] = -1
-    table[0, T_MOVE] = NO_MOVE
-    table[0, T_CLOSED] = 0
+    table[0, T_MOVE] = 2 * NO_MOVE
     slots[slot] = 0
     counters[C_STATES] = 1
     if h0 < upper:
-        _push(0, h0, buckets, entries, counters)
+        _push(0, h0, 0, buckets, entries, counters)
 
 
 @njit(cache=True)
-def _relax(
-    graph,
-    params,
-    table,
-    slots,
-    buckets,
-    entries,
-    counters,
-    parent,
-    red,
-    blue,
-    computed,
-    g,
-    code,
-    dead,
-):
+def _relax(ctx, counters, parent, red, blue, computed, pending, unused, g, code, dead):
     """Offer a successor reached with cost ``g``; return _GO_ON, TABLE_FULL or QUEUE_FULL.
 
-    ``dead`` is the parent's dead set, or -1 when the move changed the blue or computed
-    set (then it is recomputed: it depends on nothing else).
+    ``ctx`` is ``(graph, params, table, slots, buckets, entries)``. ``dead`` is the
+    parent's dead set, or -1 when the move changed the blue or computed set (it depends
+    on nothing else), in which case it is recomputed.
     """
-    if params[P_FLAGS] & DEAD_PEBBLES:
+    graph, params, table, slots, buckets, entries = ctx
+    flags = params[P_FLAGS]
+    if flags & DEAD_PEBBLES:
         if dead < 0:
             dead = dead_mask(graph, params, blue, computed)
         red &= ~dead
-    h = state_h(graph, params, red, blue, computed)
+        unused &= ~dead
+        blue &= ~(dead & ~params[P_OUTPUTS])  # never loaded again: forget, merging states
+    if flags & SINGLE_SUCCESSOR and params[P_ONESHOT] == 0:
+        spare = proxied(graph, params, red)
+        red &= ~spare
+        unused &= ~spare
+        if pending & dead:
+            return _GO_ON  # a stored vertex that will never be loaded: the store was wasted
+    h = state_h(graph, params, red, blue, computed, pending)
     if h >= INFEASIBLE:
         return _GO_ON
     f = g + h
@@ -254,7 +287,7 @@ def _relax(
         return _GO_ON
     if counters[C_FREE] < 0 and counters[C_ENTRIES] >= entries.shape[0]:
         return QUEUE_FULL  # checked before the table changes, so a retry loses nothing
-    slot, idx = _lookup(table, slots, red, blue, computed)
+    slot, idx = _lookup(table, slots, red, blue, computed, pending, unused)
     if idx < 0:
         idx = counters[C_STATES]
         if idx >= table.shape[0]:
@@ -264,18 +297,18 @@ def _relax(
         table[idx, T_RED] = red
         table[idx, T_BLUE] = blue
         table[idx, T_COMP] = computed
-        table[idx, T_H] = h
+        table[idx, T_PEND] = pending
+        table[idx, T_UNUSED] = unused
     elif table[idx, T_G] <= g:
         return _GO_ON
     table[idx, T_G] = g
     table[idx, T_PARENT] = parent
-    table[idx, T_MOVE] = code
-    table[idx, T_CLOSED] = 0
+    table[idx, T_MOVE] = 2 * code  # not closed
     if (params[P_OUTPUTS] & ~blue) == 0:
         counters[C_UPPER] = g  # a complete pebbling cheaper than any known
         counters[C_GOAL] = idx
         return _GO_ON
-    if not _push(idx, f, buckets, entries, counters):
+    if not _push(idx, f, g, buckets, entries, counters):
         return QUEUE_FULL
     return _GO_ON
 
@@ -290,6 +323,7 @@ def search(graph, params, table, slots, buckets, entries, counters, budget):
     lower bound: it was the smallest ``f`` in the queue when it was read, and some
     queued state of an optimal pebbling always has ``f`` at most the optimum.
     """
+    ctx = (graph, params, table, slots, buckets, entries)
     done = 0
     while True:
         upper = counters[C_UPPER]
@@ -306,18 +340,18 @@ def search(graph, params, table, slots, buckets, entries, counters, budget):
         e = buckets[b]
         s = entries[e, E_STATE]
         buckets[b] = entries[e, E_NEXT]
-        if table[s, T_CLOSED] or table[s, T_G] + table[s, T_H] != b:
+        if table[s, T_MOVE] & 1 or table[s, T_G] != entries[e, E_G]:
             entries[e, E_NEXT] = counters[C_FREE]  # duplicate entry: the state was reached
             counters[C_FREE] = e  # more cheaply since, or already expanded
             continue
-        table[s, T_CLOSED] = 1
+        table[s, T_MOVE] |= 1  # closed
         done += 1
         counters[C_EXPANDED] += 1
-        status = _expand(graph, params, table, slots, buckets, entries, counters, s)
+        status = _expand(ctx, counters, s)
         if status != _GO_ON:
             # out of room: put the entry back (it was never freed), so the state is
             # expanded again, in full, once the driver has grown the arrays
-            table[s, T_CLOSED] = 0
+            table[s, T_MOVE] &= ~1
             counters[C_EXPANDED] -= 1
             entries[e, E_NEXT] = buckets[b]
             buckets[b] = e
@@ -328,11 +362,14 @@ def search(graph, params, table, slots, buckets, entries, counters, budget):
 
 
 @njit(cache=True)
-def _expand(graph, params, table, slots, buckets, entries, counters, s):
+def _expand(ctx, counters, s):
     """Offer every successor of state ``s`` under the enabled rules (see exact.py)."""
+    graph, params, table = ctx[0], ctx[1], ctx[2]
     red = table[s, T_RED]
     blue = table[s, T_BLUE]
     computed = table[s, T_COMP]
+    pending = table[s, T_PEND]
+    unused = table[s, T_UNUSED]
     g = table[s, T_G]
     flags = params[P_FLAGS]
     inputs = params[P_INPUTS]
@@ -345,133 +382,59 @@ def _expand(graph, params, table, slots, buckets, entries, counters, s):
     same = dead if not oneshot else np.int64(-1)  # compute changes the one-shot computed set
     macro = (flags & OUTPUT_MACRO) != 0
     lazy = (flags & LAZY_STORE) != 0
+    reload = (flags & RELOAD_AFTER_STORE) != 0
+    track = (flags & USE_BEFORE_DELETE) != 0
     may_delete = full or (flags & DELETE_WHEN_FULL) == 0
-    status = _GO_ON
+    frozen = np.int64(0)  # never loaded or stored (rule single-successor)
+    if flags & SINGLE_SUCCESSOR and not oneshot:
+        frozen = proxied(graph, params, blue)
     for v in range(params[P_V]):
         bit = np.int64(1) << v
         is_output = (outputs & bit) != 0
         is_input = (inputs & bit) != 0
         if red & bit:
-            stores = (blue & bit) == 0 and not is_input
+            stores = (blue & bit) == 0 and not is_input and (frozen & bit) == 0
+            marked = pending | bit if reload and not is_output else pending
             if stores and (is_output or not lazy):
-                status = _relax(
-                    graph,
-                    params,
-                    table,
-                    slots,
-                    buckets,
-                    entries,
-                    counters,
-                    s,
-                    red,
-                    blue | bit,
-                    computed,
-                    g + 1,
-                    K_STORE * 64 + v,
-                    -1,
-                )
-                if status != _GO_ON:
-                    return status
-            if may_delete:
-                status = _relax(
-                    graph,
-                    params,
-                    table,
-                    slots,
-                    buckets,
-                    entries,
-                    counters,
-                    s,
-                    red & ~bit,
-                    blue,
-                    computed,
-                    g,
-                    K_DELETE * 64 + v,
-                    dead,
-                )
-                if status != _GO_ON:
-                    return status
-                if lazy and stores and not is_output:
-                    status = _relax(
-                        graph,
-                        params,
-                        table,
-                        slots,
-                        buckets,
-                        entries,
-                        counters,
-                        s,
-                        red & ~bit,
-                        blue | bit,
-                        computed,
-                        g + 1,
-                        K_WRITEBACK * 64 + v,
-                        -1,
-                    )
-                    if status != _GO_ON:
-                        return status
+                st = _relax(ctx, counters, s, red, blue | bit, computed, marked, unused & ~bit,
+                            g + 1, K_STORE * 64 + v, -1)  # fmt: skip
+                if st != _GO_ON:
+                    return st
+            if may_delete and not (track and (unused & bit) != 0):
+                st = _relax(ctx, counters, s, red & ~bit, blue, computed, pending, unused, g,
+                            K_DELETE * 64 + v, dead)  # fmt: skip
+                if st != _GO_ON:
+                    return st
+            if may_delete and lazy and stores and not is_output:
+                st = _relax(ctx, counters, s, red & ~bit, blue | bit, computed, marked,
+                            unused & ~bit, g + 1, K_WRITEBACK * 64 + v, -1)  # fmt: skip
+                if st != _GO_ON:
+                    return st
             continue
         if full or (dead & bit) != 0:
             continue
-        if (blue & bit) != 0 and not (macro and is_output):
-            status = _relax(
-                graph,
-                params,
-                table,
-                slots,
-                buckets,
-                entries,
-                counters,
-                s,
-                red | bit,
-                blue,
-                computed,
-                g + 1,
-                K_LOAD * 64 + v,
-                dead,
-            )
-            if status != _GO_ON:
-                return status
+        if (blue & bit) != 0 and not (macro and is_output) and (frozen & bit) == 0:
+            fresh = unused | bit if track else unused
+            st = _relax(ctx, counters, s, red | bit, blue, computed, pending & ~bit, fresh,
+                        g + 1, K_LOAD * 64 + v, dead)  # fmt: skip
+            if st != _GO_ON:
+                return st
         if is_input or (graph[G_PRED, v] & ~red) != 0 or (oneshot and (computed & bit) != 0):
             continue
-        marked = computed | bit if oneshot else computed
+        done = computed | bit if oneshot else computed
+        used = unused & ~graph[G_PRED, v]
         if macro and is_output:
             if (blue & bit) == 0:
-                status = _relax(
-                    graph,
-                    params,
-                    table,
-                    slots,
-                    buckets,
-                    entries,
-                    counters,
-                    s,
-                    red,
-                    blue | bit,
-                    marked,
-                    g + 1,
-                    K_OUTPUT * 64 + v,
-                    -1,
-                )
+                st = _relax(ctx, counters, s, red, blue | bit, done, pending, used, g + 1,
+                            K_OUTPUT * 64 + v, -1)  # fmt: skip
+                if st != _GO_ON:
+                    return st
         else:
-            status = _relax(
-                graph,
-                params,
-                table,
-                slots,
-                buckets,
-                entries,
-                counters,
-                s,
-                red | bit,
-                blue,
-                marked,
-                g,
-                K_COMPUTE * 64 + v,
-                same,
-            )
-        if status != _GO_ON:
-            return status
+            fresh = used | bit if track else used
+            st = _relax(ctx, counters, s, red | bit, blue, done, pending, fresh, g,
+                        K_COMPUTE * 64 + v, same)  # fmt: skip
+            if st != _GO_ON:
+                return st
     return _GO_ON
 
 
@@ -480,7 +443,14 @@ def rehash(table, count, slots):
     """Rebuild the hash table ``slots`` (all -1 on entry) for table rows ``0..count-1``."""
     mask = slots.size - 1
     for idx in range(count):
-        slot = _hash(table[idx, T_RED], table[idx, T_BLUE], table[idx, T_COMP], mask)
+        slot = _hash(
+            table[idx, T_RED],
+            table[idx, T_BLUE],
+            table[idx, T_COMP],
+            table[idx, T_PEND],
+            table[idx, T_UNUSED],
+            mask,
+        )
         while slots[slot] >= 0:
             slot = (slot + 1) & mask
         slots[slot] = idx

@@ -33,7 +33,9 @@ properties established before it.
     again); stores of D vertices only serve loads of D vertices. So deleting every move
     on a vertex from the moment it turns dead leaves a legal pebbling (fewer red pebbles
     only free memory) that still ends with every output blue (a missing output is never
-    dead), at no greater cost.
+    dead), at no greater cost. The blue pebbles of dead non-outputs are also dropped from
+    the state (they could only serve loads of dead vertices), which merges states that
+    differ only there; ``replay`` still sees them, which changes nothing.
 ``"output-macro"``
     An output is computed only when it is not blue, and the compute is immediately
     followed by its store and the deletion of its red pebble (one transition of cost 1);
@@ -75,10 +77,50 @@ properties established before it.
     also consistent: a store or load changes it by at most 1, a compute leaves it
     unchanged (the predecessors it drops from ``N`` are red), a deletion only raises it.
     Off, the search is Dijkstra's algorithm.
+``"single-successor"`` (standard variant; one-shot has "dead-pebbles" for this)
+    Let ``v`` have exactly one successor ``w``. When ``w`` is red, the red pebble of
+    ``v`` is removed; when ``w`` is blue, ``v`` is never loaded or stored. Why: the red
+    pebble of ``v`` serves only computes of ``w`` and stores of ``v``, whose blue pebble
+    in turn serves only loads of ``v``. Follow any pebbling with a *proxy*: from the
+    moment that pebble of ``v`` is redundant (``w`` red) or would be loaded (``w``
+    blue; load ``w`` instead, same cost, or nothing if ``w`` is red), let a red pebble
+    on ``w`` stand for it: a compute of ``w`` from ``v`` becomes a no-op (dropped), a
+    deletion of the ``w`` pebble while ``v``'s lives is skipped, a deletion of ``v``'s
+    pebble deletes the proxy unless ``w`` holds a pebble of its own, a store of ``v``
+    becomes a store of ``w`` (or nothing if ``w`` is blue) and a later load of ``v`` a
+    load of ``w``. The proxy never needs more red pebbles than the original, costs no
+    more, and leaves every output at least as blue.
+``"use-before-delete"``
+    A red pebble placed by a load or a compute is not deleted before it was used by a
+    compute (as a predecessor) or a store (a write-back counts). Why: if the pebble
+    placed at time t1 is deleted at t2 unused, drop both moves; in between the red count
+    is one lower and no move needed that pebble, so the pebbling stays legal, and it
+    is no more expensive (one load fewer, or one compute fewer). In the one-shot
+    variant that compute's value was lost unused, so no successor of the vertex is ever
+    computed and dropping the compute forbids nothing. Dropping pairs lowers some red
+    counts, which can move other deletions to non-full states; moving those later
+    again (``"delete-when-full"``) keeps every use before its deletion, and the process
+    ends since each drop shortens the pebbling. The state carries the set of unused red
+    pebbles; dead-pebble removal is not a voluntary deletion and is unaffected.
+``"reload-after-store"``
+    Every stored non-output is loaded again later. Why: a blue pebble on a non-output
+    serves only loads of that vertex (the goal concerns outputs), so a store not
+    followed by a load can be dropped, leaving a legal and cheaper pebbling; an optimal
+    pebbling therefore has none (dropping such stores changes no blue output and no
+    computed set, so it keeps the other rules' properties). The state carries the set
+    P of non-outputs stored and not loaded since; ``h`` counts one future load for each
+    vertex of P not already counted (distinct vertices, distinct loads, so ``h`` stays
+    admissible; a load removes the vertex from P and from the count at most once, so
+    ``h`` stays consistent), and, with ``"dead-pebbles"`` (under which a dead vertex is
+    never loaded), a state where a vertex of P is dead is abandoned.
 
 Outside the rules, the search never tries a no-op move (load or compute onto a red
-vertex, store onto a blue one) and stops expanding a state once ``f`` reaches the best
-complete pebbling known, which is first a Belady-style greedy pebbling (the *seed*).
+vertex, store onto a blue one) and stops expanding a state once ``f`` reaches the cost of
+the best complete pebbling known. That is first the cheapest of a Belady-style greedy
+pebbling, the order-search heuristic of :mod:`attnio.pebble.heuristic`, the certificate
+of a smaller M in :func:`sweep_exact` (a pebbling with M red pebbles is one with more)
+and, in the standard variant, the result of a one-shot search (a one-shot pebbling is a
+standard one); every candidate is checked by ``replay``.
 
 References
 ----------
@@ -97,10 +139,11 @@ import numpy as np
 from . import _exact_kernels as kern
 from .dag import Dag
 from .errors import InstanceTooLargeError, ParameterError
+from .heuristic import pebble
 from .moves import Move, check_variant, replay
 from .result import Pebbling
 
-__all__ = ["MAX_VERTICES", "RULES", "solve_exact", "sweep_exact"]
+__all__ = ["DEFAULT_RULES", "MAX_VERTICES", "RULES", "solve_exact", "sweep_exact"]
 
 MAX_VERTICES = kern.MAX_VERTICES
 """The largest graph :func:`solve_exact` accepts (one int64 bit set per pebble colour)."""
@@ -111,11 +154,25 @@ RULES: dict[str, int] = {
     "lazy-store": kern.LAZY_STORE,
     "dead-pebbles": kern.DEAD_PEBBLES,
     "heuristic": kern.HEURISTIC,
+    "reload-after-store": kern.RELOAD_AFTER_STORE,
+    "use-before-delete": kern.USE_BEFORE_DELETE,
+    "single-successor": kern.SINGLE_SUCCESSOR,
 }
-"""Search rules by name (see the module docstring); all are on by default."""
+"""Search rules by name (see the module docstring)."""
+
+DEFAULT_RULES: tuple[str, ...] = tuple(
+    rule for rule in RULES if rule not in ("reload-after-store", "use-before-delete")
+)
+"""The rules :func:`solve_exact` enables by default. ``"reload-after-store"`` and
+``"use-before-delete"`` are sound but off: each adds a bit set to the state, which splits
+states, and on the attention DAGs measured that costs more than it prunes (one-shot dense
+forward n=2, d=1, M=3: 0.64M expansions without them, 2.4M with the first, 0.82M with
+the second)."""
 
 _SLICE_SECONDS = 0.25
 _FIRST_CAPACITY = 1 << 14
+_ORDER_SEARCH_FROM = 16
+"""Graphs with more vertices also get the order-search heuristic as a seed (about 0.1 s)."""
 
 
 def _slot_count(capacity: int) -> int:
@@ -138,7 +195,7 @@ def solve_exact(
     max_states: int = 4_000_000,
     time_limit: float | None = None,
     progress: bool = False,
-    rules: Iterable[str] = tuple(RULES),
+    rules: Iterable[str] = DEFAULT_RULES,
 ) -> Pebbling:
     """Return the minimum I/O of pebbling ``dag`` with ``M`` red pebbles, with a certificate.
 
@@ -151,15 +208,16 @@ def solve_exact(
     variant : {"standard", "oneshot"}
         Recomputation allowed (HK81) or each vertex computed at most once (PW20).
     max_states : int
-        Size of the state table; the search stops with bounds when it is full.
-        About 100 bytes of memory per state are allocated up front.
+        Most states the table may hold; the search stops with bounds when it is full.
+        Memory grows on demand, to at most about 160 bytes per state.
     time_limit : float, optional
         Seconds after which the search stops with bounds.
     progress : bool
         Show a live progress line on stderr (rich).
     rules : iterable of str
-        The search rules to enable, a subset of :data:`RULES` (default: all). Disabling
-        rules never changes the optimum, only the time to reach it.
+        The search rules to enable, a subset of :data:`RULES` (default
+        :data:`DEFAULT_RULES`). The set of rules never changes the optimum, only the
+        time to reach it.
 
     Returns
     -------
@@ -202,7 +260,7 @@ def sweep_exact(
     max_states: int = 4_000_000,
     time_limit: float | None = None,
     progress: bool = False,
-    rules: Iterable[str] = tuple(RULES),
+    rules: Iterable[str] = DEFAULT_RULES,
 ) -> list[Pebbling]:
     """Solve ``dag`` for every memory size in ``Ms``; results in the order of ``Ms``.
 
@@ -216,6 +274,7 @@ def sweep_exact(
     >>> [p.io for p in sweep_exact(g, [3, 4])]
     [3, 3]
     """
+    _check(dag, variant, max_states, time_limit, rules)
     Ms = [dag.validate_memory(M) for M in Ms]
     results: dict[int, Pebbling] = {}
     seed: list[Move] | None = None
@@ -247,6 +306,10 @@ def _solve(
     seed_moves = _seed_pebbling(dag, M)
     seed_io = replay(dag, seed_moves, M, variant).io
     hints = [] if seed is None else [list(seed)]
+    if count > _ORDER_SEARCH_FROM:
+        # the heuristic order search (attnio.pebble.heuristic): Belady on a searched
+        # order, each vertex computed once, so legal in both variants; replayed below
+        hints.append(pebble(dag, M, heuristic="search", variant=variant, moves=True).moves)
     expanded_before = 0
     if variant == "standard" and seed_io > 0:
         # a one-shot pebbling is a standard one, and the one-shot search is far smaller
@@ -271,7 +334,16 @@ def _solve(
             reach |= graph[kern.G_REACH, w]
         graph[kern.G_REACH, v] = reach
     params = np.array(
-        [count, _bits(dag.inputs), _bits(dag.outputs), M, int(oneshot), flags], dtype=np.int64
+        [
+            count,
+            _bits(dag.inputs),
+            _bits(dag.outputs),
+            M,
+            int(oneshot),
+            flags,
+            _bits(np.flatnonzero(dag.outdegree == 1)),
+        ],
+        dtype=np.int64,
     )
 
     def done(io_moves: list[Move], lower: int, upper: int, expanded: int) -> Pebbling:
@@ -300,7 +372,7 @@ def _solve(
     table = np.empty((capacity, 8), dtype=np.int64)
     slots = np.empty(_slot_count(capacity), dtype=np.int64)
     buckets = np.empty(max(seed_io, 1), dtype=np.int64)
-    entries = np.empty((2 * capacity, 2), dtype=np.int64)
+    entries = np.empty((2 * capacity, 3), dtype=np.int64)
     counters = np.zeros(kern.N_COUNTERS, dtype=np.int64)
     kern.init_search(graph, params, table, slots, buckets, entries, counters, seed_io)
 
@@ -387,7 +459,7 @@ def _certificate(table: np.ndarray, goal: int) -> list[Move]:
     moves: list[Move] = []
     for state in reversed(chain):
         parent = int(table[state, kern.T_PARENT])
-        kind, v = divmod(int(table[state, kern.T_MOVE]), 64)
+        kind, v = divmod(int(table[state, kern.T_MOVE]) >> 1, 64)  # low bit: closed
         red = int(table[parent, kern.T_RED])
         if kind == kern.K_LOAD:
             moves.append(Move("load", v))

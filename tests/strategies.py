@@ -120,6 +120,31 @@ def relabellings(draw, dag: Dag) -> Dag:
     return Dag.from_edges(labels, edges)
 
 
+@st.composite
+def connected_dags(draw, min_vertices: int = 2, max_vertices: int = 8) -> Dag:
+    """A random DAG with about half of all forward pairs as edges (denser than ``dags``),
+    vertices given in a random order under fresh labels."""
+    count = draw(st.integers(min_vertices, max_vertices))
+    pairs = [(u, v) for v in range(count) for u in range(v)]
+    edges = [pair for pair in pairs if draw(st.booleans())]
+    perm = draw(st.permutations(range(count)))
+    where = {u: i for i, u in enumerate(perm)}
+    return Dag.from_edges([f"u{p}" for p in perm], [(where[u], where[v]) for u, v in edges])
+
+
+@st.composite
+def pebbling_instances(draw, min_vertices: int = 1, max_vertices: int = 8, extra: int = 3):
+    """A DAG (sparse from ``dags`` or dense from ``connected_dags``) and a legal M."""
+    dag = draw(
+        st.one_of(
+            dags(min_vertices, max_vertices),
+            connected_dags(max(2, min_vertices), max_vertices),
+        )
+    )
+    M = draw(st.integers(dag.min_memory, dag.min_memory + extra))
+    return dag, M
+
+
 # ---------------------------------------------------------------- attnio.algorithms
 
 

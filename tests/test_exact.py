@@ -8,12 +8,12 @@ from attnio.pebble import exact as exact_module
 from attnio.pebble.builders import attention_forward
 from attnio.pebble.dag import Dag
 from attnio.pebble.errors import InstanceTooLargeError, MemoryTooSmallError, ParameterError
-from attnio.pebble.exact import MAX_VERTICES, RULES, solve_exact, sweep_exact
+from attnio.pebble.exact import DEFAULT_RULES, MAX_VERTICES, RULES, solve_exact, sweep_exact
 from attnio.pebble.exact_reference import reference_optimum
 from attnio.pebble.moves import replay
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from strategies import dag_and_memory, relabellings, variants
+from strategies import pebbling_instances, relabellings, variants
 
 DIAMOND = Dag.from_edges(["a", "b", "c", "d"], [(0, 2), (1, 2), (2, 3), (0, 3)])
 # two outputs sharing inputs, a recomputation candidate at small M
@@ -34,8 +34,8 @@ def _check_certificate(dag: Dag, M: int, variant: str, result) -> None:
     assert (played.loads, played.stores) == (result.loads, result.stores)
 
 
-@settings(max_examples=150)
-@given(dag_and_memory(max_vertices=7, extra=3), variants)
+@settings(max_examples=300)
+@given(pebbling_instances(max_vertices=7, extra=3), variants)
 @example((DIAMOND, 3), "standard")
 @example((FORK, 3), "oneshot")
 def test_exact_equals_reference(instance, variant):
@@ -48,8 +48,8 @@ def test_exact_equals_reference(instance, variant):
 
 
 @pytest.mark.slow
-@settings(max_examples=60)
-@given(dag_and_memory(min_vertices=8, max_vertices=9, extra=3), variants)
+@settings(max_examples=400)
+@given(pebbling_instances(min_vertices=8, max_vertices=9, extra=3), variants)
 def test_exact_equals_reference_nine_vertices(instance, variant):
     """On random DAGs of 8 or 9 vertices the solver's optimum is the brute-force optimum."""
     dag, M = instance
@@ -59,22 +59,28 @@ def test_exact_equals_reference_nine_vertices(instance, variant):
     _check_certificate(dag, M, variant, result)
 
 
-@pytest.mark.parametrize("rule", [*RULES, "all"])
-@settings(max_examples=50)
-@given(dag_and_memory(max_vertices=8, extra=3), variants)
+@pytest.mark.parametrize("rule", [*RULES, "none", "all"])
+@settings(max_examples=100)
+@given(pebbling_instances(max_vertices=8, extra=3), variants)
 def test_each_rule_preserves_the_optimum(rule, instance, variant):
-    """Disabling any one search rule (or all of them) leaves the proven optimum unchanged."""
+    """Toggling any one search rule, or running with none or all of them, leaves the proven
+    optimum unchanged."""
     dag, M = instance
-    full = solve_exact(dag, M, variant=variant)
-    rules = () if rule == "all" else [r for r in RULES if r != rule]
-    without = solve_exact(dag, M, variant=variant, rules=rules)
-    assert full.optimal and without.optimal
-    assert without.io == full.io
-    _check_certificate(dag, M, variant, without)
+    default = solve_exact(dag, M, variant=variant)
+    if rule == "none":
+        rules = ()
+    elif rule == "all":
+        rules = tuple(RULES)
+    else:
+        rules = set(DEFAULT_RULES) ^ {rule}
+    toggled = solve_exact(dag, M, variant=variant, rules=rules)
+    assert default.optimal and toggled.optimal
+    assert toggled.io == default.io
+    _check_certificate(dag, M, variant, toggled)
 
 
 @settings(max_examples=30)
-@given(dag_and_memory(max_vertices=8, extra=2), variants)
+@given(pebbling_instances(max_vertices=8, extra=2), variants)
 def test_more_memory_never_costs_more(instance, variant):
     """Q(G, M + 1) <= Q(G, M) for both variants."""
     dag, M = instance
@@ -84,7 +90,7 @@ def test_more_memory_never_costs_more(instance, variant):
 
 
 @settings(max_examples=30)
-@given(dag_and_memory(max_vertices=8, extra=2))
+@given(pebbling_instances(max_vertices=8, extra=2))
 def test_oneshot_never_cheaper_than_standard(instance):
     """Forbidding recomputation never lowers the optimum: one-shot >= standard."""
     dag, M = instance
@@ -92,7 +98,7 @@ def test_oneshot_never_cheaper_than_standard(instance):
 
 
 @settings(max_examples=30)
-@given(st.data(), dag_and_memory(max_vertices=8, extra=2), variants)
+@given(st.data(), pebbling_instances(max_vertices=8, extra=2), variants)
 def test_relabelling_changes_nothing(data, instance, variant):
     """An isomorphic copy (shuffled labels and topological numbering) has the same optimum."""
     dag, M = instance
@@ -101,7 +107,7 @@ def test_relabelling_changes_nothing(data, instance, variant):
 
 
 @settings(max_examples=30)
-@given(dag_and_memory(min_vertices=5, max_vertices=8, extra=2), variants, st.integers(1, 200))
+@given(pebbling_instances(min_vertices=5, max_vertices=8, extra=2), variants, st.integers(1, 200))
 def test_state_limit_reports_sound_bounds(instance, variant, max_states):
     """With a tiny state table the result is lower <= Q <= upper, optimal only if proven."""
     dag, M = instance
@@ -115,7 +121,7 @@ def test_state_limit_reports_sound_bounds(instance, variant, max_states):
 
 
 @settings(max_examples=40)
-@given(dag_and_memory(min_vertices=4, max_vertices=8, extra=2), variants)
+@given(pebbling_instances(min_vertices=4, max_vertices=8, extra=2), variants)
 def test_growing_from_tiny_arrays_changes_nothing(instance, variant):
     """Starting with room for 2 states (so the table and queue grow and searches resume
     after TABLE_FULL / QUEUE_FULL) gives the same proven optimum as the brute force."""
@@ -223,7 +229,7 @@ def test_refuses_non_dag():
 
 
 @settings(max_examples=40)
-@given(dag_and_memory(max_vertices=7, extra=2), variants)
+@given(pebbling_instances(max_vertices=7, extra=2), variants)
 def test_heuristic_at_start_is_a_lower_bound(instance, variant):
     """The A* heuristic of the start state never exceeds the optimum (admissibility)."""
     dag, M = instance
@@ -235,8 +241,8 @@ def test_heuristic_at_start_is_a_lower_bound(instance, variant):
     inputs = sum(1 << int(v) for v in dag.inputs)
     outputs = sum(1 << int(v) for v in dag.outputs)
     params = np.array(
-        [dag.num_vertices, inputs, outputs, M, int(variant == "oneshot"), kern.ALL_FLAGS],
+        [dag.num_vertices, inputs, outputs, M, int(variant == "oneshot"), kern.ALL_FLAGS, 0],
         dtype=np.int64,
     )
-    h0 = kern.heuristic(graph, params, np.int64(0), np.int64(inputs), np.int64(0))
+    h0 = kern.heuristic(graph, params, np.int64(0), np.int64(inputs), np.int64(0), np.int64(0))
     assert h0 <= reference_optimum(dag, M, variant=variant)[0]

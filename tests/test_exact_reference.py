@@ -8,7 +8,7 @@ from attnio.pebble.errors import InstanceTooLargeError, MemoryTooSmallError, Par
 from attnio.pebble.exact_reference import reference_optimum
 from attnio.pebble.moves import replay
 from hypothesis import given, settings
-from strategies import dag_and_memory, variants
+from strategies import pebbling_instances, variants
 
 
 @pytest.mark.parametrize(
@@ -38,7 +38,7 @@ def test_recomputation_beats_one_shot():
 
 
 @settings(max_examples=40)
-@given(dag_and_memory(max_vertices=7, extra=2), variants)
+@given(pebbling_instances(max_vertices=7, extra=2), variants)
 def test_reference_pebbling_replays_at_its_cost(instance, variant):
     """The reference's move sequence is legal and costs exactly the optimum it reports."""
     dag, M = instance
@@ -47,7 +47,7 @@ def test_reference_pebbling_replays_at_its_cost(instance, variant):
 
 
 @settings(max_examples=30)
-@given(dag_and_memory(max_vertices=6, extra=2))
+@given(pebbling_instances(max_vertices=6, extra=2))
 def test_reference_oneshot_at_least_standard(instance):
     """The one-shot optimum is never below the standard optimum."""
     dag, M = instance

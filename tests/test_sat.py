@@ -9,13 +9,13 @@ from attnio.pebble.exact import solve_exact
 from attnio.pebble.moves import replay
 from attnio.pebble.sat import MAX_SAT_VERTICES, sat_optimum
 from hypothesis import example, given, settings
-from strategies import dag_and_memory
+from strategies import pebbling_instances
 
 RECOMPUTE = Dag.from_edges(5, [(0, 1), (0, 2), (1, 2), (0, 3), (2, 3), (1, 4), (3, 4)])
 
 
 @settings(max_examples=25)
-@given(dag_and_memory(max_vertices=6, extra=2))
+@given(pebbling_instances(max_vertices=6, extra=2))
 @example((RECOMPUTE, 3))
 def test_sat_proves_the_oneshot_optimum(instance):
     """One-shot: z3 proves the same optimum as the exact solver, with a replayable pebbling."""
@@ -28,7 +28,7 @@ def test_sat_proves_the_oneshot_optimum(instance):
 
 
 @settings(max_examples=25)
-@given(dag_and_memory(max_vertices=6, extra=2))
+@given(pebbling_instances(max_vertices=6, extra=2))
 @example((RECOMPUTE, 3))
 def test_sat_within_certificate_horizon_matches_standard_optimum(instance):
     """Standard: with a horizon that fits the exact certificate, z3's minimum is the optimum."""
