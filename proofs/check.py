@@ -163,7 +163,8 @@ class _Query:
         for name, var in self.translator.variables.items():
             base[name] = _value(model.eval(var, model_completion=True))
         integer_names = [
-            name for name, sym in self.translator.symbols.items()
+            name
+            for name, sym in self.translator.symbols.items()
             if sym.is_integer and not base[name].is_integer
         ]
         if not integer_names:
@@ -251,8 +252,11 @@ def _witness(query: _Query, timeout_ms: int) -> dict[str, sp.Expr] | None:
             )
         if answer == z3.sat:
             for point in q.points(solver.model()):
-                subs = {sym: point[name] for name, sym in _symbols(query.obligation).items()
-                        if name in point}
+                subs = {
+                    sym: point[name]
+                    for name, sym in _symbols(query.obligation).items()
+                    if name in point
+                }
                 if all(_holds(a, subs) is True for a in query.obligation.assumptions):
                     return {k: v for k, v in point.items() if k in _symbols(query.obligation)}
     return None
@@ -307,7 +311,9 @@ def _check(obligation: Obligation, timeout_ms: int, split: bool) -> Result:
             if witness is None:
                 return Unknown(
                     f"{mode}: claim proved but no point of the assumptions was found, so the "
-                    "proof may be vacuous", last_smtlib, time.perf_counter() - start,
+                    "proof may be vacuous",
+                    last_smtlib,
+                    time.perf_counter() - start,
                 )
             return Proved(f"z3 unsat ({mode})", witness, last_smtlib, time.perf_counter() - start)
         if answer == z3.sat:
@@ -316,8 +322,9 @@ def _check(obligation: Obligation, timeout_ms: int, split: bool) -> Result:
                 confirmed, why = confirm(obligation, point)
                 if confirmed:
                     shown = {k: v for k, v in point.items() if k in _symbols(obligation)}
-                    return Counterexample(shown, _sides(obligation, shown), last_smtlib,
-                                          time.perf_counter() - start)
+                    return Counterexample(
+                        shown, _sides(obligation, shown), last_smtlib, time.perf_counter() - start
+                    )
                 reasons.append(why)
             notes.append(f"{mode}: z3 point not confirmed ({'; '.join(reasons[:2]) or 'none'})")
         else:
@@ -328,8 +335,9 @@ def _check(obligation: Obligation, timeout_ms: int, split: bool) -> Result:
     return Unknown("; ".join(notes), last_smtlib, time.perf_counter() - start)
 
 
-def _split_by_powers(obligation: Obligation,
-                     timeout_ms: int) -> tuple[str, dict[str, sp.Expr]] | None:
+def _split_by_powers(
+    obligation: Obligation, timeout_ms: int
+) -> tuple[str, dict[str, sp.Expr]] | None:
     """Prove ``lhs <= rhs`` through the coefficients of ``rhs - lhs`` in a positive symbol.
 
     If ``rhs - lhs = sum_i c_i x**i`` with ``x > 0`` (x free of the c_i) and every
@@ -359,17 +367,20 @@ def _split_by_powers(obligation: Obligation,
         for index, coefficient in enumerate(coefficients):
             relation = sp.Gt if strict and index == len(coefficients) - 1 else sp.Ge
             part = Obligation(
-                f"{obligation.name}/coefficient-{index}", obligation.family,
-                relation(coefficient, 0), obligation.assumptions, Expectation.HOLDS,
-                obligation.sources, f"coefficient {index} of the gap in {var}",
+                f"{obligation.name}/coefficient-{index}",
+                obligation.family,
+                relation(coefficient, 0),
+                obligation.assumptions,
+                Expectation.HOLDS,
+                obligation.sources,
+                f"coefficient {index} of the gap in {var}",
             )
             result = check_whole(part, timeout_ms)
             if not isinstance(result, Proved):
                 break
             witness = witness or result.witness
         else:
-            return (f"z3 unsat for each coefficient of rhs - lhs in powers of {var} > 0",
-                    witness)
+            return (f"z3 unsat for each coefficient of rhs - lhs in powers of {var} > 0", witness)
     return None
 
 
@@ -381,8 +392,9 @@ def _sides(obligation: Obligation, point: dict[str, sp.Expr]) -> tuple[sp.Expr, 
     return sp.nsimplify(claim.lhs.subs(subs)), sp.nsimplify(claim.rhs.subs(subs))
 
 
-def prove(obligation: Obligation, timeout_ms: int = DEFAULT_TIMEOUT_MS,
-          limit: int = CONSTANT_LIMIT) -> Outcome:
+def prove(
+    obligation: Obligation, timeout_ms: int = DEFAULT_TIMEOUT_MS, limit: int = CONSTANT_LIMIT
+) -> Outcome:
     """Check ``obligation``; for one with a constant, find the smallest integer that proves it.
 
     The constant search doubles C from 1 until the claim is proved (or ``limit``
@@ -404,8 +416,10 @@ def prove(obligation: Obligation, timeout_ms: int = DEFAULT_TIMEOUT_MS,
         low = high
         if high >= limit:
             last = results[high]
-            return Outcome(obligation, _with(last, high, time.perf_counter() - start,
-                                             f"no C <= {limit} proved"))
+            return Outcome(
+                obligation,
+                _with(last, high, time.perf_counter() - start, f"no C <= {limit} proved"),
+            )
         high = min(2 * high, limit)
     while high - low > 1:
         middle = (low + high) // 2
@@ -414,7 +428,7 @@ def prove(obligation: Obligation, timeout_ms: int = DEFAULT_TIMEOUT_MS,
         else:
             low = middle
     below = results.get(high - 1)
-    note = (f"C = {high - 1}: {below.status}" if below is not None else "C = 1 is the least")
+    note = f"C = {high - 1}: {below.status}" if below is not None else "C = 1 is the least"
     if isinstance(below, Counterexample):
         note += f" at {_show(below.point)}"
     return Outcome(obligation, _with(results[high], high, time.perf_counter() - start, note))

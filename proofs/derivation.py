@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import sympy as sp
-
 from attnio.bounds import get
 from attnio.bounds.symbols import M, Z, d, n
 
@@ -62,14 +61,20 @@ class Derivation:
 
 
 def _pos(name: str, integer: bool = False) -> sp.Symbol:
-    return sp.Symbol(name, positive=True, integer=integer) if integer else sp.Symbol(
-        name, positive=True)
+    return (
+        sp.Symbol(name, positive=True, integer=integer)
+        if integer
+        else sp.Symbol(name, positive=True)
+    )
 
 
 def _nonneg(name: str, integer: bool = False) -> sp.Symbol:
     # integer=False would make sympy infer nonzero, hence positive: pass it only when True
-    return sp.Symbol(name, nonnegative=True, integer=True) if integer else sp.Symbol(
-        name, nonnegative=True)
+    return (
+        sp.Symbol(name, nonnegative=True, integer=True)
+        if integer
+        else sp.Symbol(name, nonnegative=True)
+    )
 
 
 _loads = _nonneg("loads", integer=True)
@@ -78,11 +83,19 @@ _keys = _pos("keys", integer=True)
 _io = _nonneg("io")
 
 
-def _step(file: str, label: str, claim: sp.Basic, hypotheses: tuple, sources: tuple,
-          statement: str) -> Obligation:
+def _step(
+    file: str, label: str, claim: sp.Basic, hypotheses: tuple, sources: tuple, statement: str
+) -> Obligation:
     stem = file.removesuffix(".md")
-    return Obligation(f"derivation/{stem}/{label}", "derivation", claim, hypotheses,
-                      Expectation.HOLDS, (file, *sources), statement)
+    return Obligation(
+        f"derivation/{stem}/{label}",
+        "derivation",
+        claim,
+        hypotheses,
+        Expectation.HOLDS,
+        (file, *sources),
+        statement,
+    )
 
 
 def _compulsory() -> Derivation:
@@ -91,28 +104,55 @@ def _compulsory() -> Derivation:
     sparse_fwd, sparse_bwd = get("sparse-forward-compulsory"), get("sparse-backward-compulsory")
     total = _loads + _stores
     steps = (
-        _step(file, "dense-forward-sum", sp.Ge(total, dense_fwd.explicit),
-              (_loads >= 3 * n * d, _stores >= n * d), (dense_fwd.name,),
-              "3nd input loads and nd output stores give the dense forward record"),
-        _step(file, "dense-backward-sum", sp.Ge(total, dense_bwd.explicit),
-              (_loads >= 5 * n * d + n, _stores >= 3 * n * d), (dense_bwd.name,),
-              "5nd + n input loads and 3nd output stores give the dense backward record"),
-        _step(file, "keys-touched", sp.Ge(_keys, sp.ceiling(Z / n)), (Z <= n * _keys,),
-              (sparse_fwd.name,),
-              "Z allowed pairs in the columns of k used keys, at most n per column, force "
-              "k >= ceil(Z/n)"),
-        _step(file, "sparse-forward-sum", sp.Ge(total, sparse_fwd.explicit),
-              (_loads >= n * d + 2 * d * _keys, _stores >= n * d, Z <= n * _keys, n <= Z,
-               Z <= n**2),
-              (sparse_fwd.name,),
-              "Q rows, the K and V rows of the used keys, and the O rows give the sparse "
-              "forward record"),
-        _step(file, "sparse-backward-sum", sp.Ge(total, sparse_bwd.explicit),
-              (_loads >= 3 * n * d + n + 2 * d * _keys, _stores >= n * d + 2 * d * _keys,
-               Z <= n * _keys, n <= Z, Z <= n**2),
-              (sparse_bwd.name,),
-              "Q, O, dO, L rows, K and V rows of used keys, and dQ, dK, dV stores give the "
-              "sparse backward record"),
+        _step(
+            file,
+            "dense-forward-sum",
+            sp.Ge(total, dense_fwd.explicit),
+            (_loads >= 3 * n * d, _stores >= n * d),
+            (dense_fwd.name,),
+            "3nd input loads and nd output stores give the dense forward record",
+        ),
+        _step(
+            file,
+            "dense-backward-sum",
+            sp.Ge(total, dense_bwd.explicit),
+            (_loads >= 5 * n * d + n, _stores >= 3 * n * d),
+            (dense_bwd.name,),
+            "5nd + n input loads and 3nd output stores give the dense backward record",
+        ),
+        _step(
+            file,
+            "keys-touched",
+            sp.Ge(_keys, sp.ceiling(Z / n)),
+            (n * _keys >= Z,),
+            (sparse_fwd.name,),
+            "Z allowed pairs in the columns of k used keys, at most n per column, force "
+            "k >= ceil(Z/n)",
+        ),
+        _step(
+            file,
+            "sparse-forward-sum",
+            sp.Ge(total, sparse_fwd.explicit),
+            (_loads >= n * d + 2 * d * _keys, _stores >= n * d, n * _keys >= Z, n <= Z, n**2 >= Z),
+            (sparse_fwd.name,),
+            "Q rows, the K and V rows of the used keys, and the O rows give the sparse "
+            "forward record",
+        ),
+        _step(
+            file,
+            "sparse-backward-sum",
+            sp.Ge(total, sparse_bwd.explicit),
+            (
+                _loads >= 3 * n * d + n + 2 * d * _keys,
+                _stores >= n * d + 2 * d * _keys,
+                n * _keys >= Z,
+                n <= Z,
+                n**2 >= Z,
+            ),
+            (sparse_bwd.name,),
+            "Q, O, dO, L rows, K and V rows of used keys, and dQ, dK, dV stores give the "
+            "sparse backward record",
+        ),
     )
     unchecked = (
         "every input vertex has a successor, and only R1 puts a red pebble on an input, so "
@@ -121,8 +161,13 @@ def _compulsory() -> Derivation:
         "pebble on a non-input, so each output is stored at least once",
         "each used key column holds at most n allowed pairs, so Z <= n k",
     )
-    return Derivation(file, (dense_fwd.name, dense_bwd.name, sparse_fwd.name, sparse_bwd.name),
-                      steps, unchecked, complete=True)
+    return Derivation(
+        file,
+        (dense_fwd.name, dense_bwd.name, sparse_fwd.name, sparse_bwd.name),
+        steps,
+        unchecked,
+        complete=True,
+    )
 
 
 def _large() -> Derivation:
@@ -134,25 +179,54 @@ def _large() -> Derivation:
     parts, part_size = _pos("P", integer=True), _pos("X")
     bound = n**2 * d**2 / (M + 4 * d**2) - M
     steps = [
-        _step(file, "am-gm", sp.Le(rows * cols, size**2 / (4 * d**2)),
-              (d * rows + d * cols <= size,), (),
-              "|I*| d + |J*| d <= S implies |I*| |J*| <= S^2 / (4 d^2)"),
-        _step(file, "per-part", sp.Le(products, size**2 / (4 * d) + 2 * d * size),
-              (d * rows + d * cols <= size, products <= d * rows * cols + 2 * size * d), (),
-              "products in a part <= d |I*| |J*| + 2 S d <= S^2 / (4d) + 2 d S"),
-        _step(file, "s-is-2m",
-              sp.Eq((2 * M) ** 2 / (4 * d) + 2 * d * (2 * M), M * (M + 4 * d**2) / d), (), (),
-              "with S = 2M the per-part bound is M (M + 4 d^2) / d"),
-        _step(file, "partition", sp.Ge(_io, bound),
-              (parts * part_size >= n**2 * d, sp.Eq(part_size, M * (M + 4 * d**2) / d),
-               _io >= M * (parts - 1)),
-              (), "P X >= n^2 d and Q >= M (P - 1) give Q >= n^2 d^2 / (M + 4 d^2) - M"),
+        _step(
+            file,
+            "am-gm",
+            sp.Le(rows * cols, size**2 / (4 * d**2)),
+            (d * rows + d * cols <= size,),
+            (),
+            "|I*| d + |J*| d <= S implies |I*| |J*| <= S^2 / (4 d^2)",
+        ),
+        _step(
+            file,
+            "per-part",
+            sp.Le(products, size**2 / (4 * d) + 2 * d * size),
+            (d * rows + d * cols <= size, products <= d * rows * cols + 2 * size * d),
+            (),
+            "products in a part <= d |I*| |J*| + 2 S d <= S^2 / (4d) + 2 d S",
+        ),
+        _step(
+            file,
+            "s-is-2m",
+            sp.Eq((2 * M) ** 2 / (4 * d) + 2 * d * (2 * M), M * (M + 4 * d**2) / d),
+            (),
+            (),
+            "with S = 2M the per-part bound is M (M + 4 d^2) / d",
+        ),
+        _step(
+            file,
+            "partition",
+            sp.Ge(_io, bound),
+            (
+                parts * part_size >= n**2 * d,
+                sp.Eq(part_size, M * (M + 4 * d**2) / d),
+                _io >= M * (parts - 1),
+            ),
+            (),
+            "P X >= n^2 d and Q >= M (P - 1) give Q >= n^2 d^2 / (M + 4 d^2) - M",
+        ),
     ]
     for record in (fwd, bwd):
-        steps.append(_step(
-            file, f"weaken-{record.pass_.value}", sp.Ge(bound, record.explicit),
-            _record_conditions(record), (record.name,),
-            f"for M >= d^2, n^2 d^2 / (M + 4 d^2) - M >= {record.name}'s {record.explicit}"))
+        steps.append(
+            _step(
+                file,
+                f"weaken-{record.pass_.value}",
+                sp.Ge(bound, record.explicit),
+                _record_conditions(record),
+                (record.name,),
+                f"for M >= d^2, n^2 d^2 / (M + 4 d^2) - M >= {record.name}'s {record.explicit}",
+            )
+        )
     unchecked = (
         "HK81 partition lemma: Q >= M (P(G, 2M) - 1) (stated, HK81 Thm 3.1; SY24 Lemma 2.8)",
         "per-part counting lemma: a part of a 2M-partition with dominator set D and minimum "
@@ -170,12 +244,20 @@ def _small() -> Derivation:
     matmul = _nonneg("q_mm")
     steps = []
     for record in (fwd, bwd):
-        steps.append(_step(
-            file, f"reduction-{record.pass_.value}", sp.Ge(_io, record.explicit),
-            (_io + n**2 >= matmul, matmul >= 2 * n * n * d / sp.sqrt(M) - 2 * M,
-             *_record_conditions(record)),
-            (record.name,),
-            "Q + n^2 >= Q_mm(n, d, n) >= 2 n^2 d / sqrt(M) - 2M gives the record"))
+        steps.append(
+            _step(
+                file,
+                f"reduction-{record.pass_.value}",
+                sp.Ge(_io, record.explicit),
+                (
+                    _io + n**2 >= matmul,
+                    matmul >= 2 * n * n * d / sp.sqrt(M) - 2 * M,
+                    *_record_conditions(record),
+                ),
+                (record.name,),
+                "Q + n^2 >= Q_mm(n, d, n) >= 2 n^2 d / sqrt(M) - 2M gives the record",
+            )
+        )
     unchecked = (
         "SY24 Thm 3.7's reduction with the constant: a pebbling of attention of cost Q gives "
         "one of Q K^T with S stored, of cost <= Q + n^2 (the constant is not in what we read)",

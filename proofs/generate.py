@@ -33,7 +33,6 @@ import itertools
 from collections.abc import Iterable
 
 import sympy as sp
-
 from attnio.bounds import Bound, Cache, Kind, Pass, Status, catalog, crossover, get
 from attnio.bounds.catalog import FULL_DENSITY
 from attnio.bounds.crossover import min_branches
@@ -45,7 +44,7 @@ SOLID = frozenset({Status.STATED, Status.STATED_SECONDARY, Status.DERIVED})
 """Evidence levels under which a claim is expected to hold."""
 
 CONSTANT = sp.Symbol("C", positive=True)
-"""The constant of tightness and comparison claims, searched by :func:`~attnio.proofs.check.prove`."""
+"""The constant of tightness and comparison claims, searched by ``check.prove``."""
 
 PAPER_COMPARISONS: tuple[tuple[str, str], ...] = (
     ("flash-forward-upper", "square-tiling-forward-upper"),
@@ -68,8 +67,11 @@ def _is_count(bound: Bound) -> bool:
 
 def _comparable(lower: Bound, upper: Bound) -> bool:
     extra = set(lower.parameters) - _BASE
-    return (lower.regime is upper.regime and lower.pass_ is upper.pass_
-            and extra <= set(upper.parameters))
+    return (
+        lower.regime is upper.regime
+        and lower.pass_ is upper.pass_
+        and extra <= set(upper.parameters)
+    )
 
 
 def _expressions(bound: Bound) -> Iterable[tuple[str, sp.Expr]]:
@@ -96,12 +98,17 @@ def lower_le_upper() -> list[Obligation]:
     for lower, upper in itertools.product(lowers, uppers):
         if not _comparable(lower, upper):
             continue
-        found.append(Obligation(
-            f"lower-le-upper/{lower.name}<={upper.name}", "lower-le-upper",
-            sp.Le(lower.explicit, upper.explicit), _conditions(lower, upper),
-            _expect(lower, upper), (lower.name, upper.name),
-            f"the explicit lower bound {lower.name} is at most {upper.name} where both apply",
-        ))
+        found.append(
+            Obligation(
+                f"lower-le-upper/{lower.name}<={upper.name}",
+                "lower-le-upper",
+                sp.Le(lower.explicit, upper.explicit),
+                _conditions(lower, upper),
+                _expect(lower, upper),
+                (lower.name, upper.name),
+                f"the explicit lower bound {lower.name} is at most {upper.name} where both apply",
+            )
+        )
     return found
 
 
@@ -114,8 +121,10 @@ def _sides(bound: Bound) -> list[tuple[Cache, sp.Basic, sp.Expr]]:
     branches = min_branches(bound)
     point = crossover(bound)
     sides = []
-    for cache, condition, factor in ((Cache.SMALL, M < point, sp.Rational(1, 4)),
-                                     (Cache.LARGE, M >= point, 4)):
+    for cache, condition, factor in (
+        (Cache.SMALL, point > M, sp.Rational(1, 4)),
+        (Cache.LARGE, point <= M, 4),
+    ):
         at = {**_PROBE, M: point.subs(_PROBE) * factor}
         values = [b.subs(at) for b in branches]
         branch = branches[0] if values[0] <= values[1] else branches[1]
@@ -133,18 +142,23 @@ def _same_order(expr: sp.Expr, branch: sp.Expr) -> bool:
 
 
 def _explicit_lowers(regime: object, pass_: object, cache: Cache) -> list[Bound]:
-    return [b for b in catalog(regime=regime, pass_=pass_, kind="lower")
-            if b.explicit is not None and b.cache in (cache, Cache.ANY)
-            and set(b.parameters) <= _BASE]
+    return [
+        b
+        for b in catalog(regime=regime, pass_=pass_, kind="lower")
+        if b.explicit is not None and b.cache in (cache, Cache.ANY) and set(b.parameters) <= _BASE
+    ]
 
 
 def _counts(regime: object, pass_: object, algorithm: str) -> list[Bound]:
-    return [b for b in catalog(regime=regime, pass_=pass_, kind="upper", algorithm=algorithm)
-            if b.explicit is not None]
+    return [
+        b
+        for b in catalog(regime=regime, pass_=pass_, kind="upper", algorithm=algorithm)
+        if b.explicit is not None
+    ]
 
 
 def tightness() -> list[Obligation]:
-    """Exact counts of the algorithms claimed optimal on a side are <= C * the explicit lower bounds."""
+    """Exact counts of algorithms claimed optimal on a side are <= C * the explicit lower bounds."""
     found = []
     for tight in catalog(kind="tight"):
         if min_branches(tight) is None:
@@ -154,21 +168,29 @@ def tightness() -> list[Obligation]:
             if not lowers:
                 continue
             lower = sp.Max(*[b.explicit for b in lowers]) if len(lowers) > 1 else lowers[0].explicit
-            optimal = [u for u in catalog(regime=tight.regime, pass_=tight.pass_, kind="upper")
-                       if u.asymptotic is not None and u.algorithm is not None
-                       and u.cache in (cache, Cache.ANY) and _same_order(u.asymptotic, branch)]
+            optimal = [
+                u
+                for u in catalog(regime=tight.regime, pass_=tight.pass_, kind="upper")
+                if u.asymptotic is not None
+                and u.algorithm is not None
+                and u.cache in (cache, Cache.ANY)
+                and _same_order(u.asymptotic, branch)
+            ]
             for claimed in optimal:
                 for count in _counts(tight.regime, tight.pass_, claimed.algorithm):
-                    found.append(Obligation(
-                        f"tightness/{tight.name}/{cache.value}/{count.name}", "tightness",
-                        sp.Le(count.explicit, CONSTANT * lower),
-                        (condition, *_conditions(count, *lowers)),
-                        _expect(tight, claimed, count, *lowers),
-                        (tight.name, claimed.name, count.name, *(b.name for b in lowers)),
-                        f"{count.name} <= C * max({', '.join(b.name for b in lowers)}) for "
-                        f"{cache.value} cache ({tight.source}: Theta)",
-                        constant=CONSTANT,
-                    ))
+                    found.append(
+                        Obligation(
+                            f"tightness/{tight.name}/{cache.value}/{count.name}",
+                            "tightness",
+                            sp.Le(count.explicit, CONSTANT * lower),
+                            (condition, *_conditions(count, *lowers)),
+                            _expect(tight, claimed, count, *lowers),
+                            (tight.name, claimed.name, count.name, *(b.name for b in lowers)),
+                            f"{count.name} <= C * max({', '.join(b.name for b in lowers)}) for "
+                            f"{cache.value} cache ({tight.source}: Theta)",
+                            constant=CONSTANT,
+                        )
+                    )
     return found
 
 
@@ -182,25 +204,40 @@ def crossovers() -> list[Obligation]:
             continue
         point = crossover(bound)
         first, second = (b.subs(M, point) for b in branches)
-        found.append(Obligation(
-            f"crossover/{bound.name}/meet", "crossover", sp.Eq(first, second), (),
-            _expect(bound), (bound.name,),
-            f"the branches of {bound.name} meet at M = {point}",
-        ))
+        found.append(
+            Obligation(
+                f"crossover/{bound.name}/meet",
+                "crossover",
+                sp.Eq(first, second),
+                (),
+                _expect(bound),
+                (bound.name,),
+                f"the branches of {bound.name} meet at M = {point}",
+            )
+        )
         if bound.kind is not Kind.TIGHT:
             continue
         inner = next(iter(bound.asymptotic.atoms(sp.Min)))
         for cache in (Cache.SMALL, Cache.LARGE):
-            stated = [b for b in catalog(regime=bound.regime, pass_=bound.pass_, kind="lower")
-                      if b.cache is cache and b.status in (Status.STATED, Status.STATED_SECONDARY)
-                      and b.asymptotic is not None]
+            stated = [
+                b
+                for b in catalog(regime=bound.regime, pass_=bound.pass_, kind="lower")
+                if b.cache is cache
+                and b.status in (Status.STATED, Status.STATED_SECONDARY)
+                and b.asymptotic is not None
+            ]
             for side in stated[:1]:
-                found.append(Obligation(
-                    f"crossover/{bound.name}/{cache.value}-branch", "crossover",
-                    sp.Eq(inner, side.asymptotic), _conditions(side), _expect(bound, side),
-                    (bound.name, side.name),
-                    f"under {side.conditions} the Min of {bound.name} is {side.name}'s bound",
-                ))
+                found.append(
+                    Obligation(
+                        f"crossover/{bound.name}/{cache.value}-branch",
+                        "crossover",
+                        sp.Eq(inner, side.asymptotic),
+                        _conditions(side),
+                        _expect(bound, side),
+                        (bound.name, side.name),
+                        f"under {side.conditions} the Min of {bound.name} is {side.name}'s bound",
+                    )
+                )
     return found
 
 
@@ -231,24 +268,44 @@ def reductions() -> list[Obligation]:
             base = f"reduction/{sparse.name}/{which}"
             sources = (sparse.name, dense.name)
             if sparse.kind is Kind.UPPER:
-                found.append(Obligation(
-                    f"{base}>={dense.name}", "reduction", sp.Ge(full, theirs), assumptions,
-                    _expect(sparse, dense), sources,
-                    f"{sparse.name} at full density is at least {dense.name}",
-                ))
-                found.append(Obligation(
-                    f"{base}<=c*{dense.name}", "reduction", sp.Le(full, CONSTANT * theirs),
-                    assumptions, _expect(sparse, dense), sources,
-                    f"{sparse.name} at full density is at most C times {dense.name}",
-                    constant=CONSTANT,
-                ))
+                found.append(
+                    Obligation(
+                        f"{base}>={dense.name}",
+                        "reduction",
+                        sp.Ge(full, theirs),
+                        assumptions,
+                        _expect(sparse, dense),
+                        sources,
+                        f"{sparse.name} at full density is at least {dense.name}",
+                    )
+                )
+                found.append(
+                    Obligation(
+                        f"{base}<=c*{dense.name}",
+                        "reduction",
+                        sp.Le(full, CONSTANT * theirs),
+                        assumptions,
+                        _expect(sparse, dense),
+                        sources,
+                        f"{sparse.name} at full density is at most C times {dense.name}",
+                        constant=CONSTANT,
+                    )
+                )
             else:
-                found.append(Obligation(
-                    f"{base}={dense.name}", "reduction", sp.Eq(full, theirs), assumptions,
-                    _expect(sparse, dense), sources,
-                    f"{sparse.name} at full density equals {dense.name}",
-                ))
-    compulsory = [b for b in catalog(regime="approximate", kind="lower") if b.asymptotic is not None]
+                found.append(
+                    Obligation(
+                        f"{base}={dense.name}",
+                        "reduction",
+                        sp.Eq(full, theirs),
+                        assumptions,
+                        _expect(sparse, dense),
+                        sources,
+                        f"{sparse.name} at full density equals {dense.name}",
+                    )
+                )
+    compulsory = [
+        b for b in catalog(regime="approximate", kind="lower") if b.asymptotic is not None
+    ]
     for bound in catalog(regime="approximate"):
         if bound.kind is Kind.LOWER:
             continue
@@ -256,12 +313,17 @@ def reductions() -> list[Obligation]:
             for lower in compulsory:
                 if lower.pass_ is not bound.pass_:
                     continue
-                found.append(Obligation(
-                    f"reduction/{bound.name}/{which}>={lower.name}", "reduction",
-                    sp.Ge(expr, lower.asymptotic), _conditions(bound, lower),
-                    _expect(bound, lower), (bound.name, lower.name),
-                    f"{bound.name} is at least the compulsory term of {lower.name}",
-                ))
+                found.append(
+                    Obligation(
+                        f"reduction/{bound.name}/{which}>={lower.name}",
+                        "reduction",
+                        sp.Ge(expr, lower.asymptotic),
+                        _conditions(bound, lower),
+                        _expect(bound, lower),
+                        (bound.name, lower.name),
+                        f"{bound.name} is at least the compulsory term of {lower.name}",
+                    )
+                )
     for forward in catalog(pass_="forward"):
         backward = _backward_twin(forward)
         if backward is None or backward.kind is not forward.kind:
@@ -270,24 +332,39 @@ def reductions() -> list[Obligation]:
             theirs = getattr(backward, which)
             if theirs is None:
                 continue
-            found.append(Obligation(
-                f"reduction/{backward.name}/{which}>={forward.name}", "reduction",
-                sp.Ge(theirs, expr), _conditions(forward, backward),
-                _expect(forward, backward) if forward.kind is not Kind.UPPER else Expectation.OPEN,
-                (backward.name, forward.name),
-                f"the backward {backward.name} dominates the forward {forward.name}",
-            ))
+            found.append(
+                Obligation(
+                    f"reduction/{backward.name}/{which}>={forward.name}",
+                    "reduction",
+                    sp.Ge(theirs, expr),
+                    _conditions(forward, backward),
+                    _expect(forward, backward)
+                    if forward.kind is not Kind.UPPER
+                    else Expectation.OPEN,
+                    (backward.name, forward.name),
+                    f"the backward {backward.name} dominates the forward {forward.name}",
+                )
+            )
     counts = [b for b in catalog() if _is_count(b)]
     for forward, backward in itertools.product(counts, counts):
-        if (forward.pass_ is Pass.FORWARD and backward.pass_ is Pass.BACKWARD
-                and forward.algorithm == backward.algorithm and forward.regime is backward.regime
-                and set(forward.parameters) <= set(backward.parameters)):
-            found.append(Obligation(
-                f"reduction/{backward.name}>={forward.name}", "reduction",
-                sp.Ge(backward.explicit, forward.explicit), _conditions(forward, backward),
-                Expectation.OPEN, (backward.name, forward.name),
-                f"{backward.name}'s exact count is at least {forward.name}'s",
-            ))
+        if (
+            forward.pass_ is Pass.FORWARD
+            and backward.pass_ is Pass.BACKWARD
+            and forward.algorithm == backward.algorithm
+            and forward.regime is backward.regime
+            and set(forward.parameters) <= set(backward.parameters)
+        ):
+            found.append(
+                Obligation(
+                    f"reduction/{backward.name}>={forward.name}",
+                    "reduction",
+                    sp.Ge(backward.explicit, forward.explicit),
+                    _conditions(forward, backward),
+                    Expectation.OPEN,
+                    (backward.name, forward.name),
+                    f"{backward.name}'s exact count is at least {forward.name}'s",
+                )
+            )
     return found
 
 
@@ -307,20 +384,30 @@ def comparisons() -> list[Obligation]:
                 assumptions = (*side, *_conditions(slow_count, fast_count))
                 sources = (slow.name, fast.name, slow_count.name, fast_count.name)
                 pair = f"{slow_count.name}/{fast_count.name}"
-                found.append(Obligation(
-                    f"comparison/{pair}/beats", "comparison",
-                    sp.Le(factor * fast_count.explicit, CONSTANT * slow_count.explicit),
-                    assumptions, _expect(slow, fast, slow_count, fast_count), sources,
-                    f"{fast_count.name} beats {slow_count.name} by a factor of order {factor}",
-                    constant=CONSTANT,
-                ))
-                found.append(Obligation(
-                    f"comparison/{pair}/order", "comparison",
-                    sp.Le(slow_count.explicit, CONSTANT * factor * fast_count.explicit),
-                    assumptions, _expect(slow, fast, slow_count, fast_count), sources,
-                    f"{fast_count.name} beats {slow_count.name} by at most C * {factor}",
-                    constant=CONSTANT,
-                ))
+                found.append(
+                    Obligation(
+                        f"comparison/{pair}/beats",
+                        "comparison",
+                        sp.Le(factor * fast_count.explicit, CONSTANT * slow_count.explicit),
+                        assumptions,
+                        _expect(slow, fast, slow_count, fast_count),
+                        sources,
+                        f"{fast_count.name} beats {slow_count.name} by a factor of order {factor}",
+                        constant=CONSTANT,
+                    )
+                )
+                found.append(
+                    Obligation(
+                        f"comparison/{pair}/order",
+                        "comparison",
+                        sp.Le(slow_count.explicit, CONSTANT * factor * fast_count.explicit),
+                        assumptions,
+                        _expect(slow, fast, slow_count, fast_count),
+                        sources,
+                        f"{fast_count.name} beats {slow_count.name} by at most C * {factor}",
+                        constant=CONSTANT,
+                    )
+                )
     found.extend(planted())
     return found
 
@@ -332,24 +419,36 @@ def planted() -> list[Obligation]:
     counts when the catalog has them, else on the asymptotic records.
     """
     slow, fast = get(PAPER_COMPARISONS[0][0]), get(PAPER_COMPARISONS[0][1])
-    pairs = [(s, f) for s in _counts(slow.regime, slow.pass_, slow.algorithm)
-             for f in _counts(fast.regime, fast.pass_, fast.algorithm)]
+    pairs = [
+        (s, f)
+        for s in _counts(slow.regime, slow.pass_, slow.algorithm)
+        for f in _counts(fast.regime, fast.pass_, fast.algorithm)
+    ]
     found = []
     for slow_count, fast_count in pairs:
-        found.append(Obligation(
-            f"planted/{slow_count.name}<={fast_count.name}", "planted",
-            sp.Le(slow_count.explicit, fast_count.explicit),
-            (*_conditions(fast), *_conditions(slow_count, fast_count)), Expectation.FAILS,
-            (slow_count.name, fast_count.name),
-            "planted false claim: FlashAttention is never worse than square tiling for M < d^2",
-        ))
+        found.append(
+            Obligation(
+                f"planted/{slow_count.name}<={fast_count.name}",
+                "planted",
+                sp.Le(slow_count.explicit, fast_count.explicit),
+                (*_conditions(fast), *_conditions(slow_count, fast_count)),
+                Expectation.FAILS,
+                (slow_count.name, fast_count.name),
+                "planted false claim: FlashAttention is never worse than square tiling for M < d^2",
+            )
+        )
     if not found:
-        found.append(Obligation(
-            f"planted/{slow.name}<={fast.name}", "planted",
-            sp.Le(slow.asymptotic, fast.asymptotic), _conditions(fast), Expectation.FAILS,
-            (slow.name, fast.name),
-            "planted false claim: FlashAttention is never worse than square tiling for M < d^2",
-        ))
+        found.append(
+            Obligation(
+                f"planted/{slow.name}<={fast.name}",
+                "planted",
+                sp.Le(slow.asymptotic, fast.asymptotic),
+                _conditions(fast),
+                Expectation.FAILS,
+                (slow.name, fast.name),
+                "planted false claim: FlashAttention is never worse than square tiling for M < d^2",
+            )
+        )
     return found
 
 
@@ -367,14 +466,21 @@ def monotonicity() -> list[Obligation]:
                 claim = sp.Ge(expr, moved) if var is M else sp.Le(expr, moved)
                 conditions = _conditions(bound)
                 assumptions = (*conditions, *(c.subs(var, other) for c in conditions), var < other)
-                expected = (Expectation.OPEN if which == "explicit" and _is_count(bound)
-                            else _expect(bound))
+                expected = (
+                    Expectation.OPEN if which == "explicit" and _is_count(bound) else _expect(bound)
+                )
                 direction = "non-increasing" if var is M else "non-decreasing"
-                found.append(Obligation(
-                    f"monotonicity/{bound.name}/{which}/{var.name}", "monotonicity", claim,
-                    assumptions, expected, (bound.name,),
-                    f"the {which} expression of {bound.name} is {direction} in {var.name}",
-                ))
+                found.append(
+                    Obligation(
+                        f"monotonicity/{bound.name}/{which}/{var.name}",
+                        "monotonicity",
+                        claim,
+                        assumptions,
+                        expected,
+                        (bound.name,),
+                        f"the {which} expression of {bound.name} is {direction} in {var.name}",
+                    )
+                )
     return found
 
 
@@ -382,8 +488,15 @@ def obligations() -> list[Obligation]:
     """Every obligation generated from the catalog, plus the derivation steps."""
     from .derivation import derivation_obligations
 
-    return [*lower_le_upper(), *tightness(), *crossovers(), *reductions(), *comparisons(),
-            *monotonicity(), *derivation_obligations()]
+    return [
+        *lower_le_upper(),
+        *tightness(),
+        *crossovers(),
+        *reductions(),
+        *comparisons(),
+        *monotonicity(),
+        *derivation_obligations(),
+    ]
 
 
 __all__ = [

@@ -70,7 +70,8 @@ class Obligation:
     --------
     >>> import sympy as sp
     >>> x = sp.Symbol("x", positive=True)
-    >>> Obligation("demo/square", "derivation", x**2 >= 0, (), Expectation.HOLDS, (), "x^2 >= 0").name
+    >>> ob = Obligation("demo/square", "derivation", x**2 >= 0, (), "holds", (), "x^2 >= 0")
+    >>> ob.name
     'demo/square'
     """
 
@@ -86,7 +87,8 @@ class Obligation:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.match(self.name):
             raise ObligationError(
-                f"obligation name={self.name!r} must start with a lowercase letter or digit and use only letters, digits and ./-_*=<>"
+                f"obligation name={self.name!r} must start with a lowercase letter or digit "
+                "and use only letters, digits and ./-_*=<>"
             )
         if self.family not in FAMILIES:
             raise ObligationError(
@@ -117,8 +119,13 @@ class Obligation:
         if self.constant is None:
             raise ObligationError(f"obligation {self.name!r} has no constant to set")
         return Obligation(
-            self.name, self.family, self.claim.subs(self.constant, value), self.assumptions,
-            self.expected, self.sources, self.statement,
+            self.name,
+            self.family,
+            self.claim.subs(self.constant, value),
+            self.assumptions,
+            self.expected,
+            self.sources,
+            self.statement,
         )
 
 
@@ -142,6 +149,6 @@ FAMILIES = (
     "derivation",
     "planted",
 )
-"""Obligation families, in the order of the issue's list (derivation steps and planted claims last)."""
+"""Obligation families in the issue's order; derivation steps and planted claims last."""
 
 __all__ = ["FAMILIES", "Expectation", "Obligation"]

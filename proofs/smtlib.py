@@ -46,15 +46,19 @@ def write(outcomes: Iterable[Outcome], directory: str | Path) -> list[Path]:
     for outcome in outcomes:
         path = target / file_name(outcome.obligation.name)
         expected = {Proved: "unsat", Counterexample: "sat"}.get(type(outcome.result), "unknown")
-        text = outcome.result.smtlib.replace(
-            "(set-info :status unknown)", f"(set-info :status {expected})", 1
-        ) if expected != "unknown" else outcome.result.smtlib
+        text = (
+            outcome.result.smtlib.replace(
+                "(set-info :status unknown)", f"(set-info :status {expected})", 1
+            )
+            if expected != "unknown"
+            else outcome.result.smtlib
+        )
         path.write_text(text, encoding="utf-8")
         written.append(path)
     return written
 
 
-def z3_answer(path: str | Path, timeout_ms: int = 10000) -> str:
+def z3_answer(path: str | Path, timeout_ms: int = 3000) -> str:
     """Parse an exported file back with z3 and return its answer: sat, unsat or unknown."""
     solver = z3.Solver()
     solver.set("timeout", int(timeout_ms))
@@ -113,11 +117,14 @@ def cvc5_answer(path: str | Path, timeout_ms: int = 10000) -> str:
     return answer
 
 
-def cross_check(paths: Iterable[Path], expected: Iterable[str],
-                timeout_ms: int = 10000) -> list[Agreement]:
+def cross_check(
+    paths: Iterable[Path], expected: Iterable[str], timeout_ms: int = 10000
+) -> list[Agreement]:
     """Run cvc5 on each file and pair its answer with the expected (z3's) one."""
-    return [Agreement(Path(p), e, cvc5_answer(p, timeout_ms))
-            for p, e in zip(paths, expected, strict=True)]
+    return [
+        Agreement(Path(p), e, cvc5_answer(p, timeout_ms))
+        for p, e in zip(paths, expected, strict=True)
+    ]
 
 
 __all__ = ["Agreement", "cross_check", "cvc5_answer", "file_name", "write", "z3_answer"]

@@ -54,7 +54,7 @@ class Translator:
     >>> t = Translator()
     >>> term = t.translate(sp.sqrt(x) + 1)
     >>> len(t.definitions), sorted(t.variables)
-    (1, ['x'])
+    (2, ['x'])
     """
 
     integers: bool = False
@@ -113,10 +113,7 @@ class Translator:
             )
         if name in self.variables:
             return self.variables[name]
-        if expr.is_integer and self.integers:
-            var = z3.ToReal(z3.Int(name))
-        else:
-            var = z3.Real(name)
+        var = z3.ToReal(z3.Int(name)) if expr.is_integer and self.integers else z3.Real(name)
         if expr.is_integer and expr.is_positive:
             self.domains.append(var >= 1)
         elif expr.is_integer and expr.is_nonnegative:
@@ -147,10 +144,7 @@ class Translator:
                 f"cannot translate {expr}: only rational exponents are supported, got {exponent}"
             )
         p, q = int(exponent.p), int(exponent.q)
-        if q == 1:
-            root = self.translate(base)
-        else:
-            root = self._root(base, q)
+        root = self.translate(base) if q == 1 else self._root(base, q)
         power = _power(root, abs(p))
         return power if p >= 0 else 1 / power
 
