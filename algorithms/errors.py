@@ -1,0 +1,34 @@
+"""Exceptions raised by :mod:`attnio.algorithms`.
+
+Each subclasses a builtin so the command line can catch the broad category, and
+each message names the argument, its value and what would be valid.
+"""
+
+from __future__ import annotations
+
+
+class AlgorithmError(ValueError):
+    """Base class of every error :mod:`attnio.algorithms` raises on bad input."""
+
+
+class CapacityError(AlgorithmError):
+    """A step of an algorithm would hold more than M words in fast memory."""
+
+
+class ParameterError(AlgorithmError):
+    """A size (n, d, M, degree, entry bound) is outside what the algorithm accepts."""
+
+
+class MaskError(AlgorithmError):
+    """A sparsity mask has the wrong shape, type, or an all-masked row."""
+
+
+class UnknownAlgorithmError(AlgorithmError, KeyError):
+    """No algorithm of the registry carries the requested name."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0])
+
+
+class MachineError(AlgorithmError):
+    """A transfer names an array or buffer the machine does not hold, or a slice outside it."""

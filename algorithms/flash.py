@@ -1,0 +1,261 @@
+"""FlashAttention forward and backward (DFE22 Alg. 1 and 4) and FlashAttention-2's loop order (D23).
+
+Each function runs on a :class:`~attnio.algorithms.machine.TwoLevelMachine`
+holding the inputs, performs every transfer the paper's algorithm performs, and
+leaves its outputs in slow memory. An optional block mask (see
+:mod:`~attnio.algorithms.masks`) turns FlashAttention into block-sparse
+FlashAttention (DFE22 Prop 4): masked blocks are skipped.
+
+Block sizes. DFE22 takes ``B_c = ceil(M / 4d)``, ``B_r = min(B_c, d)`` and shows
+the blocks use O(M) words: with those sizes K_j, V_j, Q_i, O_i already take up
+to M words and the score tile and row statistics exceed it. attnio keeps the
+shape of the rule and divides by the exact number of words one unit of block
+size costs, so the peak is provably at most M:
+
+* FlashAttention forward: ``B_c = floor(M / (5d + 4))``, ``B_r = min(B_c, d)``
+  (K_j, V_j, Q_i, O_i, the B_r x B_c scores and four row statistics);
+* FlashAttention backward: ``B_c = floor(M / (10d + 2))``, ``B_r = min(B_c, d)``;
+* FlashAttention-2 forward (outer loop over query blocks, so the query block is
+  the large one): ``B_r = floor(M / (5d + 3))``, ``B_c = min(B_r, d)``;
+* FlashAttention-2 backward: ``B_c = floor(M / (9d + 2))``, ``B_r = min(B_c, d)``.
+
+Backward passes use FlashAttention-2's inputs (Q, K, V, O, dO and the row
+log-sum-exp L) for both loop orders; DFE22 Alg. 4 reads l and m instead of L.
+
+References
+----------
+DFE22 Algorithm 1, Algorithm 4, Theorem 2, Theorem 5, Proposition 4; D23 Algorithms 1 and 2.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import ParameterError
+from .machine import TwoLevelMachine, blocks
+
+
+def _need(name: str, block: int, M: int, minimum: int) -> None:
+    if block < 1:
+        raise ParameterError(
+            f"{name}: M={M} leaves no room for a block; it needs M >= {minimum} words"
+        )
+
+
+def forward_blocks(d: int, M: int) -> tuple[int, int]:
+    """Return ``(B_r, B_c)`` of FlashAttention forward (see the module docstring)."""
+    bc = M // (5 * d + 4)
+    _need("flash forward", bc, M, 5 * d + 4)
+    return min(bc, d), bc
+
+
+def backward_blocks(d: int, M: int) -> tuple[int, int]:
+    """Return ``(B_r, B_c)`` of FlashAttention backward."""
+    bc = M // (10 * d + 2)
+    _need("flash backward", bc, M, 10 * d + 2)
+    return min(bc, d), bc
+
+
+def forward2_blocks(d: int, M: int) -> tuple[int, int]:
+    """Return ``(B_r, B_c)`` of FlashAttention-2 forward."""
+    br = M // (5 * d + 3)
+    _need("flash2 forward", br, M, 5 * d + 3)
+    return br, min(br, d)
+
+
+def backward2_blocks(d: int, M: int) -> tuple[int, int]:
+    """Return ``(B_r, B_c)`` of FlashAttention-2 backward."""
+    bc = M // (9 * d + 2)
+    _need("flash2 backward", bc, M, 9 * d + 2)
+    return min(bc, d), bc
+
+
+def flash_forward(
+    machine: TwoLevelMachine, n: int, d: int, block_mask: np.ndarray | None = None
+) -> None:
+    """Run FlashAttention forward (DFE22 Alg. 1): reads Q, K, V; writes O, l, m.
+
+    With ``block_mask`` (shape ``(T_r, T_c)``) it is block-sparse FlashAttention
+    (DFE22 Prop 4): block (i, j) is skipped when ``block_mask[i, j]`` is false.
+    """
+    br, bc = forward_blocks(d, machine.M)
+    mc, numeric = machine, machine.numeric
+    rows, cols = blocks(n, br), blocks(n, bc)
+    mc.create("O", n, d)
+    mc.create("l", n, 1)
+    mc.create("m", n, 1)
+    mc.step("line 2: initialise O = 0, l = 0, m = -inf in slow memory")
+    for r0, r1 in rows:
+        mc.alloc("Oi", r1 - r0, d)
+        mc.alloc("li", r1 - r0)
+        mc.alloc("mi", r1 - r0, fill=-np.inf)
+        mc.store("Oi", "O", r0, r1, 0, d)
+        mc.store("li", "l", r0, r1, 0, 1)
+        mc.store("mi", "m", r0, r1, 0, 1)
+        mc.free("Oi", "li", "mi")
+    load, store, alloc, free = mc.load, mc.store, mc.alloc, mc.free
+    for j, (c0, c1) in enumerate(cols):
+        mc.step(f"lines 6-15, column block {j}")
+        Kj = load("Kj", "K", c0, c1, 0, d)
+        Vj = load("Vj", "V", c0, c1, 0, d)
+        for i, (r0, r1) in enumerate(rows):
+            if block_mask is not None and not block_mask[i, j]:
+                continue
+            Qi = load("Qi", "Q", r0, r1, 0, d)
+            Oi = load("Oi", "O", r0, r1, 0, d)
+            li = load("li", "l", r0, r1, 0, 1)
+            mi = load("mi", "m", r0, r1, 0, 1)
+            S = alloc("S", r1 - r0, c1 - c0)
+            mnew = alloc("mnew", r1 - r0)
+            lnew = alloc("lnew", r1 - r0)
+            if numeric:
+                S[...] = Qi @ Kj.T
+                np.maximum(mi, S.max(axis=1, keepdims=True), out=mnew)
+                np.exp(S - mnew, out=S)  # P~ e^{m~ - m_new} of DFE22 line 12, in place
+                alpha = np.exp(mi - mnew)
+                lnew[...] = alpha * li + S.sum(axis=1, keepdims=True)
+                Oi[...] = (li * alpha * Oi + S @ Vj) / lnew
+            store("Oi", "O", r0, r1, 0, d)
+            store("lnew", "l", r0, r1, 0, 1)
+            store("mnew", "m", r0, r1, 0, 1)
+            free("Qi", "Oi", "li", "mi", "S", "mnew", "lnew")
+        free("Kj", "Vj")
+
+
+def flash_backward(
+    machine: TwoLevelMachine, n: int, d: int, block_mask: np.ndarray | None = None
+) -> None:
+    """Run FlashAttention backward (DFE22 Alg. 4, inputs Q, K, V, O, dO, L); writes dQ, dK, dV.
+
+    Dvec_i = rowsum(dO_i * O_i) is recomputed in every inner step, as in DFE22
+    Alg. 4 line 19. Only dQ is initialised in slow memory (dK, dV blocks are
+    accumulated in fast memory and written once). With ``block_mask``, masked
+    blocks are skipped (block-sparse backward).
+    """
+    br, bc = backward_blocks(d, machine.M)
+    mc, numeric = machine, machine.numeric
+    rows, cols = blocks(n, br), blocks(n, bc)
+    for name in ("dQ", "dK", "dV"):
+        mc.create(name, n, d)
+    mc.step("line 5: initialise dQ = 0 in slow memory")
+    for r0, r1 in rows:
+        mc.alloc("dQi", r1 - r0, d)
+        mc.store("dQi", "dQ", r0, r1, 0, d)
+        mc.free("dQi")
+    load, store, alloc, free = mc.load, mc.store, mc.alloc, mc.free
+    for j, (c0, c1) in enumerate(cols):
+        mc.step(f"lines 6-24, column block {j}")
+        Kj = load("Kj", "K", c0, c1, 0, d)
+        Vj = load("Vj", "V", c0, c1, 0, d)
+        dKj = alloc("dKj", c1 - c0, d)
+        dVj = alloc("dVj", c1 - c0, d)
+        for i, (r0, r1) in enumerate(rows):
+            if block_mask is not None and not block_mask[i, j]:
+                continue
+            Qi = load("Qi", "Q", r0, r1, 0, d)
+            Oi = load("Oi", "O", r0, r1, 0, d)
+            dOi = load("dOi", "dO", r0, r1, 0, d)
+            dQi = load("dQi", "dQ", r0, r1, 0, d)
+            Li = load("Li", "L", r0, r1, 0, 1)
+            S = alloc("S", r1 - r0, c1 - c0)
+            dP = alloc("dP", r1 - r0, c1 - c0)
+            Di = alloc("Di", r1 - r0)
+            if numeric:
+                np.exp(Qi @ Kj.T - Li, out=S)  # P_ij
+                dVj += S.T @ dOi
+                dP[...] = dOi @ Vj.T
+                Di[...] = np.sum(dOi * Oi, axis=1, keepdims=True)
+                dP[...] = S * (dP - Di)  # dS_ij
+                dQi += dP @ Kj
+                dKj += dP.T @ Qi
+            store("dQi", "dQ", r0, r1, 0, d)
+            free("Qi", "Oi", "dOi", "dQi", "Li", "S", "dP", "Di")
+        store("dKj", "dK", c0, c1, 0, d)
+        store("dVj", "dV", c0, c1, 0, d)
+        free("Kj", "Vj", "dKj", "dVj")
+
+
+def flash2_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
+    """Run FlashAttention-2 forward (D23 Alg. 1): reads Q, K, V; writes O and L."""
+    br, bc = forward2_blocks(d, machine.M)
+    mc, numeric = machine, machine.numeric
+    rows, cols = blocks(n, br), blocks(n, bc)
+    mc.create("O", n, d)
+    mc.create("L", n, 1)
+    load, alloc, free = mc.load, mc.alloc, mc.free
+    for i, (r0, r1) in enumerate(rows):
+        mc.step(f"lines 3-13, row block {i}")
+        Qi = load("Qi", "Q", r0, r1, 0, d)
+        Oi = alloc("Oi", r1 - r0, d)
+        li = alloc("li", r1 - r0)
+        mi = alloc("mi", r1 - r0, fill=-np.inf)
+        for c0, c1 in cols:
+            Kj = load("Kj", "K", c0, c1, 0, d)
+            Vj = load("Vj", "V", c0, c1, 0, d)
+            S = alloc("S", r1 - r0, c1 - c0)
+            mnew = alloc("mnew", r1 - r0)
+            if numeric:
+                S[...] = Qi @ Kj.T
+                np.maximum(mi, S.max(axis=1, keepdims=True), out=mnew)
+                np.exp(S - mnew, out=S)
+                alpha = np.exp(mi - mnew)
+                li[...] = alpha * li + S.sum(axis=1, keepdims=True)
+                Oi[...] = alpha * Oi + S @ Vj
+                mi[...] = mnew
+            free("Kj", "Vj", "S", "mnew")
+        if numeric:
+            Oi /= li
+            mi += np.log(li)  # L_i = m_i + log l_i
+        mc.store("Oi", "O", r0, r1, 0, d)
+        mc.store("mi", "L", r0, r1, 0, 1)
+        free("Qi", "Oi", "li", "mi")
+
+
+def flash2_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
+    """Run FlashAttention-2 backward (D23 Alg. 2): Dvec first, then the column-block loop."""
+    br, bc = backward2_blocks(d, machine.M)
+    mc, numeric = machine, machine.numeric
+    rows, cols = blocks(n, br), blocks(n, bc)
+    for name in ("dQ", "dK", "dV"):
+        mc.create(name, n, d)
+    mc.create("Dvec", n, 1)
+    mc.step("line 4: Dvec = rowsum(dO * O)")
+    for r0, r1 in blocks(n, machine.M // (2 * d + 1)):
+        dOr = mc.load("dOr", "dO", r0, r1, 0, d)
+        Or = mc.load("Or", "O", r0, r1, 0, d)
+        Dr = mc.alloc("Dr", r1 - r0)
+        if numeric:
+            Dr[...] = np.sum(dOr * Or, axis=1, keepdims=True)
+        mc.store("Dr", "Dvec", r0, r1, 0, 1)
+        mc.free("dOr", "Or", "Dr")
+    mc.step("initialise dQ = 0 in slow memory")
+    for r0, r1 in rows:
+        mc.alloc("dQi", r1 - r0, d)
+        mc.store("dQi", "dQ", r0, r1, 0, d)
+        mc.free("dQi")
+    load, store, alloc, free = mc.load, mc.store, mc.alloc, mc.free
+    for j, (c0, c1) in enumerate(cols):
+        mc.step(f"lines 6-20, column block {j}")
+        Kj = load("Kj", "K", c0, c1, 0, d)
+        Vj = load("Vj", "V", c0, c1, 0, d)
+        dKj = alloc("dKj", c1 - c0, d)
+        dVj = alloc("dVj", c1 - c0, d)
+        for r0, r1 in rows:
+            Qi = load("Qi", "Q", r0, r1, 0, d)
+            dOi = load("dOi", "dO", r0, r1, 0, d)
+            dQi = load("dQi", "dQ", r0, r1, 0, d)
+            Li = load("Li", "L", r0, r1, 0, 1)
+            Di = load("Di", "Dvec", r0, r1, 0, 1)
+            S = alloc("S", r1 - r0, c1 - c0)
+            dP = alloc("dP", r1 - r0, c1 - c0)
+            if numeric:
+                np.exp(Qi @ Kj.T - Li, out=S)
+                dVj += S.T @ dOi
+                dP[...] = S * (dOi @ Vj.T - Di)
+                dQi += dP @ Kj
+                dKj += dP.T @ Qi
+            store("dQi", "dQ", r0, r1, 0, d)
+            free("Qi", "dOi", "dQi", "Li", "Di", "S", "dP")
+        store("dKj", "dK", c0, c1, 0, d)
+        store("dVj", "dV", c0, c1, 0, d)
+        free("Kj", "Vj", "dKj", "dVj")

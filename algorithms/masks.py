@@ -1,0 +1,102 @@
+"""Block masks: which blocks of the score matrix a block-sparse algorithm visits.
+
+A block-sparse algorithm tiles the n x n score matrix into blocks fixed by its
+block sizes and skips the blocks its mask marks empty (DFE22 Prop 4). attnio
+takes the mask either as a block mask of shape (row blocks, column blocks) or as
+an n x n mask that is constant on every block; it refuses any other mask, since
+masking inside a block would need the mask's words in fast memory.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from .errors import MaskError
+from .machine import blocks
+
+
+def block_mask(
+    mask: np.ndarray, n: int, row_block: int, col_block: int, algorithm: str
+) -> np.ndarray:
+    """Return the boolean block mask of ``mask`` for blocks of ``row_block x col_block``.
+
+    Raises
+    ------
+    MaskError
+        If the mask has neither shape, is not constant on a block, or leaves a row empty.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> block_mask(np.kron(np.eye(2), np.ones((2, 2))), 4, 2, 2, "demo").tolist()
+    [[True, False], [False, True]]
+    """
+    rows, cols = blocks(n, row_block), blocks(n, col_block)
+    mask = np.asarray(mask)
+    if mask.dtype != bool:
+        if mask.size and not np.all(np.isin(mask, (0, 1))):
+            raise MaskError("mask entries must be 0/1 or booleans")
+        mask = mask.astype(bool)
+    if mask.shape == (len(rows), len(cols)):
+        coarse = mask.copy()
+    elif mask.shape == (n, n):
+        coarse = np.zeros((len(rows), len(cols)), dtype=bool)
+        for i, (r0, r1) in enumerate(rows):
+            for j, (c0, c1) in enumerate(cols):
+                tile = mask[r0:r1, c0:c1]
+                if tile.any() and not tile.all():
+                    raise MaskError(
+                        f"{algorithm}: mask is not constant on block ({i}, {j}) = rows "
+                        f"[{r0}:{r1}), columns [{c0}:{c1}) of its {row_block} x {col_block} "
+                        f"blocks; give a block-constant n x n mask or a block mask of shape "
+                        f"{(len(rows), len(cols))}"
+                    )
+                coarse[i, j] = tile.all()
+    else:
+        raise MaskError(
+            f"{algorithm}: mask has shape {mask.shape}; it must be n x n = {(n, n)} or a block "
+            f"mask of shape {(len(rows), len(cols))} for blocks of {row_block} x {col_block}"
+        )
+    empty = np.flatnonzero(~coarse.any(axis=1))
+    if empty.size:
+        raise MaskError(
+            f"{algorithm}: block row {int(empty[0])} of the mask allows no key; every row of "
+            "attention needs an allowed entry"
+        )
+    return coarse
+
+
+def expand(coarse: np.ndarray, n: int, row_block: int, col_block: int) -> np.ndarray:
+    """Return the n x n mask that is ``coarse[i, j]`` on block (i, j)."""
+    rows = np.repeat(np.arange(coarse.shape[0]), row_block)[:n]
+    cols = np.repeat(np.arange(coarse.shape[1]), col_block)[:n]
+    return coarse[np.ix_(rows, cols)]
+
+
+def row_weighted_density(coarse: np.ndarray, n: int, row_block: int) -> Fraction:
+    """Return the fraction of nonzero blocks, each weighted by its number of rows.
+
+    Equal to the plain fraction of nonzero blocks when ``row_block`` divides n; it is
+    the density ``s`` of the block-sparse FlashAttention count records.
+    """
+    heights = np.array([r1 - r0 for r0, r1 in blocks(n, row_block)])
+    return Fraction(int((coarse * heights[:, None]).sum()), n * coarse.shape[1])
+
+
+def random_block_mask(
+    n_row_blocks: int, n_col_blocks: int, density: float, seed: int = 0
+) -> np.ndarray:
+    """Return a random block mask with about ``density`` of its blocks set, no row empty.
+
+    Block (i, i mod columns) is always set so that every row has an allowed key;
+    the others are set independently with the probability that makes the expected
+    fraction ``density``.
+    """
+    if not 0 < density <= 1:
+        raise MaskError(f"block density {density!r} must be in (0, 1]")
+    rng = np.random.default_rng(seed)
+    coarse = rng.random((n_row_blocks, n_col_blocks)) < density
+    coarse[np.arange(n_row_blocks), np.arange(n_row_blocks) % n_col_blocks] = True
+    return coarse

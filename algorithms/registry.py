@@ -1,0 +1,102 @@
+"""The algorithms by name: what runs each pass and which catalog record holds its exact count.
+
+Names match the ``algorithm`` field of the catalog's published upper records
+(``flash``, ``standard``, ``square-tiling``, ``tiled-backward``,
+``block-sparse-flash``, ``low-rank``) plus ``flash2`` and ``sparse-square-tiling``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from . import approximate, flash, sparse, standard, tiling
+from .errors import UnknownAlgorithmError
+
+PASSES = ("forward", "backward")
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """One algorithm: its runners and count records per pass, and what input it needs.
+
+    Attributes
+    ----------
+    name : str
+        Short name, as in the catalog's ``algorithm`` field.
+    runners : dict
+        Pass name -> function ``(machine, n, d, **options)``.
+    counts : dict
+        Pass name -> name of the catalog record holding its exact count.
+    regime : str
+        ``dense``, ``sparse`` or ``approximate``.
+    block_shape : callable or None
+        For sparse algorithms, ``(pass, d, M) -> (rows, cols)`` of a mask block.
+    source : str
+        Paper algorithm it implements.
+    """
+
+    name: str
+    runners: dict[str, Callable]
+    counts: dict[str, str]
+    regime: str
+    source: str
+    block_shape: Callable[[str, int, int], tuple[int, int]] | None = field(default=None)
+
+
+ALGORITHMS: dict[str, Algorithm] = {
+    algo.name: algo
+    for algo in (
+        Algorithm("standard",
+                  {"forward": standard.standard_forward, "backward": standard.standard_backward},
+                  {"forward": "standard-forward-count", "backward": "standard-backward-count"},
+                  "dense", "DFE22 Alg. 0 and 3"),
+        Algorithm("flash",
+                  {"forward": flash.flash_forward, "backward": flash.flash_backward},
+                  {"forward": "flash-forward-count", "backward": "flash-backward-count"},
+                  "dense", "DFE22 Alg. 1 and 4"),
+        Algorithm("flash2",
+                  {"forward": flash.flash2_forward, "backward": flash.flash2_backward},
+                  {"forward": "flash2-forward-count", "backward": "flash2-backward-count"},
+                  "dense", "D23 Alg. 1 and 2"),
+        Algorithm("square-tiling", {"forward": tiling.square_tiling_forward},
+                  {"forward": "square-tiling-forward-count"}, "dense", "SY24 Alg. 1"),
+        Algorithm("tiled-backward", {"backward": tiling.tiled_backward},
+                  {"backward": "tiled-backward-count"}, "dense",
+                  "attnio's small-cache backward (stand-in for LLSSZ24 Alg. 6)"),
+        Algorithm("block-sparse-flash",
+                  {"forward": sparse.block_sparse_flash_forward,
+                   "backward": sparse.block_sparse_flash_backward},
+                  {"forward": "block-sparse-flash-forward-count",
+                   "backward": "block-sparse-flash-backward-count"},
+                  "sparse", "DFE22 Prop 4", sparse.flash_block_shape),
+        Algorithm("sparse-square-tiling", {"forward": sparse.sparse_square_tiling_forward},
+                  {"forward": "sparse-square-tiling-forward-count"}, "sparse",
+                  "SY24 Alg. 1 with empty tiles skipped", sparse.tile_block_shape),
+        Algorithm("low-rank", {"forward": approximate.low_rank_forward},
+                  {"forward": "low-rank-forward-count"}, "approximate",
+                  "polynomial method, theory.md section 5"),
+    )
+}
+"""Every algorithm, by name."""
+
+
+def get_algorithm(name: str) -> Algorithm:
+    """Return the algorithm called ``name``.
+
+    Raises
+    ------
+    UnknownAlgorithmError
+        If there is none; the message lists the valid names.
+
+    Examples
+    --------
+    >>> get_algorithm("flash").counts["forward"]
+    'flash-forward-count'
+    """
+    try:
+        return ALGORITHMS[name]
+    except KeyError:
+        raise UnknownAlgorithmError(
+            f"algorithm={name!r} is not one of: {', '.join(ALGORITHMS)}"
+        ) from None

@@ -1,0 +1,216 @@
+"""Run an algorithm of the registry on the two-level machine and compare it with the catalog.
+
+:func:`simulate` builds seeded inputs, runs the algorithm in numeric or counting
+mode, reads its exact-count record from :mod:`attnio.bounds` and, in numeric
+mode, measures the error against :mod:`~attnio.algorithms.reference`.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from attnio.bounds import get
+
+from . import approximate, reference
+from .errors import MaskError, ParameterError
+from .machine import Counts, TwoLevelMachine, blocks
+from .masks import block_mask, expand, random_block_mask, row_weighted_density
+from .registry import PASSES, get_algorithm
+
+
+@dataclass(frozen=True)
+class Run:
+    """The outcome of one simulated run.
+
+    Attributes
+    ----------
+    counts : Counts
+        Loads, stores and peak fast-memory use measured by the machine.
+    record : str
+        Name of the catalog record holding the algorithm's exact count.
+    closed_form : int or None
+        That record's value at this run's parameters; ``None`` when the record's
+        conditions do not hold here (``note`` says why).
+    parameters : dict
+        The values substituted into the record (n, d, M and s or r).
+    error : float or None
+        Numeric mode: relative error (exact algorithms) or maximal absolute error
+        (approximate) against the NumPy reference; ``None`` when counting.
+    error_bound : float or None
+        Approximate algorithms: the stated bound on the absolute error.
+    """
+
+    algorithm: str
+    pass_: str
+    n: int
+    d: int
+    M: int
+    numeric: bool
+    counts: Counts
+    record: str
+    closed_form: int | None
+    parameters: dict = field(default_factory=dict)
+    error: float | None = None
+    error_bound: float | None = None
+    note: str = ""
+
+    @property
+    def matches(self) -> bool | None:
+        """Whether the measured I/O equals the closed form (``None`` if it does not apply)."""
+        return None if self.closed_form is None else self.counts.io == self.closed_form
+
+
+def _positive(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ParameterError(f"{name}={value!r} must be a positive integer")
+    return int(value)
+
+
+def inputs(n: int, d: int, seed: int = 0, entry_bound: float | None = None) -> dict[str, np.ndarray]:
+    """Return seeded Q, K, V (n x d); entries uniform in [-B, B] when ``entry_bound`` is given."""
+    rng = np.random.default_rng(seed)
+    if entry_bound is None:
+        Q, K, V = (rng.standard_normal((n, d)) / d**0.25 for _ in range(3))
+    else:
+        Q, K = (rng.uniform(-entry_bound, entry_bound, (n, d)) for _ in range(2))
+        V = rng.standard_normal((n, d))
+    return {"Q": Q, "K": K, "V": V}
+
+
+def simulate(
+    algorithm: str,
+    pass_: str,
+    n: int,
+    d: int,
+    M: int,
+    *,
+    numeric: bool = True,
+    seed: int = 0,
+    mask: np.ndarray | None = None,
+    block_density: float | None = None,
+    degree: int | None = None,
+    entry_bound: float | None = None,
+) -> Run:
+    """Run ``algorithm``'s ``pass_`` at (n, d, M) and compare with its closed-form count.
+
+    Parameters
+    ----------
+    mask, block_density
+        Sparse algorithms only: a block mask (or a block-constant n x n mask), or
+        the density of a random block mask (seeded by ``seed``).
+    degree, entry_bound
+        ``low-rank`` only: polynomial degree g, and the bound B on the entries of
+        Q and K (default ``1 / sqrt(d)``, so the score range is [-1, 1]).
+
+    Raises
+    ------
+    ParameterError, MaskError, UnknownAlgorithmError, CapacityError
+        On bad parameters, with the valid range in the message.
+
+    Examples
+    --------
+    >>> run = simulate("flash", "forward", 64, 8, 512)
+    >>> run.counts.io == run.closed_form, run.error < 1e-12
+    (True, True)
+    """
+    algo = get_algorithm(algorithm)
+    if pass_ not in PASSES:
+        raise ParameterError(f"pass={pass_!r} is not one of: {', '.join(PASSES)}")
+    if pass_ not in algo.runners:
+        raise ParameterError(
+            f"{algorithm} has no {pass_} pass; it has: {', '.join(algo.runners)}"
+        )
+    n, d, M = _positive("n", n), _positive("d", d), _positive("M", M)
+    options: dict = {}
+    params: dict = {"n": n, "d": d, "M": M}
+    fine_mask = None
+    approx = None
+    if algo.regime == "sparse":
+        rows, cols = algo.block_shape(pass_, d, M)
+        if (mask is None) == (block_density is None):
+            raise MaskError(f"{algorithm} needs exactly one of mask and block_density")
+        if mask is None:
+            mask = random_block_mask(len(blocks(n, rows)), len(blocks(n, cols)), block_density,
+                                     seed)
+        coarse = block_mask(mask, n, rows, cols, algorithm)
+        options["block_mask"] = coarse
+        fine_mask = expand(coarse, n, rows, cols)
+        if algorithm == "block-sparse-flash":
+            params["s"] = row_weighted_density(coarse, n, rows)
+        else:
+            params["s"] = Fraction(int(coarse.sum()), coarse.size)
+    elif mask is not None or block_density is not None:
+        raise MaskError(f"{algorithm} is dense; a mask applies only to sparse algorithms")
+    if algo.regime == "approximate":
+        if degree is None:
+            raise ParameterError(f"{algorithm} needs a polynomial degree (degree=g >= 0)")
+        if isinstance(degree, bool) or not isinstance(degree, (int, np.integer)) or degree < 0:
+            raise ParameterError(f"degree={degree!r} must be a nonnegative integer")
+        degree = int(degree)
+        if entry_bound is None:
+            entry_bound = 1 / math.sqrt(d)
+        if not (entry_bound > 0 and math.isfinite(entry_bound)):
+            raise ParameterError(f"entry_bound={entry_bound!r} must be positive and finite")
+        approx = approximate.approximate_exp(degree, d * entry_bound**2) if numeric else None
+        options.update(degree=degree, approx=approx)
+        params["r"] = approximate.feature_rank(d, degree)
+    elif degree is not None:
+        raise ParameterError(f"{algorithm} is exact; degree applies only to low-rank")
+
+    machine = TwoLevelMachine(M, numeric=numeric, algorithm=f"{algorithm} {pass_}")
+    data = _place(machine, pass_, n, d, seed, entry_bound if approx else None, fine_mask)
+    algo.runners[pass_](machine, n, d, **options)
+
+    record = get(algo.counts[pass_])
+    closed, note = None, ""
+    used = {k: v for k, v in params.items() if k in record.parameters}
+    if record.applies(**used):
+        closed = int(record.evaluate(**used))
+    else:
+        note = f"{record.name} does not apply here: its conditions are {record.conditions}"
+    error = bound = None
+    if numeric:
+        error, bound = _compare(machine, algorithm, pass_, data, fine_mask, approx)
+    return Run(algorithm, pass_, n, d, M, numeric, machine.counts(), record.name, closed,
+               used, error, bound, note)
+
+
+def _place(machine: TwoLevelMachine, pass_: str, n: int, d: int, seed: int,
+           entry_bound: float | None, mask: np.ndarray | None) -> dict[str, np.ndarray]:
+    names = ("Q", "K", "V") if pass_ == "forward" else ("Q", "K", "V", "O", "dO", "L")
+    if not machine.numeric:
+        for name in names:
+            machine.put(name, (n, 1 if name == "L" else d))
+        return {}
+    data = inputs(n, d, seed, entry_bound)
+    if pass_ == "backward":
+        forward = reference.attention(data["Q"], data["K"], data["V"], mask)
+        data["O"], data["L"] = forward.O, forward.L
+        data["dO"] = np.random.default_rng(seed + 1).standard_normal((n, d))
+    for name in names:
+        machine.put(name, data[name])
+    return data
+
+
+def _compare(machine: TwoLevelMachine, algorithm: str, pass_: str, data: dict,
+             mask: np.ndarray | None, approx) -> tuple[float, float | None]:
+    Q, K, V = data["Q"], data["K"], data["V"]
+    if pass_ == "backward":
+        want = reference.gradients(Q, K, V, data["dO"], mask)
+        return max(reference.relative_error(machine.result(name), getattr(want, name))
+                   for name in ("dQ", "dK", "dV")), None
+    want = reference.attention(Q, K, V, mask)
+    got = machine.result("O")
+    if approx is not None:
+        return float(np.max(np.abs(got - want.O))), approx.output_bound(float(np.abs(V).max()))
+    errors = [reference.relative_error(got, want.O)]
+    if "L" in machine.slow:
+        errors.append(reference.relative_error(machine.result("L").ravel(), want.L))
+    if "l" in machine.slow:
+        L = machine.result("m").ravel() + np.log(machine.result("l").ravel())
+        errors.append(reference.relative_error(L, want.L))
+    return max(errors), None
