@@ -54,6 +54,10 @@ PAPER_COMPARISONS: tuple[tuple[str, str], ...] = (
 LLSSZ24): the faster algorithm beats the slower by the ratio of their asymptotics. Record
 names only: the ratio is computed from the records."""
 
+PAPER_REGIME = d <= n
+"""The papers compare algorithms for sequences at least as long as the head dimension; each
+comparison is also generated without it (``-any-n``, open) to see what happens outside."""
+
 _BASE = frozenset({"n", "d", "M"})
 
 
@@ -381,33 +385,46 @@ def comparisons() -> list[Obligation]:
         side = _conditions(fast)
         for slow_count in _counts(slow.regime, slow.pass_, slow.algorithm):
             for fast_count in _counts(fast.regime, fast.pass_, fast.algorithm):
-                assumptions = (*side, *_conditions(slow_count, fast_count))
                 sources = (slow.name, fast.name, slow_count.name, fast_count.name)
                 pair = f"{slow_count.name}/{fast_count.name}"
-                found.append(
-                    Obligation(
-                        f"comparison/{pair}/beats",
-                        "comparison",
+                base = (*side, *_conditions(slow_count, fast_count))
+                claims = (
+                    (
+                        "beats",
                         sp.Le(factor * fast_count.explicit, CONSTANT * slow_count.explicit),
-                        assumptions,
-                        _expect(slow, fast, slow_count, fast_count),
-                        sources,
                         f"{fast_count.name} beats {slow_count.name} by a factor of order {factor}",
-                        constant=CONSTANT,
-                    )
-                )
-                found.append(
-                    Obligation(
-                        f"comparison/{pair}/order",
-                        "comparison",
+                    ),
+                    (
+                        "order",
                         sp.Le(slow_count.explicit, CONSTANT * factor * fast_count.explicit),
-                        assumptions,
-                        _expect(slow, fast, slow_count, fast_count),
-                        sources,
                         f"{fast_count.name} beats {slow_count.name} by at most C * {factor}",
-                        constant=CONSTANT,
-                    )
+                    ),
                 )
+                for label, claim, statement in claims:
+                    found.append(
+                        Obligation(
+                            f"comparison/{pair}/{label}",
+                            "comparison",
+                            claim,
+                            (*base, PAPER_REGIME),
+                            _expect(slow, fast, slow_count, fast_count),
+                            sources,
+                            f"{statement}, for n >= d",
+                            constant=CONSTANT,
+                        )
+                    )
+                    found.append(
+                        Obligation(
+                            f"comparison/{pair}/{label}-any-n",
+                            "comparison",
+                            claim,
+                            base,
+                            Expectation.OPEN,
+                            sources,
+                            f"{statement}, for every n",
+                            constant=CONSTANT,
+                        )
+                    )
     found.extend(planted())
     return found
 

@@ -2,7 +2,7 @@
 
 The translator knows symbols, rational numbers, sums, products, powers with
 rational exponents, ``Min``, ``Max``, ``Piecewise``, ``floor``, ``ceiling``,
-relations and the Boolean connectives. Anything else raises
+``Mod``, relations and the Boolean connectives. Anything else raises
 :class:`~attnio.proofs.errors.UnsupportedExpression` naming the expression: no
 string fallback, no approximation.
 
@@ -11,7 +11,11 @@ Every arithmetic term is a z3 ``Real``. Two modes:
 ``integers=False`` (the *relaxation*)
     Every symbol is a z3 ``Real``; an integer symbol only gets its bound
     (``n >= 1`` for a positive integer). Floors and ceilings become reals
-    ``k`` with ``k <= x < k + 1`` (``k - 1 < x <= k``). The formula then lies in
+    ``k`` with ``k <= x < k + 1`` (``k - 1 < x <= k``), plus the facts the
+    relaxation would lose and every true floor satisfies: ``x >= 1 -> k >= 1`` and
+    ``k >= x / 2``,
+    ``x >= 0 -> k >= 0`` (``x > 0 -> k >= 1`` for a ceiling), and monotonicity
+    between any two floors (ceilings): ``x1 <= x2 -> k1 <= k2``. The formula then lies in
     nonlinear real arithmetic, which z3's nlsat decides. Every integer point
     is a point of the relaxation, so a claim proved here holds on the integers.
 ``integers=True``
@@ -63,6 +67,7 @@ class Translator:
     definitions: list[z3.BoolRef] = field(default_factory=list)
     domains: list[z3.BoolRef] = field(default_factory=list)
     _fresh: dict[tuple, z3.ArithRef] = field(default_factory=dict)
+    _roundings: list[tuple] = field(default_factory=list)
 
     # ------------------------------------------------------------ public API
     def translate(self, expr: sp.Basic) -> z3.ExprRef:
@@ -169,8 +174,17 @@ class Translator:
             k = z3.ToReal(z3.Int(name)) if self.integers else z3.Real(name)
             if up:
                 self.definitions.append(z3.And(b * (k - 1) < a, a <= b * k))
+                self.definitions.append(z3.Implies(a > 0, k >= 1))
             else:
                 self.definitions.append(z3.And(b * k <= a, a < b * (k + 1)))
+                self.definitions.append(z3.Implies(a >= b, z3.And(k >= 1, 2 * b * k >= a)))
+                self.definitions.append(z3.Implies(a >= 0, k >= 0))
+            # floor and ceiling are non-decreasing: a1/b1 <= a2/b2 -> k1 <= k2 (b1, b2 > 0).
+            for other_up, a2, b2, k2 in self._roundings:
+                if other_up is up:
+                    self.definitions.append(z3.Implies(a * b2 <= a2 * b, k <= k2))
+                    self.definitions.append(z3.Implies(a2 * b <= a * b2, k2 <= k))
+            self._roundings.append((up, a, b, k))
             self._fresh[key] = k
         return self._fresh[key]
 
@@ -179,6 +193,18 @@ class Translator:
 
     def _ceiling(self, expr: sp.ceiling) -> z3.ArithRef:
         return self._rounding(expr, up=True)
+
+    def _mod(self, expr: sp.Mod) -> z3.ArithRef:
+        # a mod b = a - b q with q = floor(a / b): 0 <= a - b q < b for b > 0.
+        key = ("mod", expr)
+        if key not in self._fresh:
+            a, b = (self.translate(arg) for arg in expr.args)
+            name = f"quotient_{len(self._fresh)}"
+            q = z3.ToReal(z3.Int(name)) if self.integers else z3.Real(name)
+            rest = a - b * q
+            self.definitions.append(z3.Implies(b > 0, z3.And(0 <= rest, rest < b)))
+            self._fresh[key] = rest
+        return self._fresh[key]
 
     def _min(self, expr: sp.Min) -> z3.ArithRef:
         terms = [self.translate(arg) for arg in expr.args]
@@ -274,6 +300,7 @@ _DISPATCH: dict[type, Callable[[Translator, sp.Basic], z3.ExprRef]] = {
     sp.Piecewise: Translator._piecewise,
     sp.floor: Translator._floor,
     sp.ceiling: Translator._ceiling,
+    sp.Mod: Translator._mod,
     **dict.fromkeys(_RELATIONS, Translator._relation),
     sp.And: Translator._and,
     sp.Or: Translator._or,
