@@ -369,7 +369,7 @@ def _check_relaxed(obligation: Obligation, timeout_ms: int) -> Result:
 
 
 def _strengthened(obligation: Obligation, timeout_ms: int) -> Proved | None:
-    """Prove a rounding-free strengthening (:mod:`attnio.proofs.rounding`) and its side conditions."""
+    """Prove a rounding-free strengthening (see ``rounding``) and its side conditions."""
     strong = strengthen(obligation.claim)
     if strong is None:
         return None

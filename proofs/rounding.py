@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 
-class _GiveUp(Exception):
+class _GiveUp(Exception):  # noqa: N818 (internal control flow, never raised out)
     """The expression has a rounding in a position this module cannot bound."""
 
 

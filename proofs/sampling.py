@@ -9,7 +9,6 @@ constant search the z3 calls below ``rho`` and gives the report its lower end.
 
 from __future__ import annotations
 
-import itertools
 import warnings
 
 import numpy as np
@@ -19,7 +18,7 @@ from .obligation import Obligation
 
 _SMALL = (1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 17, 24, 32, 48, 64, 100, 128, 256, 512, 1024)
 _LARGE = (*_SMALL, 2048, 4096, 2**14, 2**16, 2**20)
-_MEMORY_EXTRA = tuple(range(10, 72)) + (80, 96, 97, 144, 200, 300, 1000, 4000, 2**18, 2**22)
+_MEMORY_EXTRA = (*range(10, 72), 80, 96, 97, 144, 200, 300, 1000, 4000, 2**18, 2**22)
 _GRIDS = {
     "n": _LARGE,
     "d": _SMALL,
@@ -81,7 +80,7 @@ def largest_ratio(obligation: Obligation) -> tuple[sp.Expr, dict[str, sp.Expr]] 
         if not all(a.subs(point) is sp.true for a in obligation.assumptions):
             continue
         bottom_exact = ratio_rhs.subs(point)
-        if not (bottom_exact > 0) is sp.true:
+        if (bottom_exact > 0) is not sp.true:
             continue
         value = sp.nsimplify(lhs.subs(point) / bottom_exact)
         if best is None or (value > best[0]) is sp.true:

@@ -202,7 +202,7 @@ class Translator:
             name = f"quotient_{len(self._fresh)}"
             q = z3.ToReal(z3.Int(name)) if self.integers else z3.Real(name)
             rest = a - b * q
-            self.definitions.append(z3.Implies(b > 0, z3.And(0 <= rest, rest < b)))
+            self.definitions.append(z3.Implies(b > 0, z3.And(rest >= 0, rest < b)))
             self._fresh[key] = rest
         return self._fresh[key]
 
