@@ -4,9 +4,8 @@ from __future__ import annotations
 
 # ----------------------------------------------------------------- attnio.proofs
 import sympy as sp
-from hypothesis import strategies as st
-
 from attnio.bounds.symbols import M, d, n
+from hypothesis import strategies as st
 
 PROOF_SYMBOLS = (n, d, M)
 """The symbols proof expressions are drawn over (positive integers)."""

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import sympy as sp
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 import pytest
+import sympy as sp
 from attnio.bounds.symbols import M, d, n
 from attnio.proofs import (
     Counterexample,
@@ -22,6 +19,8 @@ from attnio.proofs import (
     prove,
 )
 from attnio.proofs.generate import planted
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 x = sp.Symbol("x", integer=True, positive=True)
 y = sp.Symbol("y", integer=True, positive=True)
@@ -29,21 +28,22 @@ z = sp.Symbol("z", integer=True, positive=True)
 
 
 def _ob(claim, assumptions=(), expected="holds", constant=None):
-    return Obligation("test/claim", "derivation", claim, assumptions, expected, (), "test",
-                      constant=constant)
+    return Obligation(
+        "test/claim", "derivation", claim, assumptions, expected, (), "test", constant=constant
+    )
 
 
 def test_true_claim_is_proved_with_a_witness():
     """A true claim ends Proved, with a witness where every assumption holds."""
-    result = check(_ob(n**2 * d**2 / M >= n**2 * d / sp.sqrt(M), (M <= d**2,)))
+    result = check(_ob(n**2 * d**2 / M >= n**2 * d / sp.sqrt(M), (d**2 >= M,)))
     assert isinstance(result, Proved)
     point = {sp.Symbol(k, integer=True, positive=True): v for k, v in result.witness.items()}
-    assert (M <= d**2).subs(point) is sp.true
+    assert (d**2 >= M).subs(point) is sp.true
 
 
 def test_false_claim_gives_a_confirmed_counterexample():
     """A false claim ends as a counterexample that sympy confirms, integers where needed."""
-    ob = _ob(n**2 * d**2 / M <= n**2 * d / sp.sqrt(M), (M < d**2,))
+    ob = _ob(n**2 * d**2 / M <= n**2 * d / sp.sqrt(M), (d**2 > M,))
     result = check(ob)
     assert isinstance(result, Counterexample)
     assert all(v.is_integer for v in result.point.values())
@@ -71,7 +71,7 @@ def test_inconsistent_assumptions_raise():
 
 
 def test_integer_inconsistent_assumptions_raise():
-    """Assumptions with real but no integer points also raise: a proof would be vacuous on integers."""
+    """Assumptions with real but no integer points raise: a proof would be vacuous on integers."""
     with pytest.raises(InconsistentAssumptions, match="integer"):
         check(_ob(n >= 100, (3 * n > 3 * d + 1, 3 * n < 3 * d + 2)))
 
@@ -106,14 +106,14 @@ def test_constant_search_matches_exact_least(k):
 def test_ceiling_claim_needs_integers():
     """k >= ceiling(Z/n) from Z <= n k needs integrality and is proved in integer mode."""
     Z = sp.Symbol("Z", integer=True, positive=True)
-    result = check(_ob(x >= sp.ceiling(Z / n), (Z <= n * x,)))
+    result = check(_ob(x >= sp.ceiling(Z / n), (n * x >= Z,)))
     assert isinstance(result, Proved)
 
 
 def test_rounding_strengthening_proves_count_bound():
     """A claim with nested floor/ceiling is proved through its rounding-free strengthening."""
     claim = n * sp.ceiling(n / sp.floor(M / (5 * d + 4))) <= 2 * n**2 * (5 * d + 4) / M + n
-    result = check(_ob(claim, (M >= 5 * d + 4,)))
+    result = check(_ob(claim, (5 * d + 4 <= M,)))
     assert isinstance(result, Proved)
 
 
