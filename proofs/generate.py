@@ -357,6 +357,7 @@ def reductions() -> list[Obligation]:
             and forward.algorithm == backward.algorithm
             and forward.regime is backward.regime
             and set(forward.parameters) <= set(backward.parameters)
+            and backward.name != forward.name.replace("forward", "backward")  # twins done above
         ):
             found.append(
                 Obligation(
