@@ -41,7 +41,7 @@ from .translate import Translator
 _SEEDS = (0, 7, 13)
 _GLANCE_MS = 500
 
-DEFAULT_TIMEOUT_MS = 5000
+DEFAULT_TIMEOUT_MS = 3000
 """Timeout of one z3 call, in milliseconds."""
 
 CONSTANT_LIMIT = 4096
@@ -325,7 +325,9 @@ def _check(
         if integers and split:
             found = _split_by_powers(obligation, timeout_ms)
             if found is not None:
-                return Proved(found[0], found[1], last_smtlib, time.perf_counter() - start)
+                # No single query decided: export the whole claim over the integers.
+                whole = _Query(obligation, True).smtlib()
+                return Proved(found[0], found[1], whole, time.perf_counter() - start)
         query = _Query(obligation, integers)
         last_smtlib = query.smtlib()
         # Nonlinear integer search is sensitive to z3's random choices: a few seeds, each
@@ -506,7 +508,10 @@ def prove(
             if confirmed:
                 low = below
                 refuted = Counterexample(
-                    point, _sides(obligation.at(below), point), "", constant=below
+                    point,
+                    _sides(obligation.at(below), point),
+                    _Query(obligation.at(below), False).smtlib(),
+                    constant=below,
                 )
                 results[below] = refuted
     if low >= limit:
