@@ -19,6 +19,10 @@ class ParameterError(AlgorithmError):
     """A size (n, d, M, degree, entry bound) is outside what the algorithm accepts."""
 
 
+class MemoryTooSmallError(ParameterError):
+    """M is below the smallest fast memory an algorithm's blocks fit in; the message names it."""
+
+
 class MaskError(AlgorithmError):
     """A sparsity mask has the wrong shape, type, or an all-masked row."""
 

@@ -31,13 +31,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import ParameterError
+from .errors import MemoryTooSmallError
 from .machine import TwoLevelMachine, blocks
 
 
 def _need(name: str, block: int, M: int, minimum: int) -> None:
     if block < 1:
-        raise ParameterError(
+        raise MemoryTooSmallError(
             f"{name}: M={M} leaves no room for a block; it needs M >= {minimum} words"
         )
 
@@ -71,20 +71,27 @@ def backward2_blocks(d: int, M: int) -> tuple[int, int]:
 
 
 def flash_forward(
-    machine: TwoLevelMachine, n: int, d: int, block_mask: np.ndarray | None = None
+    machine: TwoLevelMachine,
+    n: int,
+    d: int,
+    block_mask: np.ndarray | None = None,
+    *,
+    block_sizes: tuple[int, int] | None = None,
 ) -> None:
     """Run FlashAttention forward (DFE22 Alg. 1): reads Q, K, V; writes O, l, m.
 
     With ``block_mask`` (shape ``(T_r, T_c)``) it is block-sparse FlashAttention
     (DFE22 Prop 4): block (i, j) is skipped when ``block_mask[i, j]`` is false.
+    ``block_sizes = (B_r, B_c)`` replaces attnio's rule (the count records then do
+    not apply); tests use it to show that DFE22's own sizes overflow M.
     """
-    br, bc = forward_blocks(d, machine.M)
+    br, bc = forward_blocks(d, machine.M) if block_sizes is None else block_sizes
     mc, numeric = machine, machine.numeric
     rows, cols = blocks(n, br), blocks(n, bc)
     mc.create("O", n, d)
     mc.create("l", n, 1)
     mc.create("m", n, 1)
-    mc.step("line 2: initialise O = 0, l = 0, m = -inf in slow memory")
+    mc.step("initialise O = 0, l = 0, m = -inf in slow memory")
     for r0, r1 in rows:
         mc.alloc("Oi", r1 - r0, d)
         mc.alloc("li", r1 - r0)
@@ -95,7 +102,7 @@ def flash_forward(
         mc.free("Oi", "li", "mi")
     load, store, alloc, free = mc.load, mc.store, mc.alloc, mc.free
     for j, (c0, c1) in enumerate(cols):
-        mc.step(f"lines 6-15, column block {j}")
+        mc.step(f"forward, column block {j}")
         Kj = load("Kj", "K", c0, c1, 0, d)
         Vj = load("Vj", "V", c0, c1, 0, d)
         for i, (r0, r1) in enumerate(rows):
@@ -111,7 +118,7 @@ def flash_forward(
             if numeric:
                 S[...] = Qi @ Kj.T
                 np.maximum(mi, S.max(axis=1, keepdims=True), out=mnew)
-                np.exp(S - mnew, out=S)  # P~ e^{m~ - m_new} of DFE22 line 12, in place
+                np.exp(S - mnew, out=S)  # P~ e^{m~ - m_new} of DFE22 Alg. 1, in place
                 alpha = np.exp(mi - mnew)
                 lnew[...] = alpha * li + S.sum(axis=1, keepdims=True)
                 Oi[...] = (li * alpha * Oi + S @ Vj) / lnew
@@ -128,7 +135,7 @@ def flash_backward(
     """Run FlashAttention backward (DFE22 Alg. 4, inputs Q, K, V, O, dO, L); writes dQ, dK, dV.
 
     Dvec_i = rowsum(dO_i * O_i) is recomputed in every inner step, as in DFE22
-    Alg. 4 line 19. Only dQ is initialised in slow memory (dK, dV blocks are
+    Alg. 4. Only dQ is initialised in slow memory (dK, dV blocks are
     accumulated in fast memory and written once). With ``block_mask``, masked
     blocks are skipped (block-sparse backward).
     """
@@ -137,14 +144,14 @@ def flash_backward(
     rows, cols = blocks(n, br), blocks(n, bc)
     for name in ("dQ", "dK", "dV"):
         mc.create(name, n, d)
-    mc.step("line 5: initialise dQ = 0 in slow memory")
+    mc.step("initialise dQ = 0 in slow memory")
     for r0, r1 in rows:
         mc.alloc("dQi", r1 - r0, d)
         mc.store("dQi", "dQ", r0, r1, 0, d)
         mc.free("dQi")
     load, store, alloc, free = mc.load, mc.store, mc.alloc, mc.free
     for j, (c0, c1) in enumerate(cols):
-        mc.step(f"lines 6-24, column block {j}")
+        mc.step(f"backward, column block {j}")
         Kj = load("Kj", "K", c0, c1, 0, d)
         Vj = load("Vj", "V", c0, c1, 0, d)
         dKj = alloc("dKj", c1 - c0, d)
@@ -184,7 +191,7 @@ def flash2_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
     mc.create("L", n, 1)
     load, alloc, free = mc.load, mc.alloc, mc.free
     for i, (r0, r1) in enumerate(rows):
-        mc.step(f"lines 3-13, row block {i}")
+        mc.step(f"forward, row block {i}")
         Qi = load("Qi", "Q", r0, r1, 0, d)
         Oi = alloc("Oi", r1 - r0, d)
         li = alloc("li", r1 - r0)
@@ -219,7 +226,7 @@ def flash2_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
     for name in ("dQ", "dK", "dV"):
         mc.create(name, n, d)
     mc.create("Dvec", n, 1)
-    mc.step("line 4: Dvec = rowsum(dO * O)")
+    mc.step("Dvec = rowsum(dO * O)")
     for r0, r1 in blocks(n, machine.M // (2 * d + 1)):
         dOr = mc.load("dOr", "dO", r0, r1, 0, d)
         Or = mc.load("Or", "O", r0, r1, 0, d)
@@ -235,7 +242,7 @@ def flash2_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
         mc.free("dQi")
     load, store, alloc, free = mc.load, mc.store, mc.alloc, mc.free
     for j, (c0, c1) in enumerate(cols):
-        mc.step(f"lines 6-20, column block {j}")
+        mc.step(f"backward, column block {j}")
         Kj = load("Kj", "K", c0, c1, 0, d)
         Vj = load("Vj", "V", c0, c1, 0, d)
         dKj = alloc("dKj", c1 - c0, d)

@@ -83,8 +83,19 @@ class TwoLevelMachine:
     (4, 4, 4)
     """
 
-    __slots__ = ("M", "_fast", "_shapes", "_step", "algorithm", "loads", "numeric", "peak",
-                 "slow", "stores", "used")
+    __slots__ = (
+        "M",
+        "_fast",
+        "_shapes",
+        "_step",
+        "algorithm",
+        "loads",
+        "numeric",
+        "peak",
+        "slow",
+        "stores",
+        "used",
+    )
 
     def __init__(self, M: int, *, numeric: bool = True, algorithm: str = "algorithm") -> None:
         if isinstance(M, bool) or not isinstance(M, (int, np.integer)) or M < 1:
@@ -148,53 +159,69 @@ class TwoLevelMachine:
         """Name the algorithm step that follows, for capacity errors."""
         self._step = label
 
-    def _charge(self, buf: str, words: int) -> None:
-        if buf in self._fast:
-            raise MachineError(f"{self.algorithm}: fast buffer {buf!r} is already allocated")
-        used = self.used + words
-        if used > self.M:
-            held = ", ".join(f"{k}={v[0]}" for k, v in self._fast.items())
-            raise CapacityError(
-                f"{self.algorithm}, step {self._step!r}: buffer {buf!r} of {words} words "
-                f"would raise fast memory to {used} > M={self.M} (held: {held or 'nothing'})"
-            )
-        self.used = used
-        if used > self.peak:
-            self.peak = used
+    def _overflow(self, buf: str, words: int, used: int) -> None:
+        held = ", ".join(f"{k}={v[0]}" for k, v in self._fast.items())
+        raise CapacityError(
+            f"{self.algorithm}, step {self._step!r}: buffer {buf!r} of {words} words "
+            f"would raise fast memory to {used} > M={self.M} (held: {held or 'nothing'})"
+        )
 
     def alloc(self, buf: str, rows: int, cols: int = 1, fill: float = 0.0) -> np.ndarray | None:
         """Allocate a fast buffer of ``rows * cols`` words filled with ``fill`` (no I/O)."""
         words = rows * cols
-        self._charge(buf, words)
-        data = np.full((rows, cols), fill) if self.numeric else None
-        self._fast[buf] = (words, data)
-        return data
+        fast = self._fast
+        if buf in fast:
+            raise MachineError(f"{self.algorithm}: fast buffer {buf!r} is already allocated")
+        used = self.used + words
+        if used > self.M:
+            self._overflow(buf, words, used)
+        self.used = used
+        if used > self.peak:
+            self.peak = used
+        if self.numeric:
+            data = np.full((rows, cols), fill)
+            fast[buf] = (words, data)
+            return data
+        fast[buf] = (words, None)
+        return None
 
     def free(self, *bufs: str) -> None:
         """Release fast buffers (no I/O)."""
+        fast = self._fast
         for buf in bufs:
-            try:
-                words, _ = self._fast.pop(buf)
-            except KeyError:
-                raise MachineError(f"{self.algorithm}: no fast buffer {buf!r} to free") from None
-            self.used -= words
+            entry = fast.pop(buf, None)
+            if entry is None:
+                raise MachineError(f"{self.algorithm}: no fast buffer {buf!r} to free")
+            self.used -= entry[0]
 
     def load(self, buf: str, name: str, r0: int, r1: int, c0: int, c1: int) -> np.ndarray | None:
         """Copy ``slow[name][r0:r1, c0:c1]`` into a new fast buffer ``buf``; costs its size."""
-        rows, cols = self._shapes[name] if name in self._shapes else self.shape(name)
+        try:
+            rows, cols = self._shapes[name]
+        except KeyError:
+            rows, cols = self.shape(name)
         if not (0 <= r0 < r1 <= rows and 0 <= c0 < c1 <= cols):
             raise MachineError(
                 f"{self.algorithm}: slice [{r0}:{r1}, {c0}:{c1}] is empty or outside "
                 f"{name!r} of shape {(rows, cols)}"
             )
         words = (r1 - r0) * (c1 - c0)
-        self._charge(buf, words)
+        fast = self._fast
+        if buf in fast:
+            raise MachineError(f"{self.algorithm}: fast buffer {buf!r} is already allocated")
+        used = self.used + words
+        if used > self.M:
+            self._overflow(buf, words, used)
+        self.used = used
+        if used > self.peak:
+            self.peak = used
         self.loads += words
-        data = None
         if self.numeric:
             data = self.slow[name][r0:r1, c0:c1].copy()
-        self._fast[buf] = (words, data)
-        return data
+            fast[buf] = (words, data)
+            return data
+        fast[buf] = (words, None)
+        return None
 
     def store(self, buf: str, name: str, r0: int, r1: int, c0: int, c1: int) -> None:
         """Copy fast buffer ``buf`` into ``slow[name][r0:r1, c0:c1]``; costs its size."""
@@ -202,7 +229,10 @@ class TwoLevelMachine:
             words, data = self._fast[buf]
         except KeyError:
             raise MachineError(f"{self.algorithm}: no fast buffer {buf!r} to store") from None
-        rows, cols = self.shape(name)
+        try:
+            rows, cols = self._shapes[name]
+        except KeyError:
+            rows, cols = self.shape(name)
         if not (0 <= r0 < r1 <= rows and 0 <= c0 < c1 <= cols) or (r1 - r0) * (c1 - c0) != words:
             raise MachineError(
                 f"{self.algorithm}: buffer {buf!r} of {words} words does not fit slice "

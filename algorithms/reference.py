@@ -32,9 +32,9 @@ class Forward:
 class Backward:
     """Gradients ``dQ``, ``dK``, ``dV`` (n x d each) of attention."""
 
-    dQ: np.ndarray
-    dK: np.ndarray
-    dV: np.ndarray
+    dQ: np.ndarray  # noqa: N815 (the paper's name)
+    dK: np.ndarray  # noqa: N815 (the paper's name)
+    dV: np.ndarray  # noqa: N815 (the paper's name)
 
 
 def check_inputs(Q: np.ndarray, K: np.ndarray, V: np.ndarray) -> tuple[int, int]:

@@ -9,8 +9,10 @@ Both skip the blocks of the score matrix a block mask marks empty
   of nonzero blocks, each block weighted by its number of rows;
 * sparse square tiling runs SY24's square tiling
   (:func:`~attnio.algorithms.tiling.square_tiling_forward`) and skips every empty
-  T x T tile of A in both phases; its count is linear in the fraction ``s`` of
-  nonzero tiles when T divides n.
+  T x T tile of A in both phases; backward, the tiled backward
+  (:func:`~attnio.algorithms.tiling.tiled_backward`) skips the empty tiles of P and
+  dS in all five products. Both counts are linear in the fraction ``s`` of nonzero
+  tiles when T divides n.
 
 References
 ----------
@@ -24,25 +26,35 @@ import numpy as np
 
 from .flash import backward_blocks, flash_backward, flash_forward, forward_blocks
 from .machine import TwoLevelMachine
-from .tiling import square_tile, square_tiling_forward
+from .tiling import square_tile, square_tiling_forward, tiled_backward
 
 
-def block_sparse_flash_forward(machine: TwoLevelMachine, n: int, d: int, *,
-                               block_mask: np.ndarray) -> None:
+def block_sparse_flash_forward(
+    machine: TwoLevelMachine, n: int, d: int, *, block_mask: np.ndarray
+) -> None:
     """Run block-sparse FlashAttention forward (DFE22 Prop 4) with a (T_r, T_c) block mask."""
     flash_forward(machine, n, d, block_mask=block_mask)
 
 
-def block_sparse_flash_backward(machine: TwoLevelMachine, n: int, d: int, *,
-                                block_mask: np.ndarray) -> None:
-    """Run block-sparse FlashAttention backward (attnio's, DFE22 Alg. 4 with empty blocks skipped)."""
+def block_sparse_flash_backward(
+    machine: TwoLevelMachine, n: int, d: int, *, block_mask: np.ndarray
+) -> None:
+    """Run block-sparse FlashAttention backward: DFE22 Alg. 4, empty blocks skipped (attnio's)."""
     flash_backward(machine, n, d, block_mask=block_mask)
 
 
-def sparse_square_tiling_forward(machine: TwoLevelMachine, n: int, d: int, *,
-                                 block_mask: np.ndarray) -> None:
+def sparse_square_tiling_forward(
+    machine: TwoLevelMachine, n: int, d: int, *, block_mask: np.ndarray
+) -> None:
     """Run square tiling forward skipping the empty T x T tiles of ``block_mask``."""
     square_tiling_forward(machine, n, d, tile_mask=block_mask)
+
+
+def sparse_tiled_backward(
+    machine: TwoLevelMachine, n: int, d: int, *, block_mask: np.ndarray
+) -> None:
+    """Run the tiled small-cache backward skipping the empty T x T tiles of ``block_mask``."""
+    tiled_backward(machine, n, d, tile_mask=block_mask)
 
 
 def flash_block_shape(pass_: str, d: int, M: int) -> tuple[int, int]:

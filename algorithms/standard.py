@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from .errors import ParameterError
+from .errors import MemoryTooSmallError
 from .machine import TwoLevelMachine, blocks
 from .tiling import rowsum_product, tiled_product
 
@@ -33,8 +33,9 @@ def standard_tile(M: int) -> int:
     """Return the tile side ``floor(sqrt(M / 3))``; refuse M < 3."""
     tile = math.isqrt(M // 3)
     if tile < 1:
-        raise ParameterError(f"standard attention: M={M} leaves no room for a tile; "
-                             "it needs M >= 3")
+        raise MemoryTooSmallError(
+            f"standard attention: M={M} leaves no room for a tile; it needs M >= 3"
+        )
     return tile
 
 
@@ -68,8 +69,9 @@ def standard_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
     tiled_product(mc, "O", "P", "V", (n, n, d), tile)
 
 
-def _elementwise(mc: TwoLevelMachine, n: int, tile: int, row: str, inputs: tuple[str, ...],
-                 out: str, rule) -> None:
+def _elementwise(
+    mc: TwoLevelMachine, n: int, tile: int, row: str, inputs: tuple[str, ...], out: str, rule
+) -> None:
     """Stream T x T tiles of ``inputs`` and a row vector, write ``out = rule(row, *tiles)``."""
     numeric = mc.numeric
     for i0, i1 in blocks(n, tile):
@@ -86,8 +88,16 @@ def _elementwise(mc: TwoLevelMachine, n: int, tile: int, row: str, inputs: tuple
 def standard_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
     """Run standard attention backward: writes Dvec, S, P, dP, dS and dQ, dK, dV."""
     mc, tile = machine, standard_tile(machine.M)
-    for name, cols in (("Dvec", 1), ("S", n), ("P", n), ("dP", n), ("dS", n),
-                       ("dQ", d), ("dK", d), ("dV", d)):
+    for name, cols in (
+        ("Dvec", 1),
+        ("S", n),
+        ("P", n),
+        ("dP", n),
+        ("dS", n),
+        ("dQ", d),
+        ("dK", d),
+        ("dV", d),
+    ):
         mc.create(name, n, cols)
     mc.step("Dvec = rowsum(dO * O)")
     rowsum_product(mc, "Dvec", "dO", "O", n, d, tile)

@@ -12,8 +12,12 @@ vector of T words fit in M.
   could not read): ``Dvec = rowsum(dO * O)``; ``P = exp(Q K^T - L)``;
   ``dS = P * (dO V^T - Dvec)``; ``dV = P^T dO``, ``dQ = dS K``, ``dK = dS^T Q``,
   each a tiled product. It moves ``5nd + 3n + 7 ceil(n/T) nd + (3 + 3 ceil(d/T)) n^2``
-  words, which is O((n^2 d + n d^2) / sqrt(M)) for M < d^2 (n^2 <= n^2 d / sqrt(M)
-  there): the exact count is the record ``tiled-backward-count``.
+  words (the record ``tiled-backward-count``). For 16 <= M < d^2 this is at most
+  ``46 (n^2 d + n d^2) / sqrt(M)``: T >= sqrt(M) / 4 gives ceil(n/T) <= 4n/sqrt(M) + 1
+  and ceil(d/T) <= 4d/sqrt(M) + 1, so the count is at most
+  ``12nd + 3n + 6n^2 + 40 n^2 d / sqrt(M)``; and sqrt(M) < d gives
+  n^2 < n^2 d / sqrt(M), n <= nd < n d^2 / sqrt(M). That is LLSSZ24's small-cache
+  rate O((n^2 d + n d^2) / sqrt(M)) (tests/test_tiling.py checks the constant).
 
 An optional tile mask (``T_n x T_n`` booleans) skips the score tiles it marks
 empty: the sparse square tiling of :mod:`~attnio.algorithms.sparse`.
@@ -31,7 +35,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .errors import ParameterError
+from .errors import MemoryTooSmallError
 from .machine import TwoLevelMachine, blocks
 
 Hook = Callable[[int, int, int], None]
@@ -41,7 +45,9 @@ def square_tile(M: int) -> int:
     """Return SY24's tile side ``floor(sqrt(M / 4))``; refuse M < 4."""
     tile = math.isqrt(M // 4)
     if tile < 1:
-        raise ParameterError(f"square tiling: M={M} leaves no room for a tile; it needs M >= 4")
+        raise MemoryTooSmallError(
+            f"square tiling: M={M} leaves no room for a tile; it needs M >= 4"
+        )
     return tile
 
 
@@ -128,8 +134,16 @@ def square_tiling_forward(
 
     mc.step("phase 1: A = exp(Q K^T), D = A 1")
     tiled_product(
-        mc, "A", "Q", "K", (n, d, n), tile, right_t=True,
-        row_start=open_rowsum, epilogue=exp_and_sum, row_end=close_rowsum,
+        mc,
+        "A",
+        "Q",
+        "K",
+        (n, d, n),
+        tile,
+        right_t=True,
+        row_start=open_rowsum,
+        epilogue=exp_and_sum,
+        row_end=close_rowsum,
         active_out=None if tile_mask is None else (lambda ib, jb: tile_mask[ib, jb]),
     )
 
@@ -142,14 +156,22 @@ def square_tiling_forward(
 
     mc.step("phase 2: O = D^{-1} A V")
     tiled_product(
-        mc, "O", "A", "V", (n, n, d), tile,
-        row_start=load_rowsum, epilogue=normalise, row_end=lambda ib, i0, i1: mc.free("Di"),
+        mc,
+        "O",
+        "A",
+        "V",
+        (n, n, d),
+        tile,
+        row_start=load_rowsum,
+        epilogue=normalise,
+        row_end=lambda ib, i0, i1: mc.free("Di"),
         active_inner=None if tile_mask is None else (lambda ib, jb, kb: tile_mask[ib, kb]),
     )
 
 
-def rowsum_product(mc: TwoLevelMachine, out: str, left: str, right: str, n: int, d: int,
-                   tile: int) -> None:
+def rowsum_product(
+    mc: TwoLevelMachine, out: str, left: str, right: str, n: int, d: int, tile: int
+) -> None:
     """Write ``out = rowsum(left * right)`` (n x 1) streaming T x T tiles of both n x d inputs."""
     numeric = mc.numeric
     for i0, i1 in blocks(n, tile):
@@ -164,16 +186,38 @@ def rowsum_product(mc: TwoLevelMachine, out: str, left: str, right: str, n: int,
         mc.free("acc")
 
 
-def tiled_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
+def tiled_backward(
+    machine: TwoLevelMachine, n: int, d: int, tile_mask: np.ndarray | None = None
+) -> None:
     """Run attnio's small-cache backward: square tiling of every backward product.
 
     Inputs Q, K, V, O, dO (n x d) and L (n x 1); writes Dvec, P, dS (intermediates)
-    and dQ, dK, dV.
+    and dQ, dK, dV. With ``tile_mask`` (T_n x T_n), the empty tiles of P and dS are
+    neither computed nor read (the sparse tiled backward).
     """
+    if tile_mask is None:
+        on_tile = on_row_inner = on_column_inner = None
+    else:
+
+        def on_tile(ib: int, jb: int) -> bool:  # output tile (i, j) of P or dS
+            return tile_mask[ib, jb]
+
+        def on_row_inner(ib: int, jb: int, kb: int) -> bool:  # dQ: dS tile (i, k)
+            return tile_mask[ib, kb]
+
+        def on_column_inner(ib: int, jb: int, kb: int) -> bool:  # dV, dK: tile (k, j)
+            return tile_mask[kb, ib]
+
     mc, tile = machine, square_tile(machine.M)
     numeric = mc.numeric
-    for name, rows, cols in (("Dvec", n, 1), ("P", n, n), ("dS", n, n),
-                             ("dQ", n, d), ("dK", n, d), ("dV", n, d)):
+    for name, rows, cols in (
+        ("Dvec", n, 1),
+        ("P", n, n),
+        ("dS", n, n),
+        ("dQ", n, d),
+        ("dK", n, d),
+        ("dV", n, d),
+    ):
         mc.create(name, rows, cols)
     state: dict[str, np.ndarray | None] = {}
 
@@ -183,6 +227,7 @@ def tiled_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
     def load_row(source: str) -> Hook:
         def hook(ib: int, i0: int, i1: int) -> None:
             state["row"] = mc.load("row", source, i0, i1, 0, 1)
+
         return hook
 
     def free_row(ib: int, i0: int, i1: int) -> None:
@@ -193,8 +238,19 @@ def tiled_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
             np.exp(C - state["row"], out=C)
 
     mc.step("P = exp(Q K^T - L)")
-    tiled_product(mc, "P", "Q", "K", (n, d, n), tile, right_t=True, row_start=load_row("L"),
-                  epilogue=probabilities, row_end=free_row)
+    tiled_product(
+        mc,
+        "P",
+        "Q",
+        "K",
+        (n, d, n),
+        tile,
+        right_t=True,
+        row_start=load_row("L"),
+        epilogue=probabilities,
+        row_end=free_row,
+        active_out=on_tile,
+    )
 
     def score_gradient(i0: int, i1: int, j0: int, j1: int, C: np.ndarray | None) -> None:
         P = mc.load("Ptile", "P", i0, i1, j0, j1)
@@ -203,12 +259,22 @@ def tiled_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
         mc.free("Ptile")
 
     mc.step("dS = P * (dO V^T - Dvec)")
-    tiled_product(mc, "dS", "dO", "V", (n, d, n), tile, right_t=True,
-                  row_start=load_row("Dvec"), epilogue=score_gradient, row_end=free_row)
+    tiled_product(
+        mc,
+        "dS",
+        "dO",
+        "V",
+        (n, d, n),
+        tile,
+        right_t=True,
+        row_start=load_row("Dvec"),
+        epilogue=score_gradient,
+        row_end=free_row,
+        active_out=on_tile,
+    )
     mc.step("dV = P^T dO")
-    tiled_product(mc, "dV", "P", "dO", (n, n, d), tile, left_t=True)
+    tiled_product(mc, "dV", "P", "dO", (n, n, d), tile, left_t=True, active_inner=on_column_inner)
     mc.step("dQ = dS K")
-    tiled_product(mc, "dQ", "dS", "K", (n, n, d), tile)
+    tiled_product(mc, "dQ", "dS", "K", (n, n, d), tile, active_inner=on_row_inner)
     mc.step("dK = dS^T Q")
-    tiled_product(mc, "dK", "dS", "Q", (n, n, d), tile, left_t=True)
-
+    tiled_product(mc, "dK", "dS", "Q", (n, n, d), tile, left_t=True, active_inner=on_column_inner)

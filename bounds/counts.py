@@ -17,8 +17,9 @@ flash backward              B_c = floor(M / (10d + 2)), B_r = min(B_c, d)
 flash2 forward              B_r = floor(M / (5d + 3)), B_c = min(B_r, d)
 flash2 backward             B_c = floor(M / (9d + 2)), B_r = min(B_c, d)
 standard                    T = floor(sqrt(M / 3))
-square-tiling, tiled bwd    T = floor(sqrt(M / 4))
-low-rank                    F = floor(M / (2(d + 2))), R = floor(M / (2(2d + 1)))
+square tiling (all), tiled  T = floor(sqrt(M / 4))
+low-rank forward            F = floor(M / (2(d + 2))), R = floor(M / (2(2d + 1)))
+low-rank backward           F = floor(M / (4(d + 2))), R = floor(M / (2(4d + 1)))
 ==========================  ===================================================
 """
 
@@ -54,22 +55,26 @@ FLASH_FORWARD_INNER = _blocks(n, FLASH_FORWARD_COLUMNS) * n * (3 * d + 4)
 FLASH_BACKWARD_INNER = _blocks(n, FLASH_BACKWARD_COLUMNS) * n * (5 * d + 1)
 
 FLASH_FORWARD = 3 * n * d + 2 * n + FLASH_FORWARD_INNER
-"""Initialise O, l, m (nd + 2n); K, V once (2nd); per (i, j): Q_i, O_i, l_i, m_i in, O_i, l_i, m_i out."""
+"""Initialise O, l, m (nd + 2n); K, V once (2nd); per (i, j): Q_i, O_i, l_i, m_i in and
+O_i, l_i, m_i out."""
 
 FLASH_BACKWARD = 5 * n * d + FLASH_BACKWARD_INNER
-"""Initialise dQ (nd); K, V in and dK, dV out once (4nd); per (i, j): Q_i, O_i, dO_i, dQ_i, L_i in, dQ_i out."""
+"""Initialise dQ (nd); K, V in and dK, dV out once (4nd); per (i, j): Q_i, O_i, dO_i,
+dQ_i, L_i in and dQ_i out."""
 
 FLASH2_FORWARD = 2 * n * d + n + 2 * n * d * _blocks(n, FLASH2_FORWARD_ROWS)
 """Q in, O and L out once; K and V in once per query block."""
 
 FLASH2_BACKWARD = 7 * n * d + n + _blocks(n, FLASH2_BACKWARD_COLUMNS) * n * (4 * d + 2)
-"""Dvec (2nd + n), initialise dQ (nd), K, V, dK, dV (4nd); per (i, j): Q_i, dO_i, dQ_i, L_i, Dvec_i in, dQ_i out."""
+"""Dvec (2nd + n), initialise dQ (nd), K, V, dK, dV (4nd); per (i, j): Q_i, dO_i, dQ_i,
+L_i, Dvec_i in and dQ_i out."""
 
 _TN_STD, _TK_STD = _blocks(n, STANDARD_TILE), _blocks(d, STANDARD_TILE)
 _TN_SQ, _TK_SQ = _blocks(n, SQUARE_TILE), _blocks(d, SQUARE_TILE)
 
 STANDARD_FORWARD = 3 * _TN_STD * n * d + (4 + _TK_STD) * n**2 + n * d
-"""S = Q K^T (2 T_n nd in, n^2 out), two softmax sweeps (2n^2 in, n^2 out), O = P V (T_k n^2 + T_n nd in, nd out)."""
+"""S = Q K^T (2 T_n nd in, n^2 out), two softmax sweeps (2n^2 in, n^2 out), O = P V
+(T_k n^2 + T_n nd in, nd out)."""
 
 STANDARD_BACKWARD = 5 * n * d + 3 * n + 7 * _TN_STD * n * d + (7 + 3 * _TK_STD) * n**2
 
@@ -80,11 +85,37 @@ SPARSE_SQUARE_TILING_FORWARD = s * (3 * _TN_SQ * n * d + (1 + _TK_SQ) * n**2) + 
 
 TILED_BACKWARD = 5 * n * d + 3 * n + 7 * _TN_SQ * n * d + (3 + 3 * _TK_SQ) * n**2
 
+SPARSE_TILED_BACKWARD = 5 * n * d + 3 * n + s * (7 * _TN_SQ * n * d + (3 + 3 * _TK_SQ) * n**2)
+"""Dvec, L and Dvec rows, dQ, dK, dV stores as dense; every tile-proportional term times s."""
+
 LOW_RANK_FORWARD = sp.Piecewise(
     (4 * n * d, LOW_RANK_RESIDENT),
-    (2 * n * d * _blocks(r, LOW_RANK_FEATURES)
-     + r * (d + 1) * (1 + _blocks(n, LOW_RANK_ROWS)) + 2 * n * d, True),
+    (
+        2 * n * d * _blocks(r, LOW_RANK_FEATURES)
+        + r * (d + 1) * (1 + _blocks(n, LOW_RANK_ROWS))
+        + 2 * n * d,
+        True,
+    ),
 )
+
+LOW_RANK_BACKWARD_RESIDENT = 2 * r * (d + 2) + 4 * d + 1 <= M
+"""[W | w] and [dW | dw] (r x (d + 1) each), two feature rows and one row of work fit."""
+LOW_RANK_BACKWARD_FEATURES = sp.floor(M / (4 * (d + 2)))
+LOW_RANK_BACKWARD_ROWS = sp.floor(M / (2 * (4 * d + 1)))
+
+LOW_RANK_BACKWARD = sp.Piecewise(
+    (9 * n * d, LOW_RANK_BACKWARD_RESIDENT),
+    (
+        2 * n * d * _blocks(r, LOW_RANK_BACKWARD_FEATURES)
+        + 7 * n * d
+        + 2 * r * (d + 1)
+        + 5 * r * (d + 1) * _blocks(n, LOW_RANK_BACKWARD_ROWS),
+        True,
+    ),
+)
+"""Resident: K, V twice, Q, dO once in; dQ, dK, dV out. Blocked: [W | w] built per feature
+block (2nd each) and written, [dW | dw] zeroed; per query row block [W | w] read twice and
+[dW | dw] read and written; per key row block [dW | dw] read."""
 
 FORWARD_LARGE = n * d + n**2 * d**2 / M
 FORWARD_SMALL = n * d + n**2 * d / sp.sqrt(M)
@@ -93,76 +124,211 @@ BACKWARD_SMALL = n * d + (n**2 * d + n * d**2) / sp.sqrt(M)
 STANDARD_GROWTH = n * d + n**2 + n**2 * d / sp.sqrt(M)
 
 
-def _count(name: str, pass_: Pass, cache: Cache, asymptotic: sp.Expr, explicit: sp.Expr,
-           conditions: sp.Basic, source: str, algorithm: str, notes: str = "",
-           regime: Regime = Regime.DENSE, reduces_to: str | None = None) -> Bound:
+def _count(
+    name: str,
+    pass_: Pass,
+    cache: Cache,
+    asymptotic: sp.Expr,
+    explicit: sp.Expr,
+    conditions: sp.Basic,
+    source: str,
+    algorithm: str,
+    notes: str = "",
+    regime: Regime = Regime.DENSE,
+    reduces_to: str | None = None,
+) -> Bound:
     return Bound(
-        name=name, kind=Kind.UPPER, regime=regime, pass_=pass_, cache=cache,
-        asymptotic=asymptotic, explicit=explicit, conditions=conditions,
-        source=source, status=Status.DERIVED, algorithm=algorithm,
+        name=name,
+        kind=Kind.UPPER,
+        regime=regime,
+        pass_=pass_,
+        cache=cache,
+        asymptotic=asymptotic,
+        explicit=explicit,
+        conditions=conditions,
+        source=source,
+        status=Status.DERIVED,
+        algorithm=algorithm,
         notes="Exact count of words moved, reproduced by the two-level machine. " + notes,
         reduces_to=reduces_to,
     )
 
 
 COUNTS: tuple[Bound, ...] = (
-    _count("standard-forward-count", FWD, Cache.ANY, STANDARD_GROWTH, STANDARD_FORWARD,
-           M >= 3, "DFE22 Alg. 0; attnio.algorithms.standard", "standard",
-           "Tiles of side floor(sqrt(M/3)); S and P written to slow memory."),
-    _count("standard-backward-count", BWD, Cache.ANY, STANDARD_GROWTH, STANDARD_BACKWARD,
-           M >= 3, "DFE22 Alg. 3; attnio.algorithms.standard", "standard",
-           _FA2 + " S, P, dP, dS written to slow memory."),
-    _count("flash-forward-count", FWD, Cache.ANY, FORWARD_LARGE, FLASH_FORWARD,
-           M >= 5 * d + 4, "DFE22 Alg. 1; attnio.algorithms.flash", "flash",
-           "Block sizes B_c = floor(M/(5d+4)), B_r = min(B_c, d): DFE22's ceil(M/4d) "
-           "overflows M words by the score tile and row statistics. Writes O, l, m."),
-    _count("flash-backward-count", BWD, Cache.ANY, BACKWARD_LARGE, FLASH_BACKWARD,
-           M >= 10 * d + 2, "DFE22 Alg. 4; attnio.algorithms.flash", "flash",
-           _FA2 + " B_c = floor(M/(10d+2)), B_r = min(B_c, d); only dQ initialised in "
-           "slow memory."),
-    _count("flash2-forward-count", FWD, Cache.ANY, FORWARD_LARGE, FLASH2_FORWARD,
-           M >= 5 * d + 3, "D23 Alg. 1; attnio.algorithms.flash", "flash2",
-           "B_r = floor(M/(5d+3)), B_c = min(B_r, d). Writes O and L."),
-    _count("flash2-backward-count", BWD, Cache.ANY, BACKWARD_LARGE, FLASH2_BACKWARD,
-           M >= 9 * d + 2, "D23 Alg. 2; attnio.algorithms.flash", "flash2",
-           _FA2 + " B_c = floor(M/(9d+2)), B_r = min(B_c, d)."),
-    _count("square-tiling-forward-count", FWD, Cache.SMALL, FORWARD_SMALL + n**2,
-           SQUARE_TILING_FORWARD, M >= 4, "SY24 Alg. 1; attnio.algorithms.tiling",
-           "square-tiling", "Tiles of side floor(sqrt(M/4)); A = exp(Q K^T) written."),
-    _count("tiled-backward-count", BWD, Cache.SMALL, BACKWARD_SMALL + n**2, TILED_BACKWARD,
-           M >= 4, "attnio.algorithms.tiling (stand-in for LLSSZ24 Alg. 6)",
-           "tiled-backward",
-           _FA2 + " Square tiling of every backward product, tiles of side floor(sqrt(M/4)); "
-           "P and dS written. n^2 <= n^2 d / sqrt(M) when M < d^2, so the count is "
-           "O((n^2 d + n d^2) / sqrt(M)) there."),
-    _count("block-sparse-flash-forward-count", FWD, Cache.ANY, n * d + s * n**2 * d**2 / M,
-           3 * n * d + 2 * n + s * FLASH_FORWARD_INNER, sp.And(M >= 5 * d + 4, s <= 1),
-           "DFE22 Prop 4 (Alg. 1 with empty blocks skipped); attnio.algorithms.sparse",
-           "block-sparse-flash",
-           "s = fraction of nonzero blocks of the (T_r x T_c) block mask, each block weighted "
-           "by its number of rows (the plain fraction when B_r divides n).",
-           regime=Regime.SPARSE, reduces_to="flash-forward-count"),
-    _count("block-sparse-flash-backward-count", BWD, Cache.ANY, n * d + s * n**2 * d**2 / M,
-           5 * n * d + s * FLASH_BACKWARD_INNER, sp.And(M >= 10 * d + 2, s <= 1),
-           "attnio.algorithms.sparse (DFE22 Alg. 4 with empty blocks skipped)",
-           "block-sparse-flash",
-           _FA2 + " s as for the forward count, with the backward block sizes.",
-           regime=Regime.SPARSE, reduces_to="flash-backward-count"),
-    _count("sparse-square-tiling-forward-count", FWD, Cache.SMALL,
-           n * d + s * (n**2 + n**2 * d / sp.sqrt(M)), SPARSE_SQUARE_TILING_FORWARD,
-           sp.And(M >= 4, s <= 1, sp.Eq(sp.Mod(n, SQUARE_TILE), 0)),
-           "SY24 Alg. 1 with empty tiles skipped; attnio.algorithms.sparse",
-           "sparse-square-tiling",
-           "s = fraction of nonzero T x T tiles, T = floor(sqrt(M/4)); exact when T divides n "
-           "(otherwise the count depends on which partial tiles are nonzero).",
-           regime=Regime.SPARSE, reduces_to="square-tiling-forward-count"),
-    _count("low-rank-forward-count", FWD, Cache.ANY, n * d + r * d + n * r * d**2 / M,
-           LOW_RANK_FORWARD, sp.Or(LOW_RANK_RESIDENT, M >= 4 * d + 2),
-           "theory.md section 5 (polynomial method); attnio.algorithms.approximate",
-           "low-rank",
-           "r = C(d + g, g) features. 4nd when [W | w] stays in fast memory; otherwise "
-           "feature blocks of floor(M/(2(d+2))) rows are written once and read back by "
-           "every block of floor(M/(2(2d+1))) query rows.",
-           regime=Regime.APPROXIMATE),
+    _count(
+        "standard-forward-count",
+        FWD,
+        Cache.ANY,
+        STANDARD_GROWTH,
+        STANDARD_FORWARD,
+        M >= 3,
+        "DFE22 Alg. 0; attnio.algorithms.standard",
+        "standard",
+        "Tiles of side floor(sqrt(M/3)); S and P written to slow memory.",
+    ),
+    _count(
+        "standard-backward-count",
+        BWD,
+        Cache.ANY,
+        STANDARD_GROWTH,
+        STANDARD_BACKWARD,
+        M >= 3,
+        "DFE22 Alg. 3; attnio.algorithms.standard",
+        "standard",
+        _FA2 + " S, P, dP, dS written to slow memory.",
+    ),
+    _count(
+        "flash-forward-count",
+        FWD,
+        Cache.ANY,
+        FORWARD_LARGE,
+        FLASH_FORWARD,
+        5 * d + 4 <= M,
+        "DFE22 Alg. 1; attnio.algorithms.flash",
+        "flash",
+        "Block sizes B_c = floor(M/(5d+4)), B_r = min(B_c, d): DFE22's ceil(M/4d) "
+        "overflows M words by the score tile and row statistics. Writes O, l, m.",
+    ),
+    _count(
+        "flash-backward-count",
+        BWD,
+        Cache.ANY,
+        BACKWARD_LARGE,
+        FLASH_BACKWARD,
+        10 * d + 2 <= M,
+        "DFE22 Alg. 4; attnio.algorithms.flash",
+        "flash",
+        _FA2 + " B_c = floor(M/(10d+2)), B_r = min(B_c, d); only dQ initialised in slow memory.",
+    ),
+    _count(
+        "flash2-forward-count",
+        FWD,
+        Cache.ANY,
+        FORWARD_LARGE,
+        FLASH2_FORWARD,
+        5 * d + 3 <= M,
+        "D23 Alg. 1; attnio.algorithms.flash",
+        "flash2",
+        "B_r = floor(M/(5d+3)), B_c = min(B_r, d). Writes O and L.",
+    ),
+    _count(
+        "flash2-backward-count",
+        BWD,
+        Cache.ANY,
+        BACKWARD_LARGE,
+        FLASH2_BACKWARD,
+        9 * d + 2 <= M,
+        "D23 Alg. 2; attnio.algorithms.flash",
+        "flash2",
+        _FA2 + " B_c = floor(M/(9d+2)), B_r = min(B_c, d).",
+    ),
+    _count(
+        "square-tiling-forward-count",
+        FWD,
+        Cache.SMALL,
+        FORWARD_SMALL + n**2,
+        SQUARE_TILING_FORWARD,
+        M >= 4,
+        "SY24 Alg. 1; attnio.algorithms.tiling",
+        "square-tiling",
+        "Tiles of side floor(sqrt(M/4)); A = exp(Q K^T) written.",
+    ),
+    _count(
+        "tiled-backward-count",
+        BWD,
+        Cache.SMALL,
+        BACKWARD_SMALL + n**2,
+        TILED_BACKWARD,
+        M >= 4,
+        "attnio.algorithms.tiling (stand-in for LLSSZ24 Alg. 6)",
+        "tiled-backward",
+        _FA2 + " Square tiling of every backward product, tiles of side floor(sqrt(M/4)); "
+        "P and dS written. n^2 <= n^2 d / sqrt(M) when M < d^2, so the count is "
+        "O((n^2 d + n d^2) / sqrt(M)) there.",
+    ),
+    _count(
+        "block-sparse-flash-forward-count",
+        FWD,
+        Cache.ANY,
+        n * d + s * n**2 * d**2 / M,
+        3 * n * d + 2 * n + s * FLASH_FORWARD_INNER,
+        sp.And(5 * d + 4 <= M, s <= 1),
+        "DFE22 Prop 4 (Alg. 1 with empty blocks skipped); attnio.algorithms.sparse",
+        "block-sparse-flash",
+        "s = fraction of nonzero blocks of the (T_r x T_c) block mask, each block weighted "
+        "by its number of rows (the plain fraction when B_r divides n).",
+        regime=Regime.SPARSE,
+        reduces_to="flash-forward-count",
+    ),
+    _count(
+        "block-sparse-flash-backward-count",
+        BWD,
+        Cache.ANY,
+        n * d + s * n**2 * d**2 / M,
+        5 * n * d + s * FLASH_BACKWARD_INNER,
+        sp.And(10 * d + 2 <= M, s <= 1),
+        "attnio.algorithms.sparse (DFE22 Alg. 4 with empty blocks skipped)",
+        "block-sparse-flash",
+        _FA2 + " s as for the forward count, with the backward block sizes.",
+        regime=Regime.SPARSE,
+        reduces_to="flash-backward-count",
+    ),
+    _count(
+        "sparse-square-tiling-forward-count",
+        FWD,
+        Cache.SMALL,
+        n * d + s * (n**2 + n**2 * d / sp.sqrt(M)),
+        SPARSE_SQUARE_TILING_FORWARD,
+        sp.And(M >= 4, s <= 1, sp.Eq(sp.Mod(n, SQUARE_TILE), 0)),
+        "SY24 Alg. 1 with empty tiles skipped; attnio.algorithms.sparse",
+        "sparse-square-tiling",
+        "s = fraction of nonzero T x T tiles, T = floor(sqrt(M/4)); exact when T divides n "
+        "(otherwise the count depends on which partial tiles are nonzero).",
+        regime=Regime.SPARSE,
+        reduces_to="square-tiling-forward-count",
+    ),
+    _count(
+        "sparse-square-tiling-backward-count",
+        BWD,
+        Cache.SMALL,
+        n * d + s * (n**2 + (n**2 * d + n * d**2) / sp.sqrt(M)),
+        SPARSE_TILED_BACKWARD,
+        sp.And(M >= 4, s <= 1, sp.Eq(sp.Mod(n, SQUARE_TILE), 0)),
+        "attnio.algorithms.sparse (tiled backward with empty tiles skipped)",
+        "sparse-square-tiling",
+        _FA2 + " s = fraction of nonzero T x T tiles, T = floor(sqrt(M/4)); exact when T "
+        "divides n.",
+        regime=Regime.SPARSE,
+        reduces_to="tiled-backward-count",
+    ),
+    _count(
+        "low-rank-forward-count",
+        FWD,
+        Cache.ANY,
+        n * d + r * d + n * r * d**2 / M,
+        LOW_RANK_FORWARD,
+        sp.Or(LOW_RANK_RESIDENT, 4 * d + 2 <= M),
+        "theory.md section 5 (polynomial method); attnio.algorithms.approximate",
+        "low-rank",
+        "r = C(d + g, g) features. 4nd when [W | w] stays in fast memory; otherwise "
+        "feature blocks of floor(M/(2(d+2))) rows are written once and read back by "
+        "every block of floor(M/(2(2d+1))) query rows.",
+        regime=Regime.APPROXIMATE,
+    ),
+    _count(
+        "low-rank-backward-count",
+        BWD,
+        Cache.ANY,
+        n * d + r * d + n * r * d**2 / M,
+        LOW_RANK_BACKWARD,
+        sp.Or(LOW_RANK_BACKWARD_RESIDENT, sp.And(8 * d + 2 <= M, 4 * d + 8 <= M)),
+        "attnio.algorithms.approximate (gradient of the polynomial-method attention)",
+        "low-rank",
+        "Gradient of the approximate output sum(dO * O~) w.r.t. Q, K, V (not of exact "
+        "attention); O~ is recomputed, so O and L are not read. 9nd when [W | w] and "
+        "[dW | dw] stay in fast memory; otherwise feature blocks of floor(M/(4(d+2))) rows "
+        "and row blocks of floor(M/(2(4d+1))).",
+        regime=Regime.APPROXIMATE,
+    ),
 )
 """The exact counts, one record per algorithm and pass."""

@@ -1,0 +1,179 @@
+"""Sweeps of fast-memory size M: measured I/O of several algorithms with the catalog's bounds.
+
+:func:`sweep` runs the algorithms in counting mode over a geometric grid of M and
+collects, at each M, the measured I/O, the explicit lower bounds of the catalog
+that apply, and the tight bound; :func:`plot_sweep` draws it (matplotlib, Agg).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy as sp
+from attnio.bounds import catalog, crossover, get
+
+from .errors import MemoryTooSmallError, ParameterError
+from .registry import get_algorithm
+from .simulation import simulate
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """Measured I/O per algorithm and bound values over a grid of M."""
+
+    n: int
+    d: int
+    pass_: str
+    memories: list[int]
+    measured: dict[str, list[float | None]] = field(default_factory=dict)
+    closed: dict[str, list[float | None]] = field(default_factory=dict)
+    lower: dict[str, list[float | None]] = field(default_factory=dict)
+    tight: list[float] = field(default_factory=list)
+    crossover: float | None = None
+
+
+def parse_range(text: str) -> tuple[int, int]:
+    """Parse ``M=lo:hi`` (or ``lo:hi``) into two integers with 1 <= lo < hi.
+
+    Examples
+    --------
+    >>> parse_range("M=64:4096")
+    (64, 4096)
+    """
+    body = text.removeprefix("M=")
+    parts = body.split(":")
+    try:
+        lo, hi = (int(part) for part in parts)
+    except ValueError:
+        raise ParameterError(f"sweep={text!r} must look like M=lo:hi with integers") from None
+    if not 1 <= lo < hi:
+        raise ParameterError(f"sweep={text!r} needs 1 <= lo < hi")
+    return lo, hi
+
+
+def sweep(
+    algorithms: list[str],
+    pass_: str,
+    n: int,
+    d: int,
+    lo: int,
+    hi: int,
+    points: int = 24,
+    **options,
+) -> Sweep:
+    """Run each algorithm at ``points`` geometric values of M in [lo, hi] (counting mode).
+
+    An M below an algorithm's minimum leaves a gap (``None``) for that algorithm.
+    """
+    for name in algorithms:
+        algo = get_algorithm(name)
+        if pass_ not in algo.runners:
+            raise ParameterError(f"{name} has no {pass_} pass; it has: {', '.join(algo.runners)}")
+    memories = sorted({round(float(m)) for m in np.geomspace(lo, hi, points)})
+    result = Sweep(n, d, pass_, memories)
+    for name in algorithms:
+        own = {k: v for k, v in options.items() if v is not None}
+        if get_algorithm(name).regime != "sparse":
+            own.pop("block_density", None)
+        if get_algorithm(name).regime != "approximate":
+            own.pop("degree", None)
+        measured, closed = [], []
+        for M in memories:
+            try:
+                run = simulate(name, pass_, n, d, M, numeric=False, **own)
+            except MemoryTooSmallError:
+                measured.append(None)
+                closed.append(None)
+                continue
+            measured.append(float(run.counts.io))
+            closed.append(None if run.closed_form is None else float(run.closed_form))
+        result.measured[name] = measured
+        result.closed[name] = closed
+    for bound in catalog(regime="dense", pass_=pass_, kind="lower"):
+        if bound.explicit is None or set(bound.parameters) - {"n", "d", "M"}:
+            continue
+        values = []
+        for M in memories:
+            params = {k: v for k, v in {"n": n, "d": d, "M": M}.items() if k in bound.parameters}
+            ok = bound.applies(**params)
+            values.append(float(bound.evaluate(**params)) if ok else None)
+        result.lower[bound.name] = values
+    tight = get(f"dense-{pass_}-tight")
+    result.tight.extend(float(tight.evaluate(which="asymptotic", n=n, d=d, M=M)) for M in memories)
+    point = crossover(tight)
+    symbol = next(s for s in point.free_symbols if s.name == "d") if point.free_symbols else None
+    value = point.subs(symbol, d) if symbol is not None else point
+    object.__setattr__(result, "crossover", float(sp.N(value)))
+    return result
+
+
+def plot_sweep(result: Sweep, path: str) -> None:
+    """Write a log-log PNG of measured I/O against M with bounds and the crossover."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(10, 5.5), dpi=120)
+    markers = "osD^v<>p"
+    for k, (name, values) in enumerate(result.measured.items()):
+        closed = [
+            (m, v)
+            for m, v in zip(result.memories, result.closed[name], strict=True)
+            if v is not None
+        ]
+        line = None
+        if closed:
+            line = ax.plot(
+                *zip(*closed, strict=True), lw=1.2, label=f"{name}: closed form (upper)"
+            )[0]
+        xs = [m for m, v in zip(result.memories, values, strict=True) if v is not None]
+        ys = [v for v in values if v is not None]
+        ax.plot(
+            xs,
+            ys,
+            ls="none",
+            marker=markers[k % len(markers)],
+            ms=5,
+            mfc="none",
+            color=None if line is None else line.get_color(),
+            label=f"{name}: measured",
+        )
+    styles = iter((("--", "0.35"), ("-.", "0.5"), (":", "0.2"), ((0, (5, 1)), "0.6")))
+    for name, values in result.lower.items():
+        pts = [
+            (m, v) for m, v in zip(result.memories, values, strict=True) if v is not None and v > 0
+        ]
+        style, shade = next(styles, ("--", "0.5"))
+        if pts:
+            ax.plot(*zip(*pts, strict=True), ls=style, color=shade, lw=1.5, label=f"{name} (lower)")
+    ax.plot(
+        result.memories,
+        result.tight,
+        color="black",
+        lw=2.5,
+        alpha=0.25,
+        label=f"dense-{result.pass_}-tight (Theta, constant 1)",
+    )
+    if result.crossover is not None:
+        ax.axvline(result.crossover, color="red", lw=1, ls="--")
+        ax.text(
+            result.crossover,
+            ax.get_ylim()[1],
+            " M = d^2 (catalog crossover)",
+            color="red",
+            va="top",
+            ha="left",
+            fontsize=8,
+        )
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("fast memory M (words)")
+    ax.set_ylabel("I/O (words moved)")
+    ax.set_title(f"attention {result.pass_} I/O, n = {result.n}, d = {result.d}")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)

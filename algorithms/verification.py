@@ -1,0 +1,294 @@
+"""Checks of the algorithms against the catalog, run by ``attnio verify``.
+
+Each check takes no argument and returns ``(passed, detail)``; its docstring's
+first line is its title. They run the algorithms on the two-level machine over a
+fixed grid of parameters (block sizes that do and do not divide n) and compare
+the measured counts with the exact-count records, the explicit lower bounds and
+the tight bounds of :mod:`attnio.bounds`.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from collections.abc import Callable, Iterator
+
+import numpy as np
+import sympy as sp
+from attnio.bounds import catalog, crossover, get
+
+from .errors import MemoryTooSmallError
+from .masks import expand
+from .registry import ALGORITHMS
+from .simulation import Run, simulate
+
+Check = Callable[[], tuple[bool | None, str]]
+
+TIGHT_FACTORS: dict[tuple[str, str], tuple[float, str]] = {
+    ("flash", "forward"): (40.0, "large"),
+    ("flash", "backward"): (100.0, "large"),
+    ("flash2", "forward"): (24.0, "large"),
+    ("flash2", "backward"): (80.0, "large"),
+    ("square-tiling", "forward"): (16.0, "small"),
+    ("tiled-backward", "backward"): (32.0, "small"),
+}
+"""Stated constant: measured I/O <= factor x the tight bound (dense-*-tight) in the regime.
+
+Leading constants of the exact counts as d grows: FlashAttention forward
+(5d+4)(3d+4)/d^2 -> 15, backward (10d+2)(5d+1)/d^2 -> 50; FlashAttention-2
+forward 2(5d+3)/d -> 10, backward (9d+2)(4d+2)/d^2 -> 36; square tiling
+3 * 2 + 2 = 8; tiled backward 7 * 2 + 3 * 2 = 20 (tiles of sqrt(M)/2). The
+factors allow about 2x for the floors of small blocks. ``large`` is
+d^2 <= M <= n d; ``small`` is 16 <= M < d^2.
+"""
+
+SIZES = ((16, 4), (37, 5), (64, 8), (100, 7), (256, 16))
+"""(n, d) of the main grid; n = 37 and 100 are multiples of no block size."""
+
+LARGE_SIZES = ((256, 8), (512, 16), (1024, 32), (300, 7))
+SMALL_SIZES = ((64, 16), (128, 32), (96, 24), (200, 20))
+"""(n, d) where the tight-factor check samples the large and the small cache regime."""
+
+
+def memories(n: int, d: int, steps: int = 2_000) -> list[int]:
+    """Fast-memory sizes for the grid: tiny, around d^2, up to n d, and off the block multiples.
+
+    Sizes whose square tiles would take more than ``steps`` tile products are left
+    out, to keep the grid fast.
+    """
+    sizes = {
+        4,
+        13,
+        5 * d + 4,
+        10 * d + 2,
+        d * d // 4,
+        d * d - 1,
+        d * d,
+        3 * d * d + 7,
+        n * d // 2,
+        n * d,
+        2 * n * d + 5,
+    } - {0}
+    return sorted(M for M in sizes if _tile_steps(n, d, M) <= steps)
+
+
+def _tile_steps(n: int, d: int, M: int) -> int:
+    """Number of tile products of one square-tiled Q K^T at (n, d, M): the cost driver."""
+    tile = max(1, math.isqrt(M // 4))
+    return math.ceil(n / tile) ** 2 * math.ceil(d / tile)
+
+
+@functools.cache
+def _grid(numeric: bool, sizes: tuple[tuple[int, int], ...] = SIZES) -> tuple[Run, ...]:
+    """Every grid run, computed once per process and shared by the checks."""
+    return tuple(_runs(numeric, sizes))
+
+
+def _runs(numeric: bool, sizes: tuple[tuple[int, int], ...]) -> Iterator[Run]:
+    for (n, d), name in itertools.product(sizes, ALGORITHMS):
+        algo = ALGORITHMS[name]
+        for pass_, M in itertools.product(algo.runners, memories(n, d)):
+            options = {}
+            if algo.regime == "sparse":
+                options["block_density"] = 0.4
+            if algo.regime == "approximate":
+                options["degree"] = 2 if d > 5 else 3
+            try:
+                yield simulate(name, pass_, n, d, M, numeric=numeric, **options)
+            except MemoryTooSmallError:
+                continue  # M below the algorithm's minimum: refused, as documented
+
+
+def check_counts_equal_closed_forms() -> tuple[bool | None, str]:
+    """Counting-mode I/O equals the exact-count record on every grid point where it applies."""
+    compared, skipped, bad = 0, 0, []
+    for run in _grid(False):
+        if run.closed_form is None:
+            skipped += 1
+            continue
+        compared += 1
+        if run.counts.io != run.closed_form or run.counts.peak > run.M:
+            bad.append(
+                f"{run.algorithm} {run.pass_} n={run.n} d={run.d} M={run.M}: measured "
+                f"{run.counts.io}, {run.record} = {run.closed_form}, peak "
+                f"{run.counts.peak}"
+            )
+    if compared == 0:
+        return False, "no run had an applicable count record: the check would be vacuous"
+    return (not bad), "; ".join(bad[:3]) or (
+        f"{compared} runs equal their closed form, peak <= M ({skipped} sparse runs outside "
+        "their record's conditions)"
+    )
+
+
+def check_numeric_mode() -> tuple[bool | None, str]:
+    """NumPy-mode counts equal counting mode; outputs within 1e-9 (exact) or their stated bound.
+
+    Approximate outputs are compared with their error bound, exact ones relatively.
+    """
+    sizes = ((16, 4), (37, 5), (64, 8))
+    checked, bad = 0, []
+    counted = [run for run in _grid(False) if (run.n, run.d) in sizes]
+    for run, count in zip(_grid(True, sizes), counted, strict=True):
+        checked += 1
+        where = f"{run.algorithm} {run.pass_} n={run.n} d={run.d} M={run.M}"
+        if run.counts != count.counts:
+            bad.append(f"{where}: numeric {run.counts} != counting {count.counts}")
+        limit = 1e-9 if run.error_bound is None else run.error_bound
+        if not run.error <= limit:
+            bad.append(f"{where}: error {run.error:.3g} > {limit:.3g}")
+    return (not bad), "; ".join(bad[:3]) or f"{checked} runs agree and are accurate"
+
+
+def _lower_params(bound, run: Run, mask_pairs: int | None) -> dict | None:
+    params = {"n": run.n, "d": run.d, "M": run.M}
+    if "Z" in bound.parameters:
+        if mask_pairs is None:
+            return None
+        params["Z"] = mask_pairs
+    if set(bound.parameters) - set(params):
+        return None
+    return {k: params[k] for k in bound.parameters}
+
+
+def check_counts_above_lower_bounds() -> tuple[bool | None, str]:
+    """Measured I/O is >= every applicable explicit lower bound of its regime and pass."""
+    compared, bad, tightest = 0, [], (np.inf, "")
+    for run in _grid(False):
+        regime = ALGORITHMS[run.algorithm].regime
+        pairs = None
+        if regime == "sparse":
+            pairs = _mask_pairs(run)
+        for bound in catalog(regime=regime, pass_=run.pass_, kind="lower"):
+            if bound.explicit is None:
+                continue
+            params = _lower_params(bound, run, pairs)
+            if params is None or not bound.applies(**params):
+                continue
+            compared += 1
+            value = bound.evaluate(**params)
+            if sp.N(value - run.counts.io, 30) > 0:
+                bad.append(
+                    f"{bound.name} = {value} > {run.algorithm} {run.pass_} "
+                    f"{run.counts.io} at n={run.n} d={run.d} M={run.M}"
+                )
+            elif value > 0 and run.counts.io / float(value) < tightest[0]:
+                tightest = (
+                    run.counts.io / float(value),
+                    f"{run.algorithm} {run.pass_} vs {bound.name} at n={run.n} d={run.d} M={run.M}",
+                )
+    if compared == 0:
+        return False, "no lower bound applied: the check would be vacuous"
+    return (not bad), "; ".join(bad[:3]) or (
+        f"{compared} comparisons; closest: ratio {tightest[0]:.3g} ({tightest[1]})"
+    )
+
+
+def _mask_pairs(run: Run) -> int:
+    """Allowed pairs Z of the random block mask a sparse grid run used (same seed)."""
+    from .machine import blocks
+    from .masks import block_mask, random_block_mask
+
+    algo = ALGORITHMS[run.algorithm]
+    rows, cols = algo.block_shape(run.pass_, run.d, run.M)
+    coarse = random_block_mask(len(blocks(run.n, rows)), len(blocks(run.n, cols)), 0.4, 0)
+    coarse = block_mask(coarse, run.n, rows, cols, run.algorithm)
+    return int(expand(coarse, run.n, rows, cols).sum())
+
+
+def check_within_tight_factor() -> tuple[bool | None, str]:
+    """Inside its regime each algorithm costs at most its stated factor times the tight bound."""
+    compared, bad, worst = 0, [], {}
+    for (name, pass_), (factor, regime) in TIGHT_FACTORS.items():
+        tight = get(f"dense-{pass_}-tight")
+        sizes = LARGE_SIZES if regime == "large" else SMALL_SIZES
+        for n, d in sizes:
+            for M in sorted(
+                {*memories(n, d, 10_000), 2 * d * d, 16 * d * d, d * d // 2, d * d // 8, 64}
+            ):
+                inside = d * d <= M <= n * d if regime == "large" else 16 <= M < d * d
+                if not inside or _tile_steps(n, d, M) > 10_000:
+                    continue
+                try:
+                    run = simulate(name, pass_, n, d, M, numeric=False)
+                except MemoryTooSmallError:
+                    continue  # below the algorithm's minimum M
+                ratio = run.counts.io / float(tight.evaluate(which="asymptotic", n=n, d=d, M=M))
+                compared += 1
+                worst[(name, pass_)] = max(worst.get((name, pass_), 0.0), ratio)
+                if ratio > factor:
+                    bad.append(
+                        f"{name} {pass_} at n={n} d={d} M={M}: {ratio:.3g} x tight > {factor}"
+                    )
+    if compared == 0:
+        return False, "no run inside a regime: the check would be vacuous"
+    summary = ", ".join(
+        f"{k[0]} {k[1]} {v:.3g}x <= {TIGHT_FACTORS[k][0]:g}" for k, v in worst.items()
+    )
+    return (not bad), "; ".join(bad[:3]) or summary
+
+
+def growth_ratio(algorithm: str, pass_: str, n: int, d: int, M: int, **options) -> float:
+    """Return measured I/O(2n) / I/O(n) in counting mode."""
+    small = simulate(algorithm, pass_, n, d, M, numeric=False, **options).counts.io
+    large = simulate(algorithm, pass_, 2 * n, d, M, numeric=False, **options).counts.io
+    return large / small
+
+
+def measured_crossover(n: int, d: int, lo: int, hi: int, points: int = 48) -> int | None:
+    """Return the smallest M of a geometric scan of [lo, hi] where measured FlashAttention
+    forward I/O is <= measured square tiling's (counting mode)."""
+    for M in sorted({int(m) for m in np.geomspace(lo, hi, points)}):
+        try:
+            flash = simulate("flash", "forward", n, d, M, numeric=False).counts.io
+        except MemoryTooSmallError:
+            continue
+        if flash <= simulate("square-tiling", "forward", n, d, M, numeric=False).counts.io:
+            return M
+    return None
+
+
+def check_shapes() -> tuple[bool | None, str]:
+    """FlashAttention I/O grows like n^2, low-rank like n; square tiling wins below M = d^2 only."""
+    d, n = 16, 2048
+    notes, bad = [], []
+    for pass_ in ("forward", "backward"):
+        ratio = growth_ratio("flash", pass_, n, d, 4 * d * d)
+        notes.append(f"flash {pass_} I/O(2n)/I/O(n) = {ratio:.3f}")
+        if not 3.5 <= ratio <= 4.5:
+            bad.append(notes[-1] + " (expected about 4)")
+    for pass_, M in itertools.product(("forward", "backward"), (4 * d * d, 160)):
+        ratio = growth_ratio("low-rank", pass_, n, d, M, degree=2)
+        notes.append(f"low-rank {pass_} at M={M} I/O(2n)/I/O(n) = {ratio:.3f}")
+        if not 1.9 <= ratio <= 2.1:
+            bad.append(notes[-1] + " (expected about 2)")
+    point = crossover(get("dense-forward-tight")).subs(
+        sp.Symbol("d", integer=True, positive=True), d
+    )
+    measured = measured_crossover(128, d, d * d // 4, 16 * d * d)
+    notes.append(f"flash <= square tiling from M={measured}; catalog crossover M={point}")
+    if measured is None or not (int(point) // 16 <= measured <= 16 * int(point)):
+        bad.append(notes[-1] + " (expected within a factor 16)")
+    below = simulate("square-tiling", "forward", 256, d, d * d // 2, numeric=False).counts.io
+    above = simulate("square-tiling", "forward", 256, d, 64 * d * d, numeric=False).counts.io
+    flash_below = simulate("flash", "forward", 256, d, d * d // 2, numeric=False).counts.io
+    flash_above = simulate("flash", "forward", 256, d, 64 * d * d, numeric=False).counts.io
+    if not (below < flash_below and above > flash_above):
+        bad.append(
+            f"square tiling vs flash at M=d^2/2: {below} vs {flash_below}; "
+            f"at M=64d^2: {above} vs {flash_above}"
+        )
+    return (not bad), "; ".join(bad or notes)
+
+
+CHECKS: tuple[Check, ...] = (
+    check_counts_equal_closed_forms,
+    check_numeric_mode,
+    check_counts_above_lower_bounds,
+    check_within_tight_factor,
+    check_shapes,
+)
+"""The algorithms' checks, in the order ``attnio verify`` runs them."""
+
+__all__ = ["CHECKS", "TIGHT_FACTORS", "growth_ratio", "measured_crossover", "memories"]

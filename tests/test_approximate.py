@@ -1,0 +1,126 @@
+"""Tests of polynomial-method attention: its error bound, exact count and linear growth."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from attnio.algorithms import simulate
+from attnio.algorithms.approximate import _monomials, approximate_exp, feature_rank
+from attnio.algorithms.errors import ParameterError
+from attnio.algorithms.verification import growth_ratio
+from attnio.bounds.symbols import feature_rank as catalog_rank
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+
+@settings(max_examples=30)
+@given(
+    n=st.integers(1, 40),
+    d=st.integers(1, 4),
+    degree=st.integers(0, 6),
+    M=st.integers(1, 2000),
+    radius=st.sampled_from([0.25, 0.5, 1.0]),
+)
+def test_error_within_bound_and_count_exact(n, d, degree, M, radius):
+    """Output error stays within the stated bound; counts equal the closed form in both modes."""
+    bound = math.sqrt(radius / d)  # entries in [-B, B] keep scores in [-radius, radius]
+    try:
+        run = simulate("low-rank", "forward", n, d, M, degree=degree, entry_bound=bound)
+    except ParameterError as error:
+        assert "holds neither" in str(error)
+        assert 4 * d + 2 > M
+        return
+    assert run.error <= run.error_bound
+    assert run.counts.io == run.closed_form
+    assert run.counts.peak <= M
+    counting = simulate("low-rank", "forward", n, d, M, degree=degree, numeric=False)
+    assert counting.counts == run.counts
+
+
+def test_resident_schedule_reads_inputs_once():
+    """When [W | w] fits, the schedule moves exactly the compulsory 4nd words."""
+    run = simulate("low-rank", "forward", 500, 4, 10_000, degree=3, numeric=False)
+    assert run.counts.io == 4 * 500 * 4
+
+
+@pytest.mark.parametrize("M", [64, 4096])
+def test_io_grows_linearly_in_n(M):
+    """The measured I/O(2n) / I/O(n) is close to 2, resident or blocked."""
+    assert 1.95 <= growth_ratio("low-rank", "forward", 4096, 8, M, degree=2) <= 2.05
+
+
+@given(d=st.integers(1, 6), degree=st.integers(0, 5))
+def test_feature_rank_is_the_catalogs(d, degree):
+    """The number of monomials equals C(d + g, g), the catalog's feature_rank."""
+    assert len(_monomials(d, degree)[0]) == feature_rank(d, degree) == catalog_rank(d, degree)
+
+
+@given(degree=st.integers(0, 10), radius=st.floats(0.05, 2.0))
+def test_polynomial_error_within_delta(degree, radius):
+    """The interpolant's error on a fine grid of [-R, R] is at most the stated delta."""
+    import numpy as np
+
+    approx = approximate_exp(degree, radius)
+    xs = np.linspace(-radius, radius, 2001)
+    values = np.polynomial.polynomial.polyval(xs, approx.coefficients)
+    assert np.max(np.abs(values - np.exp(xs))) <= approx.delta * (1 + 1e-9) + 1e-13
+
+
+def test_bad_parameters_refused():
+    """A missing or negative degree and a nonpositive entry bound are refused."""
+    with pytest.raises(ParameterError, match="degree"):
+        simulate("low-rank", "forward", 8, 2, 100)
+    with pytest.raises(ParameterError, match="degree=-1"):
+        simulate("low-rank", "forward", 8, 2, 100, degree=-1)
+    with pytest.raises(ParameterError, match="entry_bound"):
+        simulate("low-rank", "forward", 8, 2, 100, degree=2, entry_bound=0.0)
+    with pytest.raises(ParameterError, match="exact"):
+        simulate("flash", "forward", 8, 2, 100, degree=2)
+
+
+def test_approximate_gradients_match_finite_differences():
+    """The analytic gradient of the approximate output equals central finite differences."""
+    import numpy as np
+    from attnio.algorithms.approximate import approximate_attention, approximate_gradients
+
+    rng = np.random.default_rng(7)
+    n, d = 5, 3
+    Q, K = (rng.uniform(-0.5, 0.5, (n, d)) for _ in range(2))
+    V, dO = (rng.standard_normal((n, d)) for _ in range(2))
+    approx = approximate_exp(3, d * 0.25)
+    grads = approximate_gradients(Q, K, V, dO, approx)
+    h = 1e-6
+    for which, grad in enumerate(grads):
+        for i in range(n):
+            for j in range(d):
+                args = [Q.copy(), K.copy(), V.copy()]
+                args[which][i, j] += h
+                up = np.sum(dO * approximate_attention(*args, approx))
+                args[which][i, j] -= 2 * h
+                down = np.sum(dO * approximate_attention(*args, approx))
+                assert abs((up - down) / (2 * h) - grad[i, j]) < 1e-6
+
+
+@settings(max_examples=30)
+@given(n=st.integers(1, 30), d=st.integers(1, 4), degree=st.integers(0, 4), M=st.integers(1, 1500))
+def test_backward_counts_and_numbers(n, d, degree, M):
+    """The backward matches its reference and its closed form in both modes (9nd if resident)."""
+    r = feature_rank(d, degree)
+    resident = 2 * r * (d + 2) + 4 * d + 1 <= M
+    if not resident and max(8 * d + 2, 4 * d + 8) > M:
+        with pytest.raises(ParameterError, match="holds neither"):
+            simulate("low-rank", "backward", n, d, M, degree=degree, numeric=False)
+        return
+    run = simulate("low-rank", "backward", n, d, M, degree=degree)
+    assert run.counts.io == run.closed_form
+    assert (run.counts.io == 9 * n * d) is resident
+    assert run.counts.peak <= M and run.error <= 1e-9
+    counting = simulate("low-rank", "backward", n, d, M, degree=degree, numeric=False)
+    assert counting.counts == run.counts
+
+
+@pytest.mark.parametrize("M", [60, 4096])
+def test_backward_io_grows_linearly_in_n(M):
+    """The backward's measured I/O(2n) / I/O(n) is close to 2, resident or blocked."""
+    assert 1.95 <= growth_ratio("low-rank", "backward", 4096, 4, M, degree=2) <= 2.05

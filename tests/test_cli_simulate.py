@@ -1,0 +1,102 @@
+"""Tests of ``attnio simulate``: one run, JSON, a sweep with its plot, and bad input."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from attnio.cli import main
+
+
+def test_single_run_prints_counts_and_closed_form(capsys):
+    """A run prints loads, stores, peak, the closed form (equal) and the numeric error."""
+    assert main(["simulate", "flash", "--n", "40", "--d", "4", "--M", "100"]) == 0
+    out = capsys.readouterr().out
+    for word in ("loads", "stores", "peak memory", "flash-forward-count): equal", "error"):
+        assert word in out
+
+
+def test_json_output_is_complete(capsys):
+    """--json prints one object with the counts, the record's value and the error."""
+    code = main(
+        ["simulate", "low-rank", "--n", "30", "--d", "3", "--M", "500", "--degree", "3", "--json"]
+    )
+    record = json.loads(capsys.readouterr().out)
+    assert code == 0 and record["matches"] is True
+    assert record["error"] <= record["error_bound"]
+    assert record["io"] == record["loads"] + record["stores"]
+
+
+def test_mask_file_and_backward(tmp_path, capsys):
+    """A block mask given as a .npy file drives block-sparse FlashAttention backward."""
+    path = tmp_path / "mask.npy"
+    np.save(path, np.eye(5, dtype=bool))
+    code = main(
+        [
+            "simulate",
+            "block-sparse-flash",
+            "--n",
+            "20",
+            "--d",
+            "4",
+            "--M",
+            "170",
+            "--pass",
+            "backward",
+            "--mask",
+            str(path),
+            "--count-only",
+            "--json",
+        ]
+    )
+    assert code == 0 and json.loads(capsys.readouterr().out)["matches"] is True
+
+
+def test_sweep_writes_a_png(tmp_path, capsys):
+    """--sweep with --plot writes a PNG and prints the measured table."""
+    path = tmp_path / "sweep.png"
+    code = main(
+        [
+            "simulate",
+            "flash",
+            "square-tiling",
+            "--n",
+            "64",
+            "--d",
+            "8",
+            "--sweep",
+            "M=16:2048",
+            "--points",
+            "8",
+            "--plot",
+            str(path),
+        ]
+    )
+    assert code == 0 and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "square-tiling" in capsys.readouterr().out
+
+
+def test_bad_input_exits_2_with_one_line(capsys):
+    """Too small M, a wrong mask shape, a bad sweep or a missing file exit 2 with one line."""
+    cases = [
+        ["simulate", "flash", "--n", "10", "--d", "16", "--M", "20"],
+        ["simulate", "flash", "--n", "10", "--d", "2", "--sweep", "M=9:3"],
+        [
+            "simulate",
+            "block-sparse-flash",
+            "--n",
+            "10",
+            "--d",
+            "2",
+            "--M",
+            "40",
+            "--mask",
+            "/nonexistent/mask.npy",
+        ],
+        ["simulate", "flash", "flash2", "--n", "10", "--d", "2", "--M", "40"],
+    ]
+    for argv in cases:
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("attnio: error:") and err.count("\n") == 1
