@@ -18,7 +18,11 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-SUITES = ("attnio.bounds.consistency", "attnio.algorithms.verification", "attnio.proofs.verification")
+SUITES = (
+    "attnio.bounds.consistency",
+    "attnio.algorithms.verification",
+    "attnio.proofs.verification",
+)
 """Modules whose ``CHECKS`` ``attnio verify`` runs, in order."""
 
 
