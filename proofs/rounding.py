@@ -14,7 +14,7 @@ claim ``lhs <= rhs`` this module builds ``upper(lhs) <= lower(rhs)``, where
 The stronger claim implies the original wherever the *side conditions* hold:
 each factor of a bounded product and each base of a bounded power whose sign
 sympy cannot tell must be nonnegative, and each negative power of a bounded
-base needs that bound positive. The checker
+base needs that base and its bound positive. The checker
 proves the side conditions and the stronger claim separately; a refutation of
 the stronger claim says nothing about the original.
 """
@@ -93,6 +93,8 @@ class _Bounder:
             return (inner if up else sp.Max(inner, 0)) ** exponent
         inner = self.bound(base, not up)
         self.side_conditions.append(inner > 0)
+        if base.is_positive is not True:
+            self.side_conditions.append(base > 0)
         return inner**exponent
 
 
