@@ -258,6 +258,46 @@ def _small() -> Derivation:
                 "Q + n^2 >= Q_mm(n, d, n) >= 2 n^2 d / sqrt(M) - 2M gives the record",
             )
         )
+    # A weaker small-cache bound attnio derives itself (section "Alternative" of the file):
+    # the per-part lemma of lower-large.md with the Loomis-Whitney inequality.
+    size, rows, cols = _pos("S"), _nonneg("a"), _nonneg("b")
+    inside, pairs = _nonneg("t"), _nonneg("p")
+    parts = _pos("P", integer=True)
+    steps += [
+        _step(
+            file,
+            "alt-pairs",
+            sp.Le(2 * size + size**2 / (4 * d**2), 5 * M),
+            (sp.Eq(size, 2 * M), d**2 > M),
+            (),
+            "with S = 2M and M < d^2 the touched pairs number at most 2S + S^2/(4d^2) < 5M",
+        ),
+        _step(
+            file,
+            "alt-loomis-whitney",
+            sp.Le(inside, M * sp.sqrt(5 * M)),
+            (
+                inside**2 <= rows * cols * pairs,
+                rows + cols <= size,
+                pairs <= 5 * M,
+                sp.Eq(size, 2 * M),
+            ),
+            (),
+            "t^2 <= a b p, a + b <= S = 2M, p <= 5M give t <= M sqrt(5M)",
+        ),
+        _step(
+            file,
+            "alt-partition",
+            sp.Ge(_io, n**2 * d / (sp.sqrt(5 * M) + 2) - M),
+            (
+                parts * (M * sp.sqrt(5 * M) + 2 * M) >= n**2 * d,
+                _io >= M * (parts - 1),
+            ),
+            (),
+            "P X >= n^2 d with X = M sqrt(5M) + 2M and Q >= M (P - 1) give "
+            "Q >= n^2 d / (sqrt(5M) + 2) - M",
+        ),
+    ]
     unchecked = (
         "SY24 Thm 3.7's reduction with the constant: a pebbling of attention of cost Q gives "
         "one of Q K^T with S stored, of cost <= Q + n^2 (the constant is not in what we read)",
