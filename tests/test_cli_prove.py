@@ -82,3 +82,36 @@ def test_verify_runs_the_proofs_suite(capsys):
     """attnio verify includes the proofs checks (here the planted claim)."""
     assert main(["verify", "--only", "proofs.planted*"]) == 0
     assert "proofs.planted_refuted" in capsys.readouterr().out
+
+
+def test_bound_with_inconsistent_conditions_is_bad_input(monkeypatch, capsys):
+    """A record whose conditions admit no point makes attnio prove fail with a one-line error."""
+    from attnio.bounds import Bound
+    from attnio.proofs import generate
+
+    bad = Bound(
+        name="test-inconsistent",
+        kind="lower",
+        regime="dense",
+        pass_="forward",
+        cache="any",
+        asymptotic=n * d,
+        explicit=n * d,
+        conditions=sp.And(d**2 > M, d**2 + 1 < M),
+        source="test",
+        status="derived",
+    )
+    original = generate.catalog
+    monkeypatch.setattr(generate, "catalog", lambda **f: (*original(**f), bad))
+    monkeypatch.setattr(suite, "obligations", lambda: generate.monotonicity())
+    assert main(["prove", "--only", "monotonicity/test-inconsistent/*"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "admit no" in err and "test-inconsistent" in err and len(err.splitlines()) == 1
+
+
+def test_unsupported_expression_is_bad_input(monkeypatch, capsys):
+    """An obligation with an expression outside the translator is a one-line error, exit 2."""
+    odd = Obligation("test/sin", "derivation", sp.sin(n) <= 1, (), "holds", (), "sin")
+    monkeypatch.setattr(suite, "obligations", lambda: [odd])
+    assert main(["prove"]) == 2
+    assert "cannot translate" in capsys.readouterr().err
