@@ -22,6 +22,7 @@ SUITES = (
     "attnio.bounds.consistency",
     "attnio.pebble.verification",
     "attnio.algorithms.verification",
+    "attnio.proofs.verification",
 )
 """Modules whose ``CHECKS`` ``attnio verify`` runs, in order."""
 

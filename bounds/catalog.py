@@ -109,8 +109,8 @@ def _dense() -> list[Bound]:
             asymptotic=FORWARD_LARGE,
             explicit=FORWARD_LARGE / 8 - M,
             conditions=LARGE_CACHE,
-            source="theory.md section 6 candidate from SY24's 2M-partition counting",
-            status=Status.RECONSTRUCTED,
+            source="proofs/derivations/lower-large.md (SY24 Lemma 3.4 counting, HK81 Thm 3.1)",
+            status=Status.DERIVED,
         ),
         Bound(
             name="dense-forward-lower-small",
@@ -241,9 +241,9 @@ def _dense() -> list[Bound]:
             asymptotic=FORWARD_LARGE,
             explicit=FORWARD_LARGE / 8 - M,
             conditions=LARGE_CACHE,
-            source="theory.md section 6: the forward candidate applied to the recomputation "
-            "of S = Q K^T inside the backward graph",
-            status=Status.RECONSTRUCTED,
+            source="proofs/derivations/lower-large.md: the forward argument applied to the "
+            "computation of S = Q K^T inside the backward graph",
+            status=Status.DERIVED,
             notes=_FA2_NOTE,
         ),
         Bound(

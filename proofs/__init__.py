@@ -1,5 +1,53 @@
 """z3 proofs of the inequalities between the catalog's bounds.
 
-``attnio.proofs`` reads :mod:`attnio.bounds`; it must not import
-``attnio.pebble`` or ``attnio.algorithms``.
+``attnio.proofs`` owns the sympy-to-z3 translator, the obligations generated
+from the bound catalog, the checker (Proved / Counterexample / Unknown), the
+SMT-LIB export and the written derivations. It reads :mod:`attnio.bounds`
+only; it must not import ``attnio.pebble`` or ``attnio.algorithms``.
 """
+
+from .check import (
+    CONSTANT_LIMIT,
+    DEFAULT_TIMEOUT_MS,
+    Counterexample,
+    Outcome,
+    Proved,
+    Unknown,
+    check,
+    confirm,
+    describe,
+    prove,
+)
+from .errors import (
+    InconsistentAssumptions,
+    ObligationError,
+    ProofError,
+    SolverUnavailable,
+    UnsupportedExpression,
+)
+from .obligation import Expectation, Obligation
+from .suite import run, select
+from .translate import Translator
+
+__all__ = [
+    "CONSTANT_LIMIT",
+    "DEFAULT_TIMEOUT_MS",
+    "Counterexample",
+    "Expectation",
+    "InconsistentAssumptions",
+    "Obligation",
+    "ObligationError",
+    "Outcome",
+    "ProofError",
+    "Proved",
+    "SolverUnavailable",
+    "Translator",
+    "Unknown",
+    "UnsupportedExpression",
+    "check",
+    "confirm",
+    "describe",
+    "prove",
+    "run",
+    "select",
+]

@@ -1,0 +1,145 @@
+"""``attnio prove``: check the obligation catalog with z3 and print a table."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from attnio.proofs import DEFAULT_TIMEOUT_MS, describe, run, smtlib
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``attnio prove``."""
+    parser = subparsers.add_parser(
+        "prove",
+        help="prove the inequalities between the catalog's bounds with z3",
+        description="Check every obligation generated from the bound catalog (lower <= "
+        "upper, tightness constants, crossovers, reductions, comparisons, monotonicity, "
+        "derivation steps). Exits 1 if an expected-true obligation is not proved or a planted "
+        "false claim is not refuted; counterexamples to open claims are findings.",
+    )
+    parser.add_argument("--json", action="store_true", help="print the outcomes as JSON")
+    parser.add_argument(
+        "--smtlib",
+        metavar="DIR",
+        help="write each obligation as a standalone SMT-LIB 2 file into DIR",
+    )
+    parser.add_argument(
+        "--only", metavar="PATTERN", help="check only the obligations whose name matches this glob"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=int,
+        default=DEFAULT_TIMEOUT_MS,
+        metavar="MS",
+        help=f"timeout of one z3 call in ms (default {DEFAULT_TIMEOUT_MS})",
+    )
+    parser.add_argument(
+        "--cross-check",
+        choices=["cvc5"],
+        help="re-check the SMT-LIB files with cvc5 (needs --smtlib)",
+    )
+    parser.set_defaults(run=run_command)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run the obligations, print the table (or JSON), write and cross-check files."""
+    if args.cross_check and not args.smtlib:
+        raise ValueError("--cross-check cvc5 needs --smtlib DIR to write the files it checks")
+    outcomes = run(args.only, args.timeout)
+    rows = [_row(o) for o in outcomes]
+    agreements = []
+    if args.smtlib:
+        paths = smtlib.write(outcomes, args.smtlib)
+        for row, path in zip(rows, paths, strict=True):
+            row["smtlib"] = str(path)
+        if args.cross_check:
+            expected = [
+                {"proved": "unsat", "counterexample": "sat"}.get(r["status"], "unknown")
+                for r in rows
+            ]
+            agreements = smtlib.cross_check(paths, expected, args.timeout)
+            for row, agreement in zip(rows, agreements, strict=True):
+                row["cvc5"] = agreement.other
+    failed = [r for r in rows if r["verdict"] == "FAIL"]
+    conflicts = [a for a in agreements if {a.expected, a.other} == {"sat", "unsat"}]
+    if args.json:
+        json.dump(
+            {"outcomes": rows, "failed": len(failed), "solver_conflicts": len(conflicts)},
+            sys.stdout,
+            indent=2,
+        )
+        sys.stdout.write("\n")
+    else:
+        _print(rows, agreements)
+    return 1 if failed or conflicts else 0
+
+
+def _row(outcome: object) -> dict:
+    ob, result = outcome.obligation, outcome.result
+    row = {
+        "obligation": ob.name,
+        "family": ob.family,
+        "expected": ob.expected.value,
+        "status": result.status,
+        "verdict": outcome.verdict,
+        "constant": result.constant,
+        "seconds": round(result.seconds, 3),
+        "detail": describe(result),
+        "statement": ob.statement,
+        "sources": list(ob.sources),
+    }
+    if hasattr(result, "point"):
+        row["point"] = {k: str(v) for k, v in result.point.items()}
+    return row
+
+
+def _print(rows: list[dict], agreements: list) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(width=max(Console().width, 160))
+    table = Table(title="attnio prove")
+    for column, options in (
+        ("obligation", {"overflow": "fold"}),
+        ("expected", {}),
+        ("status", {}),
+        ("verdict", {}),
+        ("C", {"justify": "right"}),
+        ("s", {"justify": "right"}),
+        ("detail", {"overflow": "fold"}),
+    ):
+        table.add_column(column, **options)
+    marks = {
+        "ok": "[green]ok[/]",
+        "FAIL": "[red]FAIL[/]",
+        "finding": "[yellow]finding[/]",
+        "unknown": "[yellow]unknown[/]",
+    }
+    for r in rows:
+        detail = r["detail"] if len(r["detail"]) < 200 else r["detail"][:200] + " ..."
+        if "cvc5" in r:
+            detail = f"cvc5: {r['cvc5']}; {detail}"
+        table.add_row(
+            r["obligation"],
+            r["expected"],
+            r["status"],
+            marks[r["verdict"]],
+            "" if r["constant"] is None else str(r["constant"]),
+            f"{r['seconds']:.2f}",
+            detail,
+        )
+    console.print(table)
+    count = {v: sum(r["verdict"] == v for r in rows) for v in ("ok", "FAIL", "finding", "unknown")}
+    console.print(
+        f"{len(rows)} obligations: {count['ok']} ok, {count['FAIL']} failed, "
+        f"{count['finding']} findings, {count['unknown']} unknown (open claims)"
+    )
+    if agreements:
+        agree = sum(a.agrees for a in agreements)
+        conflicts = sum({a.expected, a.other} == {"sat", "unsat"} for a in agreements)
+        console.print(
+            f"cvc5 cross-check: {agree}/{len(agreements)} agree, {conflicts} conflict, "
+            f"{len(agreements) - agree - conflicts} undecided by one solver"
+        )

@@ -1,0 +1,594 @@
+"""Checking an obligation with z3: Proved, Counterexample or Unknown. Never prints.
+
+The checker negates the claim under the assumptions and asks z3 for a point.
+
+1. *Relaxation* (:class:`~attnio.proofs.translate.Translator` with
+   ``integers=False``): nonlinear real arithmetic, decided by z3's nlsat.
+   ``unsat`` proves the claim on every real point, hence on every integer one.
+2. *Integers*: if the relaxation found a point that does not survive
+   confirmation, the query is re-asked with integer symbols (undecidable in
+   general, so it may end unknown).
+
+A z3 model is never reported as it is: it is mapped back to the obligation's
+symbols (exact rationals; an algebraic value is replaced by a rational
+approximation), substituted into the sympy assumptions and claim, and only if
+sympy confirms that every assumption holds and the claim fails is it a
+:class:`Counterexample`. Otherwise the result is :class:`Unknown` with the
+reason. Every Proved also carries a sympy-confirmed *witness*: an integer
+point where the assumptions hold, so no proof is vacuous; assumptions with no
+point raise :class:`~attnio.proofs.errors.InconsistentAssumptions`.
+
+Every z3 call has a timeout; z3's answers are compared with ``z3.sat``,
+``z3.unsat`` and ``z3.unknown``, never with strings.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from dataclasses import dataclass, field
+
+import sympy as sp
+import z3
+
+from .errors import InconsistentAssumptions, ObligationError
+from .obligation import Expectation, Obligation
+from .rounding import strengthen
+from .sampling import largest_ratio
+from .translate import Translator
+
+_SEEDS = (0, 7, 13)
+_GLANCE_MS = 500
+
+DEFAULT_TIMEOUT_MS = 3000
+"""Timeout of one z3 call, in milliseconds."""
+
+CONSTANT_LIMIT = 4096
+"""Largest constant a tightness search tries."""
+
+
+# ------------------------------------------------------------------- results
+@dataclass(frozen=True)
+class Proved:
+    """z3 answered unsat for the negated claim: the claim holds under the assumptions.
+
+    ``method`` says which query decided (relaxation or integers); ``witness`` is a
+    point where every assumption holds (sympy-confirmed); ``smtlib`` is the query.
+    """
+
+    method: str
+    witness: dict[str, sp.Expr]
+    smtlib: str
+    seconds: float = 0.0
+    constant: int | None = None
+    note: str = ""
+
+    status = "proved"
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """A point, confirmed with sympy, where every assumption holds and the claim fails."""
+
+    point: dict[str, sp.Expr]
+    sides: tuple[sp.Expr, sp.Expr] | None
+    smtlib: str
+    seconds: float = 0.0
+    constant: int | None = None
+    note: str = ""
+
+    status = "counterexample"
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """Neither a proof nor a confirmed counterexample; ``reason`` says why."""
+
+    reason: str
+    smtlib: str
+    seconds: float = 0.0
+    constant: int | None = None
+    note: str = ""
+
+    status = "unknown"
+
+
+Result = Proved | Counterexample | Unknown
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """An obligation with its result and the verdict under the expectation policy."""
+
+    obligation: Obligation
+    result: Result
+
+    @property
+    def verdict(self) -> str:
+        """``ok``, ``finding``, ``unknown`` (open obligations) or ``FAIL``.
+
+        A ``holds`` obligation is ``ok`` only when proved; a ``fails`` (planted)
+        obligation is ``ok`` only with a confirmed counterexample; an ``open``
+        obligation is ``ok`` when proved, a ``finding`` with a counterexample.
+        """
+        expected, result = self.obligation.expected, self.result
+        if expected is Expectation.HOLDS:
+            return "ok" if isinstance(result, Proved) else "FAIL"
+        if expected is Expectation.FAILS:
+            return "ok" if isinstance(result, Counterexample) else "FAIL"
+        if isinstance(result, Proved):
+            return "ok"
+        return "finding" if isinstance(result, Counterexample) else "unknown"
+
+    @property
+    def failed(self) -> bool:
+        """Whether this outcome makes ``attnio prove`` exit non-zero."""
+        return self.verdict == "FAIL"
+
+
+# ------------------------------------------------------------------- queries
+@dataclass
+class _Query:
+    obligation: Obligation
+    integers: bool
+    translator: Translator = field(init=False)
+    assumptions: list[z3.BoolRef] = field(init=False)
+    negated: z3.BoolRef = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.translator = Translator(integers=self.integers)
+        self.assumptions = [self.translator.translate_bool(a) for a in self.obligation.assumptions]
+        self.negated = z3.Not(self.translator.translate_bool(self.obligation.claim))
+
+    def solver(self, timeout_ms: int, negate: bool = True, seed: int = 0) -> z3.Solver:
+        solver = z3.Solver() if self.integers else z3.SolverFor("QF_NRA")
+        solver.set("timeout", int(timeout_ms))
+        if seed:
+            solver.set("random_seed", seed)
+        solver.add(*self.translator.side_conditions(), *self.assumptions)
+        if negate:
+            solver.add(self.negated)
+        return solver
+
+    def smtlib(self) -> str:
+        solver = z3.Solver()
+        solver.add(*self.translator.side_conditions(), *self.assumptions, self.negated)
+        logic = "QF_NIRA" if self.integers else "QF_NRA"
+        header = (
+            f"; attnio obligation {self.obligation.name}\n"
+            f"; claim: {self.obligation.claim}\n"
+            f"; assumptions: {' & '.join(map(str, self.obligation.assumptions)) or 'none'}\n"
+            "; asserts the assumptions and the NEGATED claim: unsat means the claim holds.\n"
+            f"(set-logic {logic})\n"
+        )
+        return header + solver.to_smt2()
+
+    def points(self, model: z3.ModelRef) -> list[dict[str, sp.Expr]]:
+        """The model's values of the obligation's symbols, and integer roundings of them."""
+        base: dict[str, sp.Expr] = {}
+        for name, var in self.translator.variables.items():
+            base[name] = _value(model.eval(var, model_completion=True))
+        integer_names = [
+            name
+            for name, sym in self.translator.symbols.items()
+            if sym.is_integer and not base[name].is_integer
+        ]
+        if not integer_names:
+            return [base]
+        if len(integer_names) > 4:
+            return []
+        points = []
+        for choice in itertools.product((math.floor, math.ceil), repeat=len(integer_names)):
+            point = dict(base)
+            for name, rounding in zip(integer_names, choice, strict=True):
+                point[name] = sp.Integer(rounding(base[name]))
+            points.append(point)
+        return points
+
+
+def _value(term: z3.ExprRef) -> sp.Expr:
+    if z3.is_int_value(term):
+        return sp.Integer(term.as_long())
+    if z3.is_rational_value(term):
+        return sp.Rational(term.numerator_as_long(), term.denominator_as_long())
+    if z3.is_algebraic_value(term):
+        approx = term.approx(40)
+        return sp.Rational(approx.numerator_as_long(), approx.denominator_as_long())
+    if z3.is_app_of(term, z3.Z3_OP_TO_REAL):
+        return _value(term.arg(0))
+    raise ObligationError(f"z3 model value {term} is not a number")
+
+
+def _symbols(obligation: Obligation) -> dict[str, sp.Symbol]:
+    found: dict[str, sp.Symbol] = {}
+    for expr in (obligation.claim, *obligation.assumptions):
+        for sym in expr.free_symbols:
+            found[sym.name] = sym
+    return found
+
+
+def _holds(expr: sp.Basic, subs: dict) -> bool | None:
+    value = expr.subs(subs)
+    if value is sp.true:
+        return True
+    if value is sp.false:
+        return False
+    return None
+
+
+def confirm(obligation: Obligation, point: dict[str, sp.Expr]) -> tuple[bool, str]:
+    """Return whether sympy confirms ``point`` violates the claim under the assumptions.
+
+    The point must give every symbol a value of its type (an integer for an
+    integer symbol, a positive value for a positive one).
+    """
+    subs = {}
+    for name, sym in _symbols(obligation).items():
+        if name not in point:
+            return False, f"no value for {name}"
+        value = sp.nsimplify(point[name])
+        if sym.is_integer and not value.is_integer:
+            return False, f"{name}={value} is not an integer"
+        if sym.is_positive and not value.is_positive:
+            return False, f"{name}={value} is not positive"
+        if sym.is_nonnegative and value.is_negative:
+            return False, f"{name}={value} is negative"
+        subs[sym] = value
+    for assumption in obligation.assumptions:
+        held = _holds(assumption, subs)
+        if held is not True:
+            return False, f"assumption {assumption} is {held} there"
+    held = _holds(obligation.claim, subs)
+    if held is False:
+        return True, "claim fails"
+    return False, f"the claim evaluates to {held} there"
+
+
+def _witness(query: _Query, timeout_ms: int) -> dict[str, sp.Expr] | None:
+    """A sympy-confirmed point of the assumptions, or None if z3 cannot find one."""
+    for integers in (False, True):
+        q = query if query.integers == integers else _Query(query.obligation, integers)
+        solver = q.solver(timeout_ms, negate=False)
+        answer = solver.check()
+        if answer == z3.unsat:
+            raise InconsistentAssumptions(
+                f"obligation {query.obligation.name!r}: the assumptions "
+                f"{' & '.join(map(str, query.obligation.assumptions)) or '(none)'} admit no "
+                f"{'integer' if integers else 'real'} point, so any claim would hold vacuously"
+            )
+        if answer == z3.sat:
+            for point in q.points(solver.model()):
+                subs = {
+                    sym: point[name]
+                    for name, sym in _symbols(query.obligation).items()
+                    if name in point
+                }
+                if all(_holds(a, subs) is True for a in query.obligation.assumptions):
+                    return {k: v for k, v in point.items() if k in _symbols(query.obligation)}
+    return None
+
+
+def check(obligation: Obligation, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Result:
+    """Check one obligation without a constant; return Proved, Counterexample or Unknown.
+
+    Raises
+    ------
+    InconsistentAssumptions
+        If z3 shows the assumptions have no point.
+    UnsupportedExpression
+        If the claim or an assumption holds an expression the translator does not know.
+    ObligationError
+        If the obligation still has a constant to search (use :func:`prove`).
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from attnio.proofs.obligation import Obligation
+    >>> x = sp.Symbol("x", integer=True, positive=True)
+    >>> check(Obligation("demo/x", "derivation", x**2 >= x, (), "holds", (), "")).status
+    'proved'
+    """
+    return _check(obligation, timeout_ms, split=True)
+
+
+def check_whole(obligation: Obligation, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Result:
+    """:func:`check` without the coefficient split: z3 on the whole claim only."""
+    return _check(obligation, timeout_ms, split=False)
+
+
+def check_plain(obligation: Obligation, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Result:
+    """z3 on the whole claim only (relaxation, then integers): the benchmark's baseline."""
+    return _check(obligation, timeout_ms, split=False, strategies=False)
+
+
+def _check(
+    obligation: Obligation,
+    timeout_ms: int,
+    split: bool,
+    integers_stage: bool = True,
+    strategies: bool = True,
+) -> Result:
+    if obligation.constant is not None:
+        raise ObligationError(
+            f"obligation {obligation.name!r} has a constant {obligation.constant}: use prove()"
+        )
+    if timeout_ms <= 0:
+        raise ObligationError(f"timeout_ms={timeout_ms} must be a positive number of milliseconds")
+    start = time.perf_counter()
+    notes: list[str] = []
+    last_smtlib = ""
+    strong = _strengthened(obligation, timeout_ms) if strategies else None
+    if strong is not None:
+        return _with(strong, None, time.perf_counter() - start, "")
+    for integers in (False, True) if integers_stage else (False,):
+        if integers and split:
+            found = _split_by_powers(obligation, timeout_ms)
+            if found is not None:
+                # No single query decided: export the whole claim over the integers.
+                whole = _Query(obligation, True).smtlib()
+                return Proved(found[0], found[1], whole, time.perf_counter() - start)
+        query = _Query(obligation, integers)
+        last_smtlib = query.smtlib()
+        # Nonlinear integer search is sensitive to z3's random choices: a few seeds, each
+        # with a share of the timeout, make the answer far less erratic.
+        seeds = _SEEDS if integers else (0,)
+        for seed in seeds:
+            solver = query.solver(timeout_ms // len(seeds), seed=seed)
+            answer = solver.check()
+            if answer != z3.unknown:
+                break
+        mode = "integers" if integers else "real relaxation"
+        if answer == z3.unsat:
+            witness = _witness(query, timeout_ms)
+            if witness is None:
+                return Unknown(
+                    f"{mode}: claim proved but no point of the assumptions was found, so the "
+                    "proof may be vacuous",
+                    last_smtlib,
+                    time.perf_counter() - start,
+                )
+            return Proved(f"z3 unsat ({mode})", witness, last_smtlib, time.perf_counter() - start)
+        if answer == z3.sat:
+            reasons = []
+            for point in query.points(solver.model()):
+                confirmed, why = confirm(obligation, point)
+                if confirmed:
+                    shown = {k: v for k, v in point.items() if k in _symbols(obligation)}
+                    return Counterexample(
+                        shown, _sides(obligation, shown), last_smtlib, time.perf_counter() - start
+                    )
+                reasons.append(why)
+            notes.append(f"{mode}: z3 point not confirmed ({'; '.join(reasons[:2]) or 'none'})")
+        else:
+            notes.append(f"{mode}: z3 unknown ({solver.reason_unknown()})")
+    return Unknown("; ".join(notes), last_smtlib, time.perf_counter() - start)
+
+
+def _check_relaxed(obligation: Obligation, timeout_ms: int) -> Result:
+    """The real relaxation alone (no strengthening, no integers, no split)."""
+    start = time.perf_counter()
+    query = _Query(obligation, False)
+    solver = query.solver(timeout_ms)
+    answer = solver.check()
+    if answer == z3.unsat:
+        witness = _witness(query, timeout_ms)
+        if witness is not None:
+            return Proved(
+                "z3 unsat (real relaxation)", witness, query.smtlib(), time.perf_counter() - start
+            )
+    return Unknown(f"real relaxation: {answer}", query.smtlib(), time.perf_counter() - start)
+
+
+def _strengthened(obligation: Obligation, timeout_ms: int) -> Proved | None:
+    """Prove a rounding-free strengthening (see ``rounding``) and its side conditions."""
+    strong = strengthen(obligation.claim)
+    if strong is None:
+        return None
+    parts = [strong.claim, *strong.side_conditions]
+    results = []
+    for index, claim in enumerate(parts):
+        part = Obligation(
+            f"{obligation.name}/strengthened-{index}",
+            obligation.family,
+            claim,
+            obligation.assumptions,
+            Expectation.HOLDS,
+            obligation.sources,
+            "rounding-free strengthening" if index == 0 else "side condition",
+        )
+        result = _check_relaxed(part, timeout_ms)
+        if not isinstance(result, Proved):
+            return None
+        results.append(result)
+    method = (
+        f"z3 unsat on a rounding-free strengthening and {len(parts) - 1} side "
+        "condition(s) (real relaxation)"
+    )
+    return Proved(method, results[0].witness, results[0].smtlib)
+
+
+def _split_by_powers(
+    obligation: Obligation, timeout_ms: int
+) -> tuple[str, dict[str, sp.Expr]] | None:
+    """Prove ``lhs <= rhs`` through the coefficients of ``rhs - lhs`` in a positive symbol.
+
+    If ``rhs - lhs = sum_i c_i x**i`` with ``x > 0`` (x free of the c_i) and every
+    ``c_i >= 0`` is proved under the same assumptions, the claim holds. Sufficient,
+    not necessary: used only after z3 gave no answer on the whole claim.
+    """
+    claim = obligation.claim
+    if isinstance(claim, (sp.LessThan, sp.StrictLessThan)):
+        gap = claim.rhs - claim.lhs
+    elif isinstance(claim, (sp.GreaterThan, sp.StrictGreaterThan)):
+        gap = claim.lhs - claim.rhs
+    else:
+        return None
+    strict = isinstance(claim, (sp.StrictLessThan, sp.StrictGreaterThan))
+    gap = sp.expand(gap)
+    for var in sorted(gap.free_symbols, key=lambda sym: sym.name):
+        if not var.is_positive:
+            continue
+        try:
+            poly = sp.Poly(gap, var)
+        except sp.PolynomialError:
+            continue
+        coefficients = [c for c in poly.all_coeffs() if c != 0]
+        if len(coefficients) < 2:
+            continue
+        witness = None
+        for index, coefficient in enumerate(coefficients):
+            relation = sp.Gt if strict and index == len(coefficients) - 1 else sp.Ge
+            part = Obligation(
+                f"{obligation.name}/coefficient-{index}",
+                obligation.family,
+                relation(coefficient, 0),
+                obligation.assumptions,
+                Expectation.HOLDS,
+                obligation.sources,
+                f"coefficient {index} of the gap in {var}",
+            )
+            result = check_whole(part, timeout_ms)
+            if not isinstance(result, Proved):
+                break
+            witness = witness or result.witness
+        else:
+            return (f"z3 unsat for each coefficient of rhs - lhs in powers of {var} > 0", witness)
+    return None
+
+
+def _sides(obligation: Obligation, point: dict[str, sp.Expr]) -> tuple[sp.Expr, sp.Expr] | None:
+    claim = obligation.claim
+    if not isinstance(claim, sp.core.relational.Relational):
+        return None
+    subs = {sym: point[sym.name] for sym in claim.free_symbols}
+    return sp.nsimplify(claim.lhs.subs(subs)), sp.nsimplify(claim.rhs.subs(subs))
+
+
+def prove(
+    obligation: Obligation, timeout_ms: int = DEFAULT_TIMEOUT_MS, limit: int = CONSTANT_LIMIT
+) -> Outcome:
+    """Check ``obligation``; for one with a constant, find the smallest integer that proves it.
+
+    For a claim ``lhs <= C * R`` a grid search (:mod:`attnio.proofs.sampling`)
+    first finds a point with a large exact ratio ``rho = lhs / R``: every integer
+    C < rho is refuted there (the point is confirmed with sympy). The search then
+    doubles C from the first candidate until z3 proves the claim (or ``limit`` is
+    passed) and bisects between the last unproved and the first proved value,
+    using the fast stages only (relaxation and rounding-free strengthening). The
+    reported C is proved; ``note`` says what C - 1 gave: *refuted* (so C is the
+    least integer constant) or *unknown* (C is the least z3 proved, and the least
+    true constant lies between the sampled ratio and C).
+    """
+    if obligation.constant is None:
+        return Outcome(obligation, check(obligation, timeout_ms))
+    start = time.perf_counter()
+    results: dict[int, Result] = {}
+
+    def attempt(value: int) -> Result:
+        # Fast stages only (relaxation, rounding-free strengthening): the integer stage
+        # mostly times out on the false side of the threshold.
+        if value not in results:
+            instance = obligation.at(value)
+            if strengthen(instance.claim) is not None:
+                # The strengthening is lossy: when it fails, a short look at the whole claim.
+                proof = _strengthened(instance, timeout_ms)
+                results[value] = proof or _check_relaxed(instance, min(timeout_ms, _GLANCE_MS))
+            else:
+                results[value] = _check(instance, timeout_ms, split=False, integers_stage=False)
+        return results[value]
+
+    low, refuted = 0, None
+    sample = largest_ratio(obligation)
+    if sample is not None:
+        rho, point = sample
+        below = int(sp.ceiling(rho)) - 1
+        if below >= 1:
+            confirmed, _ = confirm(obligation.at(below), point)
+            if confirmed:
+                low = below
+                refuted = Counterexample(
+                    point,
+                    _sides(obligation.at(below), point),
+                    _Query(obligation.at(below), False).smtlib(),
+                    constant=below,
+                )
+                results[below] = refuted
+    if low >= limit:
+        return Outcome(
+            obligation,
+            _with(
+                refuted,
+                low,
+                time.perf_counter() - start,
+                f"sampled ratio {sp.N(sample[0], 6)} > limit {limit}",
+            ),
+        )
+    high = low + 1
+    while not isinstance(attempt(high), Proved):
+        low = high
+        if high >= limit:
+            last = check(obligation.at(limit), timeout_ms)
+            return Outcome(
+                obligation,
+                _with(last, limit, time.perf_counter() - start, f"no C <= {limit} proved"),
+            )
+        high = min(2 * high, limit)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if isinstance(attempt(middle), Proved):
+            high = middle
+        else:
+            low = middle
+    below = results.get(high - 1)
+    if below is None:
+        note = "C = 1 is the least"
+    elif isinstance(below, Counterexample):
+        note = f"C = {high - 1} refuted at {_show(below.point)}: C is the least"
+    else:
+        note = f"C = {high - 1}: {below.status}"
+        if refuted is not None:
+            note += (
+                f"; C = {refuted.constant} refuted at {_show(refuted.point)}, so the least "
+                f"constant is in ({refuted.constant}, {high}]"
+            )
+    return Outcome(obligation, _with(results[high], high, time.perf_counter() - start, note))
+
+
+def _with(result: Result, constant: int | None, seconds: float, note: str) -> Result:
+    fields = dict(result.__dict__, constant=constant, seconds=seconds, note=note)
+    return type(result)(**fields)
+
+
+def _show(point: dict[str, sp.Expr]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in sorted(point.items()))
+
+
+def describe(result: Result) -> str:
+    """A one-line description of a result, for tables."""
+    if isinstance(result, Proved):
+        text = result.method
+    elif isinstance(result, Counterexample):
+        text = _show(result.point)
+        if result.sides is not None:
+            text += f" (lhs={result.sides[0]}, rhs={result.sides[1]})"
+    else:
+        text = result.reason
+    return f"{text}; {result.note}" if result.note else text
+
+
+__all__ = [
+    "CONSTANT_LIMIT",
+    "DEFAULT_TIMEOUT_MS",
+    "Counterexample",
+    "Outcome",
+    "Proved",
+    "Result",
+    "Unknown",
+    "check",
+    "check_plain",
+    "check_whole",
+    "confirm",
+    "describe",
+    "prove",
+]

@@ -1,0 +1,532 @@
+"""Obligations generated from the bound catalog: nothing here retypes a formula.
+
+Every claim below is built from the expressions of catalog records, selected by
+kind, regime, pass, cache and algorithm, so that new records (for instance the
+exact counts of :mod:`attnio.bounds.counts`) become obligations automatically.
+The families follow the issue's list:
+
+1. ``lower-le-upper``: every explicit lower bound <= every explicit upper bound
+   (exact count) of the same regime and pass, where both apply.
+2. ``tightness``: for each Theta record with a two-branch ``Min``, each side of
+   its crossover, and each algorithm whose asymptotic upper record has the
+   order of that side's branch: its exact count <= C * max(explicit lower
+   bounds of that side), with the smallest integer C that z3 proves.
+3. ``crossover``: the branches meet at the computed crossover, and the ``Min``
+   equals the stated small-cache record below it and the large-cache one above.
+4. ``reduction``: sparse records at full density equal (lower) or are
+   Theta-equal (upper) to their dense counterparts; approximate upper records
+   are >= the compulsory term; backward records dominate forward ones.
+5. ``comparison``: the paper comparisons of :data:`PAPER_COMPARISONS`, on exact
+   counts, plus the planted false claim (family ``planted``).
+6. ``monotonicity``: every expression is non-increasing in M and
+   non-decreasing in n and d over its conditions.
+
+Expectation policy (see :mod:`attnio.proofs.obligation`): a claim is expected
+to hold when every record it rests on is ``stated``, ``stated-secondary`` or
+``derived``; it is ``open`` when a record is ``reconstructed``, and for claims
+attnio does not assert (monotonicity and ordering of exact counts).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable
+
+import sympy as sp
+from attnio.bounds import Bound, Cache, Kind, Pass, Status, catalog, crossover, get
+from attnio.bounds.catalog import FULL_DENSITY
+from attnio.bounds.crossover import min_branches
+from attnio.bounds.symbols import M, d, n
+
+from .obligation import Expectation, Obligation
+
+SOLID = frozenset({Status.STATED, Status.STATED_SECONDARY, Status.DERIVED})
+"""Evidence levels under which a claim is expected to hold."""
+
+CONSTANT = sp.Symbol("C", positive=True)
+"""The constant of tightness and comparison claims, searched by ``check.prove``."""
+
+PAPER_COMPARISONS: tuple[tuple[str, str], ...] = (
+    ("flash-forward-upper", "square-tiling-forward-upper"),
+    ("flash-backward-upper", "small-cache-backward-upper"),
+)
+"""(slower, faster) asymptotic upper records compared below the crossover (SY24 Sec. 3,
+LLSSZ24): the faster algorithm beats the slower by the ratio of their asymptotics. Record
+names only: the ratio is computed from the records."""
+
+PAPER_REGIME = d <= n
+"""The papers compare algorithms for sequences at least as long as the head dimension; each
+comparison is also generated without it (``-any-n``, open) to see what happens outside."""
+
+_BASE = frozenset({"n", "d", "M"})
+
+
+def _expect(*records: Bound) -> Expectation:
+    return Expectation.HOLDS if all(r.status in SOLID for r in records) else Expectation.OPEN
+
+
+def _is_count(bound: Bound) -> bool:
+    return bound.kind is Kind.UPPER and bound.algorithm is not None and bound.explicit is not None
+
+
+def _comparable(lower: Bound, upper: Bound) -> bool:
+    extra = set(lower.parameters) - _BASE
+    return (
+        lower.regime is upper.regime
+        and lower.pass_ is upper.pass_
+        and extra <= set(upper.parameters)
+    )
+
+
+def _expressions(bound: Bound) -> Iterable[tuple[str, sp.Expr]]:
+    for which in ("explicit", "asymptotic"):
+        expr = getattr(bound, which)
+        if expr is not None:
+            yield which, expr
+
+
+def _conditions(*records: Bound) -> tuple[sp.Basic, ...]:
+    found: list[sp.Basic] = []
+    for record in records:
+        if record.conditions is not sp.true and record.conditions not in found:
+            found.append(record.conditions)
+    return tuple(found)
+
+
+# --------------------------------------------------------------- 1. lower <= upper
+def lower_le_upper() -> list[Obligation]:
+    """Every explicit lower bound <= every explicit upper bound of its regime and pass."""
+    lowers = [b for b in catalog(kind="lower") if b.explicit is not None]
+    uppers = [b for b in catalog(kind="upper") if b.explicit is not None]
+    found = []
+    for lower, upper in itertools.product(lowers, uppers):
+        if not _comparable(lower, upper):
+            continue
+        found.append(
+            Obligation(
+                f"lower-le-upper/{lower.name}<={upper.name}",
+                "lower-le-upper",
+                sp.Le(lower.explicit, upper.explicit),
+                _conditions(lower, upper),
+                _expect(lower, upper),
+                (lower.name, upper.name),
+                f"the explicit lower bound {lower.name} is at most {upper.name} where both apply",
+            )
+        )
+    return found
+
+
+# --------------------------------------------------------------- 2. tightness
+_PROBE = {n: 64, d: 8}
+
+
+def _sides(bound: Bound) -> list[tuple[Cache, sp.Basic, sp.Expr]]:
+    """(cache, condition, branch of the Min there) for a two-branch Min record."""
+    branches = min_branches(bound)
+    point = crossover(bound)
+    sides = []
+    for cache, condition, factor in (
+        (Cache.SMALL, point > M, sp.Rational(1, 4)),
+        (Cache.LARGE, point <= M, 4),
+    ):
+        at = {**_PROBE, M: point.subs(_PROBE) * factor}
+        values = [b.subs(at) for b in branches]
+        branch = branches[0] if values[0] <= values[1] else branches[1]
+        sides.append((cache, condition, branch))
+    return sides
+
+
+def _same_order(expr: sp.Expr, branch: sp.Expr) -> bool:
+    """Whether expr / branch is free of M and tends to a positive constant as n grows."""
+    ratio = sp.simplify(expr / branch)
+    if M in ratio.free_symbols:
+        return False
+    limit = sp.limit(ratio, n, sp.oo)
+    return bool(limit.is_number and limit.is_positive and limit.is_finite)
+
+
+def _explicit_lowers(regime: object, pass_: object, cache: Cache) -> list[Bound]:
+    return [
+        b
+        for b in catalog(regime=regime, pass_=pass_, kind="lower")
+        if b.explicit is not None and b.cache in (cache, Cache.ANY) and set(b.parameters) <= _BASE
+    ]
+
+
+def _counts(regime: object, pass_: object, algorithm: str) -> list[Bound]:
+    return [
+        b
+        for b in catalog(regime=regime, pass_=pass_, kind="upper", algorithm=algorithm)
+        if b.explicit is not None
+    ]
+
+
+def tightness() -> list[Obligation]:
+    """Exact counts of algorithms claimed optimal on a side are <= C * the explicit lower bounds."""
+    found = []
+    for tight in catalog(kind="tight"):
+        if min_branches(tight) is None:
+            continue
+        for cache, condition, branch in _sides(tight):
+            lowers = _explicit_lowers(tight.regime, tight.pass_, cache)
+            if not lowers:
+                continue
+            lower = sp.Max(*[b.explicit for b in lowers]) if len(lowers) > 1 else lowers[0].explicit
+            optimal = [
+                u
+                for u in catalog(regime=tight.regime, pass_=tight.pass_, kind="upper")
+                if u.asymptotic is not None
+                and u.algorithm is not None
+                and u.cache in (cache, Cache.ANY)
+                and _same_order(u.asymptotic, branch)
+            ]
+            for claimed in optimal:
+                for count in _counts(tight.regime, tight.pass_, claimed.algorithm):
+                    found.append(
+                        Obligation(
+                            f"tightness/{tight.name}/{cache.value}/{count.name}",
+                            "tightness",
+                            sp.Le(count.explicit, CONSTANT * lower),
+                            (condition, *_conditions(count, *lowers)),
+                            _expect(tight, claimed, count, *lowers),
+                            (tight.name, claimed.name, count.name, *(b.name for b in lowers)),
+                            f"{count.name} <= C * max({', '.join(b.name for b in lowers)}) for "
+                            f"{cache.value} cache ({tight.source}: Theta)",
+                            constant=CONSTANT,
+                        )
+                    )
+    return found
+
+
+# --------------------------------------------------------------- 3. crossovers
+def crossovers() -> list[Obligation]:
+    """Branches meet at the computed crossover; the Min picks the stated record on each side."""
+    found = []
+    for bound in catalog():
+        branches = min_branches(bound)
+        if branches is None:
+            continue
+        point = crossover(bound)
+        first, second = (b.subs(M, point) for b in branches)
+        found.append(
+            Obligation(
+                f"crossover/{bound.name}/meet",
+                "crossover",
+                sp.Eq(first, second),
+                (),
+                _expect(bound),
+                (bound.name,),
+                f"the branches of {bound.name} meet at M = {point}",
+            )
+        )
+        if bound.kind is not Kind.TIGHT:
+            continue
+        inner = next(iter(bound.asymptotic.atoms(sp.Min)))
+        for cache in (Cache.SMALL, Cache.LARGE):
+            stated = [
+                b
+                for b in catalog(regime=bound.regime, pass_=bound.pass_, kind="lower")
+                if b.cache is cache
+                and b.status in (Status.STATED, Status.STATED_SECONDARY)
+                and b.asymptotic is not None
+            ]
+            for side in stated[:1]:
+                found.append(
+                    Obligation(
+                        f"crossover/{bound.name}/{cache.value}-branch",
+                        "crossover",
+                        sp.Eq(inner, side.asymptotic),
+                        _conditions(side),
+                        _expect(bound, side),
+                        (bound.name, side.name),
+                        f"under {side.conditions} the Min of {bound.name} is {side.name}'s bound",
+                    )
+                )
+    return found
+
+
+# --------------------------------------------------------------- 4. reductions
+def _backward_twin(bound: Bound) -> Bound | None:
+    if bound.pass_ is not Pass.FORWARD or "forward" not in bound.name:
+        return None
+    try:
+        return get(bound.name.replace("forward", "backward"))
+    except KeyError:
+        return None
+
+
+def reductions() -> list[Obligation]:
+    """Sparse at full density = dense; approximate >= compulsory; backward >= forward."""
+    found = []
+    for sparse in catalog(regime="sparse"):
+        if sparse.reduces_to is None:
+            continue
+        dense = get(sparse.reduces_to)
+        assumptions = tuple(c.subs(FULL_DENSITY) for c in _conditions(sparse)) + _conditions(dense)
+        assumptions = tuple(a for a in assumptions if a is not sp.true)
+        for which, expr in _expressions(sparse):
+            theirs = getattr(dense, which)
+            if theirs is None:
+                continue
+            full = expr.subs(FULL_DENSITY)
+            base = f"reduction/{sparse.name}/{which}"
+            sources = (sparse.name, dense.name)
+            if sparse.kind is Kind.UPPER:
+                found.append(
+                    Obligation(
+                        f"{base}>={dense.name}",
+                        "reduction",
+                        sp.Ge(full, theirs),
+                        assumptions,
+                        _expect(sparse, dense),
+                        sources,
+                        f"{sparse.name} at full density is at least {dense.name}",
+                    )
+                )
+                found.append(
+                    Obligation(
+                        f"{base}<=c*{dense.name}",
+                        "reduction",
+                        sp.Le(full, CONSTANT * theirs),
+                        assumptions,
+                        _expect(sparse, dense),
+                        sources,
+                        f"{sparse.name} at full density is at most C times {dense.name}",
+                        constant=CONSTANT,
+                    )
+                )
+            else:
+                found.append(
+                    Obligation(
+                        f"{base}={dense.name}",
+                        "reduction",
+                        sp.Eq(full, theirs),
+                        assumptions,
+                        _expect(sparse, dense),
+                        sources,
+                        f"{sparse.name} at full density equals {dense.name}",
+                    )
+                )
+    compulsory = [
+        b for b in catalog(regime="approximate", kind="lower") if b.asymptotic is not None
+    ]
+    for bound in catalog(regime="approximate"):
+        if bound.kind is Kind.LOWER:
+            continue
+        for which, expr in _expressions(bound):
+            for lower in compulsory:
+                if lower.pass_ is not bound.pass_:
+                    continue
+                found.append(
+                    Obligation(
+                        f"reduction/{bound.name}/{which}>={lower.name}",
+                        "reduction",
+                        sp.Ge(expr, lower.asymptotic),
+                        _conditions(bound, lower),
+                        _expect(bound, lower),
+                        (bound.name, lower.name),
+                        f"{bound.name} is at least the compulsory term of {lower.name}",
+                    )
+                )
+    for forward in catalog(pass_="forward"):
+        backward = _backward_twin(forward)
+        if backward is None or backward.kind is not forward.kind:
+            continue
+        for which, expr in _expressions(forward):
+            theirs = getattr(backward, which)
+            if theirs is None:
+                continue
+            found.append(
+                Obligation(
+                    f"reduction/{backward.name}/{which}>={forward.name}",
+                    "reduction",
+                    sp.Ge(theirs, expr),
+                    _conditions(forward, backward),
+                    _expect(forward, backward)
+                    if forward.kind is not Kind.UPPER
+                    else Expectation.OPEN,
+                    (backward.name, forward.name),
+                    f"the backward {backward.name} dominates the forward {forward.name}",
+                )
+            )
+    counts = [b for b in catalog() if _is_count(b)]
+    for forward, backward in itertools.product(counts, counts):
+        if (
+            forward.pass_ is Pass.FORWARD
+            and backward.pass_ is Pass.BACKWARD
+            and forward.algorithm == backward.algorithm
+            and forward.regime is backward.regime
+            and set(forward.parameters) <= set(backward.parameters)
+            and backward.name != forward.name.replace("forward", "backward")  # twins done above
+        ):
+            found.append(
+                Obligation(
+                    f"reduction/{backward.name}>={forward.name}",
+                    "reduction",
+                    sp.Ge(backward.explicit, forward.explicit),
+                    _conditions(forward, backward),
+                    Expectation.OPEN,
+                    (backward.name, forward.name),
+                    f"{backward.name}'s exact count is at least {forward.name}'s",
+                )
+            )
+    return found
+
+
+# --------------------------------------------------------------- 5. comparisons
+def comparisons() -> list[Obligation]:
+    """The papers' comparisons on exact counts, and the planted false claim."""
+    found = []
+    for slow_name, fast_name in PAPER_COMPARISONS:
+        try:
+            slow, fast = get(slow_name), get(fast_name)
+        except KeyError:
+            continue
+        factor = sp.simplify(slow.asymptotic / fast.asymptotic)
+        side = _conditions(fast)
+        for slow_count in _counts(slow.regime, slow.pass_, slow.algorithm):
+            for fast_count in _counts(fast.regime, fast.pass_, fast.algorithm):
+                sources = (slow.name, fast.name, slow_count.name, fast_count.name)
+                pair = f"{slow_count.name}/{fast_count.name}"
+                base = (*side, *_conditions(slow_count, fast_count))
+                claims = (
+                    (
+                        "beats",
+                        sp.Le(factor * fast_count.explicit, CONSTANT * slow_count.explicit),
+                        f"{fast_count.name} beats {slow_count.name} by a factor of order {factor}",
+                    ),
+                    (
+                        "order",
+                        sp.Le(slow_count.explicit, CONSTANT * factor * fast_count.explicit),
+                        f"{fast_count.name} beats {slow_count.name} by at most C * {factor}",
+                    ),
+                )
+                for label, claim, statement in claims:
+                    found.append(
+                        Obligation(
+                            f"comparison/{pair}/{label}",
+                            "comparison",
+                            claim,
+                            (*base, PAPER_REGIME),
+                            _expect(slow, fast, slow_count, fast_count),
+                            sources,
+                            f"{statement}, for n >= d",
+                            constant=CONSTANT,
+                        )
+                    )
+                    found.append(
+                        Obligation(
+                            f"comparison/{pair}/{label}-any-n",
+                            "comparison",
+                            claim,
+                            base,
+                            Expectation.OPEN,
+                            sources,
+                            f"{statement}, for every n",
+                            constant=CONSTANT,
+                        )
+                    )
+    found.extend(planted())
+    return found
+
+
+def planted() -> list[Obligation]:
+    """A false claim that must end as a confirmed counterexample.
+
+    "FlashAttention is never worse than square tiling for M < d^2", on the exact
+    counts when the catalog has them, else on the asymptotic records.
+    """
+    slow, fast = get(PAPER_COMPARISONS[0][0]), get(PAPER_COMPARISONS[0][1])
+    pairs = [
+        (s, f)
+        for s in _counts(slow.regime, slow.pass_, slow.algorithm)
+        for f in _counts(fast.regime, fast.pass_, fast.algorithm)
+    ]
+    found = []
+    for slow_count, fast_count in pairs:
+        found.append(
+            Obligation(
+                f"planted/{slow_count.name}<={fast_count.name}",
+                "planted",
+                sp.Le(slow_count.explicit, fast_count.explicit),
+                (*_conditions(fast), *_conditions(slow_count, fast_count)),
+                Expectation.FAILS,
+                (slow_count.name, fast_count.name),
+                "planted false claim: FlashAttention is never worse than square tiling for M < d^2",
+            )
+        )
+    if not found:
+        found.append(
+            Obligation(
+                f"planted/{slow.name}<={fast.name}",
+                "planted",
+                sp.Le(slow.asymptotic, fast.asymptotic),
+                _conditions(fast),
+                Expectation.FAILS,
+                (slow.name, fast.name),
+                "planted false claim: FlashAttention is never worse than square tiling for M < d^2",
+            )
+        )
+    return found
+
+
+# --------------------------------------------------------------- 6. monotonicity
+def monotonicity() -> list[Obligation]:
+    """Every expression is non-increasing in M and non-decreasing in n and d over its conditions."""
+    found = []
+    for bound in catalog():
+        for which, expr in _expressions(bound):
+            for var in (n, d, M):
+                if var not in expr.free_symbols:
+                    continue
+                other = sp.Symbol(f"{var.name}_2", **var.assumptions0)
+                moved = expr.subs(var, other)
+                claim = sp.Ge(expr, moved) if var is M else sp.Le(expr, moved)
+                conditions = _conditions(bound)
+                assumptions = (*conditions, *(c.subs(var, other) for c in conditions), var < other)
+                expected = (
+                    Expectation.OPEN if which == "explicit" and _is_count(bound) else _expect(bound)
+                )
+                direction = "non-increasing" if var is M else "non-decreasing"
+                found.append(
+                    Obligation(
+                        f"monotonicity/{bound.name}/{which}/{var.name}",
+                        "monotonicity",
+                        claim,
+                        assumptions,
+                        expected,
+                        (bound.name,),
+                        f"the {which} expression of {bound.name} is {direction} in {var.name}",
+                    )
+                )
+    return found
+
+
+def obligations() -> list[Obligation]:
+    """Every obligation generated from the catalog, plus the derivation steps."""
+    from .derivation import derivation_obligations
+
+    return [
+        *lower_le_upper(),
+        *tightness(),
+        *crossovers(),
+        *reductions(),
+        *comparisons(),
+        *monotonicity(),
+        *derivation_obligations(),
+    ]
+
+
+__all__ = [
+    "CONSTANT",
+    "PAPER_COMPARISONS",
+    "SOLID",
+    "comparisons",
+    "crossovers",
+    "lower_le_upper",
+    "monotonicity",
+    "obligations",
+    "planted",
+    "reductions",
+    "tightness",
+]

@@ -1,0 +1,132 @@
+"""Sufficient claims without floors and ceilings: bound each rounding in the safe direction.
+
+Exact counts hold ceilings of quotients of floors (``ceiling(n / floor(M /
+(5d + 4)))``); z3 must then reason about several fresh integer-like variables
+at once, and nonlinear real arithmetic slows down sharply with each one. For a
+claim ``lhs <= rhs`` this module builds ``upper(lhs) <= lower(rhs)``, where
+``upper(e) >= e`` and ``lower(e) <= e`` at every point, using
+
+* ``x <= ceiling(x) <= x + 1`` and ``floor(x) <= x``,
+* ``floor(x) >= x / 2`` when ``x >= 1`` and ``floor(x) >= x - 1`` always,
+* monotonicity of sums, of products of nonnegative factors, of ``Max``,
+  ``Min`` and of positive powers (and antitonicity of negative powers).
+
+The stronger claim implies the original wherever the *side conditions* hold:
+each factor of a bounded product and each base of a bounded power whose sign
+sympy cannot tell must be nonnegative, and each negative power of a bounded
+base needs that base and its bound positive. The checker
+proves the side conditions and the stronger claim separately; a refutation of
+the stronger claim says nothing about the original.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+
+class _GiveUp(Exception):  # noqa: N818 (internal control flow, never raised out)
+    """The expression has a rounding in a position this module cannot bound."""
+
+
+@dataclass(frozen=True)
+class Strengthening:
+    """A claim without roundings that implies the original under ``side_conditions``."""
+
+    claim: sp.Basic
+    side_conditions: tuple[sp.Basic, ...]
+
+
+def _has_rounding(expr: sp.Basic) -> bool:
+    return bool(expr.atoms(sp.floor, sp.ceiling))
+
+
+@dataclass
+class _Bounder:
+    side_conditions: list[sp.Basic]
+
+    def bound(self, expr: sp.Expr, up: bool) -> sp.Expr:
+        if not _has_rounding(expr):
+            return expr
+        if isinstance(expr, sp.Add):
+            return sp.Add(*[self.bound(arg, up) for arg in expr.args])
+        if isinstance(expr, sp.Mul):
+            return self._mul(expr, up)
+        if isinstance(expr, sp.Pow):
+            return self._pow(expr, up)
+        if isinstance(expr, sp.ceiling):
+            inner = self.bound(expr.args[0], up)
+            return inner + 1 if up else inner
+        if isinstance(expr, sp.floor):
+            inner = self.bound(expr.args[0], up)
+            if up:
+                return inner
+            return sp.Piecewise((inner / 2, inner >= 1), (inner - 1, True))
+        if isinstance(expr, (sp.Max, sp.Min)):
+            return type(expr)(*[self.bound(arg, up) for arg in expr.args])
+        raise _GiveUp(f"no bound for {type(expr).__name__} around a rounding: {expr}")
+
+    def _mul(self, expr: sp.Mul, up: bool) -> sp.Expr:
+        coefficient, factors = expr.as_coeff_mul()
+        if coefficient < 0:
+            return coefficient * self.bound(sp.Mul(*factors), not up)
+        for factor in factors:
+            if factor.is_nonnegative is not True:
+                self.side_conditions.append(factor >= 0)
+        bounded = []
+        for factor in factors:
+            value = self.bound(factor, up)
+            if not up and _has_rounding(factor):
+                value = sp.Max(value, 0)
+            bounded.append(value)
+        return coefficient * sp.Mul(*bounded)
+
+    def _pow(self, expr: sp.Pow, up: bool) -> sp.Expr:
+        base, exponent = expr.args
+        if not exponent.is_Rational:
+            raise _GiveUp(f"power {expr} has a non-rational exponent")
+        if base.is_nonnegative is not True:
+            self.side_conditions.append(base >= 0)
+        if exponent > 0:
+            inner = self.bound(base, up)
+            return (inner if up else sp.Max(inner, 0)) ** exponent
+        inner = self.bound(base, not up)
+        self.side_conditions.append(inner > 0)
+        if base.is_positive is not True:
+            self.side_conditions.append(base > 0)
+        return inner**exponent
+
+
+def strengthen(claim: sp.Basic) -> Strengthening | None:
+    """Return a rounding-free claim implying ``claim`` (under side conditions), or None.
+
+    None when the claim has no floor or ceiling, is not an inequality, or has a
+    rounding in a position without a safe bound (unknown sign, inside a
+    ``Piecewise`` or ``Mod``).
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", positive=True)
+    >>> strengthen(sp.ceiling(x) <= 2 * x + 1).claim
+    x + 1 <= 2*x + 1
+    """
+    if not _has_rounding(claim):
+        return None
+    if isinstance(claim, (sp.LessThan, sp.StrictLessThan)):
+        small, large = claim.lhs, claim.rhs
+    elif isinstance(claim, (sp.GreaterThan, sp.StrictGreaterThan)):
+        small, large = claim.rhs, claim.lhs
+    else:
+        return None
+    bounder = _Bounder([])
+    try:
+        upper, lower = bounder.bound(small, True), bounder.bound(large, False)
+    except _GiveUp:
+        return None
+    relation = sp.Lt if isinstance(claim, (sp.StrictLessThan, sp.StrictGreaterThan)) else sp.Le
+    return Strengthening(relation(upper, lower, evaluate=False), tuple(bounder.side_conditions))
+
+
+__all__ = ["Strengthening", "strengthen"]

@@ -1,0 +1,186 @@
+"""The proofs suite of ``attnio verify``: every obligation, the planted claim, derived statuses.
+
+Each check takes no argument and returns ``(passed, detail)``; ``passed`` is
+``None`` (skipped) when there is nothing to check. Registered in
+``attnio._cli_verify.SUITES``.
+"""
+
+from __future__ import annotations
+
+import random
+import tempfile
+from collections.abc import Callable
+
+import sympy as sp
+import z3
+from attnio.bounds import Status, catalog
+
+from . import smtlib
+from .check import Counterexample, Outcome, Proved, prove
+from .derivation import derivations
+from .generate import obligations, planted
+from .translate import Translator
+
+Check = Callable[[], tuple[bool | None, str]]
+
+_OUTCOMES: list[Outcome] = []
+
+
+def _outcomes() -> list[Outcome]:
+    if not _OUTCOMES:
+        _OUTCOMES.extend(prove(o) for o in obligations())
+    return _OUTCOMES
+
+
+def evaluate(expr: sp.Expr, values: dict[str, sp.Expr]) -> sp.Expr:
+    """Evaluate ``expr`` through its z3 translation at ``values``.
+
+    The integer-mode translation with its definitions is solved with the symbols
+    fixed (floor and ceiling witnesses are then determined; in the real relaxation
+    they would not be); the value of the term in the model is returned as a sympy
+    number.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", positive=True)
+    >>> evaluate(sp.ceiling(x / 2) + sp.Max(x, 3), {"x": 5})
+    8
+    """
+    translator = Translator(integers=True)
+    term = translator.translate(expr)
+    solver = z3.Solver()
+    solver.add(*translator.definitions)
+    for name, var in translator.variables.items():
+        value = sp.Rational(values[name])
+        solver.add(var == z3.RealVal(f"{value.p}/{value.q}"))
+    if solver.check() != z3.sat:
+        raise ValueError(f"the definitions of {expr} admit no value at {values}")
+    result = solver.model().eval(term, model_completion=True)
+    if z3.is_algebraic_value(result):
+        result = result.approx(30)
+    return sp.Rational(result.numerator_as_long(), result.denominator_as_long())
+
+
+def check_translation_agrees() -> tuple[bool | None, str]:
+    """The z3 translation of every catalog expression agrees with sympy at random points."""
+    rng = random.Random(20240211)
+    ranges = {"n": (1, 300), "d": (1, 64), "M": (1, 5000), "Z": (1, 9000), "r": (1, 50)}
+    compared, bad = 0, []
+    for bound in catalog():
+        for expr in (bound.explicit, bound.asymptotic):
+            if expr is None:
+                continue
+            tries = 0
+            while tries < 40 and compared < 10**6:
+                tries += 1
+                values = {
+                    name: sp.Integer(rng.randint(*ranges.get(name, (1, 100))))
+                    for name in bound.parameters
+                }
+                if "s" in values:
+                    values["s"] = sp.Rational(rng.randint(1, 16), 16)
+                if not bound.applies(**values):
+                    continue
+                subs = {sym: values[sym.name] for sym in expr.free_symbols}
+                exact = expr.subs(subs)
+                if not exact.is_finite:
+                    continue
+                mine = evaluate(expr, {k: values[k] for k in map(str, expr.free_symbols)})
+                compared += 1
+                if abs(sp.N(exact - mine, 40)) > sp.Rational(1, 10**12) * max(1, abs(sp.N(exact))):
+                    bad.append(f"{bound.name}: sympy {exact} vs z3 {mine} at {values}")
+                if tries >= 3:
+                    break
+    if compared == 0:
+        return None, "no catalog expression to translate"
+    return (not bad), "; ".join(bad[:3]) or f"{compared} evaluations agree"
+
+
+def check_obligations() -> tuple[bool | None, str]:
+    """Every expected-true obligation is proved and no planted claim survives."""
+    outcomes = _outcomes()
+    if not outcomes:
+        return None, "no obligation generated"
+    failed = [o for o in outcomes if o.failed]
+    findings = [o.obligation.name for o in outcomes if o.verdict == "finding"]
+    unknown = [o.obligation.name for o in outcomes if o.verdict == "unknown"]
+    detail = (
+        f"{len(outcomes)} obligations, {len(failed)} failed, {len(findings)} findings, "
+        f"{len(unknown)} unknown open claims"
+    )
+    if failed:
+        detail += "; failed: " + ", ".join(o.obligation.name for o in failed[:5])
+    if findings:
+        detail += "; findings: " + ", ".join(findings[:5])
+    return (not failed), detail
+
+
+def check_planted_refuted() -> tuple[bool | None, str]:
+    """The planted false claim (Flash never worse than square tiling, M < d^2) is refuted.
+
+    It must end as a counterexample confirmed by sympy.
+    """
+    outcomes = [prove(o) for o in planted()]
+    if not outcomes:
+        return None, "no planted claim"
+    bad = [o.obligation.name for o in outcomes if not isinstance(o.result, Counterexample)]
+    shown = "; ".join(
+        f"{o.obligation.name}: {o.result.point}"
+        for o in outcomes
+        if isinstance(o.result, Counterexample)
+    )
+    return (not bad), (f"not refuted: {', '.join(bad)}" if bad else shown)
+
+
+def check_derived_status() -> tuple[bool | None, str]:
+    """A record derived from a derivation has a complete derivation with every step proved."""
+    by_record = {name: d for d in derivations() for name in d.records}
+    outcomes = {o.obligation.name: o for o in _outcomes()}
+    checked, bad = 0, []
+    for derivation in derivations():
+        if not derivation.path.is_file():
+            bad.append(f"{derivation.file} is missing")
+    for bound in catalog(status=Status.DERIVED.value):
+        if "proofs/derivations/" not in bound.source:
+            continue
+        checked += 1
+        derivation = by_record.get(bound.name)
+        if derivation is None:
+            bad.append(f"{bound.name} cites {bound.source} but no derivation lists it")
+            continue
+        if not derivation.complete:
+            bad.append(f"{bound.name} is 'derived' but {derivation.file} has a gap")
+        for step in derivation.steps:
+            if not isinstance(outcomes[step.name].result, Proved):
+                bad.append(f"{bound.name}: step {step.name} is {outcomes[step.name].result.status}")
+    if checked == 0:
+        return None, "no record cites a derivation"
+    return (not bad), "; ".join(bad) or f"{checked} derived records backed by proved steps"
+
+
+def check_smtlib_round_trip() -> tuple[bool | None, str]:
+    """Every exported SMT-LIB file parses back with z3 and gives the answer that decided it."""
+    outcomes = [o for o in _outcomes() if isinstance(o.result, Proved | Counterexample)]
+    if not outcomes:
+        return None, "nothing decided to export"
+    bad = []
+    with tempfile.TemporaryDirectory() as directory:
+        for outcome, path in zip(outcomes, smtlib.write(outcomes, directory), strict=True):
+            expected = "unsat" if isinstance(outcome.result, Proved) else "sat"
+            answer = smtlib.z3_answer(path)
+            if answer != expected and not (expected == "unsat" and answer == "unknown"):
+                bad.append(f"{path.name}: {answer}, expected {expected}")
+    return (not bad), "; ".join(bad[:3]) or f"{len(outcomes)} files parse back and agree"
+
+
+CHECKS: tuple[Check, ...] = (
+    check_translation_agrees,
+    check_obligations,
+    check_planted_refuted,
+    check_derived_status,
+    check_smtlib_round_trip,
+)
+"""The proofs checks, in the order ``attnio verify`` runs them."""
+
+__all__ = ["CHECKS", "evaluate"]

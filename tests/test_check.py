@@ -1,0 +1,152 @@
+"""Tests of attnio.proofs.check: every status path and the verdict policy."""
+
+from __future__ import annotations
+
+import pytest
+import sympy as sp
+from attnio.bounds.symbols import M, d, n
+from attnio.proofs import (
+    Counterexample,
+    Expectation,
+    InconsistentAssumptions,
+    Obligation,
+    ObligationError,
+    Outcome,
+    Proved,
+    Unknown,
+    check,
+    confirm,
+    prove,
+)
+from attnio.proofs.generate import planted
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+x = sp.Symbol("x", integer=True, positive=True)
+y = sp.Symbol("y", integer=True, positive=True)
+z = sp.Symbol("z", integer=True, positive=True)
+
+
+def _ob(claim, assumptions=(), expected="holds", constant=None):
+    return Obligation(
+        "test/claim", "derivation", claim, assumptions, expected, (), "test", constant=constant
+    )
+
+
+def test_true_claim_is_proved_with_a_witness():
+    """A true claim ends Proved, with a witness where every assumption holds."""
+    result = check(_ob(n**2 * d**2 / M >= n**2 * d / sp.sqrt(M), (d**2 >= M,)))
+    assert isinstance(result, Proved)
+    point = {sp.Symbol(k, integer=True, positive=True): v for k, v in result.witness.items()}
+    assert (d**2 >= M).subs(point) is sp.true
+
+
+def test_false_claim_gives_a_confirmed_counterexample():
+    """A false claim ends as a counterexample that sympy confirms, integers where needed."""
+    ob = _ob(n**2 * d**2 / M <= n**2 * d / sp.sqrt(M), (d**2 > M,))
+    result = check(ob)
+    assert isinstance(result, Counterexample)
+    assert all(v.is_integer for v in result.point.values())
+    assert confirm(ob, result.point)[0]
+
+
+def test_unconfirmable_model_is_unknown():
+    """A relaxation model that is not an integer counterexample is reported unknown, not refuted."""
+    result = check(_ob(sp.Ne(x**2, 2 * y**2)), timeout_ms=300)
+    assert isinstance(result, Unknown)
+    assert "not confirmed" in result.reason or "unknown" in result.reason
+
+
+def test_hard_query_times_out_as_unknown():
+    """Fermat's cubes (true, hard) with a tiny timeout end Unknown, never Proved."""
+    result = check(_ob(sp.Ne(x**3 + y**3, z**3)), timeout_ms=50)
+    assert isinstance(result, Unknown)
+    assert result.reason
+
+
+def test_inconsistent_assumptions_raise():
+    """Assumptions without a point raise InconsistentAssumptions instead of proving vacuously."""
+    with pytest.raises(InconsistentAssumptions, match="admit no"):
+        check(_ob(n >= 100, (n > 5, n < 3)))
+
+
+def test_integer_inconsistent_assumptions_raise():
+    """Assumptions with real but no integer points raise: a proof would be vacuous on integers."""
+    with pytest.raises(InconsistentAssumptions, match="integer"):
+        check(_ob(n >= 100, (3 * n > 3 * d + 1, 3 * n < 3 * d + 2)))
+
+
+def test_planted_false_claim_is_refuted():
+    """The planted claim (FlashAttention never worse than square tiling for M < d^2) is refuted."""
+    for obligation in planted():
+        outcome = prove(obligation)
+        assert isinstance(outcome.result, Counterexample)
+        assert confirm(obligation, outcome.result.point)[0]
+        assert outcome.verdict == "ok"
+
+
+def test_constant_search_finds_least_constant():
+    """The least integer C with n + 3 <= C n is 4, and C = 3 is refuted at n = 1."""
+    C = sp.Symbol("C", positive=True)
+    outcome = prove(_ob(n + 3 <= C * n, constant=C))
+    assert isinstance(outcome.result, Proved)
+    assert outcome.result.constant == 4
+    assert "refuted" in outcome.result.note
+
+
+@settings(max_examples=15)
+@given(st.integers(1, 40))
+def test_constant_search_matches_exact_least(k):
+    """For n + k <= C n the search returns C = k + 1, the exact least integer constant."""
+    C = sp.Symbol("C", positive=True)
+    outcome = prove(_ob(n + k <= C * n, constant=C))
+    assert outcome.result.constant == k + 1
+
+
+def test_ceiling_claim_needs_integers():
+    """k >= ceiling(Z/n) from Z <= n k needs integrality and is proved in integer mode."""
+    Z = sp.Symbol("Z", integer=True, positive=True)
+    result = check(_ob(x >= sp.ceiling(Z / n), (n * x >= Z,)))
+    assert isinstance(result, Proved)
+
+
+def test_rounding_strengthening_proves_count_bound():
+    """A claim with nested floor/ceiling is proved through its rounding-free strengthening."""
+    claim = n * sp.ceiling(n / sp.floor(M / (5 * d + 4))) <= 2 * n**2 * (5 * d + 4) / M + n
+    result = check(_ob(claim, (5 * d + 4 <= M,)))
+    assert isinstance(result, Proved)
+
+
+@pytest.mark.parametrize(
+    ("expected", "result", "verdict"),
+    [
+        ("holds", Proved("m", {}, ""), "ok"),
+        ("holds", Counterexample({}, None, ""), "FAIL"),
+        ("holds", Unknown("why", ""), "FAIL"),
+        ("open", Proved("m", {}, ""), "ok"),
+        ("open", Counterexample({}, None, ""), "finding"),
+        ("open", Unknown("why", ""), "unknown"),
+        ("fails", Counterexample({}, None, ""), "ok"),
+        ("fails", Proved("m", {}, ""), "FAIL"),
+        ("fails", Unknown("why", ""), "FAIL"),
+    ],
+)
+def test_verdict_policy(expected, result, verdict):
+    """Unknown never counts as proved; a counterexample to an open claim is a finding."""
+    outcome = Outcome(_ob(n >= 1, expected=expected), result)
+    assert outcome.verdict == verdict
+    assert outcome.failed is (verdict == "FAIL")
+
+
+def test_check_refuses_constants_and_bad_timeouts():
+    """check() refuses an obligation with an unsearched constant and a nonpositive timeout."""
+    C = sp.Symbol("C", positive=True)
+    with pytest.raises(ObligationError, match="use prove"):
+        check(_ob(n <= C * n, constant=C))
+    with pytest.raises(ObligationError, match="timeout_ms"):
+        check(_ob(n >= 1), timeout_ms=0)
+
+
+def test_expectation_enum_accepts_strings():
+    """Expectation values are the strings holds, open, fails."""
+    assert {e.value for e in Expectation} == {"holds", "open", "fails"}

@@ -1,0 +1,163 @@
+"""Tests of attnio.proofs.obligation, .generate and .derivation: obligations from the catalog."""
+
+from __future__ import annotations
+
+import pytest
+import sympy as sp
+from attnio.bounds import Bound, Status, catalog, get
+from attnio.bounds.symbols import M, d, n
+from attnio.proofs import Expectation, Obligation, ObligationError, Proved, generate, prove
+from attnio.proofs.derivation import derivation_obligations, derivations
+from attnio.proofs.obligation import FAMILIES
+from attnio.proofs.verification import check_derived_status, check_obligations
+
+
+@pytest.fixture(scope="module")
+def generated():
+    return generate.obligations()
+
+
+def test_names_unique_and_families_known(generated):
+    """Every generated obligation has a unique name and a known family."""
+    names = [o.name for o in generated]
+    assert len(names) == len(set(names))
+    assert {o.family for o in generated} <= set(FAMILIES)
+
+
+def test_every_family_is_generated(generated):
+    """The catalog yields obligations of every family of the issue's list."""
+    assert {o.family for o in generated} == set(FAMILIES)
+
+
+def test_claims_read_the_records(generated):
+    """lower <= upper claims are exactly the records' explicit expressions: nothing retyped."""
+    pairs = [o for o in generated if o.family == "lower-le-upper"]
+    assert pairs
+    for ob in pairs:
+        lower, upper = (get(name) for name in ob.sources)
+        assert ob.claim == sp.Le(lower.explicit, upper.explicit)
+
+
+def test_every_explicit_record_is_used(generated):
+    """Every record with an explicit expression is the source of some obligation."""
+    used = {name for o in generated for name in o.sources}
+    for bound in catalog():
+        if bound.explicit is not None:
+            assert bound.name in used, bound.name
+
+
+def test_new_records_become_obligations(monkeypatch):
+    """A record added to the catalog yields new obligations without code changes."""
+    before = len(generate.lower_le_upper())
+    extra = Bound(
+        name="test-forward-count",
+        kind="upper",
+        regime="dense",
+        pass_="forward",
+        cache="any",
+        asymptotic=n**2 * d,
+        explicit=n**2 * d + 4 * n * d,
+        conditions=sp.true,
+        source="test",
+        status="derived",
+        algorithm="test-algorithm",
+    )
+    original = generate.catalog
+
+    def patched(**filters):
+        found = original(**filters)
+        return (*found, extra) if filters == {"kind": "upper"} else found
+
+    monkeypatch.setattr(generate, "catalog", patched)
+    after = generate.lower_le_upper()
+    assert len(after) > before
+    assert any(o.name.endswith("<=test-forward-count") for o in after)
+
+
+def test_expectation_follows_evidence(generated):
+    """A claim resting on a reconstructed record is open, not expected to hold."""
+    for ob in generated:
+        records = [get(name) for name in ob.sources if not name.endswith(".md")]
+        if ob.family in ("planted", "derivation") or ob.name.endswith("-any-n"):
+            continue
+        if any(r.status is Status.RECONSTRUCTED for r in records):
+            assert ob.expected is Expectation.OPEN, ob.name
+
+
+def test_count_monotonicity_is_open(generated):
+    """Monotonicity of an exact count is a question (open), not an assertion."""
+    for ob in generated:
+        if ob.family == "monotonicity" and "-count/explicit/" in ob.name:
+            assert ob.expected is Expectation.OPEN
+
+
+def test_planted_claim_is_expected_to_fail(generated):
+    """The planted false claim is in the catalog of obligations and expected to fail."""
+    planted = [o for o in generated if o.family == "planted"]
+    assert planted and all(o.expected is Expectation.FAILS for o in planted)
+
+
+def test_derivation_files_exist_and_name_their_records():
+    """Each derivation file exists and mentions every record it derives."""
+    for derivation in derivations():
+        text = derivation.path.read_text(encoding="utf-8")
+        for record in derivation.records:
+            assert record in text
+            get(record)
+
+
+def test_derivation_steps_are_proved():
+    """Every algebraic step of every derivation is proved by z3."""
+    for step in derivation_obligations():
+        assert isinstance(prove(step).result, Proved), step.name
+
+
+def test_status_upgrades_are_backed():
+    """Records marked derived from a derivation have complete derivations with proved steps."""
+    passed, detail = check_derived_status()
+    assert passed, detail
+    assert get("dense-forward-lower-large-explicit").status is Status.DERIVED
+    assert get("dense-forward-lower-small-explicit").status is Status.RECONSTRUCTED
+
+
+@pytest.mark.slow
+def test_whole_catalog_has_no_failure():
+    """Every expected-true obligation of the catalog is proved, every planted claim refuted."""
+    passed, detail = check_obligations()
+    assert passed, detail
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"name": "Bad Name"}, "name="),
+        ({"family": "nonsense"}, "family="),
+        ({"claim": n + 1}, "not a relation"),
+        ({"assumptions": (n + 1,)}, "not a relation"),
+        ({"expected": "maybe"}, "expected="),
+        ({"constant": sp.Symbol("C")}, "does not occur"),
+    ],
+)
+def test_bad_obligations_are_refused(kwargs, message):
+    """A malformed obligation raises ObligationError naming the bad field."""
+    fields = dict(
+        name="test/ok",
+        family="derivation",
+        claim=n >= 1,
+        assumptions=(),
+        expected="holds",
+        sources=(),
+        statement="",
+    )
+    fields.update(kwargs)
+    with pytest.raises(ObligationError, match=message):
+        Obligation(**fields)
+
+
+def test_at_sets_the_constant():
+    """Obligation.at substitutes the constant and keeps everything else."""
+    C = sp.Symbol("C", positive=True)
+    ob = Obligation("test/c", "tightness", n <= C * M, (), "holds", (), "", constant=C)
+    assert ob.at(3).claim == (n <= 3 * M)
+    with pytest.raises(ObligationError):
+        ob.at(3).at(4)
