@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
+
 from attnio.bounds import get
 
 from . import approximate, reference

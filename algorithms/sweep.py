@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import sympy as sp
+
 from attnio.bounds import catalog, crossover, get
 
 from .errors import MemoryTooSmallError, ParameterError

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 import sympy as sp
+
 from attnio.bounds import catalog, crossover, get
 
 from .errors import MemoryTooSmallError

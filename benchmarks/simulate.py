@@ -16,6 +16,7 @@ import argparse
 import time
 
 import numpy as np
+
 from attnio.algorithms.flash import flash_backward, flash_forward
 from attnio.algorithms.machine import TwoLevelMachine
 from attnio.bounds import get

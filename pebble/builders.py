@@ -35,6 +35,7 @@ import itertools
 
 import numpy as np
 import sympy as sp
+
 from attnio.bounds.symbols import Z, d, feature_rank, g, n
 
 from .dag import Dag

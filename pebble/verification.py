@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 import sympy as sp
+
 from attnio.bounds import catalog, get
 from attnio.bounds.symbols import Z, d, g, n
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import sympy as sp
+
 from attnio.bounds import get
 from attnio.bounds.symbols import M, Z, d, n
 

@@ -33,6 +33,7 @@ import itertools
 from collections.abc import Iterable
 
 import sympy as sp
+
 from attnio.bounds import Bound, Cache, Kind, Pass, Status, catalog, crossover, get
 from attnio.bounds.catalog import FULL_DENSITY
 from attnio.bounds.crossover import min_branches

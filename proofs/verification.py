@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import sympy as sp
 import z3
+
 from attnio.bounds import Status, catalog
 
 from . import smtlib

@@ -177,7 +177,6 @@ def block_masks(draw, rows: int, cols: int):
 
 
 # ---------------------------------------------------------------- attnio.proofs
-import sympy as sp  # noqa: E402
 from attnio.bounds.symbols import M as _M  # noqa: E402
 from attnio.bounds.symbols import d as _d  # noqa: E402
 from attnio.bounds.symbols import n as _n  # noqa: E402

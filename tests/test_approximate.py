@@ -5,13 +5,14 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from attnio.algorithms import simulate
 from attnio.algorithms.approximate import _monomials, approximate_exp, feature_rank
 from attnio.algorithms.errors import ParameterError
 from attnio.algorithms.verification import growth_ratio
 from attnio.bounds.symbols import feature_rank as catalog_rank
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 @settings(max_examples=30)
@@ -82,6 +83,7 @@ def test_bad_parameters_refused():
 def test_approximate_gradients_match_finite_differences():
     """The analytic gradient of the approximate output equals central finite differences."""
     import numpy as np
+
     from attnio.algorithms.approximate import approximate_attention, approximate_gradients
 
     rng = np.random.default_rng(7)

@@ -7,6 +7,9 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from attnio.bounds import get
 from attnio.bounds.symbols import Z, d, g, n
 from attnio.pebble import builders
@@ -28,8 +31,6 @@ from attnio.pebble.builders import (
 )
 from attnio.pebble.errors import ParameterError
 from attnio.pebble.heuristic import compulsory_io
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 sizes = st.integers(1, 4)
 trees = st.sampled_from(builders.TREE_SHAPES)

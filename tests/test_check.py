@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import pytest
 import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from attnio.bounds.symbols import M, d, n
 from attnio.proofs import (
     Counterexample,
@@ -19,8 +22,6 @@ from attnio.proofs import (
     prove,
 )
 from attnio.proofs.generate import planted
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 x = sp.Symbol("x", integer=True, positive=True)
 y = sp.Symbol("y", integer=True, positive=True)

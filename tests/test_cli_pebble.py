@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from attnio.pebble import builders, read_moves, replay, save_dag
-from attnio.pebble.heuristic import compile_kernels
 
 from attnio.cli import main
+from attnio.pebble import builders, read_moves, replay, save_dag
+from attnio.pebble.heuristic import compile_kernels
 
 FIELDS = {
     "io",

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import sympy as sp
-from attnio.bounds.symbols import M, d, n
-from attnio.proofs import Obligation, suite
 
+from attnio.bounds.symbols import M, d, n
 from attnio.cli import main
+from attnio.proofs import Obligation, suite
 
 
 def test_prove_prints_table_and_exits_zero(capsys):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sympy as sp
+
 from attnio.bounds import catalog, get
 from attnio.bounds.counts import COUNTS
 

@@ -9,6 +9,9 @@ import json
 import networkx as nx
 import numpy as np
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
 from attnio.pebble import dag as dag_module
 from attnio.pebble.dag import Dag, load_dag, save_dag
 from attnio.pebble.errors import (
@@ -18,8 +21,6 @@ from attnio.pebble.errors import (
     ParameterError,
     PebbleError,
 )
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
 from strategies import dags, edge_lists
 
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
 from attnio.pebble import _exact_kernels as kern
 from attnio.pebble import exact as exact_module
 from attnio.pebble.builders import attention_forward
@@ -11,8 +14,6 @@ from attnio.pebble.errors import InstanceTooLargeError, MemoryTooSmallError, Par
 from attnio.pebble.exact import DEFAULT_RULES, MAX_VERTICES, RULES, solve_exact, sweep_exact
 from attnio.pebble.exact_reference import reference_optimum
 from attnio.pebble.moves import replay
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
 from strategies import pebbling_instances, relabellings, variants
 
 DIAMOND = Dag.from_edges(["a", "b", "c", "d"], [(0, 2), (1, 2), (2, 3), (0, 3)])

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+
 from attnio.pebble.dag import Dag
 from attnio.pebble.errors import InstanceTooLargeError, MemoryTooSmallError, ParameterError
 from attnio.pebble.exact_reference import reference_optimum
 from attnio.pebble.moves import replay
-from hypothesis import given, settings
 from strategies import pebbling_instances, variants
 
 

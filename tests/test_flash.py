@@ -5,13 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sympy as sp
+from hypothesis import example, given, settings
+
 from attnio.algorithms import simulate
 from attnio.algorithms.errors import CapacityError, ParameterError
 from attnio.algorithms.flash import flash_forward
 from attnio.algorithms.machine import TwoLevelMachine
 from attnio.algorithms.verification import growth_ratio
 from attnio.bounds import catalog
-from hypothesis import example, given, settings
 from strategies import problem_sizes
 
 MINIMUM = {

@@ -8,6 +8,9 @@ import importlib.util
 
 import numpy as np
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
 from attnio.pebble import builders, heuristic, reference, search
 from attnio.pebble.dag import Dag
 from attnio.pebble.errors import MemoryTooSmallError, ParameterError
@@ -21,8 +24,6 @@ from attnio.pebble.heuristic import (
 )
 from attnio.pebble.moves import replay
 from attnio.pebble.search import depth_first_order, search_order
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
 from strategies import dag_and_memory, dags, topological_orders
 
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from attnio.algorithms.errors import CapacityError, MachineError, ParameterError
-from attnio.algorithms.machine import TwoLevelMachine, blocks
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from attnio.algorithms.errors import CapacityError, MachineError, ParameterError
+from attnio.algorithms.machine import TwoLevelMachine, blocks
 
 
 def test_transfer_costs_its_words():

@@ -5,10 +5,11 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
-from attnio.algorithms.machine import blocks
-from attnio.algorithms.masks import block_mask, expand, row_weighted_density
 from hypothesis import given
 from hypothesis import strategies as st
+
+from attnio.algorithms.machine import blocks
+from attnio.algorithms.masks import block_mask, expand, row_weighted_density
 from strategies import block_masks
 
 

@@ -6,6 +6,10 @@ import doctest
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+
 from attnio.pebble import moves as moves_module
 from attnio.pebble.dag import Dag
 from attnio.pebble.errors import IllegalMoveError, MoveFormatError, ParameterError
@@ -18,9 +22,6 @@ from attnio.pebble.moves import (
     replay,
     write_moves,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from strategies import dag_and_memory
 
 # a -> c <- b, c -> d: inputs a, b; output d

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 import sympy as sp
+
 from attnio.bounds import Bound, Status, catalog, get
 from attnio.bounds.symbols import M, d, n
 from attnio.proofs import Expectation, Obligation, ObligationError, Proved, generate, prove

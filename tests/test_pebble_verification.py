@@ -5,10 +5,10 @@ from __future__ import annotations
 import importlib.util
 
 import pytest
-from attnio.pebble import verification
-from attnio.pebble.heuristic import compile_kernels
 
 from attnio._cli_verify import SUITES
+from attnio.pebble import verification
+from attnio.pebble.heuristic import compile_kernels
 
 _EXACT = importlib.util.find_spec("attnio.pebble.exact") is not None
 

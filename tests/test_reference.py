@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from attnio.algorithms.errors import MaskError, ParameterError
 from attnio.algorithms.reference import attention, gradients
 

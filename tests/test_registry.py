@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from attnio.algorithms import ALGORITHMS, get_algorithm
 from attnio.algorithms.errors import UnknownAlgorithmError
 from attnio.bounds import get

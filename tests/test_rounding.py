@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import sympy as sp
+from hypothesis import assume, example, given, settings
+
 from attnio.bounds.symbols import M, d, n
 from attnio.proofs.rounding import _Bounder, _GiveUp, strengthen
-from hypothesis import assume, example, given, settings
 from strategies import proof_expressions, proof_points
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sympy as sp
+
 from attnio.bounds.symbols import M, d, n
 from attnio.proofs import Obligation, confirm
 from attnio.proofs.sampling import largest_ratio, split_constant

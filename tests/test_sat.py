@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import example, given, settings
+
 from attnio.pebble.dag import Dag
 from attnio.pebble.errors import InstanceTooLargeError, MemoryTooSmallError, ParameterError
 from attnio.pebble.exact import solve_exact
 from attnio.pebble.moves import replay
 from attnio.pebble.sat import MAX_SAT_VERTICES, sat_optimum
-from hypothesis import example, given, settings
 from strategies import pebbling_instances
 
 RECOMPUTE = Dag.from_edges(5, [(0, 1), (0, 2), (1, 2), (0, 3), (2, 3), (1, 4), (3, 4)])

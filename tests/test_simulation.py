@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from attnio.algorithms import ALGORITHMS, simulate
 from attnio.algorithms.errors import ParameterError, UnknownAlgorithmError
 

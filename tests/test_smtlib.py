@@ -6,6 +6,7 @@ import sys
 
 import pytest
 import sympy as sp
+
 from attnio.bounds.symbols import M, Z, d, n
 from attnio.proofs import Obligation, SolverUnavailable, prove, smtlib
 from attnio.proofs.generate import planted

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from attnio.algorithms import simulate
 from attnio.algorithms.errors import MaskError
 from attnio.algorithms.machine import blocks
 from attnio.algorithms.registry import get_algorithm
 from attnio.bounds import get
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from strategies import block_masks, problem_sizes
 
 CASES = [

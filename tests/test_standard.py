@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from test_flash import assert_sound
+
 from attnio.algorithms import simulate
 from attnio.algorithms.errors import ParameterError
-from hypothesis import given, settings
 from strategies import problem_sizes
-from test_flash import assert_sound
 
 
 @pytest.mark.parametrize("pass_", ["forward", "backward"])

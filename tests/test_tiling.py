@@ -5,12 +5,13 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import example, given, settings
+from test_flash import assert_sound
+
 from attnio.algorithms import simulate
 from attnio.algorithms.errors import ParameterError
 from attnio.algorithms.verification import measured_crossover
-from hypothesis import example, given, settings
 from strategies import problem_sizes
-from test_flash import assert_sound
 
 CASES = [("square-tiling", "forward"), ("tiled-backward", "backward")]
 

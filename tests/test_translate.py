@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 import z3
+from hypothesis import example, given, settings
+
 from attnio.bounds import catalog
 from attnio.bounds.symbols import M, Z, d, n
 from attnio.proofs import Translator, UnsupportedExpression
 from attnio.proofs.verification import check_translation_agrees, evaluate
-from hypothesis import example, given, settings
 from strategies import proof_expressions, proof_points
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from attnio.algorithms.verification import CHECKS
 from attnio.bounds.consistency import check_explicit_lower_below_upper
 
