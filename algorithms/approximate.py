@@ -187,6 +187,25 @@ def schedule(n: int, d: int, r: int, M: int) -> tuple[bool, int, int]:
     return False, features, rows
 
 
+def _accumulate_key_features(
+    mc: TwoLevelMachine, W: np.ndarray | None, n: int, d: int, R: int, degree: int, f0: int, f1: int
+) -> None:
+    """Add psi(K)^T [V | 1] (feature rows f0:f1) into the fast block ``W`` = [W | w].
+
+    Streams K and V in row blocks of R; per block, loads Kb and Vb, allocates the feature
+    row psi, accumulates (numeric mode only) and frees all three.
+    """
+    for i0, i1 in blocks(n, R):
+        Kb = mc.load("Kb", "K", i0, i1, 0, d)
+        Vb = mc.load("Vb", "V", i0, i1, 0, d)
+        mc.alloc("psi", f1 - f0)
+        if mc.numeric:
+            psi = key_features(Kb, degree, f0, f1)
+            W[:, :d] += psi.T @ Vb
+            W[:, d] += psi.sum(axis=0)
+        mc.free("Kb", "Vb", "psi")
+
+
 def low_rank_forward(
     machine: TwoLevelMachine, n: int, d: int, *, degree: int, approx: Approximation | None
 ) -> None:
@@ -201,15 +220,7 @@ def low_rank_forward(
     for f, (f0, f1) in enumerate(feature_blocks):
         mc.step(f"build [W | w] rows {f0}:{f1} from K, V")
         W = mc.alloc(f"W{f}", f1 - f0, d + 1)
-        for i0, i1 in blocks(n, R):
-            Kb = mc.load("Kb", "K", i0, i1, 0, d)
-            Vb = mc.load("Vb", "V", i0, i1, 0, d)
-            mc.alloc("psi", f1 - f0)
-            if numeric:
-                psi = key_features(Kb, degree, f0, f1)
-                W[:, :d] += psi.T @ Vb
-                W[:, d] += psi.sum(axis=0)
-            mc.free("Kb", "Vb", "psi")
+        _accumulate_key_features(mc, W, n, d, R, degree, f0, f1)
         if not resident:
             mc.store(f"W{f}", "W", f0, f1, 0, d + 1)
             mc.free(f"W{f}")
@@ -294,15 +305,7 @@ def low_rank_backward(
     mc.step("pass 1: [W | w] = psi(K)^T [V | 1]")
     for f0, f1 in feature_blocks:
         W = mc.alloc("W", f1 - f0, d + 1)
-        for i0, i1 in blocks(n, R):
-            Kb = mc.load("Kb", "K", i0, i1, 0, d)
-            Vb = mc.load("Vb", "V", i0, i1, 0, d)
-            mc.alloc("psi", f1 - f0)
-            if numeric:
-                psi = key_features(Kb, degree, f0, f1)
-                W[:, :d] += psi.T @ Vb
-                W[:, d] += psi.sum(axis=0)
-            mc.free("Kb", "Vb", "psi")
+        _accumulate_key_features(mc, W, n, d, R, degree, f0, f1)
         if not resident:
             mc.store("W", "W", f0, f1, 0, d + 1)
             mc.free("W")

@@ -129,6 +129,15 @@ def flash_forward(
         free("Kj", "Vj")
 
 
+def _zero_dq(mc: TwoLevelMachine, rows: list[tuple[int, int]], d: int) -> None:
+    """Initialise dQ = 0 in slow memory: per row block, store a zero block (alloc, store, free)."""
+    mc.step("initialise dQ = 0 in slow memory")
+    for r0, r1 in rows:
+        mc.alloc("dQi", r1 - r0, d)
+        mc.store("dQi", "dQ", r0, r1, 0, d)
+        mc.free("dQi")
+
+
 def flash_backward(
     machine: TwoLevelMachine, n: int, d: int, block_mask: np.ndarray | None = None
 ) -> None:
@@ -144,11 +153,7 @@ def flash_backward(
     rows, cols = blocks(n, br), blocks(n, bc)
     for name in ("dQ", "dK", "dV"):
         mc.create(name, n, d)
-    mc.step("initialise dQ = 0 in slow memory")
-    for r0, r1 in rows:
-        mc.alloc("dQi", r1 - r0, d)
-        mc.store("dQi", "dQ", r0, r1, 0, d)
-        mc.free("dQi")
+    _zero_dq(mc, rows, d)
     load, store, alloc, free = mc.load, mc.store, mc.alloc, mc.free
     for j, (c0, c1) in enumerate(cols):
         mc.step(f"backward, column block {j}")
@@ -235,11 +240,7 @@ def flash2_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
             Dr[...] = np.sum(dOr * Or, axis=1, keepdims=True)
         mc.store("Dr", "Dvec", r0, r1, 0, 1)
         mc.free("dOr", "Or", "Dr")
-    mc.step("initialise dQ = 0 in slow memory")
-    for r0, r1 in rows:
-        mc.alloc("dQi", r1 - r0, d)
-        mc.store("dQi", "dQ", r0, r1, 0, d)
-        mc.free("dQi")
+    _zero_dq(mc, rows, d)
     load, store, alloc, free = mc.load, mc.store, mc.alloc, mc.free
     for j, (c0, c1) in enumerate(cols):
         mc.step(f"backward, column block {j}")
