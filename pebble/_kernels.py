@@ -174,6 +174,9 @@ def play_order(pred_ptr, pred_idx, order, is_input, is_output, memory, policy, r
                 continue
             if not blue[p]:
                 return MISSING_VALUE, loads, stores, computes, made
+            # Making room (pop a victim, store it if needed, delete it) is written out here and
+            # again before the compute below on purpose: one shared njit helper, even with
+            # inline="always", cost 25-60% of the moves/s in benchmarks/heuristic.py.
             if reds == memory:
                 victim, size, naside = _pop_victim(
                     keys, verts, vers, size, red, version, pinned, t, aside
