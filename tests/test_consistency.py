@@ -21,12 +21,14 @@ def test_real_catalog_passes(check) -> None:
     assert detail
 
 
-def _patch(monkeypatch: pytest.MonkeyPatch, replace: dict) -> None:
+def _patch(monkeypatch: pytest.MonkeyPatch, replace: dict, extra: tuple = ()) -> None:
+    """Make the checks see the catalog with ``replace``d records and ``extra`` planted ones."""
     records = tuple(replace.get(b.name, b) for b in real_catalog())
 
     def fake_catalog(**filters):
         keep = {b.name for b in real_catalog(**filters)}
-        return tuple(b for b in records if b.name in keep)
+        planted = tuple(b for b in extra if _matches(b, filters))
+        return tuple(b for b in records if b.name in keep) + planted
 
     def fake_get(name):
         return next(b for b in records if b.name == name) if name in replace else real_get(name)
@@ -105,22 +107,10 @@ def test_explicit_check_fails_when_a_lower_bound_exceeds_a_count(
         status="derived",
         source="attnio.algorithms (planted)",
     )
-    records = (*real_catalog(), count)
-
-    def fake_catalog(**filters):
-        keep = {b.name for b in real_catalog(**filters)}
-        matches = real_catalog(**filters) and True
-        extra = (count,) if _matches(count, filters) else ()
-        return tuple(b for b in records if b.name in keep) + extra if matches else extra
-
-    monkeypatch.setattr(consistency, "catalog", fake_catalog)
+    _patch(monkeypatch, {}, extra=(count,))
     passed, detail = consistency.check_explicit_lower_below_upper()
     assert passed is False and "planted-count" in detail
 
 
 def _matches(bound, filters: dict) -> bool:
-    return all(
-        getattr(bound, "pass_" if k == "pass_" else k).value == v
-        for k, v in filters.items()
-        if v is not None
-    )
+    return all(getattr(bound, k).value == v for k, v in filters.items() if v is not None)
