@@ -16,6 +16,8 @@ The kernels take a handful of flat arrays and return numbers or status codes:
   ``G_SUCC`` (successors), ``G_REACH`` (the vertex and all its descendants);
 - ``params`` int64: ``P_V, P_INPUTS, P_OUTPUTS, P_M, P_ONESHOT, P_FLAGS, P_SINGLE``
   (the last: the vertices with exactly one successor);
+- ``patterns``: the pattern databases (built by :mod:`._pattern_kernels`) as
+  :func:`pattern_sum` reads them (read only with the PATTERN_DATABASES flag);
 - ``table`` (capacity, 8) int64: one row per state (one cache line), columns
   ``T_RED .. T_MOVE``; ``T_MOVE`` holds ``2 * code + closed``;
 - ``slots``: open-addressing hash table of state indices (-1 = empty), size a power of 2;
@@ -42,6 +44,7 @@ HEURISTIC = 16
 RELOAD_AFTER_STORE = 32
 USE_BEFORE_DELETE = 64
 SINGLE_SUCCESSOR = 128
+PATTERN_DATABASES = 256
 ALL_FLAGS = (
     DELETE_WHEN_FULL
     | OUTPUT_MACRO
@@ -51,6 +54,7 @@ ALL_FLAGS = (
     | RELOAD_AFTER_STORE
     | USE_BEFORE_DELETE
     | SINGLE_SUCCESSOR
+    | PATTERN_DATABASES
 )
 
 # transitions recorded for the certificate: code = kind * 64 + vertex
@@ -83,6 +87,14 @@ C_EXPANDED = 5  # states expanded
 C_FREE = 6  # head of the free list of queue entries, -1 if none
 C_LOWER = 7  # f of the last entry taken from the queue: a proven lower bound
 N_COUNTERS = 8
+
+MAX_PATTERN = 24
+"""Most vertices in one pattern (the build enumerates all 2**a local red sets)."""
+
+INFO_BLUE = 4
+INFO_OFFSETS = INFO_BLUE + MAX_PATTERN
+INFO_WIDTH = INFO_OFFSETS + MAX_PATTERN + 2
+"""Columns of a pattern's row of ``info`` (see :func:`pattern_sum`)."""
 
 INFEASIBLE = 1 << 40
 
@@ -177,11 +189,51 @@ def heuristic(graph, params, red, blue, computed, pending):
 
 
 @njit(cache=True)
-def state_h(graph, params, red, blue, computed, pending):
-    """The heuristic if the HEURISTIC flag is on, else 0 (plain Dijkstra order)."""
+def pattern_sum(patterns, red, blue):
+    """Sum over the patterns of the table entry of the projected state ``(red, blue)``.
+
+    ``patterns = (vertices, info, costs, binom)``: ``vertices`` (K, MAX_PATTERN) holds
+    the DAG vertex of each local vertex (-1 past the end); row ``k`` of ``info``
+    (K, INFO_WIDTH) holds the size ``a``, the blue-bit count ``b``, the offset of the
+    table in ``costs``, then from column ``INFO_BLUE`` the blue-bit position of each
+    local vertex (-1 for an input) and from column ``INFO_OFFSETS`` the red-set
+    offsets (:func:`red_offsets`). A state never holds more than M red pebbles, so
+    every projected red set has a rank.
+    """
+    vertices, info, costs, binom = patterns
+    total = 0
+    for k in range(vertices.shape[0]):
+        a = info[k, 0]
+        b = info[k, 1]
+        rank = 0
+        count = 0
+        bits = np.int64(0)
+        for j in range(a):
+            v = vertices[k, j]
+            vbit = np.int64(1) << v
+            if red & vbit:
+                count += 1
+                rank += binom[j, count]
+            pos = info[k, INFO_BLUE + j]
+            if pos >= 0 and (blue & vbit) != 0:
+                bits |= np.int64(1) << pos
+        index = (info[k, INFO_OFFSETS + count] + rank) * (np.int64(1) << b) + bits
+        total += costs[info[k, 2] + index]
+    return total
+
+
+@njit(cache=True)
+def state_h(graph, params, patterns, red, blue, computed, pending):
+    """The larger of the enabled heuristics (HEURISTIC, PATTERN_DATABASES), else 0.
+
+    With neither flag the search is Dijkstra's algorithm.
+    """
+    h = 0
     if params[P_FLAGS] & HEURISTIC:
-        return heuristic(graph, params, red, blue, computed, pending)
-    return 0
+        h = heuristic(graph, params, red, blue, computed, pending)
+    if h < INFEASIBLE and params[P_FLAGS] & PATTERN_DATABASES:
+        h = max(h, pattern_sum(patterns, red, blue))
+    return h
 
 
 @njit(cache=True)
@@ -225,7 +277,7 @@ def _push(state, f, g, buckets, entries, counters):
 
 
 @njit(cache=True)
-def init_search(graph, params, table, slots, buckets, entries, counters, upper):
+def init_search(graph, params, patterns, table, slots, buckets, entries, counters, upper):
     """Reset the search, insert the start state (no red, inputs blue) and queue it.
 
     ``upper`` is the cost of a known complete pebbling (the seed); only states with
@@ -240,7 +292,7 @@ def init_search(graph, params, table, slots, buckets, entries, counters, upper):
     counters[C_BUCKET] = buckets.size
     zero = np.int64(0)
     blue = params[P_INPUTS]
-    h0 = state_h(graph, params, zero, blue, zero, zero)
+    h0 = state_h(graph, params, patterns, zero, blue, zero, zero)
     counters[C_LOWER] = min(h0, upper)
     slot, _ = _lookup(table, slots, zero, blue, zero, zero, zero)
     table[0, T_RED] = zero
@@ -253,6 +305,11 @@ def init_search(graph, params, table, slots, buckets, entries, counters, upper):
     table[0, T_MOVE] = 2 * NO_MOVE
     slots[slot] = 0
     counters[C_STATES] = 1
+    if (params[P_OUTPUTS] & ~blue) == 0 and upper > 0:
+        counters[C_UPPER] = 0  # every output is an input: the empty pebbling is optimal
+        counters[C_GOAL] = 0
+        counters[C_LOWER] = 0
+        return
     if h0 < upper:
         _push(0, h0, 0, buckets, entries, counters)
 
@@ -261,11 +318,11 @@ def init_search(graph, params, table, slots, buckets, entries, counters, upper):
 def _relax(ctx, counters, parent, red, blue, computed, pending, unused, g, code, dead):
     """Offer a successor reached with cost ``g``; return _GO_ON, TABLE_FULL or QUEUE_FULL.
 
-    ``ctx`` is ``(graph, params, table, slots, buckets, entries)``. ``dead`` is the
+    ``ctx`` is ``(graph, params, patterns, table, slots, buckets, entries)``. ``dead`` is the
     parent's dead set, or -1 when the move changed the blue or computed set (it depends
     on nothing else), in which case it is recomputed.
     """
-    graph, params, table, slots, buckets, entries = ctx
+    graph, params, patterns, table, slots, buckets, entries = ctx
     flags = params[P_FLAGS]
     if flags & DEAD_PEBBLES:
         if dead < 0:
@@ -279,7 +336,7 @@ def _relax(ctx, counters, parent, red, blue, computed, pending, unused, g, code,
         unused &= ~spare
         if pending & dead:
             return _GO_ON  # a stored vertex that will never be loaded: the store was wasted
-    h = state_h(graph, params, red, blue, computed, pending)
+    h = state_h(graph, params, patterns, red, blue, computed, pending)
     if h >= INFEASIBLE:
         return _GO_ON
     f = g + h
@@ -314,7 +371,7 @@ def _relax(ctx, counters, parent, red, blue, computed, pending, unused, g, code,
 
 
 @njit(cache=True)
-def search(graph, params, table, slots, buckets, entries, counters, budget):
+def search(graph, params, patterns, table, slots, buckets, entries, counters, budget):
     """Expand up to ``budget`` states; return PAUSED, OPTIMAL, TABLE_FULL or QUEUE_FULL.
 
     OPTIMAL: no queue entry has ``f < counters[C_UPPER]``, so the upper bound is the
@@ -323,7 +380,7 @@ def search(graph, params, table, slots, buckets, entries, counters, budget):
     lower bound: it was the smallest ``f`` in the queue when it was read, and some
     queued state of an optimal pebbling always has ``f`` at most the optimum.
     """
-    ctx = (graph, params, table, slots, buckets, entries)
+    ctx = (graph, params, patterns, table, slots, buckets, entries)
     done = 0
     while True:
         upper = counters[C_UPPER]
@@ -364,7 +421,7 @@ def search(graph, params, table, slots, buckets, entries, counters, budget):
 @njit(cache=True)
 def _expand(ctx, counters, s):
     """Offer every successor of state ``s`` under the enabled rules (see exact.py)."""
-    graph, params, table = ctx[0], ctx[1], ctx[2]
+    graph, params, table = ctx[0], ctx[1], ctx[3]
     red = table[s, T_RED]
     blue = table[s, T_BLUE]
     computed = table[s, T_COMP]

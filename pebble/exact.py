@@ -76,7 +76,7 @@ properties established before it.
     are distinct moves, so ``h`` never exceeds the remaining cost (admissible). It is
     also consistent: a store or load changes it by at most 1, a compute leaves it
     unchanged (the predecessors it drops from ``N`` are red), a deletion only raises it.
-    Off, the search is Dijkstra's algorithm.
+    Off (and "pattern-databases" off), the search is Dijkstra's algorithm.
 ``"single-successor"`` (standard variant; one-shot has "dead-pebbles" for this)
     Let ``v`` have exactly one successor ``w``. When ``w`` is red, the red pebble of
     ``v`` is removed; when ``w`` is blue, ``v`` is never loaded or stored. Why: the red
@@ -102,6 +102,19 @@ properties established before it.
     again (``"delete-when-full"``) keeps every use before its deletion, and the process
     ends since each drop shortens the pebbling. The state carries the set of unused red
     pebbles; dead-pebble removal is not a voluntary deletion and is unaffected.
+``"pattern-databases"``
+    The heuristic becomes the larger of the plain one above and the sum of additive
+    pattern databases (:mod:`.patterns`): for each output, the exact optimum of the
+    game restricted to the output and its nearest ancestors, from the projection of
+    the state, with the cost of each vertex's loads and stores charged to one pattern
+    only. Restricting a pebbling to a vertex set leaves a legal pebbling of that
+    pattern's game, and patterns charge disjoint moves, so the sum never exceeds the
+    remaining cost (argued in full in :mod:`.patterns`); the larger of two admissible
+    heuristics is admissible. The databases cost a table build (about a second for the
+    default sizes), so a search first runs ``_PROBE_EXPANSIONS`` expansions with the
+    plain heuristic and builds them only if that does not finish; the restarted
+    search keeps the probe's proven lower bound and best pebbling. Off, no databases
+    are built.
 ``"reload-after-store"``
     Every stored non-output is loaded again later. Why: a blue pebble on a non-output
     serves only loads of that vertex (the goal concerns outputs), so a store not
@@ -133,6 +146,7 @@ import math
 import sys
 import time
 from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -141,6 +155,7 @@ from .dag import Dag
 from .errors import InstanceTooLargeError, ParameterError
 from .heuristic import pebble
 from .moves import Move, check_variant, replay
+from .patterns import PatternSet, build_patterns
 from .result import Pebbling
 
 __all__ = ["DEFAULT_RULES", "MAX_VERTICES", "RULES", "solve_exact", "sweep_exact"]
@@ -157,6 +172,7 @@ RULES: dict[str, int] = {
     "reload-after-store": kern.RELOAD_AFTER_STORE,
     "use-before-delete": kern.USE_BEFORE_DELETE,
     "single-successor": kern.SINGLE_SUCCESSOR,
+    "pattern-databases": kern.PATTERN_DATABASES,
 }
 """Search rules by name (see the module docstring)."""
 
@@ -171,6 +187,8 @@ the second)."""
 
 _SLICE_SECONDS = 0.25
 _FIRST_CAPACITY = 1 << 14
+_PROBE_EXPANSIONS = 50_000
+"""Expansions tried with the plain heuristic before the pattern databases are built."""
 _ORDER_SEARCH_FROM = 16
 """Graphs with more vertices also get the order-search heuristic as a seed (about 0.1 s)."""
 
@@ -297,11 +315,13 @@ def _solve(
     progress: bool,
     rules: Iterable[str],
     seed: Sequence[Move] | None,
+    shared: dict[str, PatternSet] | None = None,
 ) -> Pebbling:
     start = time.perf_counter()
+    deadline = None if time_limit is None else start + time_limit
     flags = _check(dag, variant, max_states, time_limit, rules)
     M = dag.validate_memory(M)
-    oneshot = variant == "oneshot"
+    shared = {} if shared is None else shared
     count = dag.num_vertices
     seed_moves = _seed_pebbling(dag, M)
     seed_io = replay(dag, seed_moves, M, variant).io
@@ -310,20 +330,142 @@ def _solve(
         # the heuristic order search (attnio.pebble.heuristic): Belady on a searched
         # order, each vertex computed once, so legal in both variants; replayed below
         hints.append(pebble(dag, M, heuristic="search", variant=variant, moves=True).moves)
-    expanded_before = 0
+    expanded = 0
     if variant == "standard" and seed_io > 0:
         # a one-shot pebbling is a standard one, and the one-shot search is far smaller
         quarter = None if time_limit is None else time_limit / 4
         oneshot_run = _solve(
-            dag, M, "oneshot", max(1, max_states // 4), quarter, False, rules, None
+            dag, M, "oneshot", max(1, max_states // 4), quarter, False, rules, None, shared
         )
         hints.append(oneshot_run.moves)
-        expanded_before = oneshot_run.states_explored
+        expanded = oneshot_run.states_explored
     for hint in hints:
         hint_io = replay(dag, hint, M, variant).io
         if hint_io < seed_io:
             seed_moves, seed_io = hint, hint_io
 
+    graph = _graph_arrays(dag)
+    params = np.array(
+        [
+            count,
+            _bits(dag.inputs),
+            _bits(dag.outputs),
+            M,
+            int(variant == "oneshot"),
+            flags & ~kern.PATTERN_DATABASES,
+            _bits(np.flatnonzero(dag.outdegree == 1)),
+        ],
+        dtype=np.int64,
+    )
+    display = _Progress(dag, M, variant) if progress else None
+    try:
+        # first the cheap heuristic for a few expansions: most instances end here; the
+        # pattern databases cost a table build and pay off only on the hard ones
+        probe = _PROBE_EXPANSIONS if flags & kern.PATTERN_DATABASES else None
+        run = _astar(
+            graph, params, PatternSet(M, ()).packed(dag), seed_io, max_states, deadline,
+            display, start, expansions=probe,
+        )  # fmt: skip
+        expanded += run.expanded
+        lower = run.lower
+        if run.status == _PROBE_DONE:
+            if "patterns" not in shared:
+                shared["patterns"] = build_patterns(dag, M)
+            if run.goal >= 0:
+                seed_moves, seed_io = _certificate(run.table, run.goal), run.upper
+            params[kern.P_FLAGS] = flags
+            run = _astar(
+                graph, params, shared["patterns"].packed(dag), seed_io, max_states, deadline,
+                display, start, expansions=None,
+            )  # fmt: skip
+            expanded += run.expanded
+            lower = max(lower, run.lower)
+    finally:
+        if display is not None:
+            display.close()
+    if run.goal >= 0:
+        seed_moves = _certificate(run.table, run.goal)
+    return _finish(dag, M, variant, seed_moves, lower, run.upper, expanded, start)
+
+
+class _Run(NamedTuple):
+    """Where one A* run stopped: its status, proven bounds, goal row and table."""
+
+    status: int
+    lower: int
+    upper: int
+    goal: int
+    table: np.ndarray
+    expanded: int
+
+
+_PROBE_DONE = -1
+"""Status of a run stopped by its expansion budget (the probe before the pattern databases)."""
+
+
+def _astar(
+    graph: np.ndarray,
+    params: np.ndarray,
+    patterns: tuple[np.ndarray, ...],
+    seed_io: int,
+    max_states: int,
+    deadline: float | None,
+    display: _Progress | None,
+    start: float,
+    *,
+    expansions: int | None,
+) -> _Run:
+    """Run the A* kernel in time slices until it ends, fills ``max_states`` or times out.
+
+    With ``expansions``, stop (status ``_PROBE_DONE``) once that many states are
+    expanded without an end. Returns proven bounds ``lower <= Q <= upper``.
+    """
+    capacity = min(max_states, _FIRST_CAPACITY)
+    table = np.empty((capacity, 8), dtype=np.int64)
+    slots = np.empty(_slot_count(capacity), dtype=np.int64)
+    buckets = np.empty(max(seed_io, 1), dtype=np.int64)
+    entries = np.empty((2 * capacity, 3), dtype=np.int64)
+    counters = np.zeros(kern.N_COUNTERS, dtype=np.int64)
+    kern.init_search(graph, params, patterns, table, slots, buckets, entries, counters, seed_io)
+    lower = int(counters[kern.C_LOWER])
+    budget = 2_000 if expansions is None else min(2_000, expansions)
+    while True:
+        tic = time.perf_counter()
+        status = kern.search(
+            graph, params, patterns, table, slots, buckets, entries, counters, budget
+        )
+        upper = int(counters[kern.C_UPPER])
+        lower = max(lower, min(int(counters[kern.C_LOWER]), upper))
+        if display is not None:
+            display.update(counters, lower, upper, time.perf_counter() - start)
+        if status == kern.TABLE_FULL and capacity < max_states:
+            capacity = min(2 * capacity, max_states)
+            table = _grown(table, capacity)
+            slots = np.full(_slot_count(capacity), -1, dtype=np.int64)
+            kern.rehash(table, int(counters[kern.C_STATES]), slots)
+            status = kern.PAUSED
+        elif status == kern.QUEUE_FULL and entries.shape[0] < 4 * max_states:
+            entries = _grown(entries, 2 * entries.shape[0])
+            status = kern.PAUSED
+        if status != kern.PAUSED:
+            break
+        if deadline is not None and time.perf_counter() >= deadline:
+            break
+        if expansions is not None and counters[kern.C_EXPANDED] >= expansions:
+            status = _PROBE_DONE
+            break
+        spent = time.perf_counter() - tic
+        budget = int(min(max(budget * _SLICE_SECONDS / max(spent, 1e-6), 1_000), 10_000_000))
+    if status == kern.OPTIMAL:
+        lower = upper
+    return _Run(
+        status, lower, upper, int(counters[kern.C_GOAL]), table, int(counters[kern.C_EXPANDED])
+    )
+
+
+def _graph_arrays(dag: Dag) -> np.ndarray:
+    """The (3, V) predecessor, successor and reach bit sets the kernels read."""
+    count = dag.num_vertices
     graph = np.zeros((3, count), dtype=np.int64)
     for v in range(count):
         graph[kern.G_PRED, v] = _bits(dag.predecessors(v))
@@ -333,83 +475,40 @@ def _solve(
         for w in dag.successors(v).tolist():
             reach |= graph[kern.G_REACH, w]
         graph[kern.G_REACH, v] = reach
-    params = np.array(
-        [
-            count,
-            _bits(dag.inputs),
-            _bits(dag.outputs),
-            M,
-            int(oneshot),
-            flags,
-            _bits(np.flatnonzero(dag.outdegree == 1)),
-        ],
-        dtype=np.int64,
-    )
+    return graph
 
-    def done(io_moves: list[Move], lower: int, upper: int, expanded: int) -> Pebbling:
-        played = replay(dag, io_moves, M, variant)
-        if played.io != upper:
-            raise RuntimeError(  # an internal bug: never return an unchecked certificate
-                f"exact search certificate replays to io={played.io}, expected {upper}"
-            )
-        return Pebbling(
-            io=played.io,
-            loads=played.loads,
-            stores=played.stores,
-            optimal=lower == upper,
-            lower=lower,
-            upper=upper,
-            variant=variant,
-            M=M,
-            vertices=count,
-            states_explored=expanded,
-            seconds=time.perf_counter() - start,
-            moves=io_moves,
-            method="exact",
+
+def _finish(
+    dag: Dag,
+    M: int,
+    variant: str,
+    moves: list[Move],
+    lower: int,
+    upper: int,
+    expanded: int,
+    start: float,
+) -> Pebbling:
+    """The result, after replaying its certificate (never return an unchecked one)."""
+    played = replay(dag, moves, M, variant)
+    if played.io != upper:
+        raise RuntimeError(  # an internal bug
+            f"exact search certificate replays to io={played.io}, expected {upper}"
         )
-
-    capacity = min(max_states, _FIRST_CAPACITY)
-    table = np.empty((capacity, 8), dtype=np.int64)
-    slots = np.empty(_slot_count(capacity), dtype=np.int64)
-    buckets = np.empty(max(seed_io, 1), dtype=np.int64)
-    entries = np.empty((2 * capacity, 3), dtype=np.int64)
-    counters = np.zeros(kern.N_COUNTERS, dtype=np.int64)
-    kern.init_search(graph, params, table, slots, buckets, entries, counters, seed_io)
-
-    lower = int(counters[kern.C_LOWER])
-    budget = 2_000
-    display = _Progress(dag, M, variant) if progress else None
-    try:
-        while True:
-            tic = time.perf_counter()
-            status = kern.search(graph, params, table, slots, buckets, entries, counters, budget)
-            upper = int(counters[kern.C_UPPER])
-            lower = max(lower, min(int(counters[kern.C_LOWER]), upper))
-            if display is not None:
-                display.update(counters, lower, upper, time.perf_counter() - start)
-            if status == kern.TABLE_FULL and capacity < max_states:
-                capacity = min(2 * capacity, max_states)
-                table = _grown(table, capacity)
-                slots = np.full(_slot_count(capacity), -1, dtype=np.int64)
-                kern.rehash(table, int(counters[kern.C_STATES]), slots)
-                status = kern.PAUSED
-            elif status == kern.QUEUE_FULL and entries.shape[0] < 4 * max_states:
-                entries = _grown(entries, 2 * entries.shape[0])
-                status = kern.PAUSED
-            if status != kern.PAUSED:
-                break
-            if time_limit is not None and time.perf_counter() - start >= time_limit:
-                break
-            spent = time.perf_counter() - tic
-            budget = int(min(max(budget * _SLICE_SECONDS / max(spent, 1e-6), 1_000), 10_000_000))
-    finally:
-        if display is not None:
-            display.close()
-    if status == kern.OPTIMAL:
-        lower = upper
-    goal = int(counters[kern.C_GOAL])
-    moves = seed_moves if goal < 0 else _certificate(table, goal)
-    return done(moves, lower, upper, expanded_before + int(counters[kern.C_EXPANDED]))
+    return Pebbling(
+        io=played.io,
+        loads=played.loads,
+        stores=played.stores,
+        optimal=lower == upper,
+        lower=lower,
+        upper=upper,
+        variant=variant,
+        M=M,
+        vertices=dag.num_vertices,
+        states_explored=expanded,
+        seconds=time.perf_counter() - start,
+        moves=moves,
+        method="exact",
+    )
 
 
 def _check(

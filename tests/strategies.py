@@ -145,6 +145,17 @@ def pebbling_instances(draw, min_vertices: int = 1, max_vertices: int = 8, extra
     return dag, M
 
 
+@st.composite
+def pattern_choices(draw, dag: Dag, max_size: int = 5):
+    """``(vertices, charged)``: a random nonempty vertex set of ``dag`` (increasing) and a
+    random subset of it whose loads and stores the pattern charges."""
+    size = draw(st.integers(1, min(max_size, dag.num_vertices)))
+    vertices = sorted(draw(st.lists(st.integers(0, dag.num_vertices - 1), min_size=size,
+                                    max_size=size, unique=True)))  # fmt: skip
+    charged = frozenset(v for v in vertices if draw(st.booleans()))
+    return tuple(vertices), charged
+
+
 # ---------------------------------------------------------------- attnio.algorithms
 
 

@@ -1,0 +1,154 @@
+"""Tests of attnio.pebble.patterns: the pattern databases of the exact search's heuristic."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+import numpy as np
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from attnio.pebble import _exact_kernels as search_kern
+from attnio.pebble import _pattern_kernels as kern
+from attnio.pebble import exact as exact_module
+from attnio.pebble.builders import attention_forward
+from attnio.pebble.dag import Dag
+from attnio.pebble.exact import DEFAULT_RULES, solve_exact
+from attnio.pebble.exact_reference import reference_optimum
+from attnio.pebble.moves import Move
+from attnio.pebble.patterns import (
+    PatternSet,
+    build_patterns,
+    choose_patterns,
+    reference_costs,
+    table_entries,
+)
+from strategies import pattern_choices, pebbling_instances, variants
+
+FORK = Dag.from_edges(6, [(0, 2), (1, 2), (2, 3), (0, 3), (2, 4), (1, 4), (3, 5), (4, 5)])
+
+
+def _table(dag: Dag, vertices, charged, M: int) -> np.ndarray:
+    from attnio.pebble.patterns import _local_arrays
+
+    pred, is_input, weight, goal = _local_arrays(dag, vertices, charged)
+    return kern.build_table(pred, is_input, weight, goal, M, kern.binomials(64))
+
+
+@settings(max_examples=150)
+@given(st.data(), pebbling_instances(max_vertices=7, extra=2))
+@example(None, (FORK, 3)).via("the fork: two outputs sharing inputs")
+def test_table_equals_reference(data, instance):
+    """Every entry of a kernel-built table equals the plain forward Dijkstra's cost from
+    that abstract state (random DAGs, patterns and charged sets)."""
+    dag, M = instance
+    if data is None:
+        vertices, charged = tuple(range(6)), frozenset({0, 2, 3, 5})
+    else:
+        vertices, charged = data.draw(pattern_choices(dag))
+    table = _table(dag, vertices, charged, M)
+    pattern = build_patterns.__globals__["Pattern"](vertices, charged, M, table)
+    expected = reference_costs(dag, vertices, charged, M)
+    assert table.size == table_entries(dag, vertices, M) == len(expected)
+    for (red, blue), cost in expected.items():
+        assert pattern.value(dag, red, blue) == cost
+
+
+@settings(max_examples=60)
+@given(st.data(), pebbling_instances(max_vertices=8, extra=2))
+def test_kernel_sum_equals_python_value(data, instance):
+    """The search kernel's pattern sum at a random state equals the Python sum of the
+    patterns' table entries at the same state."""
+    dag, M = instance
+    patterns = build_patterns(dag, M, max_entries=4096)
+    count = dag.num_vertices
+    red = data.draw(st.lists(st.integers(0, count - 1), max_size=M, unique=True))
+    blue = data.draw(st.lists(st.integers(0, count - 1), unique=True)) + dag.inputs.tolist()
+    packed = patterns.packed(dag)
+    red_bits = np.int64(sum(1 << v for v in red))
+    blue_bits = np.int64(sum(1 << v for v in set(blue)))
+    assert search_kern.pattern_sum(packed, red_bits, blue_bits) == patterns.value(dag, red, blue)
+
+
+@settings(max_examples=80)
+@given(pebbling_instances(max_vertices=8, extra=2), variants)
+@example((FORK, 3), "standard")
+def test_patterns_never_exceed_the_cost_still_needed(instance, variant):
+    """Along an optimal pebbling, the pattern sum at every intermediate state is at most
+    the cost the pebbling still spends (the suffix of an optimal pebbling is optimal):
+    the heuristic is admissible where it matters."""
+    dag, M = instance
+    patterns = build_patterns(dag, M, max_entries=1 << 12)
+    result = solve_exact(dag, M, variant=variant, rules=())
+    red: set[int] = set()
+    blue = set(dag.inputs.tolist())
+    spent = 0
+    assert patterns.value(dag, red, blue) <= result.io
+    for move in result.moves:
+        if move.op == "load":
+            red.add(move.vertex)
+            spent += 1
+        elif move.op == "store":
+            blue.add(move.vertex)
+            spent += 1
+        elif move.op == "compute":
+            red.add(move.vertex)
+        else:
+            red.discard(move.vertex)
+        assert patterns.value(dag, red, blue) <= result.io - spent
+
+
+@settings(max_examples=100)
+@given(pebbling_instances(max_vertices=8, extra=3), st.sampled_from([64, 1 << 10, 1 << 16]))
+def test_chosen_patterns_respect_the_limits_and_charge_each_vertex_once(instance, cap):
+    """Each chosen pattern holds its output, fits ``max_entries``, and no vertex is
+    charged by two patterns (what makes the sum admissible)."""
+    dag, M = instance
+    chosen = choose_patterns(dag, M, max_entries=cap, max_total=4 * cap)
+    charged: set[int] = set()
+    outputs = set(dag.outputs.tolist())
+    for vertices, mine in chosen:
+        assert list(vertices) == sorted(set(vertices)) and mine <= set(vertices)
+        assert outputs & set(vertices)
+        assert table_entries(dag, vertices, M) <= cap
+        assert not charged & mine
+        charged |= mine
+    assert sum(table_entries(dag, v, M) for v, _ in chosen) <= 4 * cap
+
+
+@settings(max_examples=200)
+@given(pebbling_instances(max_vertices=7, extra=3), variants)
+@example((FORK, 3), "standard")
+def test_search_with_patterns_equals_reference(instance, variant):
+    """With the pattern databases from the start (no probe) and, as the only known
+    pebbling, an optimal one-shot pebbling made one load more expensive (so the search
+    must find an optimum itself, and a heuristic that overestimated anywhere on the way
+    would prune it), the solver's optimum is the brute-force optimum."""
+    dag, M = instance
+    oneshot = solve_exact(dag, M, variant="oneshot", rules=()).moves
+    first = int(dag.inputs[0])
+    padded = [Move("load", first), Move("delete", first), *oneshot]
+    with (
+        mock.patch.object(exact_module, "_PROBE_EXPANSIONS", 0),
+        mock.patch.object(exact_module, "_seed_pebbling", lambda dag, M: padded),
+    ):
+        result = solve_exact(dag, M, variant=variant, rules=DEFAULT_RULES)
+    assert result.optimal
+    assert result.io == reference_optimum(dag, M, variant=variant)[0]
+
+
+def test_attention_forward_start_value():
+    """On dense forward n=2, d=1, M=3 the databases see 21 of the optimal 25 at the start
+    (the plain heuristic sees 8): one pattern per output, the second charging only the
+    vertices the first does not."""
+    dag = attention_forward(2, 1)
+    patterns = build_patterns(dag, 3)
+    assert [len(p.vertices) for p in patterns.patterns] == [15, 15]
+    assert [len(p.charged) for p in patterns.patterns] == [15, 11]
+    assert patterns.value(dag, [], dag.inputs.tolist()) == 21
+
+
+def test_empty_pattern_set_sums_to_zero():
+    """Without patterns the kernel's sum is 0, so the flag off changes nothing."""
+    packed = PatternSet(3, ()).packed(FORK)
+    assert search_kern.pattern_sum(packed, np.int64(0), np.int64(3)) == 0
