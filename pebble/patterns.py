@@ -65,7 +65,7 @@ __all__ = [
 ]
 
 DEFAULT_MAX_ENTRIES = 1 << 21
-"""Most abstract states in one pattern's table (about 2M; built in well under a second)."""
+"""Most abstract states in one pattern's table (about 2M: about half a second to build)."""
 
 DEFAULT_MAX_TOTAL = 1 << 23
 """Most abstract states over all patterns of one search."""

@@ -170,6 +170,17 @@ def test_attention_forward_small_values():
         assert standard.optimal and standard.io <= result.io
 
 
+def test_attention_forward_hardest_memory():
+    """Dense forward n=2, d=1 at M=3, the hardest feasible M: both variants prove Q = 25
+    (the standard search needs the pattern databases; 142 s and a 120M-state table
+    without them), and the certificates replay."""
+    dag = attention_forward(2, 1)
+    for variant in ("standard", "oneshot"):
+        result = solve_exact(dag, 3, variant=variant)
+        assert result.optimal and result.io == 25
+        _check_certificate(dag, 3, variant, result)
+
+
 def test_sweep_matches_single_solves():
     """sweep_exact returns, in the order asked, what solve_exact returns for each M."""
     Ms = [5, 3, 4]
