@@ -13,9 +13,10 @@ symbol     meaning                                                     assumptio
 ``Z_in``   nonzeros of the sparse inputs Q, K (LLSSZ24's setting)      positive integer
 ``Z_QK``   nonzeros of the score matrix Q K^T (LLSSZ24's setting)      positive integer
 ``s``      fraction of nonzero blocks of a block mask (DFE22 Prop 4),  positive real, <= 1
-           each block weighted by its number of rows
-``s_c``    the same fraction, each block weighted by its number of     positive real, <= 1
-           columns (equal to ``s`` when the blocks divide n evenly)
+           each block weighted by its number of rows (DFE22's plain
+           fraction when the block size divides n)
+``s_c``    the same fraction with each block weighted by its number    positive real, <= 1
+           of columns (sparse square tiling's key-side transfers)
 ``B``      bound on the entries of Q and K (approximate attention)     positive real
 ``eps``    additive error of approximate attention                     positive real
 ``g``      degree of the polynomial approximating exp                  nonnegative integer
