@@ -85,6 +85,24 @@ def row_weighted_density(coarse: np.ndarray, n: int, row_block: int) -> Fraction
     return Fraction(int((coarse * heights[:, None]).sum()), n * coarse.shape[1])
 
 
+def column_weighted_density(coarse: np.ndarray, n: int, col_block: int) -> Fraction:
+    """Return the fraction of nonzero blocks, each weighted by its number of columns.
+
+    Equal to the plain fraction of nonzero blocks when ``col_block`` divides n; it is
+    the density ``s_c`` of the sparse square tiling count records, whose key and value
+    transfers scale with the widths of the nonzero tiles.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> coarse = np.array([[True, True], [False, True]])  # n = 3: widths 2 and 1
+    >>> column_weighted_density(coarse, 3, 2), row_weighted_density(coarse, 3, 2)
+    (Fraction(2, 3), Fraction(5, 6))
+    """
+    widths = np.array([c1 - c0 for c0, c1 in blocks(n, col_block)])
+    return Fraction(int((coarse * widths[None, :]).sum()), n * coarse.shape[0])
+
+
 def random_block_mask(
     n_row_blocks: int, n_col_blocks: int, density: float, seed: int = 0
 ) -> np.ndarray:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 import numpy as np
 
@@ -18,7 +17,13 @@ from attnio.bounds import get
 from . import approximate, reference
 from .errors import MaskError, ParameterError
 from .machine import Counts, TwoLevelMachine, blocks
-from .masks import block_mask, expand, random_block_mask, row_weighted_density
+from .masks import (
+    block_mask,
+    column_weighted_density,
+    expand,
+    random_block_mask,
+    row_weighted_density,
+)
 from .registry import PASSES, get_algorithm
 
 
@@ -36,7 +41,8 @@ class Run:
         That record's value at this run's parameters; ``None`` when the record's
         conditions do not hold here (``note`` says why).
     parameters : dict
-        The values substituted into the record (n, d, M and s or r).
+        The values substituted into the record: n, d, M and, as the record uses them,
+        the mask's densities s and s_c and allowed pairs Z, or the rank r.
     error : float or None
         Numeric mode: relative error (exact algorithms) or maximal absolute error
         (approximate) against the NumPy reference; ``None`` when counting.
@@ -140,10 +146,9 @@ def simulate(
         coarse = block_mask(mask, n, rows, cols, algorithm)
         options["block_mask"] = coarse
         fine_mask = expand(coarse, n, rows, cols)
-        if algorithm == "block-sparse-flash":
-            params["s"] = row_weighted_density(coarse, n, rows)
-        else:
-            params["s"] = Fraction(int(coarse.sum()), coarse.size)
+        params["s"] = row_weighted_density(coarse, n, rows)
+        params["s_c"] = column_weighted_density(coarse, n, cols)
+        params["Z"] = int(fine_mask.sum())
     elif mask is not None or block_density is not None:
         raise MaskError(f"{algorithm} is dense; a mask applies only to sparse algorithms")
     if algo.regime == "approximate":

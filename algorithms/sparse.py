@@ -11,8 +11,11 @@ Both skip the blocks of the score matrix a block mask marks empty
   (:func:`~attnio.algorithms.tiling.square_tiling_forward`) and skips every empty
   T x T tile of A in both phases; backward, the tiled backward
   (:func:`~attnio.algorithms.tiling.tiled_backward`) skips the empty tiles of P and
-  dS in all five products. Both counts are linear in the fraction ``s`` of nonzero
-  tiles when T divides n.
+  dS in all five products. With a partial last band (T not dividing n) the tiles
+  differ in size, so the counts are linear in three weights of the nonzero tiles:
+  their heights (the transfers of query-side rows, density ``s``), their widths
+  (key-side rows, density ``s_c``) and their areas (score tiles, the allowed pairs
+  ``Z``); exact for every n (records ``sparse-square-tiling-*-count``).
 
 References
 ----------

@@ -20,7 +20,7 @@ import sympy as sp
 
 from .errors import FilterError, UnknownBoundError
 from .record import Bound, Cache, Kind, Pass, Regime, Status
-from .symbols import Z_QK, M, Z, Z_in, d, n, r, s
+from .symbols import Z_QK, M, Z, Z_in, d, n, r, s, s_c
 
 # ---------------------------------------------------------------- shared terms
 # Each formula that more than one record uses is written once here.
@@ -49,7 +49,7 @@ LARGE_CACHE = M >= d**2
 SMALL_CACHE = M < d**2
 FLASH_RANGE = sp.And(d <= M, M <= n * d)
 
-FULL_DENSITY = {Z: n**2, Z_QK: n**2, Z_in: n * d, s: 1}
+FULL_DENSITY = {Z: n**2, Z_QK: n**2, Z_in: n * d, s: 1, s_c: 1}
 """Substitution that turns a sparse record into its dense counterpart."""
 
 _FA2_NOTE = "FlashAttention-2 formulation: inputs Q, K, V, O, dO, L; outputs dQ, dK, dV."

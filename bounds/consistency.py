@@ -9,6 +9,7 @@ as skipped, never counted as passed); its docstring's first line is its title. `
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Iterator
 
 import sympy as sp
@@ -124,8 +125,32 @@ def check_sparse_reduces_to_dense() -> tuple[bool, str]:
     return (not bad), "; ".join(bad or done)
 
 
+def strip_mask_point(n_val: int, m_val: int, fraction: sp.Rational) -> dict[str, object]:
+    """s, s_c and Z of a strip mask on sparse square tiling's tiles at (n, M).
+
+    Every row band allows the first k = max(1, round(fraction * T_n)) column bands, T_n
+    bands of side T = floor(sqrt(M / 4)) (1 when M < 4), the last one partial. Heights
+    sum to k n, widths to T_n w and Z = n w with w = min(k T, n) keys, so s = k / T_n
+    and s_c = w / n differ when T does not divide n: the densities of an actual mask,
+    which satisfy every relation the sparse tiling records assume.
+
+    Examples
+    --------
+    >>> strip_mask_point(10, 36, sp.Rational(1, 2))  # T = 3, bands 3, 3, 3, 1: k = 2
+    {'s': 1/2, 's_c': 3/5, 'Z': 60}
+    """
+    tile = max(1, math.isqrt(m_val // 4))
+    bands = -(-n_val // tile)
+    k = max(1, round(fraction * bands))
+    keys = min(k * tile, n_val)
+    return {"s": sp.Rational(k, bands), "s_c": sp.Rational(keys, n_val), "Z": n_val * keys}
+
+
 def grid() -> Iterator[dict[str, object]]:
-    """Parameter points for the numeric checks: d <= n, every cache regime, several densities."""
+    """Parameter points for the numeric checks: d <= n, every cache regime, several densities.
+
+    The mask symbols s, s_c and Z are those of :func:`strip_mask_point` at each (n, M).
+    """
     for n_val, d_val in ((16, 4), (64, 8), (256, 16), (1024, 32), (4096, 64)):
         memories = sorted(
             {
@@ -145,8 +170,7 @@ def grid() -> Iterator[dict[str, object]]:
                 "n": n_val,
                 "d": d_val,
                 "M": m_val,
-                "Z": max(n_val, int(z_frac * n_val**2)),
-                "s": z_frac,
+                **strip_mask_point(n_val, m_val, z_frac),
                 "Z_in": n_val * d_val,
                 "Z_QK": max(n_val, int(z_frac * n_val**2)),
                 "g": g_val,
@@ -202,6 +226,7 @@ def _growth_points() -> list[tuple[dict[str, object], dict[str, object]]]:
         near, far = dict(point, n=2**20), dict(point, n=2**30)
         for p in (near, far):
             p["Z"] = p["Z_QK"] = p["n"] ** 2
+            p["s"] = p["s_c"] = 1
             p["Z_in"] = p["n"] * p["d"]
         key = tuple(sorted((k, str(v)) for k, v in near.items()))
         if key not in seen:
@@ -262,4 +287,4 @@ CHECKS: tuple[Check, ...] = (
 )
 """The catalog's checks, in the order ``attnio verify`` runs them."""
 
-__all__ = ["CHECKS", "grid"]
+__all__ = ["CHECKS", "grid", "strip_mask_point"]

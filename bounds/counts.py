@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import sympy as sp
 
+from .catalog import KEYS_TOUCHED
 from .record import Bound, Cache, Kind, Pass, Regime, Status
-from .symbols import M, d, n, r, s
+from .symbols import M, Z, d, n, r, s, s_c
 
 FWD, BWD = Pass.FORWARD, Pass.BACKWARD
 _FA2 = "FlashAttention-2 inputs Q, K, V, O, dO, L; outputs dQ, dK, dV."
@@ -81,12 +82,42 @@ STANDARD_BACKWARD = 5 * n * d + 3 * n + 7 * _TN_STD * n * d + (7 + 3 * _TK_STD) 
 SQUARE_TILING_FORWARD = 3 * _TN_SQ * n * d + (1 + _TK_SQ) * n**2 + 2 * n + n * d
 """A = exp(Q K^T) (2 T_n nd in, n^2 + n out), O = D^{-1} A V (T_k n^2 + T_n nd + n in, nd out)."""
 
-SPARSE_SQUARE_TILING_FORWARD = s * (3 * _TN_SQ * n * d + (1 + _TK_SQ) * n**2) + 2 * n + n * d
+_ROW_WEIGHTED = s * n * _TN_SQ
+"""Sum over the nonzero tiles of the tile's height (rows): s = that sum / (n T_n)."""
+_COLUMN_WEIGHTED = s_c * n * _TN_SQ
+"""Sum over the nonzero tiles of the tile's width (keys): s_c = that sum / (n T_n)."""
+
+SPARSE_SQUARE_TILING_FORWARD = (
+    (_ROW_WEIGHTED + 2 * _COLUMN_WEIGHTED) * d + (1 + _TK_SQ) * Z + 2 * n + n * d
+)
+"""Per nonzero tile (I, J) of height r_I and width c_J: Q_I (r_I d) and K_J (c_J d) in and
+the A tile (r_I c_J) out, then the A tile (T_k r_I c_J) and V_J (c_J d) in; every row band:
+D out and in (2n); O out (nd). The tile areas sum to Z."""
+
+SPARSE_SQUARE_TILING_MASK = sp.And(
+    s <= 1,
+    s_c <= 1,
+    Z <= n**2,
+    n <= _ROW_WEIGHTED,
+    KEYS_TOUCHED <= _COLUMN_WEIGHTED,
+    Z <= SQUARE_TILE * _ROW_WEIGHTED,
+    Z <= SQUARE_TILE * _COLUMN_WEIGHTED,
+)
+"""Relations that hold for every tile mask with no empty row band (tests/test_masks.py):
+both weighted sums are at most n T_n and Z at most n^2; every row band has a nonzero tile,
+so the heights sum to at least n; the nonzero tiles cover every allowed key, and some
+query row allows ceil(Z / n) of them; a tile is at most T wide and at most T high."""
 
 TILED_BACKWARD = 5 * n * d + 3 * n + 7 * _TN_SQ * n * d + (3 + 3 * _TK_SQ) * n**2
 
-SPARSE_TILED_BACKWARD = 5 * n * d + 3 * n + s * (7 * _TN_SQ * n * d + (3 + 3 * _TK_SQ) * n**2)
-"""Dvec, L and Dvec rows, dQ, dK, dV stores as dense; every tile-proportional term times s."""
+SPARSE_TILED_BACKWARD = (
+    5 * n * d + 3 * n + (4 * _ROW_WEIGHTED + 3 * _COLUMN_WEIGHTED) * d + (3 + 3 * _TK_SQ) * Z
+)
+"""Dvec, the L and Dvec rows and the dQ, dK, dV stores as dense (5nd + 3n). Per nonzero tile
+(I, J) of height r_I and width c_J: Q_I, dO_I (for P, dS) and dO_I, Q_I (for dV, dK) in,
+r_I d each; K_J, V_J, K_J (for P, dS, dQ) in, c_J d each; the P tile out and in for dS, the
+dS tile out (3 r_I c_J); P in T_k times for dV, dS T_k times each for dQ and dK
+(3 T_k r_I c_J)."""
 
 LOW_RANK_FORWARD = sp.Piecewise(
     (4 * n * d, LOW_RANK_RESIDENT),
@@ -277,13 +308,14 @@ COUNTS: tuple[Bound, ...] = (
         "sparse-square-tiling-forward-count",
         FWD,
         Cache.SMALL,
-        n * d + s * (n**2 + n**2 * d / sp.sqrt(M)),
+        n * d + Z + sp.Max(s, s_c) * n**2 * d / sp.sqrt(M),
         SPARSE_SQUARE_TILING_FORWARD,
-        sp.And(M >= 4, s <= 1, sp.Eq(sp.Mod(n, SQUARE_TILE), 0)),
+        sp.And(M >= 4, SPARSE_SQUARE_TILING_MASK),
         "SY24 Alg. 1 with empty tiles skipped; attnio.algorithms.sparse",
         "sparse-square-tiling",
-        "s = fraction of nonzero T x T tiles, T = floor(sqrt(M/4)); exact when T divides n "
-        "(otherwise the count depends on which partial tiles are nonzero).",
+        "Tiles of side T = floor(sqrt(M/4)), the last row band and column band partial; "
+        "s and s_c = fractions of nonzero tiles weighted by their rows and by their "
+        "columns, Z = allowed pairs of the block-constant mask; exact for every n.",
         regime=Regime.SPARSE,
         reduces_to="square-tiling-forward-count",
     ),
@@ -291,13 +323,12 @@ COUNTS: tuple[Bound, ...] = (
         "sparse-square-tiling-backward-count",
         BWD,
         Cache.SMALL,
-        n * d + s * (n**2 + (n**2 * d + n * d**2) / sp.sqrt(M)),
+        n * d + Z + sp.Max(s, s_c) * (n**2 * d + n * d**2) / sp.sqrt(M),
         SPARSE_TILED_BACKWARD,
-        sp.And(M >= 4, s <= 1, sp.Eq(sp.Mod(n, SQUARE_TILE), 0)),
+        sp.And(M >= 4, SPARSE_SQUARE_TILING_MASK),
         "attnio.algorithms.sparse (tiled backward with empty tiles skipped)",
         "sparse-square-tiling",
-        _FA2 + " s = fraction of nonzero T x T tiles, T = floor(sqrt(M/4)); exact when T "
-        "divides n.",
+        _FA2 + " s, s_c and Z as for the forward count; exact for every n.",
         regime=Regime.SPARSE,
         reduces_to="tiled-backward-count",
     ),

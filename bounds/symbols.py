@@ -12,7 +12,11 @@ symbol     meaning                                                     assumptio
 ``Z``      allowed (i, j) pairs of a sparse mask (nonzeros of S)       positive integer
 ``Z_in``   nonzeros of the sparse inputs Q, K (LLSSZ24's setting)      positive integer
 ``Z_QK``   nonzeros of the score matrix Q K^T (LLSSZ24's setting)      positive integer
-``s``      fraction of nonzero blocks of a block mask (DFE22 Prop 4)   positive real, <= 1
+``s``      fraction of nonzero blocks of a block mask (DFE22 Prop 4),  positive real, <= 1
+           each block weighted by its number of rows (DFE22's plain
+           fraction when the block size divides n)
+``s_c``    the same fraction with each block weighted by its number    positive real, <= 1
+           of columns (sparse square tiling's key-side transfers)
 ``B``      bound on the entries of Q and K (approximate attention)     positive real
 ``eps``    additive error of approximate attention                     positive real
 ``g``      degree of the polynomial approximating exp                  nonnegative integer
@@ -32,6 +36,7 @@ Z = sp.Symbol("Z", integer=True, positive=True)
 Z_in = sp.Symbol("Z_in", integer=True, positive=True)
 Z_QK = sp.Symbol("Z_QK", integer=True, positive=True)
 s = sp.Symbol("s", positive=True)
+s_c = sp.Symbol("s_c", positive=True)
 
 entry_bound = sp.Symbol("B", positive=True)
 eps = sp.Symbol("epsilon", positive=True)
@@ -39,7 +44,7 @@ g = sp.Symbol("g", integer=True, nonnegative=True)
 r = sp.Symbol("r", integer=True, positive=True)
 
 ALL: dict[str, sp.Symbol] = {
-    sym.name: sym for sym in (n, d, M, Z, Z_in, Z_QK, s, entry_bound, eps, g, r)
+    sym.name: sym for sym in (n, d, M, Z, Z_in, Z_QK, s, s_c, entry_bound, eps, g, r)
 }
 """Every symbol by its printed name: the keys ``Bound.evaluate`` accepts."""
 

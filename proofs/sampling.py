@@ -24,6 +24,7 @@ _GRIDS = {
     "d": _SMALL,
     "M": tuple(sorted(set(_LARGE + _MEMORY_EXTRA))),
     "s": (sp.Rational(1, 4), 1),
+    "s_c": (sp.Rational(1, 4), 1),
 }
 
 
@@ -41,7 +42,7 @@ def split_constant(obligation: Obligation) -> tuple[sp.Expr, sp.Expr] | None:
 def largest_ratio(obligation: Obligation) -> tuple[sp.Expr, dict[str, sp.Expr]] | None:
     """The exact largest ``lhs / R`` found on the grid, with its point, or None.
 
-    Only symbols with a grid (n, d, M, s) may occur; None when another does,
+    Only symbols with a grid (n, d, M, s, s_c) may occur; None when another does,
     when the claim is not of the form ``lhs <= C * R`` or no grid point applies.
     """
     parts = split_constant(obligation)

@@ -59,10 +59,16 @@ def write(outcomes: Iterable[Outcome], directory: str | Path) -> list[Path]:
 
 
 def z3_answer(path: str | Path, timeout_ms: int = 3000) -> str:
-    """Parse an exported file back with z3 and return its answer: sat, unsat or unknown."""
-    solver = z3.Solver()
+    """Parse an exported file back with z3 and return its answer: sat, unsat or unknown.
+
+    Each file gets a fresh z3 context, as a standalone solver run would: in the shared
+    default context the terms of earlier work change z3's search, and a satisfiable
+    file could answer unknown within the timeout.
+    """
+    context = z3.Context()
+    solver = z3.Solver(ctx=context)
     solver.set("timeout", int(timeout_ms))
-    solver.add(z3.parse_smt2_file(str(path)))
+    solver.add(z3.parse_smt2_file(str(path), ctx=context))
     answer = solver.check()
     if answer == z3.unsat:
         return "unsat"

@@ -15,6 +15,7 @@ import sympy as sp
 import z3
 
 from attnio.bounds import Status, catalog
+from attnio.bounds.consistency import strip_mask_point
 
 from . import smtlib
 from .check import Counterexample, Outcome, Proved, prove
@@ -79,8 +80,14 @@ def check_translation_agrees() -> tuple[bool | None, str]:
                     name: sp.Integer(rng.randint(*ranges.get(name, (1, 100))))
                     for name in bound.parameters
                 }
-                if "s" in values:
-                    values["s"] = sp.Rational(rng.randint(1, 16), 16)
+                mask = {"s", "s_c", "Z"} & set(values)
+                if mask:  # the densities and pairs of one actual tile mask at (n, M)
+                    point = strip_mask_point(
+                        int(values.get("n", 100)),
+                        int(values.get("M", rng.randint(1, 5000))),
+                        sp.Rational(rng.randint(1, 16), 16),
+                    )
+                    values.update({name: point[name] for name in mask})
                 if not bound.applies(**values):
                     continue
                 subs = {sym: values[sym.name] for sym in expr.free_symbols}

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
 
 from attnio.bounds import Bound, catalog
+from attnio.bounds.consistency import strip_mask_point
 from attnio.bounds.symbols import feature_rank
 from attnio.pebble.dag import Dag
 
@@ -14,21 +17,38 @@ from attnio.pebble.dag import Dag
 
 
 @st.composite
+def tile_mask_point(draw: st.DrawFn, n: int, memory: int) -> dict[str, object]:
+    """s, s_c and Z of a tile mask of sparse square tiling at (n, M): a random mask when it
+    has at most 24 x 24 tiles, else a strip mask (:func:`strip_mask_point`)."""
+    from attnio.algorithms.masks import column_weighted_density, expand, row_weighted_density
+
+    tile = max(1, math.isqrt(memory // 4))
+    bands = -(-n // tile)
+    if bands > 24:
+        return strip_mask_point(n, memory, sp.Rational(draw(st.integers(1, 64)), 64))
+    coarse = draw(block_masks(bands, bands))
+    return {
+        "s": sp.Rational(row_weighted_density(coarse, n, tile)),
+        "s_c": sp.Rational(column_weighted_density(coarse, n, tile)),
+        "Z": int(expand(coarse, n, tile, tile).sum()),
+    }
+
+
+@st.composite
 def parameter_points(draw: st.DrawFn, max_n: int = 4096) -> dict[str, object]:
-    """A consistent assignment of every catalog symbol: d <= n, n <= Z <= n^2, r = C(d+g, g)."""
+    """A consistent assignment of every catalog symbol: d <= n, n <= Z <= n^2, r = C(d+g, g);
+    s, s_c and Z are the densities and allowed pairs of one tile mask (:func:`tile_mask_point`)."""
     n = draw(st.integers(1, max_n))
     d = draw(st.integers(1, min(n, 256)))
     memory = draw(st.one_of(st.integers(1, 4 * d * d + 8), st.integers(1, n * d + 1)))
-    z = draw(st.integers(n, n * n))
     g = draw(st.integers(0, 4))
     return {
         "n": n,
         "d": d,
         "M": memory,
-        "Z": z,
-        "Z_QK": z,
+        **draw(tile_mask_point(n, memory)),
+        "Z_QK": draw(st.integers(n, n * n)),
         "Z_in": draw(st.integers(1, n * d)),
-        "s": sp.Rational(draw(st.integers(1, 64)), 64),
         "g": g,
         "r": int(feature_rank(d, g)),
         "B": sp.Rational(draw(st.integers(1, 40)), 10),
@@ -185,6 +205,17 @@ def block_masks(draw, rows: int, cols: int):
         if not mask[i].any():
             mask[i, draw(st.integers(0, cols - 1))] = True
     return mask
+
+
+@st.composite
+def tile_masks(draw, max_n: int = 40, max_d: int = 6, max_memory: int = 400):
+    """Draw (n, d, M, tile mask) for sparse square tiling: T = floor(sqrt(M/4)) often not
+    dividing n, the mask's shape (T_n, T_n), no row band empty."""
+    n = draw(st.integers(1, max_n))
+    d = draw(st.integers(1, max_d))
+    M = draw(st.integers(4, max_memory))
+    bands = -(-n // math.isqrt(M // 4))
+    return n, d, M, draw(block_masks(bands, bands))
 
 
 # ---------------------------------------------------------------- attnio.proofs

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sympy as sp
 
 from attnio.bounds import catalog, get
+from attnio.bounds.catalog import FULL_DENSITY
 from attnio.bounds.counts import COUNTS
 
 
@@ -25,21 +26,33 @@ def test_published_algorithm_names_are_reused():
 
 
 def test_sparse_counts_equal_dense_at_full_density():
-    """Each sparse count is its dense counterpart exactly at s = 1."""
+    """Each sparse count is its dense counterpart exactly at full density (s = s_c = 1, Z = n^2)."""
     for bound in COUNTS:
         if bound.reduces_to is not None:
             dense = get(bound.reduces_to)
-            assert (
-                sp.simplify(bound.explicit.subs(sp.Symbol("s", positive=True), 1) - dense.explicit)
-                == 0
-            )
+            assert sp.simplify(bound.explicit.subs(FULL_DENSITY) - dense.explicit) == 0
 
 
 def test_counts_are_integers_at_integer_points():
     """Every count evaluates to a nonnegative integer where its conditions hold."""
+    params = {"n": 37, "d": 5, "M": 333, "r": 21}
+    masks = {
+        # flash blocks at d = 5, M = 333 are 5 x 11: each row band allows two column bands
+        "block-sparse-flash": {"s": sp.Rational(1, 2)},
+        # tiles of 9, bands 9, 9, 9, 9, 1; the diagonal and the last column band allowed:
+        # heights 37 + 36, widths 37 + 4, Z = 4 * 81 + 1 + 4 * 9
+        "sparse-square-tiling": {
+            "s": sp.Rational(73, 185),
+            "s_c": sp.Rational(41, 185),
+            "Z": 361,
+        },
+    }
+    applied = set()
     for bound in COUNTS:
-        params = {"n": 37, "d": 5, "M": 333, "s": sp.Rational(1, 2), "r": 21}
-        use = {k: params[k] for k in bound.parameters}
+        point = {**params, **masks.get(bound.algorithm, {})}
+        use = {k: point[k] for k in bound.parameters}
         if bound.applies(**use):
             value = bound.evaluate(**use)
             assert value.is_integer and value >= 0, bound.name
+            applied.add(bound.name)
+    assert {f"sparse-square-tiling-{p}-count" for p in ("forward", "backward")} <= applied

@@ -113,6 +113,7 @@ def test_latex_cells_parse_back_to_the_same_values() -> None:
         "Z_QK": 60,
         "Z_in": 70,
         "s": sp.Rational(1, 2),
+        "s_c": sp.Rational(3, 5),
         "g": 2,
         "r": 21,
         "B": 3,

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from attnio.algorithms import simulate
 from attnio.algorithms.errors import MaskError
 from attnio.algorithms.machine import blocks
+from attnio.algorithms.masks import expand
 from attnio.algorithms.registry import get_algorithm
+from attnio.algorithms.tiling import square_tile
 from attnio.bounds import get
-from strategies import block_masks, problem_sizes
+from strategies import block_masks, problem_sizes, tile_masks
 
 CASES = [
     ("block-sparse-flash", "forward"),
@@ -41,13 +43,29 @@ def test_numbers_counts_and_lower_bounds(name, pass_, sizes, data):
     assert run.error <= 1e-9
     assert run.counts.peak <= M
     assert simulate(name, pass_, n, d, M, mask=mask, numeric=False).counts == run.counts
-    if name == "sparse-square-tiling" and n % rows:
-        assert run.closed_form is None  # the record's conditions say T must divide n
-    else:
-        assert run.counts.io == run.closed_form
+    assert run.counts.io == run.closed_form
     fine = np.repeat(np.repeat(mask, rows, axis=0), cols, axis=1)[:n, :n]
     compulsory = get(f"sparse-{pass_}-compulsory")
     assert compulsory.evaluate(n=n, d=d, Z=int(fine.sum())) <= run.counts.io
+
+
+@pytest.mark.parametrize("pass_", ["forward", "backward"])
+@settings(max_examples=60)
+@given(problem=tile_masks(max_n=60, max_d=9, max_memory=600))
+@example(problem=(37, 5, 333, np.eye(5, dtype=bool)))  # T = 9: bands 9, 9, 9, 9, 1
+@example(problem=(10, 3, 36, np.array([[True, False, False, True]] * 4)))  # T = 3: 3, 3, 3, 1
+@example(problem=(10, 3, 36, np.array([[False, False, False, True]] * 4)))  # 1-wide keys only
+@example(problem=(10, 3, 36, np.tril(np.ones((4, 4), dtype=bool))))  # causal, partial corner
+@example(problem=(4, 7, 100, np.ones((1, 1), dtype=bool)))  # T = 5 > n: one partial tile
+def test_sparse_tiling_count_is_exact_for_partial_tiles(pass_, problem):
+    """Sparse square tiling moves exactly its record's words for every n, d, M and tile mask."""
+    n, d, M, coarse = problem
+    run = simulate("sparse-square-tiling", pass_, n, d, M, mask=coarse, numeric=False)
+    assert run.counts.peak <= M
+    assert run.counts.io == run.closed_form
+    assert {"s", "s_c", "Z"} <= set(run.parameters)
+    tile = square_tile(M)
+    assert run.parameters["Z"] == int(expand(coarse, n, tile, tile).sum())
 
 
 @pytest.mark.parametrize("name,pass_", CASES)
