@@ -18,6 +18,7 @@ from collections.abc import Iterable
 
 import sympy as sp
 
+from .counts import COUNTS, KEYS_TOUCHED
 from .errors import FilterError, UnknownBoundError
 from .record import Bound, Cache, Kind, Pass, Regime, Status
 from .symbols import Z_QK, M, Z, Z_in, d, n, r, s, s_c
@@ -30,9 +31,6 @@ COMPULSORY_FORWARD = 4 * n * d
 
 COMPULSORY_BACKWARD = 8 * n * d + n
 """Read Q, K, V, O, dO and L once, write dQ, dK, dV once (FA2 formulation)."""
-
-KEYS_TOUCHED = sp.ceiling(Z / n)
-"""Some row has at least ceil(Z / n) allowed keys, so at least that many keys are used."""
 
 COMPULSORY_SPARSE_FORWARD = 2 * n * d + 2 * d * KEYS_TOUCHED
 """Read Q, write O (every row is nonempty), read K and V rows of the keys used."""
@@ -507,16 +505,8 @@ def _approximate() -> list[Bound]:
     ]
 
 
-def _algorithm_counts() -> list[Bound]:
-    try:
-        from .counts import COUNTS
-    except ImportError:  # attnio.algorithms has not registered its counts yet
-        return []
-    return list(COUNTS)
-
-
 def _build() -> tuple[Bound, ...]:
-    records = [*_dense(), *_sparse(), *_approximate(), *_algorithm_counts()]
+    records = [*_dense(), *_sparse(), *_approximate(), *COUNTS]
     seen: set[str] = set()
     for record in records:
         if record.name in seen:

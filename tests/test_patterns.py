@@ -5,6 +5,7 @@ from __future__ import annotations
 from unittest import mock
 
 import numpy as np
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -120,7 +121,8 @@ def test_chosen_patterns_respect_the_limits_and_charge_each_vertex_once(instance
 @given(pebbling_instances(max_vertices=7, extra=3), variants)
 @example((FORK, 3), "standard")
 def test_search_with_patterns_equals_reference(instance, variant):
-    """With the pattern databases from the start (no probe) and, as the only known
+    """With the pattern databases from the start (no probe, used even where they do not
+    raise the start estimate) and, as the only known
     pebbling, an optimal one-shot pebbling made one load more expensive (so the search
     must find an optimum itself, and a heuristic that overestimated anywhere on the way
     would prune it), the solver's optimum is the brute-force optimum."""
@@ -131,6 +133,7 @@ def test_search_with_patterns_equals_reference(instance, variant):
     with (
         mock.patch.object(exact_module, "_PROBE_EXPANSIONS", 0),
         mock.patch.object(exact_module, "_seed_pebbling", lambda dag, M: padded),
+        mock.patch.object(exact_module, "_patterns_help", lambda *args: True),
     ):
         result = solve_exact(dag, M, variant=variant, rules=DEFAULT_RULES)
     assert result.optimal
@@ -152,3 +155,16 @@ def test_empty_pattern_set_sums_to_zero():
     """Without patterns the kernel's sum is 0, so the flag off changes nothing."""
     packed = PatternSet(3, ()).packed(FORK)
     assert search_kern.pattern_sum(packed, np.int64(0), np.int64(3)) == 0
+
+
+@pytest.mark.parametrize(("M", "helps"), [(3, True), (7, False)])
+def test_patterns_are_used_only_where_they_raise_the_start_estimate(M, helps):
+    """Dense forward n=2, d=1: at M=3 the databases see 21 against the plain 8 and are used;
+    at M=7 they see less than the plain 8 and the search runs without them."""
+    dag = attention_forward(2, 1)
+    packed = build_patterns(dag, M).packed(dag)
+    graph = exact_module._graph_arrays(dag)
+    inputs = np.int64(sum(1 << v for v in dag.inputs.tolist()))
+    outputs = np.int64(sum(1 << v for v in dag.outputs.tolist()))
+    params = np.array([dag.num_vertices, inputs, outputs, M, 0, search_kern.HEURISTIC, 0])
+    assert exact_module._patterns_help(graph, params, packed) is helps
