@@ -102,6 +102,18 @@ def build_table(pred, is_input, weight, goal, M, binom):
             count += 1
         if count <= M:
             subsets[rank_of(mask, a, offsets, binom)] = mask
+    # the rank of each red set with one local vertex toggled (-1: more than M red)
+    toggled = np.full((n_red, a), -1, dtype=np.int64)
+    for r in range(n_red):
+        red = subsets[r]
+        count = 0
+        x = red
+        while x:
+            x &= x - 1
+            count += 1
+        for j in range(a):
+            if (red >> j) & 1 or count < M:
+                toggled[r, j] = rank_of(red ^ (np.int64(1) << j), a, offsets, binom)
     blues = np.int64(1) << b
     size = n_red * blues
     dist = np.full(size, UNSET, dtype=np.int64)
@@ -129,11 +141,6 @@ def build_table(pred, is_input, weight, goal, M, binom):
                 continue
             r, bb = divmod(s, blues)
             red = subsets[r]
-            count = 0
-            x = red
-            while x:
-                x &= x - 1
-                count += 1
             for j in range(a):
                 bit = np.int64(1) << j
                 if red & bit:
@@ -145,7 +152,7 @@ def build_table(pred, is_input, weight, goal, M, binom):
                     if is_input[j] == 0 and (pred[j] & ~(red & ~bit)) == 0:
                         cost = 0
                     if cost != UNSET:
-                        t = rank_of(red & ~bit, a, offsets, binom) * blues + bb
+                        t = toggled[r, j] * blues + bb
                         new = level + cost
                         if new < dist[t]:
                             dist[t] = new
@@ -167,9 +174,9 @@ def build_table(pred, is_input, weight, goal, M, binom):
                             else:
                                 following[n_following] = t
                                 n_following += 1
-                elif count < M:
+                elif toggled[r, j] >= 0:
                     # delete of j from red + j
-                    t = rank_of(red | bit, a, offsets, binom) * blues + bb
+                    t = toggled[r, j] * blues + bb
                     if level < dist[t]:
                         dist[t] = level
                         current[n_current] = t
