@@ -157,11 +157,13 @@ def test_empty_pattern_set_sums_to_zero():
     assert search_kern.pattern_sum(packed, np.int64(0), np.int64(3)) == 0
 
 
-@pytest.mark.parametrize(("M", "helps"), [(3, True), (7, False)])
-def test_patterns_are_used_only_where_they_raise_the_start_estimate(M, helps):
-    """Dense forward n=2, d=1: at M=3 the databases see 21 against the plain 8 and are used;
-    at M=7 they see less than the plain 8 and the search runs without them."""
-    dag = attention_forward(2, 1)
+@pytest.mark.parametrize(
+    ("n", "d", "M", "helps"), [(2, 1, 3, True), (2, 2, 3, True), (2, 1, 7, False)]
+)
+def test_patterns_are_used_only_where_they_match_the_plain_start_estimate(n, d, M, helps):
+    """Dense forward: n=2, d=1, M=3, the databases see 21 against the plain 8 and are used;
+    n=2, d=2, M=3, 16 each, used; n=2, d=1, M=7, 5 against 8, the search runs without them."""
+    dag = attention_forward(n, d)
     packed = build_patterns(dag, M).packed(dag)
     graph = exact_module._graph_arrays(dag)
     inputs = np.int64(sum(1 << v for v in dag.inputs.tolist()))
