@@ -21,8 +21,6 @@ from .symbols import M, d, feature_rank, n
 
 Check = Callable[[], tuple[bool | None, str]]
 
-_BASE = frozenset({"n", "d", "M"})
-
 
 def check_cells_covered() -> tuple[bool, str]:
     """Every regime x pass x cache cell has a lower and an upper record (or says why not)."""
@@ -180,15 +178,6 @@ def grid() -> Iterator[dict[str, object]]:
             }
 
 
-def _comparable(lower: Bound, upper: Bound) -> bool:
-    extra = set(lower.parameters) - _BASE
-    return (
-        lower.regime is upper.regime
-        and lower.pass_ is upper.pass_
-        and extra <= set(upper.parameters)
-    )
-
-
 def _applies(bound: Bound, point: dict[str, object]) -> bool:
     return bound.applies(**{k: point[k] for k in bound.parameters if k in point})
 
@@ -204,7 +193,7 @@ def check_explicit_lower_below_upper() -> tuple[bool | None, str]:
     compared, bad = 0, []
     for point in grid():
         for lower, upper in itertools.product(lowers, uppers):
-            if not _comparable(lower, upper):
+            if not lower.comparable(upper):
                 continue
             if not (_applies(lower, point) and _applies(upper, point)):
                 continue
@@ -258,7 +247,7 @@ def check_asymptotic_growth() -> tuple[bool, str]:
 
     compared, bad = 0, []
     for lower, upper in itertools.product(lowers, uppers):
-        if lower is upper or not _comparable(lower, upper):
+        if lower is upper or not lower.comparable(upper):
             continue
         for index, (near, _) in enumerate(points):
             low, up = at(lower, index), at(upper, index)

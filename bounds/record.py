@@ -88,6 +88,10 @@ def _as_expr(value: object, what: str, name: str) -> sp.Expr | None:
     return expr
 
 
+BASE_PARAMETERS = frozenset({"n", "d", "M"})
+"""The problem sizes every record may use."""
+
+
 @dataclass(frozen=True)
 class Bound:
     """One bound on the I/O cost of attention.
@@ -198,6 +202,19 @@ class Bound:
         elif self.kind is Kind.UPPER and self.explicit is not None:
             explicit = rf",\quad Q \leq {sp.latex(self.explicit)}"
         return rf"$\text{{{self.name}}}:\ {self.latex()}{explicit}$"
+
+    def comparable(self, upper: Bound) -> bool:
+        """Return whether this (lower) bound and ``upper`` speak of the same instances.
+
+        Same regime and pass, and ``upper`` uses every parameter beyond n, d and M that
+        this bound uses, so both can be evaluated at one point.
+        """
+        extra = set(self.parameters) - BASE_PARAMETERS
+        return (
+            self.regime is upper.regime
+            and self.pass_ is upper.pass_
+            and extra <= set(upper.parameters)
+        )
 
     # --------------------------------------------------------------- evaluation
     def applies(self, **params: Real) -> bool:

@@ -37,6 +37,7 @@ import sympy as sp
 from attnio.bounds import Bound, Cache, Kind, Pass, Status, catalog, crossover, get
 from attnio.bounds.catalog import FULL_DENSITY
 from attnio.bounds.crossover import min_branches
+from attnio.bounds.record import BASE_PARAMETERS
 from attnio.bounds.symbols import M, d, n
 
 from .obligation import Expectation, Obligation
@@ -59,8 +60,6 @@ PAPER_REGIME = d <= n
 """The papers compare algorithms for sequences at least as long as the head dimension; each
 comparison is also generated without it (``-any-n``, open) to see what happens outside."""
 
-_BASE = frozenset({"n", "d", "M"})
-
 
 def _expect(*records: Bound) -> Expectation:
     return Expectation.HOLDS if all(r.status in SOLID for r in records) else Expectation.OPEN
@@ -68,15 +67,6 @@ def _expect(*records: Bound) -> Expectation:
 
 def _is_count(bound: Bound) -> bool:
     return bound.kind is Kind.UPPER and bound.algorithm is not None and bound.explicit is not None
-
-
-def _comparable(lower: Bound, upper: Bound) -> bool:
-    extra = set(lower.parameters) - _BASE
-    return (
-        lower.regime is upper.regime
-        and lower.pass_ is upper.pass_
-        and extra <= set(upper.parameters)
-    )
 
 
 def _expressions(bound: Bound) -> Iterable[tuple[str, sp.Expr]]:
@@ -101,7 +91,7 @@ def lower_le_upper() -> list[Obligation]:
     uppers = [b for b in catalog(kind="upper") if b.explicit is not None]
     found = []
     for lower, upper in itertools.product(lowers, uppers):
-        if not _comparable(lower, upper):
+        if not lower.comparable(upper):
             continue
         found.append(
             Obligation(
@@ -150,7 +140,9 @@ def _explicit_lowers(regime: object, pass_: object, cache: Cache) -> list[Bound]
     return [
         b
         for b in catalog(regime=regime, pass_=pass_, kind="lower")
-        if b.explicit is not None and b.cache in (cache, Cache.ANY) and set(b.parameters) <= _BASE
+        if b.explicit is not None
+        and b.cache in (cache, Cache.ANY)
+        and set(b.parameters) <= BASE_PARAMETERS
     ]
 
 

@@ -132,3 +132,14 @@ def test_repr_latex_shows_the_statement() -> None:
     text = get("dense-forward-lower-small-explicit")._repr_latex_()
     assert text.startswith("$") and text.endswith("$")
     assert r"\Omega" in text and r"\geq" in text and "dense-forward-lower-small-explicit" in text
+
+
+def test_comparable_needs_same_regime_pass_and_parameters():
+    """A lower and an upper bound are comparable only within one regime and pass, and only
+    when the upper uses every parameter beyond n, d, M that the lower uses."""
+    compulsory = get("sparse-forward-compulsory")  # uses Z
+    assert compulsory.comparable(get("sparse-square-tiling-forward-count"))  # uses Z
+    assert not compulsory.comparable(get("block-sparse-flash-forward-count"))  # s only
+    assert not compulsory.comparable(get("flash-forward-count"))  # dense
+    assert not get("dense-forward-compulsory").comparable(get("flash-backward-count"))
+    assert get("dense-forward-compulsory").comparable(get("flash-forward-count"))
