@@ -18,7 +18,9 @@ from attnio.pebble.exact import DEFAULT_RULES, solve_exact
 from attnio.pebble.exact_reference import reference_optimum
 from attnio.pebble.moves import Move
 from attnio.pebble.patterns import (
+    Pattern,
     PatternSet,
+    _local_arrays,
     build_patterns,
     choose_patterns,
     reference_costs,
@@ -30,8 +32,6 @@ FORK = Dag.from_edges(6, [(0, 2), (1, 2), (2, 3), (0, 3), (2, 4), (1, 4), (3, 5)
 
 
 def _table(dag: Dag, vertices, charged, M: int) -> np.ndarray:
-    from attnio.pebble.patterns import _local_arrays
-
     pred, is_input, weight, goal = _local_arrays(dag, vertices, charged)
     return kern.build_table(pred, is_input, weight, goal, M, kern.binomials(64))
 
@@ -48,7 +48,7 @@ def test_table_equals_reference(data, instance):
     else:
         vertices, charged = data.draw(pattern_choices(dag))
     table = _table(dag, vertices, charged, M)
-    pattern = build_patterns.__globals__["Pattern"](vertices, charged, M, table)
+    pattern = Pattern(vertices, charged, M, table)
     expected = reference_costs(dag, vertices, charged, M)
     assert table.size == table_entries(dag, vertices, M) == len(expected)
     for (red, blue), cost in expected.items():
