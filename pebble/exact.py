@@ -154,7 +154,7 @@ import numpy as np
 from . import _exact_kernels as kern
 from .dag import Dag
 from .errors import InstanceTooLargeError, ParameterError
-from .heuristic import pebble
+from .heuristic import pebble, play
 from .moves import Move, check_variant, replay
 from .patterns import PatternSet, build_patterns
 from .result import Pebbling
@@ -599,54 +599,11 @@ def _certificate(table: np.ndarray, goal: int) -> list[Move]:
 
 
 def _seed_pebbling(dag: Dag, M: int) -> list[Move]:
-    """A legal pebbling in both variants: compute in index order, evict Belady-style.
+    """A legal pebbling in both variants: Belady on the natural order (:func:`.heuristic.play`).
 
-    Each non-input is computed once, in topological order; before loading or computing,
-    a red pebble not needed by the current compute is freed, choosing the vertex whose
-    next use is farthest (HK81-style greedy; no optimality claimed). An evicted vertex
-    still needed later is stored first; outputs are stored right after their compute.
+    Each non-input is computed once, so it is legal in both variants; no optimality claimed.
     """
-    count = dag.num_vertices
-    preds = [dag.predecessors(v).tolist() for v in range(count)]
-    order = [v for v in range(count) if preds[v]]
-    uses: list[list[int]] = [[] for _ in range(count)]  # positions in order, descending
-    for pos in range(len(order) - 1, -1, -1):
-        for p in preds[order[pos]]:
-            uses[p].append(pos)
-    outputs = set(dag.outputs.tolist())
-    blue = set(dag.inputs.tolist())
-    red: set[int] = set()
-    moves: list[Move] = []
-
-    def next_use(u: int, pos: int) -> float:
-        while uses[u] and uses[u][-1] < pos:
-            uses[u].pop()
-        return uses[u][-1] if uses[u] else math.inf
-
-    def make_room(pos: int, keep: set[int]) -> None:
-        while len(red) >= M:
-            victim = max(sorted(red - keep), key=lambda u: next_use(u, pos))
-            if victim not in blue and next_use(victim, pos) < math.inf:
-                moves.append(Move("store", victim))
-                blue.add(victim)
-            moves.append(Move("delete", victim))
-            red.discard(victim)
-
-    for pos, v in enumerate(order):
-        keep = set(preds[v])
-        for p in preds[v]:
-            if p not in red:
-                make_room(pos, keep)
-                moves.append(Move("load", p))
-                red.add(p)
-        make_room(pos, keep)
-        moves.append(Move("compute", v))
-        red.add(v)
-        if v in outputs and v not in blue:
-            moves += [Move("store", v), Move("delete", v)]
-            blue.add(v)
-            red.discard(v)
-    return moves
+    return play(dag, M, moves=True).moves
 
 
 class _Progress:

@@ -46,7 +46,7 @@ import z3
 
 from .dag import Dag
 from .errors import InstanceTooLargeError, ParameterError
-from .exact import _seed_pebbling
+from .heuristic import play
 from .moves import Move, check_variant, replay
 
 __all__ = ["MAX_SAT_VERTICES", "SatOptimum", "sat_optimum"]
@@ -142,7 +142,7 @@ def sat_optimum(
     M = dag.validate_memory(M)
     noninputs = int((dag.indegree > 0).sum())
     if horizon is None:
-        horizon = replay(dag, _seed_pebbling(dag, M), M, variant).io + noninputs
+        horizon = play(dag, M).io + noninputs
     if isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 0:
         raise ParameterError(f"horizon={horizon!r} must be a non-negative integer")
     if timeout is not None and (
