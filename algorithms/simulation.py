@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from attnio.bounds import get
+from attnio.bounds.arguments import positive_integer
 
 from . import approximate, reference
 from .errors import MaskError, ParameterError
@@ -71,9 +72,7 @@ class Run:
 
 
 def _positive(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ParameterError(f"{name}={value!r} must be a positive integer")
-    return int(value)
+    return positive_integer(name, value, ParameterError)
 
 
 def inputs(

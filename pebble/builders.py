@@ -36,6 +36,7 @@ import itertools
 import numpy as np
 import sympy as sp
 
+from attnio.bounds.arguments import positive_integer
 from attnio.bounds.symbols import Z, d, feature_rank, g, n
 
 from .dag import Dag
@@ -133,8 +134,7 @@ class _Builder:
 
 def _check_size(**sizes: int) -> None:
     for name, value in sizes.items():
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-            raise ParameterError(f"{name}={value!r} must be a positive integer")
+        positive_integer(name, value, ParameterError)
 
 
 def _check_mask(mask: object, n_: int) -> np.ndarray:

@@ -42,6 +42,8 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 
+from attnio.bounds.arguments import positive_integer
+
 from .errors import CycleError, GraphFormatError, MemoryTooSmallError, ParameterError
 
 __all__ = ["FORMATS", "Dag", "load_dag", "save_dag"]
@@ -314,11 +316,7 @@ class Dag:
         >>> Dag.from_edges(3, [(0, 2), (1, 2)]).validate_memory(3)
         3
         """
-        if isinstance(M, bool) or not isinstance(M, int | np.integer):
-            raise ParameterError(f"M={M!r} must be a positive integer")
-        M = int(M)
-        if M < 1:
-            raise ParameterError(f"M={M} must be a positive integer")
+        M = positive_integer("M", M, ParameterError)
         if self.min_memory > M:
             vertex = int(np.argmax(self.indegree))
             raise MemoryTooSmallError(M, self.labels[vertex], self.min_memory)

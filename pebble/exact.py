@@ -151,6 +151,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from attnio.bounds.arguments import positive_integer, positive_number
+
 from . import _exact_kernels as kern
 from .dag import Dag
 from .errors import InstanceTooLargeError, ParameterError
@@ -538,14 +540,9 @@ def _check(
             f"colour as one 64-bit word and accepts at most {MAX_VERTICES} vertices "
             "(use a heuristic pebbling for larger graphs)"
         )
-    if isinstance(max_states, bool) or not isinstance(max_states, int) or max_states < 1:
-        raise ParameterError(f"max_states={max_states!r} must be a positive integer")
-    if time_limit is not None and (
-        isinstance(time_limit, bool)
-        or not isinstance(time_limit, int | float)
-        or not time_limit > 0
-    ):
-        raise ParameterError(f"time_limit={time_limit!r} must be a positive number or None")
+    positive_integer("max_states", max_states, ParameterError)
+    if time_limit is not None:
+        positive_number("time_limit", time_limit, ParameterError)
     if isinstance(rules, str):
         raise ParameterError(f"rules={rules!r} must be an iterable of rule names, not a string")
     flags = 0

@@ -44,6 +44,8 @@ from dataclasses import dataclass, field
 
 import z3
 
+from attnio.bounds.arguments import positive_number
+
 from .dag import Dag
 from .errors import InstanceTooLargeError, ParameterError
 from .heuristic import play
@@ -145,10 +147,8 @@ def sat_optimum(
         horizon = play(dag, M).io + noninputs
     if isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 0:
         raise ParameterError(f"horizon={horizon!r} must be a non-negative integer")
-    if timeout is not None and (
-        isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0
-    ):
-        raise ParameterError(f"timeout={timeout!r} must be a positive number or None")
+    if timeout is not None:
+        positive_number("timeout", timeout, ParameterError)
 
     encoding = _Encoding(dag, M, variant == "oneshot", horizon)
     solver = z3.Solver()
