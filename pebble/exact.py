@@ -160,6 +160,7 @@ from .heuristic import pebble, play
 from .moves import Move, check_variant, replay
 from .patterns import PatternSet, build_patterns
 from .result import Pebbling
+from .variants import GAME_VARIANTS, Variant
 
 __all__ = ["DEFAULT_RULES", "MAX_VERTICES", "RULES", "solve_exact", "sweep_exact"]
 
@@ -334,11 +335,11 @@ def _solve(
         # order, each vertex computed once, so legal in both variants; replayed below
         hints.append(pebble(dag, M, heuristic="search", variant=variant, moves=True).moves)
     expanded = 0
-    if variant == "standard" and seed_io > 0:
+    if GAME_VARIANTS[Variant(variant)].recomputation and seed_io > 0:
         # a one-shot pebbling is a standard one, and the one-shot search is far smaller
         quarter = None if time_limit is None else time_limit / 4
         oneshot_run = _solve(
-            dag, M, "oneshot", max(1, max_states // 4), quarter, False, rules, None, shared
+            dag, M, Variant.ONESHOT, max(1, max_states // 4), quarter, False, rules, None, shared
         )
         hints.append(oneshot_run.moves)
         expanded = oneshot_run.states_explored
@@ -354,7 +355,7 @@ def _solve(
             _bits(dag.inputs),
             _bits(dag.outputs),
             M,
-            int(variant == "oneshot"),
+            int(not GAME_VARIANTS[Variant(variant)].recomputation),
             flags & ~kern.PATTERN_DATABASES,
             _bits(np.flatnonzero(dag.outdegree == 1)),
         ],

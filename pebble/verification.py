@@ -25,6 +25,7 @@ from . import builders, reference
 from .dag import Dag
 from .heuristic import POLICIES, compulsory_io, natural_order, pebble, play
 from .moves import replay
+from .variants import Variant
 
 Check = Callable[[], tuple[bool | None, str]]
 
@@ -230,7 +231,7 @@ def check_oneshot_not_below_standard() -> tuple[bool | None, str]:
         dag = _dense(kind, n_, d_)
         for M in (dag.min_memory, dag.min_memory + 1):
             standard = solve_exact(dag, M, time_limit=_EXACT_SECONDS)
-            oneshot = solve_exact(dag, M, variant="oneshot", time_limit=_EXACT_SECONDS)
+            oneshot = solve_exact(dag, M, variant=Variant.ONESHOT, time_limit=_EXACT_SECONDS)
             if not (standard.optimal and oneshot.optimal):
                 continue
             compared += 1
