@@ -32,19 +32,24 @@ project brief); DFE22 Prop 4 (masks); theory.md section 5 (the feature map).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
 
 from attnio.bounds.arguments import positive_integer
+from attnio.bounds.record import Pass, Regime
 from attnio.bounds.symbols import Z, d, feature_rank, g, n
 
 from .dag import Dag
 from .errors import ParameterError
 
 __all__ = [
+    "BUILDERS",
     "KINDS",
     "TREE_SHAPES",
+    "BuilderSpec",
     "approx_forward",
     "approx_forward_vertices",
     "attention_backward",
@@ -484,15 +489,102 @@ def approx_forward_vertices() -> sp.Expr:
     )
 
 
-# --------------------------------------------------------------------- dispatch
+# --------------------------------------------------------------------- registry
 
-KINDS = (
-    "attention-forward",
-    "attention-backward",
-    "sparse-forward",
-    "sparse-backward",
-    "approx-forward",
-)
+
+def _symbol_values(n_: int, d_: int, mask: np.ndarray | None, degree: int) -> dict[sp.Symbol, int]:
+    values = {n: n_, d: d_, g: degree}
+    if mask is not None:
+        values[Z] = int(mask.sum())
+        values[nonempty_columns] = int(mask.any(axis=0).sum())
+    return values
+
+
+@dataclass(frozen=True)
+class BuilderSpec:
+    """One DAG family: what it computes, how to build it and how many vertices it has.
+
+    Attributes
+    ----------
+    kind : str
+        The family's name (``attnio pebble --dag`` takes it).
+    pass_ : Pass
+        The pass of attention the graph computes.
+    regime : Regime
+        Dense, sparse (masked) or approximate attention.
+    builder : callable
+        ``(n, d, *, tree, [mask], [degree]) -> Dag``.
+    vertices : callable
+        ``() -> sympy expression`` of the vertex count in n, d and the
+        family's parameters (``Z`` and ``c`` of a mask, ``g`` the degree).
+    parameters : tuple of str
+        The options the builder takes besides ``n`` and ``d``.
+    """
+
+    kind: str
+    pass_: Pass
+    regime: Regime
+    builder: Callable[..., Dag]
+    vertices: Callable[[], sp.Expr]
+    parameters: tuple[str, ...]
+
+    def vertex_count(
+        self, n_: int, d_: int, *, mask: np.ndarray | None = None, degree: int = 2
+    ) -> int:
+        """The vertex count the formula gives for these sizes (``mask`` for sparse families)."""
+        if "mask" in self.parameters and mask is None:
+            raise ParameterError(f"dag={self.kind!r}: the vertex count needs the mask")
+        return int(self.vertices().subs(_symbol_values(n_, d_, mask, degree)))
+
+
+BUILDERS: dict[str, BuilderSpec] = {
+    spec.kind: spec
+    for spec in (
+        BuilderSpec(
+            "attention-forward",
+            Pass.FORWARD,
+            Regime.DENSE,
+            attention_forward,
+            attention_forward_vertices,
+            ("tree",),
+        ),
+        BuilderSpec(
+            "attention-backward",
+            Pass.BACKWARD,
+            Regime.DENSE,
+            attention_backward,
+            attention_backward_vertices,
+            ("tree",),
+        ),
+        BuilderSpec(
+            "sparse-forward",
+            Pass.FORWARD,
+            Regime.SPARSE,
+            sparse_forward,
+            sparse_forward_vertices,
+            ("tree", "mask"),
+        ),
+        BuilderSpec(
+            "sparse-backward",
+            Pass.BACKWARD,
+            Regime.SPARSE,
+            sparse_backward,
+            sparse_backward_vertices,
+            ("tree", "mask"),
+        ),
+        BuilderSpec(
+            "approx-forward",
+            Pass.FORWARD,
+            Regime.APPROXIMATE,
+            approx_forward,
+            approx_forward_vertices,
+            ("tree", "degree"),
+        ),
+    )
+}
+"""Every DAG family, by kind: the one table the command line and the checks read."""
+
+KINDS = tuple(BUILDERS)
 """The DAG families :func:`build` makes (the names ``attnio pebble --dag`` takes)."""
 
 
@@ -563,19 +655,15 @@ def build(
     >>> build("sparse-forward", 3, 1).num_vertices
     39
     """
-    if kind not in KINDS:
+    if kind not in BUILDERS:
         raise ParameterError(f"dag={kind!r} must be one of {KINDS}")
-    if kind == "attention-forward":
-        return attention_forward(n_, d_, tree=tree)
-    if kind == "attention-backward":
-        return attention_backward(n_, d_, tree=tree)
-    if kind == "approx-forward":
-        return approx_forward(n_, d_, degree, tree=tree)
-    _check_size(n=n_, d=d_)
-    if mask is None:
-        mask = "causal"
-    if isinstance(mask, str):
-        mask = mask_from_spec(mask, n_)
-    if kind == "sparse-forward":
-        return sparse_forward(n_, d_, mask, tree=tree)
-    return sparse_backward(n_, d_, mask, tree=tree)
+    spec = BUILDERS[kind]
+    options: dict[str, object] = {"tree": tree}
+    if "degree" in spec.parameters:
+        options["degree"] = degree
+    if "mask" in spec.parameters:
+        _check_size(n=n_, d=d_)
+        if mask is None:
+            mask = "causal"
+        options["mask"] = mask_from_spec(mask, n_) if isinstance(mask, str) else mask
+    return spec.builder(n_, d_, **options)
