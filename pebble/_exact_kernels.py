@@ -30,7 +30,8 @@ The kernels take a handful of flat arrays and return numbers or status codes:
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from ._jit import njit
 
 MAX_VERTICES = 62
 """Largest vertex count of the one-word bit-set state encoding (bits 0..61 of an int64)."""

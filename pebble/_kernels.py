@@ -9,7 +9,8 @@ move sequences from both.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from ._jit import njit
 
 OK = 0
 MOVE_BUFFER_FULL = 1
