@@ -147,14 +147,14 @@ import math
 import sys
 import time
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from typing import NamedTuple, NoReturn
 
 import numpy as np
 
 from . import _exact_kernels as kern
 from .dag import Dag
-from .errors import InstanceTooLargeError, ParameterError
-from .heuristic import pebble
+from .errors import InstanceTooLargeError, ParameterError, SearchInterrupted
+from .heuristic import compulsory_io, pebble
 from .moves import Move, check_variant, replay
 from .patterns import PatternSet, build_patterns
 from .result import Pebbling
@@ -285,7 +285,9 @@ def sweep_exact(
 
     Sizes are solved in increasing order and each certificate seeds the next size's
     upper bound (a pebbling with M red pebbles is one with M + 1: more memory never
-    costs more). ``time_limit`` applies to each size separately.
+    costs more). ``time_limit`` applies to each size separately. Ctrl-C raises
+    :class:`~attnio.pebble.errors.SearchInterrupted` holding the sizes finished and
+    the interrupted one's proven bounds.
 
     Examples
     --------
@@ -298,7 +300,12 @@ def sweep_exact(
     results: dict[int, Pebbling] = {}
     seed: list[Move] | None = None
     for M in sorted(set(Ms)):
-        result = _solve(dag, M, variant, max_states, time_limit, progress, rules, seed=seed)
+        try:
+            result = _solve(dag, M, variant, max_states, time_limit, progress, rules, seed=seed)
+        except SearchInterrupted as stop:
+            raise SearchInterrupted([*results.values(), *stop.results]) from None
+        except KeyboardInterrupt:
+            raise SearchInterrupted(list(results.values())) from None
         results[M] = result
         seed = result.moves
     return [results[M] for M in Ms]
@@ -335,9 +342,31 @@ def _solve(
     if variant == "standard" and seed_io > 0:
         # a one-shot pebbling is a standard one, and the one-shot search is far smaller
         quarter = None if time_limit is None else time_limit / 4
-        oneshot_run = _solve(
-            dag, M, "oneshot", max(1, max_states // 4), quarter, False, rules, None, shared
-        )
+        try:
+            oneshot_run = _solve(
+                dag, M, "oneshot", max(1, max_states // 4), quarter, False, rules, None, shared
+            )
+        except SearchInterrupted as stop:
+            # a one-shot pebbling is a standard one: the best found is a certificate
+            hints.append(stop.results[-1].moves)
+            best = min((replay(dag, h, M, variant).io, i) for i, h in enumerate(hints))
+            moves = hints[best[1]] if best[0] < seed_io else seed_moves
+            upper = min(best[0], seed_io)
+            lower = min(compulsory_io(dag), upper)
+            raise SearchInterrupted(
+                [
+                    _finish(
+                        dag,
+                        M,
+                        variant,
+                        moves,
+                        lower,
+                        upper,
+                        stop.results[-1].states_explored,
+                        start,
+                    )
+                ]
+            ) from None
         hints.append(oneshot_run.moves)
         expanded = oneshot_run.states_explored
     for hint in hints:
@@ -369,6 +398,8 @@ def _solve(
         )  # fmt: skip
         expanded += run.expanded
         lower = run.lower
+        if run.interrupted:
+            _stop(dag, M, variant, run, seed_moves, lower, expanded, start)
         if run.status == _PROBE_DONE:
             if "patterns" not in shared:
                 shared["patterns"] = build_patterns(dag, M)
@@ -383,12 +414,30 @@ def _solve(
             )  # fmt: skip
             expanded += run.expanded
             lower = max(lower, run.lower)
+            if run.interrupted:
+                _stop(dag, M, variant, run, seed_moves, lower, expanded, start)
     finally:
         if display is not None:
             display.close()
     if run.goal >= 0:
         seed_moves = _certificate(run.table, run.goal)
     return _finish(dag, M, variant, seed_moves, lower, run.upper, expanded, start)
+
+
+def _stop(
+    dag: Dag,
+    M: int,
+    variant: str,
+    run: _Run,
+    seed_moves: list[Move],
+    lower: int,
+    expanded: int,
+    start: float,
+) -> NoReturn:
+    """Raise :class:`SearchInterrupted` holding the interrupted run's certified bounds."""
+    moves = _certificate(run.table, run.goal) if run.goal >= 0 else seed_moves
+    result = _finish(dag, M, variant, moves, min(lower, run.upper), run.upper, expanded, start)
+    raise SearchInterrupted([result])
 
 
 def _patterns_help(graph: np.ndarray, params: np.ndarray, packed: tuple) -> bool:
@@ -412,6 +461,7 @@ class _Run(NamedTuple):
     goal: int
     table: np.ndarray
     expanded: int
+    interrupted: bool = False
 
 
 _PROBE_DONE = -1
@@ -444,24 +494,33 @@ def _astar(
     kern.init_search(graph, params, patterns, table, slots, buckets, entries, counters, seed_io)
     lower = int(counters[kern.C_LOWER])
     budget = 2_000 if expansions is None else min(2_000, expansions)
+    status = kern.PAUSED
+    interrupted = False
     while True:
-        tic = time.perf_counter()
-        status = kern.search(
-            graph, params, patterns, table, slots, buckets, entries, counters, budget
-        )
-        upper = int(counters[kern.C_UPPER])
-        lower = max(lower, min(int(counters[kern.C_LOWER]), upper))
-        if display is not None:
-            display.update(counters, lower, upper, time.perf_counter() - start)
-        if status == kern.TABLE_FULL and capacity < max_states:
-            capacity = min(2 * capacity, max_states)
-            table = _grown(table, capacity)
-            slots = np.full(_slot_count(capacity), -1, dtype=np.int64)
-            kern.rehash(table, int(counters[kern.C_STATES]), slots)
-            status = kern.PAUSED
-        elif status == kern.QUEUE_FULL and entries.shape[0] < 4 * max_states:
-            entries = _grown(entries, 2 * entries.shape[0])
-            status = kern.PAUSED
+        try:
+            tic = time.perf_counter()
+            status = kern.search(
+                graph, params, patterns, table, slots, buckets, entries, counters, budget
+            )
+            upper = int(counters[kern.C_UPPER])
+            lower = max(lower, min(int(counters[kern.C_LOWER]), upper))
+            if display is not None:
+                display.update(counters, lower, upper, time.perf_counter() - start)
+            if status == kern.TABLE_FULL and capacity < max_states:
+                capacity = min(2 * capacity, max_states)
+                grown = _grown(table, capacity)
+                slots = np.full(_slot_count(capacity), -1, dtype=np.int64)
+                kern.rehash(grown, int(counters[kern.C_STATES]), slots)
+                table = grown
+                status = kern.PAUSED
+            elif status == kern.QUEUE_FULL and entries.shape[0] < 4 * max_states:
+                entries = _grown(entries, 2 * entries.shape[0])
+                status = kern.PAUSED
+        except KeyboardInterrupt:
+            # the table's rows (parent links, costs) and the counters are only ever
+            # extended, so the bounds proven so far and the best goal row still hold
+            interrupted = True
+            break
         if status != kern.PAUSED:
             break
         if deadline is not None and time.perf_counter() >= deadline:
@@ -471,10 +530,18 @@ def _astar(
             break
         spent = time.perf_counter() - tic
         budget = int(min(max(budget * _SLICE_SECONDS / max(spent, 1e-6), 1_000), 10_000_000))
+    upper = int(counters[kern.C_UPPER])
+    lower = max(lower, min(int(counters[kern.C_LOWER]), upper))
     if status == kern.OPTIMAL:
         lower = upper
     return _Run(
-        status, lower, upper, int(counters[kern.C_GOAL]), table, int(counters[kern.C_EXPANDED])
+        status,
+        lower,
+        upper,
+        int(counters[kern.C_GOAL]),
+        table,
+        int(counters[kern.C_EXPANDED]),
+        interrupted,
     )
 
 
