@@ -144,6 +144,7 @@ HK81 (the game); PW20 (one-shot, NP-hardness); DL18 (PSPACE-completeness).
 from __future__ import annotations
 
 import math
+import os
 import sys
 import time
 from collections.abc import Iterable, Sequence
@@ -194,6 +195,26 @@ _ORDER_SEARCH_FROM = 16
 """Graphs with more vertices also get the order-search heuristic as a seed (about 0.1 s)."""
 
 
+BYTES_PER_STATE = 256
+"""Most bytes one state of the table costs at its peak: its row (64), hash slots (up to
+32), queue entries (up to 96), and the copy made while the table grows."""
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available now (Linux ``MemAvailable``), or ``None`` if unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
 def _slot_count(capacity: int) -> int:
     """Hash slots for a table of ``capacity`` states: a power of two, load factor <= 1/2."""
     return 1 << max(4, math.ceil(math.log2(2 * capacity)))
@@ -228,7 +249,8 @@ def solve_exact(
         Recomputation allowed (HK81) or each vertex computed at most once (PW20).
     max_states : int
         Most states the table may hold; the search stops with bounds when it is full.
-        Memory grows on demand, to at most about 160 bytes per state.
+        Memory grows on demand, to at most :data:`BYTES_PER_STATE` bytes per state; a
+        limit whose table could outgrow the available memory is refused.
     time_limit : float, optional
         Seconds after which the search stops with bounds.
     progress : bool
@@ -607,6 +629,13 @@ def _check(
         )
     if isinstance(max_states, bool) or not isinstance(max_states, int) or max_states < 1:
         raise ParameterError(f"max_states={max_states!r} must be a positive integer")
+    available = available_memory()
+    if available is not None and max_states * BYTES_PER_STATE > available:
+        raise ParameterError(
+            f"max_states={max_states:,} (--limit) may need {max_states * BYTES_PER_STATE:,} "
+            f"bytes ({BYTES_PER_STATE} per state) but only {available:,} are available; use "
+            f"at most {available // BYTES_PER_STATE:,} states"
+        )
     if time_limit is not None and (
         isinstance(time_limit, bool)
         or not isinstance(time_limit, int | float)
