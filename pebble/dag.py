@@ -568,7 +568,7 @@ def _read_node_link(data: dict) -> Dag:
         graph = nx.node_link_graph({**data, "directed": True, "multigraph": False}, edges=key)
     except (KeyError, TypeError, ValueError, nx.NetworkXError) as error:
         raise GraphFormatError(
-            f'not valid node-link JSON ({type(error).__name__}: {error}); expected '
+            f"not valid node-link JSON ({type(error).__name__}: {error}); expected "
             f'{{"nodes": [{{"id": ...}}], "{key}": [{{"source": ..., "target": ...}}]}}'
         ) from None
     return Dag.from_networkx(graph)
