@@ -115,7 +115,7 @@ ALGORITHMS: dict[str, Algorithm] = {
             {"forward": approximate.low_rank_forward, "backward": approximate.low_rank_backward},
             {"forward": "low-rank-forward-count", "backward": "low-rank-backward-count"},
             "approximate",
-            "polynomial method, theory.md section 5",
+            "polynomial method (AS23), docs/results.md#approximate",
         ),
     )
 }

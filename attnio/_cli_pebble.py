@@ -23,7 +23,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "pebble",
         help="pebble an attention DAG or a graph file (red-blue pebble game, exact or heuristic)",
-        description="Play the red-blue pebble game (theory.md section 1) on an element-level "
+        description="Play the red-blue pebble game (rules: docs/game.md) on an element-level "
         "attention DAG or a graph file (.json, .graphml, .dot) with M red pebbles. "
         "'optimal' is true only when the optimum is proven.",
     )
