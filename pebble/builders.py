@@ -19,14 +19,14 @@ Conventions.
   the value's name ``"S[i,j]"`` and its inner additions ``"S[i,j]+t"``; the sum
   of a single computed term is that term, renamed ``"QK[0,0,0]=S[0,0]"``.
 - Inputs are the sources (loaded), outputs the sinks (stored), as in
-  theory.md section 1. In the sparse builders the rows ``K[j]``, ``V[j]`` of a key
+  docs/game.md. In the sparse builders the rows ``K[j]``, ``V[j]`` of a key
   ``j`` that no query attends to stay in the graph as isolated vertices (an
   isolated vertex is an input that is already a finished output; it costs 0).
 
 References
 ----------
-SY24 section 2 (the forward graph); D23 (the backward formulation, see the
-project brief); DFE22 Prop 4 (masks); theory.md section 5 (the feature map).
+SY24 section 2 (the forward graph); D23 (the backward formulation, see
+docs/notation.md); DFE22 Prop 4 (masks); AS23 and docs/notation.md (the feature map).
 """
 
 from __future__ import annotations
@@ -414,7 +414,7 @@ def _features(b: _Builder, name: str, X: np.ndarray, row: int, monos: list) -> d
 
 
 def approx_forward(n_: int, d_: int, degree: int, *, tree: str = "chain") -> Dag:
-    """Element-level graph of low-rank polynomial attention (theory.md section 5).
+    """Element-level graph of low-rank polynomial attention (docs/notation.md, approximate attention).
 
     phi(x) holds the monomials of degree <= g of the d coordinates, r = C(d + g, g)
     features; the polynomial's coefficients are constants fused into the

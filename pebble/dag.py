@@ -13,7 +13,7 @@ The topological order is the one closest to the given vertex order: Kahn's
 algorithm always takes the ready vertex that came first in the input. A graph
 whose given order is already topological therefore keeps its numbering.
 
-Game conventions (theory.md section 1): ``inputs`` are the sources (start blue),
+Game conventions (docs/game.md): ``inputs`` are the sources (start blue),
 ``outputs`` are the sinks (must end blue). An isolated vertex is both: it
 starts blue, is already a finished output, and costs nothing. ``min_memory`` is
 ``max in-degree + 1`` (at least 1): computing a vertex of in-degree ``k`` needs

@@ -8,7 +8,7 @@ sequence that :func:`attnio.pebble.moves.replay` re-checks before it is returned
 a state or time limit the search stops and reports proven bounds ``lower <= Q <= upper``
 with ``optimal=False``; it never claims an optimum it did not prove.
 
-The game (theory.md section 1, HK81; one-shot PW20) and the conventions of ``replay``:
+The game (docs/game.md, HK81; one-shot PW20) and the conventions of ``replay``:
 inputs are the sources and start blue, outputs are the sinks and must end blue, blue
 pebbles are never removed (removing one never helps: every rule's precondition and the
 goal are monotone in the blue set), a move must change the state.
