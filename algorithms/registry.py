@@ -110,7 +110,7 @@ ALGORITHMS: dict[str, Algorithm] = {
             "low-rank",
             {"forward": approximate.low_rank_forward, "backward": approximate.low_rank_backward},
             "approximate",
-            "polynomial method, theory.md section 5",
+            "polynomial method (AS23), docs/results.md#approximate",
         ),
     )
 }

@@ -2,8 +2,8 @@
 
 Every record is typed here (published and reconstructed bounds) or in
 :mod:`attnio.bounds.counts` (exact I/O counts of attnio's algorithms), once.
-Evidence levels follow ``../shared/reference/theory.md``; the status of a
-record is never higher than its evidence.
+Evidence levels are those of docs/evidence.md; the status of a record is
+never higher than its evidence. docs/results.md presents every record.
 
 Backward-pass records use FlashAttention-2's formulation (D23): inputs Q, K,
 V, O, dO (n x d each) and the row log-sum-exp L (n); outputs dQ, dK, dV.
@@ -84,7 +84,7 @@ def _dense() -> list[Bound]:
             source="SY24 Thm 3.1",
             status=Status.STATED,
             notes="SY24 states Theta(min(n^2 d^2 / M, n^2 d / sqrt(M))); the max with the "
-            "compulsory nd is attnio's (theory.md section 3 note).",
+            "compulsory nd is attnio's (docs/results.md#dense-forward).",
         ),
         Bound(
             name="dense-forward-lower-large",
@@ -133,7 +133,7 @@ def _dense() -> list[Bound]:
             asymptotic=FORWARD_SMALL,
             explicit=2 * FORWARD_SMALL - 2 * M - n**2,
             conditions=SMALL_CACHE,
-            source="theory.md section 6 candidate: SY24 Thm 3.7 reduction with SLLG17",
+            source="candidate: SY24 Thm 3.7 reduction with SLLG17 (proofs/derivations/lower-small.md)",
             status=Status.RECONSTRUCTED,
         ),
         Bound(
@@ -266,7 +266,7 @@ def _dense() -> list[Bound]:
             asymptotic=FORWARD_SMALL,
             explicit=2 * FORWARD_SMALL - 2 * M - n**2,
             conditions=SMALL_CACHE,
-            source="theory.md section 6: SY24 Thm 3.7 reduction with SLLG17, applied to the "
+            source="candidate: SY24 Thm 3.7 reduction with SLLG17, applied to the "
             "recomputation of S = Q K^T inside the backward graph",
             status=Status.RECONSTRUCTED,
             notes=FA2_NOTE,
@@ -467,7 +467,7 @@ def _approximate() -> list[Bound]:
             asymptotic=n * d + r * d + n * r * d**2 / M,
             explicit=None,
             conditions=sp.true,
-            source="theory.md section 5 (polynomial-method streaming schedule)",
+            source="AS23 polynomial method, streaming schedule (docs/results.md#approximate)",
             status=Status.RECONSTRUCTED,
             algorithm="low-rank",
             notes="r = C(d + g, g). 4nd + O(rd) when W = phi(K)^T [V | 1] fits in fast "

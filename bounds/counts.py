@@ -337,7 +337,7 @@ COUNTS: tuple[Bound, ...] = (
         n * d + r * d + n * r * d**2 / M,
         LOW_RANK_FORWARD,
         sp.Or(LOW_RANK_RESIDENT, 4 * d + 2 <= M),
-        "theory.md section 5 (polynomial method); attnio.algorithms.approximate",
+        "AS23 polynomial method (docs/results.md#approximate); attnio.algorithms.approximate",
         "low-rank",
         "r = C(d + g, g) features. 4nd when [W | w] stays in fast memory; otherwise "
         "feature blocks of floor(M/(2(d+2))) rows are written once and read back by "

@@ -30,8 +30,8 @@ The kernels take a handful of flat arrays and return numbers or status codes:
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ._jit import njit
 from .moves import COMPUTE, DELETE, LOAD, STORE
 
 MAX_VERTICES = 62

@@ -9,8 +9,8 @@ move sequences from both.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ._jit import njit
 from .moves import COMPUTE, DELETE, LOAD, STORE  # op codes, read by the kernels as constants
 
 OK = 0

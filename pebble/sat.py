@@ -3,7 +3,7 @@
 :func:`sat_optimum` encodes "a pebbling of at most ``k`` I/O moves in at most ``T``
 steps" as a propositional formula and finds the least ``k`` that z3 can satisfy. Nothing
 of the A* solver (:mod:`.exact`) is reused: no pruning rule, no heuristic, only the
-rules of theory.md section 1 (HK81; one-shot PW20) written as constraints.
+rules of docs/game.md (HK81; one-shot PW20) written as constraints.
 
 Encoding (``t = 0 .. T-1``, ``v`` a vertex): booleans ``red[t][v]``, ``blue[t][v]``
 (states ``0..T``) and move choices ``load``, ``store``, ``compute``, ``delete``. One step
