@@ -114,7 +114,7 @@ def check_kernel_matches_reference() -> tuple[bool, str]:
 
 
 def _applicable_lower(
-    pass_: str, n_: int, d_: int, M: int, regime: str = "dense", **extra: int
+    pass_: str, n_: int, d_: int, M: int, regime: Regime = Regime.DENSE, **extra: int
 ) -> Iterator[tuple[str, int]]:
     """Explicit lower bounds of ``regime``/``pass_`` that apply at (n, d, M, extra), evaluated."""
     for bound in catalog(regime=regime, pass_=pass_):
@@ -130,14 +130,14 @@ def _instances() -> Iterator[tuple[str, str, str, Dag, int, int, dict[str, int]]
     """(label, regime, pass, DAG, n, d, extra parameters) of the small instances."""
     for kind, pass_ in _PASSES.items():
         for n_, d_ in _SIZES:
-            yield f"{kind} n={n_} d={d_}", "dense", pass_, _dense(kind, n_, d_), n_, d_, {}
+            yield f"{kind} n={n_} d={d_}", Regime.DENSE, pass_, _dense(kind, n_, d_), n_, d_, {}
     sparse = [spec for spec in builders.BUILDERS.values() if spec.regime is Regime.SPARSE]
     for kind, pass_ in ((spec.kind, spec.pass_.value) for spec in sparse):
         for n_, d_ in ((2, 1), (3, 2), (4, 1)):
             for spec in ("causal", "local:2"):
                 mask = builders.mask_from_spec(spec, n_)
                 dag = builders.build(kind, n_, d_, mask=mask)
-                yield (f"{kind} n={n_} d={d_} mask={spec}", "sparse", pass_, dag, n_, d_,
+                yield (f"{kind} n={n_} d={d_} mask={spec}", Regime.SPARSE, pass_, dag, n_, d_,
                        {"Z": int(mask.sum())})  # fmt: skip
 
 

@@ -162,3 +162,23 @@ def test_at_sets_the_constant():
     assert ob.at(3).claim == (n <= 3 * M)
     with pytest.raises(ObligationError):
         ob.at(3).at(4)
+
+
+def test_backward_twins_pair_by_record_fields():
+    """Each forward record's backward twin shares its regime, cache, kind and algorithm, and
+    every record named '<x>-forward-<y>' with a '<x>-backward-<y>' record is paired with it."""
+    from attnio.bounds import Pass, catalog, get
+    from attnio.proofs.generate import _backward_twin
+
+    for forward in catalog(pass_=Pass.FORWARD):
+        twin = _backward_twin(forward)
+        if twin is not None:
+            assert twin.pass_ is Pass.BACKWARD
+            fields = ("regime", "cache", "kind", "algorithm")
+            assert all(getattr(twin, f) == getattr(forward, f) for f in fields)
+        try:
+            named = get(forward.name.replace("forward", "backward"))
+        except KeyError:
+            continue
+        if named.kind is forward.kind:
+            assert twin == named, forward.name
