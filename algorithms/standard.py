@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from .errors import MemoryTooSmallError
+from .errors import BlocksDoNotFitError
 from .machine import TwoLevelMachine, blocks
 from .tiling import rowsum_product, tiled_product
 
@@ -33,7 +33,7 @@ def standard_tile(M: int) -> int:
     """Return the tile side ``floor(sqrt(M / 3))``; refuse M < 3."""
     tile = math.isqrt(M // 3)
     if tile < 1:
-        raise MemoryTooSmallError(
+        raise BlocksDoNotFitError(
             f"standard attention: M={M} leaves no room for a tile; it needs M >= 3"
         )
     return tile

@@ -35,7 +35,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .errors import MemoryTooSmallError
+from .errors import BlocksDoNotFitError
 from .machine import TwoLevelMachine, blocks
 
 Hook = Callable[[int, int, int], None]
@@ -45,7 +45,7 @@ def square_tile(M: int) -> int:
     """Return SY24's tile side ``floor(sqrt(M / 4))``; refuse M < 4."""
     tile = math.isqrt(M // 4)
     if tile < 1:
-        raise MemoryTooSmallError(
+        raise BlocksDoNotFitError(
             f"square tiling: M={M} leaves no room for a tile; it needs M >= 4"
         )
     return tile
