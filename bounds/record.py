@@ -289,7 +289,8 @@ def _substitutions(bound: Bound, needed: set[sp.Basic], params: dict[str, Real])
     if unknown:
         import difflib
 
-        close = difflib.get_close_matches(unknown[0], list(symbols.ALL), n=1)
+        close = [name for name in symbols.ALL if name.lower() == unknown[0].lower()]
+        close = close or difflib.get_close_matches(unknown[0], list(symbols.ALL), n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ParameterError(
             f"bound {bound.name!r} got unknown parameter {unknown[0]!r}{hint}; it takes "
