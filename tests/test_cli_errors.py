@@ -219,6 +219,6 @@ def test_interrupted_prove_keeps_finished_obligations(capsys, monkeypatch) -> No
 
     check = importlib.import_module("attnio.proofs.check")
     monkeypatch.setattr(check, "prove", _interrupt_after(2, check.prove))
-    assert main(["prove", "--only", "planted/*", "--json"]) == 130
+    assert main(["prove", "--only", "crossover/dense-forward-tight/*", "--json"]) == 130
     data = json.loads(capsys.readouterr().out)
     assert data["partial"] is True and len(data["outcomes"]) == 1
