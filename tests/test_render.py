@@ -11,6 +11,7 @@ import pytest
 import sympy as sp
 
 from attnio.bounds import FilterError, catalog, render
+from attnio.bounds.errors import SreprError
 from attnio.bounds.render import expression_from_srepr, latex_escape
 from attnio.bounds.symbols import ALL
 
@@ -40,8 +41,8 @@ def test_json_rebuilds_every_expression_exactly() -> None:
 
 
 def test_srepr_reader_has_no_builtins() -> None:
-    """The srepr reader cannot reach Python builtins."""
-    with pytest.raises(NameError):
+    """The srepr reader cannot reach Python builtins: it refuses names outside sympy's."""
+    with pytest.raises(SreprError):
         expression_from_srepr("__import__('os')")
 
 
