@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import sympy as sp
@@ -272,3 +273,18 @@ def rounded_proof_expressions() -> st.SearchStrategy[sp.Expr]:
         divisor,
         combine,
     ).filter(lambda expr: bool(expr.atoms(sp.floor, sp.ceiling)))
+
+
+# ---------------------------------------------------------------- kernels as plain Python
+JIT_DISABLED = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
+"""Whether numba runs the kernels as plain Python (``NUMBA_DISABLE_JIT=1``)."""
+
+
+def oracle_examples(count: int) -> int:
+    """Return ``count`` hypothesis examples, or a few when the kernels run as plain Python.
+
+    The kernel-versus-reference oracle tests (marker ``kernel_oracle``) run a second time
+    under ``NUMBA_DISABLE_JIT=1`` (tests/test_kernels_nojit.py), where each example is
+    slow; a few examples there exercise every Python path of the kernels.
+    """
+    return min(count, 10) if JIT_DISABLED else count

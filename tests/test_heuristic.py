@@ -24,7 +24,7 @@ from attnio.pebble.heuristic import (
 )
 from attnio.pebble.moves import replay
 from attnio.pebble.search import depth_first_order, search_order
-from strategies import dag_and_memory, dags, topological_orders
+from strategies import dag_and_memory, dags, oracle_examples, topological_orders
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -39,7 +39,8 @@ def test_docstring_examples(module) -> None:
     assert doctest.testmod(module).failed == 0
 
 
-@settings(max_examples=150)
+@pytest.mark.kernel_oracle
+@settings(max_examples=oracle_examples(150))
 @given(dag_and_memory(max_vertices=10), st.sampled_from(["belady", "lru"]), st.data())
 @example((Dag.from_edges(3, [(0, 2), (1, 2)]), 3), "belady", None)
 def test_kernel_matches_reference(drawn, policy: str, data) -> None:
@@ -204,6 +205,7 @@ def test_too_little_memory_refused_everywhere(dag: Dag, data) -> None:
         assert info.value.minimum == dag.min_memory
 
 
+@pytest.mark.kernel_oracle
 @pytest.mark.parametrize("kind", builders.KINDS)
 @pytest.mark.parametrize("policy", ["belady", "lru"])
 def test_kernel_matches_reference_on_attention(kind: str, policy: str) -> None:
@@ -216,7 +218,8 @@ def test_kernel_matches_reference_on_attention(kind: str, policy: str) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None)
+@pytest.mark.kernel_oracle
+@settings(max_examples=oracle_examples(60), deadline=None)
 @given(dag_and_memory(min_vertices=15, max_vertices=40, extra=10), st.data())
 def test_kernel_matches_reference_larger(drawn, data) -> None:
     """On larger random DAGs and random orders the kernel still makes the reference's moves."""
