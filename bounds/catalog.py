@@ -18,10 +18,18 @@ from collections.abc import Iterable
 
 import sympy as sp
 
-from .counts import COUNTS, KEYS_TOUCHED
+from .counts import COUNTS
 from .errors import FilterError, UnknownBoundError
 from .record import Bound, Cache, Kind, Pass, Regime, Status
 from .symbols import Z_QK, M, Z, Z_in, d, n, r, s, s_c
+from .terms import (
+    BACKWARD_LARGE,
+    BACKWARD_SMALL,
+    FA2_NOTE,
+    FORWARD_LARGE,
+    FORWARD_SMALL,
+    KEYS_TOUCHED,
+)
 
 # ---------------------------------------------------------------- shared terms
 # Each formula that more than one record uses is written once here.
@@ -38,19 +46,12 @@ COMPULSORY_SPARSE_FORWARD = 2 * n * d + 2 * d * KEYS_TOUCHED
 COMPULSORY_SPARSE_BACKWARD = 4 * n * d + n + 4 * d * KEYS_TOUCHED
 """Read Q, O, dO, L and write dQ for every row; read K, V and write dK, dV for the keys used."""
 
-FORWARD_LARGE = n**2 * d**2 / M
-FORWARD_SMALL = n**2 * d / sp.sqrt(M)
-BACKWARD_LARGE = (n**2 * d**2 + n * d**3) / M
-BACKWARD_SMALL = (n**2 * d + n * d**2) / sp.sqrt(M)
-
 LARGE_CACHE = M >= d**2
 SMALL_CACHE = M < d**2
 FLASH_RANGE = sp.And(d <= M, M <= n * d)
 
 FULL_DENSITY = {Z: n**2, Z_QK: n**2, Z_in: n * d, s: 1, s_c: 1}
 """Substitution that turns a sparse record into its dense counterpart."""
-
-_FA2_NOTE = "FlashAttention-2 formulation: inputs Q, K, V, O, dO, L; outputs dQ, dK, dV."
 
 
 def _dense() -> list[Bound]:
@@ -201,7 +202,7 @@ def _dense() -> list[Bound]:
             conditions=sp.true,
             source="trivial; constant: proofs/derivations/compulsory.md",
             status=Status.DERIVED,
-            notes=_FA2_NOTE,
+            notes=FA2_NOTE,
         ),
         Bound(
             name="dense-backward-tight",
@@ -242,7 +243,7 @@ def _dense() -> list[Bound]:
             source="proofs/derivations/lower-large.md: the forward argument applied to the "
             "computation of S = Q K^T inside the backward graph",
             status=Status.DERIVED,
-            notes=_FA2_NOTE,
+            notes=FA2_NOTE,
         ),
         Bound(
             name="dense-backward-lower-small",
@@ -268,7 +269,7 @@ def _dense() -> list[Bound]:
             source="candidate: SY24 Thm 3.7 reduction with SLLG17, applied to the "
             "recomputation of S = Q K^T inside the backward graph",
             status=Status.RECONSTRUCTED,
-            notes=_FA2_NOTE,
+            notes=FA2_NOTE,
         ),
         Bound(
             name="standard-backward-upper",
@@ -390,7 +391,7 @@ def _sparse() -> list[Bound]:
             conditions=in_mask,
             source="trivial; constant: proofs/derivations/compulsory.md",
             status=Status.DERIVED,
-            notes=_FA2_NOTE + " A mask with Z allowed pairs, every row nonempty.",
+            notes=FA2_NOTE + " A mask with Z allowed pairs, every row nonempty.",
             reduces_to="dense-backward-compulsory",
         ),
         Bound(

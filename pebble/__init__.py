@@ -17,6 +17,7 @@ from .errors import (
     MoveFormatError,
     ParameterError,
     PebbleError,
+    SearchInterrupted,
 )
 from .heuristic import compulsory_io, pebble, play
 from .moves import COMPUTE, DELETE, LOAD, STORE, Move, Replay, read_moves, replay, write_moves
@@ -40,6 +41,7 @@ __all__ = [
     "PebbleError",
     "Pebbling",
     "Replay",
+    "SearchInterrupted",
     "build",
     "compulsory_io",
     "load_dag",

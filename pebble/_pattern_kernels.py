@@ -23,7 +23,8 @@ The kernels take flat arrays:
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from ._jit import njit
 
 UNSET = 1 << 30
 """Distance of an abstract state not yet reached (never left in a finished table)."""

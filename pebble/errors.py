@@ -18,6 +18,8 @@ Design contract (shared with the exact solver, which may append classes here):
 - :class:`MoveFormatError` -- a move file or move value is malformed.
 - :class:`ParameterError` -- any other bad argument (variant, sizes, masks, degrees).
 - :class:`InstanceTooLargeError` -- an instance the exact search refuses.
+- :class:`SearchInterrupted` -- Ctrl-C during a search or sweep; ``results`` holds
+  the pebblings finished (and the interrupted one, with its proven bounds).
 """
 
 from __future__ import annotations
@@ -77,3 +79,16 @@ class MoveFormatError(PebbleError):
 
 class InstanceTooLargeError(PebbleError):
     """The exact search refuses an instance beyond its documented reach."""
+
+
+class SearchInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a search or a sweep; ``results`` keeps what was found.
+
+    ``results`` lists the pebblings finished before the interrupt and, for the
+    exact search, the interrupted size itself: its certificate and proven bounds
+    ``lower <= Q <= upper`` (``optimal`` only if they met).
+    """
+
+    def __init__(self, results: list) -> None:
+        self.results = list(results)
+        super().__init__(f"interrupted after {len(self.results)} result(s)")

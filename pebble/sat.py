@@ -44,9 +44,11 @@ from dataclasses import dataclass, field
 
 import z3
 
+from attnio.bounds.arguments import positive_number
+
 from .dag import Dag
 from .errors import InstanceTooLargeError, ParameterError
-from .exact import _seed_pebbling
+from .heuristic import play
 from .moves import Move, check_variant, replay
 
 __all__ = ["MAX_SAT_VERTICES", "SatOptimum", "sat_optimum"]
@@ -142,13 +144,11 @@ def sat_optimum(
     M = dag.validate_memory(M)
     noninputs = int((dag.indegree > 0).sum())
     if horizon is None:
-        horizon = replay(dag, _seed_pebbling(dag, M), M, variant).io + noninputs
+        horizon = play(dag, M).io + noninputs
     if isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 0:
         raise ParameterError(f"horizon={horizon!r} must be a non-negative integer")
-    if timeout is not None and (
-        isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0
-    ):
-        raise ParameterError(f"timeout={timeout!r} must be a positive number or None")
+    if timeout is not None:
+        positive_number("timeout", timeout, ParameterError)
 
     encoding = _Encoding(dag, M, variant == "oneshot", horizon)
     solver = z3.Solver()
