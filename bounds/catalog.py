@@ -589,6 +589,10 @@ def get(name: str) -> Bound:
     >>> get("dense-forward-tight").source
     'SY24 Thm 3.1'
     """
+    if not isinstance(name, str):
+        raise UnknownBoundError(
+            f"name={name!r} must be a bound's name, a string such as 'dense-forward-tight'"
+        )
     for bound in _CATALOG:
         if bound.name == name:
             return bound
