@@ -292,7 +292,7 @@ def _substitutions(bound: Bound, needed: set[sp.Basic], params: dict[str, Real])
         close = [name for name in symbols.ALL if name.lower() == unknown[0].lower()]
         close = close or difflib.get_close_matches(unknown[0], list(symbols.ALL), n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise ParameterError(
+        raise BoundParameterError(
             f"bound {bound.name!r} got unknown parameter {unknown[0]!r}{hint}; it takes "
             f"{', '.join(sorted(map(str, needed))) or 'no parameters'}, and every parameter "
             f"name is one of {', '.join(symbols.ALL)}"
