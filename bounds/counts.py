@@ -23,6 +23,8 @@ from .blocks import (
     FLASH2_FORWARD_BLOCKS,
     FLASH_BACKWARD_BLOCKS,
     FLASH_FORWARD_BLOCKS,
+    LOW_RANK_BACKWARD_BLOCKS,
+    LOW_RANK_FORWARD_BLOCKS,
     SQUARE_TILES,
     STANDARD_TILES,
 )
@@ -46,9 +48,9 @@ FLASH2_FORWARD_ROWS = FLASH2_FORWARD_BLOCKS.large_block(d, M)
 FLASH2_BACKWARD_COLUMNS = FLASH2_BACKWARD_BLOCKS.large_block(d, M)
 STANDARD_TILE = STANDARD_TILES.side(M)
 SQUARE_TILE = SQUARE_TILES.side(M)
-LOW_RANK_FEATURES = sp.floor(M / (2 * (d + 2)))
-LOW_RANK_ROWS = sp.floor(M / (2 * (2 * d + 1)))
-LOW_RANK_RESIDENT = r * (d + 2) + 2 * d + 1 <= M
+LOW_RANK_FEATURES = LOW_RANK_FORWARD_BLOCKS.features(d, M)
+LOW_RANK_ROWS = LOW_RANK_FORWARD_BLOCKS.rows(d, M)
+LOW_RANK_RESIDENT = LOW_RANK_FORWARD_BLOCKS.resident(r, d, M)
 """[W | w] (r x (d + 1)), one feature row and one row of K, V (or of Q, O, den) fit."""
 
 
@@ -134,10 +136,10 @@ LOW_RANK_FORWARD = sp.Piecewise(
     ),
 )
 
-LOW_RANK_BACKWARD_RESIDENT = 2 * r * (d + 2) + 4 * d + 1 <= M
+LOW_RANK_BACKWARD_RESIDENT = LOW_RANK_BACKWARD_BLOCKS.resident(r, d, M)
 """[W | w] and [dW | dw] (r x (d + 1) each), two feature rows and one row of work fit."""
-LOW_RANK_BACKWARD_FEATURES = sp.floor(M / (4 * (d + 2)))
-LOW_RANK_BACKWARD_ROWS = sp.floor(M / (2 * (4 * d + 1)))
+LOW_RANK_BACKWARD_FEATURES = LOW_RANK_BACKWARD_BLOCKS.features(d, M)
+LOW_RANK_BACKWARD_ROWS = LOW_RANK_BACKWARD_BLOCKS.rows(d, M)
 
 LOW_RANK_BACKWARD = sp.Piecewise(
     (9 * n * d, LOW_RANK_BACKWARD_RESIDENT),
