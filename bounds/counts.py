@@ -7,11 +7,10 @@ every ceiling of a partial last block; the machine reproduces it exactly
 nothing of attnio but :mod:`attnio.bounds`: the algorithms read these records,
 never the reverse.
 
-Block and tile sizes: the FlashAttention blocks and the square tiles
-(``T = floor(sqrt(M / 3))`` standard, ``floor(sqrt(M / 4))`` square tiling and
-tiled backward) are the rules of :mod:`attnio.bounds.blocks`; low-rank forward ``F = floor(M / (2(d + 2)))``,
-``R = floor(M / (2(2d + 1)))``, backward ``F = floor(M / (4(d + 2)))``,
-``R = floor(M / (2(4d + 1)))``.
+Block and tile sizes are the rules of :mod:`attnio.bounds.blocks`, which the
+algorithms read too: FlashAttention blocks, square tiles (``T = floor(sqrt(M / 3))``
+standard, ``floor(sqrt(M / 4))`` square tiling and tiled backward) and the
+low-rank blocks.
 """
 
 from __future__ import annotations
