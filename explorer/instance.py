@@ -37,7 +37,7 @@ __all__ = ["CURVE_POINTS", "METHODS", "Instance"]
 METHODS = ("exact", "belady", "lru", "search")
 """Pebbling methods the page can ask for."""
 
-CURVE_POINTS = 24
+CURVE_POINTS = 16
 """Most memory sizes one Q(M) curve request may cover."""
 
 _REGIMES = {

@@ -3,8 +3,9 @@
 The builders of :mod:`attnio.pebble.builders` add vertices stage by stage and name
 each vertex after the value it computes (``"Q[0,1]"``, ``"QK[0,1,0]"``,
 ``"S[0,1]+1"``, ``"exp[0,1]"``, ``"QK[0,0,0]=S[0,0]"``). The *stage* of a vertex
-is the name before its first bracket, ``=``, ``+`` or ``^``; stages are ordered by
-their first vertex, which the builders add in the order of the formula. Inside a
+is the name before its first bracket, ``=``, ``+`` or ``^``; stages are ordered along
+their dependencies (ties by first vertex, which the builders add in the order of the
+formula); if two stages depend on each other, the drawing falls back to depth. Inside a
 stage, vertices that depend on each other (summation trees) go on successive rows.
 Any other DAG is drawn by longest-path depth from the sources.
 
@@ -86,8 +87,34 @@ def stage_names(dag: Dag) -> list[str]:
     return out
 
 
+def _stage_order(dag: Dag, stages: list[str]) -> list[str] | None:
+    """Stages in a topological order of the stage graph (ties: first appearance), or None."""
+    first = list(dict.fromkeys(stages))
+    after: dict[str, set[str]] = {name: set() for name in first}
+    for u, v in dag.edges().tolist():
+        if stages[u] != stages[v]:
+            after[stages[u]].add(stages[v])
+    waiting = {name: 0 for name in first}
+    for targets in after.values():
+        for name in targets:
+            waiting[name] += 1
+    order: list[str] = []
+    ready = [name for name in first if waiting[name] == 0]
+    while ready:
+        name = min(ready, key=first.index)
+        ready.remove(name)
+        order.append(name)
+        for target in after[name]:
+            waiting[target] -= 1
+            if waiting[target] == 0:
+                ready.append(target)
+    return order if len(order) == len(first) else None
+
+
 def _rows_by_stage(dag: Dag, stages: list[str]) -> tuple[list[list[int]], list[str]]:
-    order = list(dict.fromkeys(stages))
+    order = _stage_order(dag, stages)
+    if order is None:  # stages depend on each other both ways: draw by depth
+        return _rows_by_depth(dag)
     rank = {name: i for i, name in enumerate(order)}
     inner = [0] * dag.num_vertices
     for v in range(dag.num_vertices):
