@@ -114,7 +114,13 @@ class Instance:
         >>> Instance.from_builder("attention-forward", 2, 1).dag.num_vertices
         26
         """
-        dag = builders.build(kind, n, d, tree=tree, mask=mask, degree=degree)
+        estimate = builders.estimate_vertices(kind, n, d, degree=degree)
+        if not kind.startswith("sparse") and estimate > MAX_DRAW_VERTICES:
+            raise TooLargeToDrawError(estimate, MAX_DRAW_VERTICES)
+        # sparse kinds are estimated with every pair allowed; the built graph is checked
+        dag = builders.build(
+            kind, n, d, tree=tree, mask=mask, degree=degree, max_vertices=20 * MAX_DRAW_VERTICES
+        )
         params: dict[str, object] = {"n": n, "d": d, "tree": tree}
         extra = ""
         if kind.startswith("sparse"):

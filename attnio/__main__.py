@@ -1,0 +1,7 @@
+"""``python -m attnio``: the same command line as the ``attnio`` script."""
+
+import sys
+
+from attnio.cli import main
+
+sys.exit(main())
