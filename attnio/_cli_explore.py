@@ -163,6 +163,7 @@ def _warm(instance, M: int, variant: str) -> None:
     """Compute what the page asks first, so it is ready when the page loads."""
     try:
         instance.bounds(M)
+        instance.compile()
         instance.solve(M, variant, instance.methods()[0])
     except Exception as error:  # the page asks again and shows the error itself
         print(f"attnio explore: {error}", file=sys.stderr)

@@ -26,7 +26,7 @@ from attnio.bounds.schema import JSON_SCHEMA_VERSION
 from attnio.bounds.symbols import feature_rank
 from attnio.pebble import Dag, Move, Pebbling, builders, pebble, replay
 from attnio.pebble.exact import MAX_VERTICES, solve_exact, sweep_exact
-from attnio.pebble.heuristic import compulsory_io
+from attnio.pebble.heuristic import compile_kernels, compulsory_io
 from attnio.pebble.moves import VARIANTS
 
 from .errors import RequestError, TooLargeToDrawError
@@ -49,6 +49,8 @@ _REGIMES = {
 }
 
 _SEARCH_ITERATIONS = 2000
+
+_COMPILING = threading.Lock()
 
 
 @dataclass
@@ -88,6 +90,7 @@ class Instance:
     max_states: int = 4_000_000
     _cache: dict = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _compiled: threading.Event = field(default_factory=threading.Event, repr=False)
 
     def __post_init__(self) -> None:
         if self.dag.num_vertices > MAX_DRAW_VERTICES:
@@ -208,6 +211,7 @@ class Instance:
         with self._lock:
             if key in self._cache:
                 return self._cache[key]
+        self.compile()
         if method == "exact":
             found = solve_exact(
                 self.dag,
@@ -223,6 +227,19 @@ class Instance:
         with self._lock:
             self._cache[key] = out
         return out
+
+    def compile(self) -> None:
+        """Compile the solvers' kernels once (numba; cached on disk after the first run), so
+        that compilation never eats into an exact solve's time limit."""
+        if self._compiled.is_set():
+            return
+        with _COMPILING:
+            if not self._compiled.is_set():
+                tiny = Dag.from_edges(4, [(0, 2), (1, 2), (2, 3), (0, 3)])
+                for variant in VARIANTS:
+                    solve_exact(tiny, 3, variant=variant)
+                compile_kernels()
+                self._compiled.set()
 
     def _pebbling(self, found: Pebbling, variant: str) -> dict[str, object]:
         moves = found.moves or []
@@ -307,6 +324,7 @@ class Instance:
         with self._lock:
             if key in self._cache:
                 return self._cache[key]
+        self.compile()
         Ms = list(range(low, high + 1))
         exact: list[Pebbling | None] = [None] * len(Ms)
         if "exact" in self.methods():

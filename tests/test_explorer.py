@@ -34,7 +34,7 @@ from strategies import dags
 
 @pytest.fixture(scope="module")
 def small():
-    return Instance.from_builder("attention-forward", 2, 1)
+    return Instance.from_builder("attention-forward", 2, 1, exact_seconds=120)
 
 
 # ------------------------------------------------------------------ layout

@@ -526,7 +526,7 @@ class Explorer {
     const M = this.M;
     const variant = this.variant;
     this.stop();
-    this.say(`solving with ${method} at M=${M} …`, "busy");
+    this.say(`solving with ${method} at M=${M} … (the very first run compiles the solvers: up to a minute, once)`, "busy");
     let result;
     try {
       result = await this.request({ kind: "solve", M, variant, method });
@@ -795,7 +795,7 @@ class Explorer {
   drawCurve(reply) {
     this.curveBox.textContent = "";
     const points = reply.points;
-    const width = 520, height = 300, left = 50, right = 170, top = 14, bottom = 36;
+    const width = 620, height = 300, left = 44, right = 250, top = 14, bottom = 36;
     const Ms = points.map((p) => p.M);
     const values = points.flatMap((p) => [p.upper, p.lower]);
     for (const s of reply.bounds) for (const v of s.values) if (v !== null && v > 0) values.push(v);
@@ -826,10 +826,14 @@ class Explorer {
         path += `${path && series.values[j - 1] !== null && series.values[j - 1] >= 0 ? "L" : "M"}${X(Ms[j])},${Y(v)} `;
       });
       if (path) svg("path", { d: path, class: `ax-series ax-${series.kind}`, stroke: color }, root);
+      series.values.forEach((v, j) => {
+        if (v !== null && v >= 0) svg("circle", { cx: X(Ms[j]), cy: Y(v), r: "2.2", fill: color }, root);
+      });
       const ly = top + 12 + i * 16;
       svg("line", { x1: width - right + 8, y1: ly - 4, x2: width - right + 26, y2: ly - 4, stroke: color, class: `ax-series ax-${series.kind}` }, root);
       const t = svg("text", { x: width - right + 30, y: ly, class: "ax-legend-text" }, root);
-      t.textContent = `${series.name} (${series.status})`;
+      t.textContent = `${series.name.replace(/^(dense|sparse|approximate)-/, "")} (${series.status})`;
+      svg("title", {}, t).textContent = `${series.name}: ${series.kind}, ${series.status}`;
     });
     for (const p of points) {
       if (p.lower < p.upper) svg("line", { x1: X(p.M), y1: Y(p.lower), x2: X(p.M), y2: Y(p.upper), class: "ax-range" }, root);
