@@ -4,7 +4,9 @@ Routes: ``GET /`` the page, ``GET /static/<asset>`` the shipped front end (a fix
 list, never a path from the request), ``POST /api`` one request
 (:mod:`attnio.explorer.api`), answered ``200`` with the reply or ``400`` with
 ``{"error": ...}``. Requests whose ``Host`` is not this server's loopback address
-are refused (a web page elsewhere cannot reach it through DNS rebinding).
+are refused (a web page elsewhere cannot reach it through DNS rebinding), and so are
+posts from another origin or not typed ``application/json`` (a cross-site form cannot
+make the server compute).
 """
 
 from __future__ import annotations
@@ -83,6 +85,13 @@ class _Handler(BaseHTTPRequestHandler):
             return self._json(HTTPStatus.FORBIDDEN, {"error": "unexpected Host header"})
         if self.path != "/api":
             return self._json(HTTPStatus.NOT_FOUND, {"error": f"no such endpoint {self.path!r}"})
+        origin = self.headers.get("Origin")
+        if origin is not None and origin.rstrip("/") + "/" != self.server.url:
+            return self._json(HTTPStatus.FORBIDDEN, {"error": f"requests from {origin!r} refused"})
+        if self.headers.get("Content-Type", "").split(";")[0].strip() != "application/json":
+            return self._json(
+                HTTPStatus.UNSUPPORTED_MEDIA_TYPE, {"error": "requests must be application/json"}
+            )
         try:
             length = int(self.headers.get("Content-Length", ""))
         except ValueError:

@@ -158,9 +158,9 @@ def server(small):
     thread.join()
 
 
-def _call(server, method: str, path: str, body: bytes | None = None, host: str | None = None):
+def _call(server, method, path, body=None, host=None, headers=None):
     connection = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=60)
-    headers = {"Content-Type": "application/json"}
+    headers = {"Content-Type": "application/json", **(headers or {})}
     if host is not None:
         headers["Host"] = host
     connection.request(method, path, body=body, headers=headers)
@@ -183,8 +183,8 @@ def test_server_binds_loopback_and_serves_the_page(server):
 
 
 def test_server_validates_requests(server):
-    """The API answers a valid request, refuses bad JSON, bad fields, oversized bodies
-    and foreign Host headers, always with a JSON error."""
+    """The API answers a valid request, refuses bad JSON, bad fields, oversized bodies,
+    foreign Host headers and origins and non-JSON posts, always with a JSON error."""
     good = json.dumps({"kind": "bounds", "M": 4}).encode()
     status, body = _call(server, "POST", "/api", good)
     assert status == 200 and json.loads(body)["M"] == 4
@@ -196,6 +196,12 @@ def test_server_validates_requests(server):
     assert status == 413
     status, _ = _call(server, "POST", "/api", good, host="evil.example:80")
     assert status == 403
+    status, _ = _call(server, "POST", "/api", good, headers={"Origin": "http://evil.example"})
+    assert status == 403
+    status, _ = _call(server, "POST", "/api", good, headers={"Origin": server.url.rstrip("/")})
+    assert status == 200
+    status, _ = _call(server, "POST", "/api", good, headers={"Content-Type": "text/plain"})
+    assert status == 415
 
 
 # ------------------------------------------------------------------ command
@@ -215,6 +221,29 @@ def test_html_file_is_self_contained(tmp_path):
     assert ".attnio-explorer" in text
     assert "http://" not in text.replace("http://www.w3.org/2000/svg", "")
     assert "https://" not in text and "src=" not in text
+
+
+def test_moves_file_is_offered_to_the_page(tmp_path):
+    """A move file given on the command line is offered to the page (and precomputed in the
+    HTML file) as read by read_moves; without one, the page's request is refused."""
+    from attnio.pebble import write_moves
+
+    dag = builders.build("attention-forward", 1, 1)
+    moves = pebble(dag, 3, moves=True).moves
+    path = tmp_path / "m.jsonl"
+    write_moves(path, moves, dag)
+    out = tmp_path / "m.html"
+    argv = ["explore", "--dag", "attention-forward", "--n", "1", "--d", "1", "--M", "3"]
+    assert main([*argv, "--moves", str(path), "--html", str(out)]) == 0
+    text = out.read_text()
+    start = text.index('id="attnio-replies">') + len('id="attnio-replies">')
+    replies = json.loads(text[start : text.index("</script>", start)])
+    offered = replies[request_key({"kind": "moves"})]
+    assert offered["moves"] == [[op, v] for op, v in moves]
+    instance = Instance.from_builder("attention-forward", 1, 1)
+    instance.moves, instance.moves_name = moves, "m.jsonl"
+    reply = answer(instance, {"kind": "moves"})
+    assert reply == {"name": "m.jsonl", "moves": [[op, v] for op, v in moves]}
 
 
 @pytest.mark.parametrize(

@@ -266,3 +266,29 @@ def test_offline_file_works_from_file_url(browser, small, offline_file, screens)
     assert text.endswith(f"= {small.solve(5, 'standard', 'exact')['io']}")
     assert browser.find_elements(By.CSS_SELECTOR, "[data-role=curve-svg] circle")
     assert "dense-forward-compulsory" in _text(browser, "bounds")
+
+
+def test_move_files_load_and_illegal_ones_are_refused(browser, tmp_path):
+    """The page plays the move file given on the command line, and a chosen file with an
+    illegal move is refused at that move, naming the rule, as the replayer does."""
+    from attnio.pebble import write_moves
+
+    instance = Instance.from_builder("attention-forward", 1, 1)
+    moves = pebble(instance.dag, 3, moves=True).moves
+    instance.moves, instance.moves_name = moves, "given.jsonl"
+    page = tmp_path / "moves.html"
+    page.write_text(offline_page(instance, [3]), encoding="utf-8")
+    browser.get(page.as_uri())
+    _wait_text(browser, "message", lambda t: "proven optimum" in t)
+    browser.find_element(By.CSS_SELECTOR, "[data-role=given-moves]").click()
+    io = replay(instance.dag, moves, 3).io
+    _wait_text(browser, "message", lambda t: f"legal moves, I/O {io}" in t)
+    browser.find_element(By.CSS_SELECTOR, "[data-role=last]").click()
+    assert int(_text(browser, "io")) == io
+    bad = tmp_path / "bad.jsonl"
+    write_moves(bad, [*moves[:2], ("store", moves[0][1]), *moves[2:]], instance.dag)
+    with pytest.raises(IllegalMoveError) as refused:
+        replay(instance.dag, [*moves[:2], ("store", moves[0][1]), *moves[2:]], 3)
+    browser.find_element(By.CSS_SELECTOR, "[data-role=moves-file]").send_keys(str(bad))
+    text = _wait_text(browser, "message", lambda t: "refused" in t)
+    assert f"move {refused.value.index} refused" in text and refused.value.reason in text
