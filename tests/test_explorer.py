@@ -325,3 +325,17 @@ def test_rich_reprs():
     assert big._repr_svg_() is None
     table = pebble(dag, 3)._repr_html_()
     assert "I/O" in table and "proven" in table
+
+
+def test_every_front_end_file_ships_as_package_data():
+    """Every file the pages use is shipped: pyproject's package data covers explorer/static."""
+    import pathlib
+    import tomllib
+
+    repo = pathlib.Path(__file__).resolve().parents[1]
+    patterns = tomllib.loads((repo / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"
+    ]["attnio.explorer"]
+    shipped = {p for pattern in patterns for p in (repo / "explorer").glob(pattern)}
+    assert {repo / "explorer" / "static" / name for name in ASSETS} <= shipped
+    assert set((repo / "explorer" / "static").iterdir()) <= shipped
