@@ -339,3 +339,20 @@ def test_every_front_end_file_ships_as_package_data():
     shipped = {p for pattern in patterns for p in (repo / "explorer").glob(pattern)}
     assert {repo / "explorer" / "static" / name for name in ASSETS} <= shipped
     assert set((repo / "explorer" / "static").iterdir()) <= shipped
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        *(f"attnio.explorer.{m}" for m in ("layout", "instance", "api", "page", "offline")),
+        *(f"attnio.explorer.{m}" for m in ("server", "widget", "errors")),
+        "attnio.pebble.picture",
+    ],
+)
+def test_docstring_examples_run(name):
+    """Every >>> example in the explorer's modules (and pebble's pictures) gives its output."""
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
