@@ -156,7 +156,7 @@ def test_game_logic_agrees_with_replay(browser, offline_file):
     WebDriverWait(browser, WAIT).until(lambda d: d.execute_script("return !!window.attnioExplorer"))
     seen = {"ok": 0, "refused": 0}
 
-    @settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+    @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)
     @given(move_sequences())
     def check(case):
         dag, M, variant, moves = case

@@ -462,6 +462,7 @@ class Explorer {
       '<span class="ax-key ax-blue"></span> blue (slow memory) ' +
       '<span class="ax-key ax-both"></span> both<br>' +
       "square: input (starts blue) · double ring: output (must end blue)<br>" +
+      "load and store cost 1 each, compute and delete are free; at most M red at once<br>" +
       "keys: ← → step, space play, Home/End, l s c d on the selected vertex, u undo";
     this.renderMenu();
   }
