@@ -73,8 +73,11 @@ class Instance:
         A pebbling given on the command line, offered to the page.
     exact_seconds : float
         Time limit of one exact solve; past it the page gets proven bounds.
+    curve_states : int
+        State-table size of the exact solve at each point of the Q(M) curve: which
+        points are proven does not depend on the machine's load.
     curve_seconds : float
-        Time limit of the exact solve at each point of the Q(M) curve.
+        A guard: time limit of the exact solve at each point of the curve.
     max_states : int
         State-table size of the exact solver.
     """
@@ -86,7 +89,8 @@ class Instance:
     moves: list[Move] | None = None
     moves_name: str | None = None
     exact_seconds: float = 20.0
-    curve_seconds: float = 3.0
+    curve_states: int = 600_000
+    curve_seconds: float = 60.0
     max_states: int = 4_000_000
     _cache: dict = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -333,7 +337,7 @@ class Instance:
                     self.dag,
                     Ms,
                     variant=variant,
-                    max_states=self.max_states,
+                    max_states=self.curve_states,
                     time_limit=self.curve_seconds,
                 )
             )
