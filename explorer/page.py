@@ -36,6 +36,7 @@ _HEAD = """<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>attnio explore: {title}</title>
+<link rel="icon" href="data:,">
 {style}
 </head>
 <body style="margin: 12px 16px">

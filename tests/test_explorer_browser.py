@@ -292,3 +292,35 @@ def test_move_files_load_and_illegal_ones_are_refused(browser, tmp_path):
     browser.find_element(By.CSS_SELECTOR, "[data-role=moves-file]").send_keys(str(bad))
     text = _wait_text(browser, "message", lambda t: "refused" in t)
     assert f"move {refused.value.index} refused" in text and refused.value.reason in text
+
+
+@pytest.mark.parametrize(
+    ("kind", "n", "d"),
+    [
+        ("attention-backward", 1, 1),
+        ("sparse-forward", 2, 1),
+        ("approx-forward", 1, 1),
+        (None, 0, 0),
+    ],
+)
+def test_every_family_draws_and_plays(browser, tmp_path, kind, n, d):
+    """Each builder family (in stages) and a graph file (in layers) draws every vertex and
+    steps its first pebbling to the end at the reply's I/O, with no error in the console."""
+    if kind is None:
+        dag = Dag.from_edges(["a", "b", "c", "d", "e"], [(0, 2), (1, 2), (2, 3), (0, 4), (3, 4)])
+        instance = Instance.from_dag(dag, "g.json")
+    else:
+        instance = Instance.from_builder(kind, n, d)
+    M = instance.dag.min_memory + 1
+    page = tmp_path / "family.html"
+    page.write_text(offline_page(instance, [M]), encoding="utf-8")
+    browser.get_log("browser")  # drain what earlier pages logged
+    browser.get(page.as_uri())
+    method = instance.methods()[0]
+    expected = instance.solve(M, "standard", method)["io"]
+    _wait_text(browser, "message", lambda t: "moves" in t)
+    assert len(browser.find_elements(By.CSS_SELECTOR, "[data-vertex]")) == instance.dag.num_vertices
+    browser.find_element(By.CSS_SELECTOR, "[data-role=last]").click()
+    assert int(_text(browser, "io")) == expected
+    severe = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not severe, severe
