@@ -5,8 +5,9 @@ each vertex after the value it computes (``"Q[0,1]"``, ``"QK[0,1,0]"``,
 ``"S[0,1]+1"``, ``"exp[0,1]"``, ``"QK[0,0,0]=S[0,0]"``). The *stage* of a vertex
 is the name before its first bracket, ``=``, ``+`` or ``^``; stages are ordered along
 their dependencies (ties by first vertex, which the builders add in the order of the
-formula); if two stages depend on each other, the drawing falls back to depth. Inside a
-stage, vertices that depend on each other (summation trees) go on successive rows.
+formula); if two stages depend on each other, the drawing falls back to depth. The
+leading stages of inputs (Q, K, V, ...) share one row. Inside a stage, vertices that
+depend on each other (summation trees) go on successive rows.
 Any other DAG is drawn by longest-path depth from the sources.
 
 Rows are ordered by a few barycentre sweeps (each vertex placed at the mean
@@ -115,7 +116,18 @@ def _rows_by_stage(dag: Dag, stages: list[str]) -> tuple[list[list[int]], list[s
     order = _stage_order(dag, stages)
     if order is None:  # stages depend on each other both ways: draw by depth
         return _rows_by_depth(dag)
-    rank = {name: i for i, name in enumerate(order)}
+    indegree = dag.indegree.tolist()
+    inputs_only = {name: True for name in order}
+    for v, name in enumerate(stages):
+        inputs_only[name] = inputs_only[name] and indegree[v] == 0
+    lead = 0  # the leading stages of inputs share one row
+    while lead < len(order) and inputs_only[order[lead]]:
+        lead += 1
+    lead = max(lead, 1)
+    rank = {name: max(i - lead + 1, 0) for i, name in enumerate(order)}
+    group_titles = [
+        "inputs " + ", ".join(order[:lead]) if lead > 1 else STAGE_TITLES.get(order[0], order[0])
+    ] + [STAGE_TITLES.get(name, name) for name in order[lead:]]
     inner = [0] * dag.num_vertices
     for v in range(dag.num_vertices):
         same = [p for p in dag.predecessors(v).tolist() if stages[p] == stages[v]]
@@ -125,10 +137,7 @@ def _rows_by_stage(dag: Dag, stages: list[str]) -> tuple[list[list[int]], list[s
     rows: list[list[int]] = [[] for _ in keys]
     for v in range(dag.num_vertices):
         rows[row_of[(rank[stages[v]], inner[v])]].append(v)
-    titles = []
-    for stage_rank, depth in keys:
-        name = order[stage_rank]
-        titles.append(STAGE_TITLES.get(name, name) if depth == 0 else "")
+    titles = [group_titles[group] if depth == 0 else "" for group, depth in keys]
     return rows, titles
 
 
