@@ -18,7 +18,8 @@ Execution backends
     stored as an error saying so.
 ``scheduler="tcp://host:8786"``
     An existing Dask scheduler (a real cluster). Its workers need the same attnio
-    version installed; the client checks it before sending work.
+    version installed: a worker of another version refuses each unit, which is stored
+    as an error saying so.
 """
 
 from __future__ import annotations
