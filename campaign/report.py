@@ -23,13 +23,6 @@ from attnio.bounds.schema import JSON_SCHEMA_VERSION
 
 __all__ = ["Comparison", "Report", "build_report"]
 
-_CELLS = {
-    "attention-forward": (Regime.DENSE, Pass.FORWARD),
-    "attention-backward": (Regime.DENSE, Pass.BACKWARD),
-    "sparse-forward": (Regime.SPARSE, Pass.FORWARD),
-    "sparse-backward": (Regime.SPARSE, Pass.BACKWARD),
-    "approx-forward": (Regime.APPROXIMATE, Pass.FORWARD),
-}
 
 
 @dataclass(frozen=True)
@@ -149,9 +142,11 @@ def _cell(lower: int, upper: int) -> str:
 
 def _point(params: dict) -> tuple[dict, tuple[Regime, Pass] | None]:
     """The catalog parameters of a pebble unit's DAG and its catalog cell."""
+    from attnio.pebble.builders import BUILDERS
+
     desc = params["dag"]
-    kind = desc.get("kind")
-    if kind not in _CELLS:
+    spec = BUILDERS.get(desc.get("kind"))
+    if spec is None:
         return {}, None
     point: dict = {"n": desc["n"], "d": desc["d"], "M": params["M"]}
     if "mask" in desc:
@@ -163,7 +158,7 @@ def _point(params: dict) -> tuple[dict, tuple[Regime, Pass] | None]:
 
         point["g"] = desc["degree"]
         point["r"] = int(feature_rank(desc["d"], desc["degree"]))
-    return point, _CELLS[kind]
+    return point, (spec.regime, spec.pass_)
 
 
 def _applicable(cell: tuple[Regime, Pass], point: dict, bounds: Sequence[Bound | str] | None):
