@@ -13,7 +13,7 @@ The topological order is the one closest to the given vertex order: Kahn's
 algorithm always takes the ready vertex that came first in the input. A graph
 whose given order is already topological therefore keeps its numbering.
 
-Game conventions (theory.md section 1): ``inputs`` are the sources (start blue),
+Game conventions (docs/game.md): ``inputs`` are the sources (start blue),
 ``outputs`` are the sinks (must end blue). An isolated vertex is both: it
 starts blue, is already a finished output, and costs nothing. ``min_memory`` is
 ``max in-degree + 1`` (at least 1): computing a vertex of in-degree ``k`` needs
@@ -43,6 +43,8 @@ from typing import BinaryIO
 
 import networkx as nx
 import numpy as np
+
+from attnio.bounds.arguments import positive_integer
 
 from .errors import CycleError, GraphFormatError, MemoryTooSmallError, ParameterError
 
@@ -316,10 +318,8 @@ class Dag:
         >>> Dag.from_edges(3, [(0, 2), (1, 2)]).validate_memory(3)
         3
         """
-        if isinstance(M, bool) or not isinstance(M, int | np.integer):
-            raise ParameterError(f"M={M!r} must be a positive integer")
-        M = int(M)
-        if not 1 <= M <= 2**62:
+        M = positive_integer("M", M, ParameterError)
+        if M > 2**62:
             raise ParameterError(f"M={M} must be a positive integer of at most 2**62")
         if self.min_memory > M:
             vertex = int(np.argmax(self.indegree))

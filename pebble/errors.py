@@ -11,7 +11,7 @@ Design contract (shared with the exact solver, which may append classes here):
 - :class:`MemoryTooSmallError` -- ``M`` is below ``max in-degree + 1``; attributes
   ``vertex`` (label of a vertex of maximum in-degree), ``minimum`` and ``M``.
 - :class:`GraphFormatError` -- an empty, malformed or unsupported graph or graph file.
-- :class:`IllegalMoveError` -- a move breaks the rules of theory.md section 1;
+- :class:`IllegalMoveError` -- a move breaks the rules of docs/game.md;
   attributes ``index`` (position in the sequence, ``len(moves)`` when the
   sequence ends without every output blue), ``move`` (``None`` in that case)
   and ``reason``.
@@ -57,7 +57,7 @@ class MemoryTooSmallError(PebbleError):
         self.minimum = minimum
         super().__init__(
             f"M={M} is too small: vertex {vertex!r} has in-degree {minimum - 1} and computing "
-            f"it needs M >= {minimum} red pebbles (theory.md section 1, no sliding); "
+            f"it needs M >= {minimum} red pebbles (docs/game.md, no sliding); "
             f"use M >= {minimum}"
         )
 

@@ -8,7 +8,7 @@ sequence that :func:`attnio.pebble.moves.replay` re-checks before it is returned
 a state or time limit the search stops and reports proven bounds ``lower <= Q <= upper``
 with ``optimal=False``; it never claims an optimum it did not prove.
 
-The game (theory.md section 1, HK81; one-shot PW20) and the conventions of ``replay``:
+The game (docs/game.md, HK81; one-shot PW20) and the conventions of ``replay``:
 inputs are the sources and start blue, outputs are the sinks and must end blue, blue
 pebbles are never removed (removing one never helps: every rule's precondition and the
 goal are monotone in the blue set), a move must change the state.
@@ -152,13 +152,16 @@ from typing import NamedTuple, NoReturn
 
 import numpy as np
 
+from attnio.bounds.arguments import positive_integer, positive_number
+
 from . import _exact_kernels as kern
 from .dag import Dag
 from .errors import InstanceTooLargeError, ParameterError, SearchInterrupted
-from .heuristic import compulsory_io, pebble
+from .heuristic import compulsory_io, pebble, play
 from .moves import Move, check_variant, replay
 from .patterns import PatternSet, build_patterns
 from .result import Pebbling
+from .variants import GAME_VARIANTS, Variant
 
 __all__ = ["DEFAULT_RULES", "MAX_VERTICES", "RULES", "solve_exact", "sweep_exact"]
 
@@ -361,12 +364,20 @@ def _solve(
         # order, each vertex computed once, so legal in both variants; replayed below
         hints.append(pebble(dag, M, heuristic="search", variant=variant, moves=True).moves)
     expanded = 0
-    if variant == "standard" and seed_io > 0:
+    if GAME_VARIANTS[Variant(variant)].recomputation and seed_io > 0:
         # a one-shot pebbling is a standard one, and the one-shot search is far smaller
         quarter = None if time_limit is None else time_limit / 4
         try:
             oneshot_run = _solve(
-                dag, M, "oneshot", max(1, max_states // 4), quarter, False, rules, None, shared
+                dag,
+                M,
+                Variant.ONESHOT,
+                max(1, max_states // 4),
+                quarter,
+                False,
+                rules,
+                None,
+                shared,
             )
         except SearchInterrupted as stop:
             # a one-shot pebbling is a standard one: the best found is a certificate
@@ -403,7 +414,7 @@ def _solve(
             _bits(dag.inputs),
             _bits(dag.outputs),
             M,
-            int(variant == "oneshot"),
+            int(not GAME_VARIANTS[Variant(variant)].recomputation),
             flags & ~kern.PATTERN_DATABASES,
             _bits(np.flatnonzero(dag.outdegree == 1)),
         ],
@@ -627,8 +638,7 @@ def _check(
             f"colour as one 64-bit word and accepts at most {MAX_VERTICES} vertices "
             "(use a heuristic pebbling for larger graphs)"
         )
-    if isinstance(max_states, bool) or not isinstance(max_states, int) or max_states < 1:
-        raise ParameterError(f"max_states={max_states!r} must be a positive integer")
+    positive_integer("max_states", max_states, ParameterError)
     available = available_memory()
     if available is not None and max_states * BYTES_PER_STATE > available:
         raise ParameterError(
@@ -636,12 +646,8 @@ def _check(
             f"bytes ({BYTES_PER_STATE} per state) but only {available:,} are available; use "
             f"at most {available // BYTES_PER_STATE:,} states"
         )
-    if time_limit is not None and (
-        isinstance(time_limit, bool)
-        or not isinstance(time_limit, int | float)
-        or not time_limit > 0
-    ):
-        raise ParameterError(f"time_limit={time_limit!r} must be a positive number or None")
+    if time_limit is not None:
+        positive_number("time_limit", time_limit, ParameterError)
     if isinstance(rules, str):
         raise ParameterError(f"rules={rules!r} must be an iterable of rule names, not a string")
     flags = 0
@@ -695,54 +701,11 @@ def _certificate(table: np.ndarray, goal: int) -> list[Move]:
 
 
 def _seed_pebbling(dag: Dag, M: int) -> list[Move]:
-    """A legal pebbling in both variants: compute in index order, evict Belady-style.
+    """A legal pebbling in both variants: Belady on the natural order (:func:`.heuristic.play`).
 
-    Each non-input is computed once, in topological order; before loading or computing,
-    a red pebble not needed by the current compute is freed, choosing the vertex whose
-    next use is farthest (HK81-style greedy; no optimality claimed). An evicted vertex
-    still needed later is stored first; outputs are stored right after their compute.
+    Each non-input is computed once, so it is legal in both variants; no optimality claimed.
     """
-    count = dag.num_vertices
-    preds = [dag.predecessors(v).tolist() for v in range(count)]
-    order = [v for v in range(count) if preds[v]]
-    uses: list[list[int]] = [[] for _ in range(count)]  # positions in order, descending
-    for pos in range(len(order) - 1, -1, -1):
-        for p in preds[order[pos]]:
-            uses[p].append(pos)
-    outputs = set(dag.outputs.tolist())
-    blue = set(dag.inputs.tolist())
-    red: set[int] = set()
-    moves: list[Move] = []
-
-    def next_use(u: int, pos: int) -> float:
-        while uses[u] and uses[u][-1] < pos:
-            uses[u].pop()
-        return uses[u][-1] if uses[u] else math.inf
-
-    def make_room(pos: int, keep: set[int]) -> None:
-        while len(red) >= M:
-            victim = max(sorted(red - keep), key=lambda u: next_use(u, pos))
-            if victim not in blue and next_use(victim, pos) < math.inf:
-                moves.append(Move("store", victim))
-                blue.add(victim)
-            moves.append(Move("delete", victim))
-            red.discard(victim)
-
-    for pos, v in enumerate(order):
-        keep = set(preds[v])
-        for p in preds[v]:
-            if p not in red:
-                make_room(pos, keep)
-                moves.append(Move("load", p))
-                red.add(p)
-        make_room(pos, keep)
-        moves.append(Move("compute", v))
-        red.add(v)
-        if v in outputs and v not in blue:
-            moves += [Move("store", v), Move("delete", v)]
-            blue.add(v)
-            red.discard(v)
-    return moves
+    return play(dag, M, moves=True).moves
 
 
 class _Progress:

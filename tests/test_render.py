@@ -101,10 +101,10 @@ def _as_key(value: sp.Basic) -> object:
     return round(float(sp.N(value, 30)), 6)
 
 
+@pytest.mark.slow
 def test_latex_cells_parse_back_to_the_same_values() -> None:
     """Every math cell of the LaTeX table parses with sympy's LaTeX parser and evaluates like the record."""
-    pytest.importorskip("lark")
-    from sympy.parsing.latex import parse_latex
+    from sympy.parsing.latex import parse_latex  # needs lark, a test dependency
 
     values = {
         "n": 40,
