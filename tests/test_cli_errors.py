@@ -263,3 +263,17 @@ def test_only_list_names_the_checks(capsys) -> None:
     assert main(["verify", "--only", "list"]) == 0
     names = capsys.readouterr().out.split("\n")
     assert any(line.startswith("proofs.smtlib_round_trip") for line in names)
+
+
+def test_interrupted_simulate_sweep_keeps_finished_runs(capsys, monkeypatch) -> None:
+    """Ctrl-C during a simulate sweep prints the runs finished, marked partial, and exits 130."""
+    import importlib
+    import json
+
+    module = importlib.import_module("attnio.algorithms.sweep")
+    monkeypatch.setattr(module, "simulate", _interrupt_after(3, module.simulate))
+    argv = [*SIM, "--sweep", "M=64:512", "--points", "4", "--json"]
+    assert main(argv) == 130
+    data = json.loads(capsys.readouterr().out)
+    assert data["partial"] is True and len(data["results"]) == 2
+    assert all(isinstance(row["io"], int) for row in data["results"])
