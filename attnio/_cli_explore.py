@@ -14,8 +14,7 @@ HELP = "explore a small DAG in the browser: the optimal pebbling step by step, p
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Register ``attnio explore``."""
-    from attnio.pebble import builders
-    from attnio.pebble.moves import VARIANTS
+    from attnio.pebble import VARIANTS, builders
 
     parser = subparsers.add_parser(
         NAME,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 
-from attnio.pebble.moves import VARIANTS
+from attnio.pebble import VARIANTS
 
 from .errors import RequestError
 from .instance import Instance

@@ -24,10 +24,18 @@ from attnio.bounds import catalog
 from attnio.bounds.errors import BoundError
 from attnio.bounds.schema import JSON_SCHEMA_VERSION
 from attnio.bounds.symbols import feature_rank
-from attnio.pebble import Dag, Move, Pebbling, builders, pebble, replay
+from attnio.pebble import (
+    VARIANTS,
+    Dag,
+    Move,
+    Pebbling,
+    builders,
+    compulsory_io,
+    replay,
+    solve_heuristic,
+)
 from attnio.pebble.exact import MAX_VERTICES, solve_exact, sweep_exact
-from attnio.pebble.heuristic import compile_kernels, compulsory_io
-from attnio.pebble.moves import VARIANTS
+from attnio.pebble.heuristic import compile_kernels
 
 from .errors import RequestError, TooLargeToDrawError
 from .layout import MAX_DRAW_VERTICES, layout
@@ -226,7 +234,9 @@ class Instance:
             )
         else:
             options = {"iterations": _SEARCH_ITERATIONS, "seed": 0} if method == "search" else {}
-            found = pebble(self.dag, M, heuristic=method, variant=variant, moves=True, **options)
+            found = solve_heuristic(
+                self.dag, M, heuristic=method, variant=variant, moves=True, **options
+            )
         out = self._pebbling(found, variant)
         with self._lock:
             self._cache[key] = out
@@ -347,7 +357,7 @@ class Instance:
             if proven is not None and proven.optimal:
                 upper, lower, method = proven.io, proven.lower, "exact"
             else:
-                found = pebble(
+                found = solve_heuristic(
                     self.dag, M, heuristic="search", variant=variant,
                     iterations=_SEARCH_ITERATIONS // 4, seed=0,
                 )  # fmt: skip

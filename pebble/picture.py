@@ -9,11 +9,44 @@ on hover. The interactive explorer (``attnio explore``) draws builder stages ins
 from __future__ import annotations
 
 from html import escape
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from .dag import Dag
-    from .result import Pebbling
+import numpy as np
+
+
+class _Graph(Protocol):
+    """What :func:`dag_svg` reads of a :class:`~attnio.pebble.Dag` (no import: no cycle)."""
+
+    labels: tuple[str, ...]
+
+    @property
+    def num_vertices(self) -> int: ...
+
+    @property
+    def outputs(self) -> np.ndarray: ...
+
+    def predecessors(self, vertex: int) -> np.ndarray: ...
+
+    def edges(self) -> np.ndarray: ...
+
+
+class _Result(Protocol):
+    """What :func:`pebbling_html` reads of a :class:`~attnio.pebble.Pebbling`."""
+
+    io: int
+    loads: int
+    stores: int
+    optimal: bool
+    lower: int
+    upper: int
+    variant: str
+    M: int
+    vertices: int
+    states_explored: int
+    seconds: float
+    moves: list | None
+    method: str
+
 
 __all__ = ["MAX_PICTURE_VERTICES", "dag_svg", "pebbling_html"]
 
@@ -21,7 +54,7 @@ MAX_PICTURE_VERTICES = 600
 """Largest DAG drawn; a larger one has no picture (the notebook shows its text repr)."""
 
 
-def dag_svg(dag: Dag) -> str | None:
+def dag_svg(dag: _Graph) -> str | None:
     """Return an SVG drawing of ``dag``, or ``None`` above :data:`MAX_PICTURE_VERTICES`.
 
     Examples
@@ -70,13 +103,13 @@ def dag_svg(dag: Dag) -> str | None:
     return "".join(parts)
 
 
-def pebbling_html(pebbling: Pebbling) -> str:
+def pebbling_html(pebbling: _Result) -> str:
     """Return a small HTML table of a pebbling's cost, bounds and provenance.
 
     Examples
     --------
-    >>> from attnio.pebble import Dag, pebble
-    >>> "<table" in pebbling_html(pebble(Dag.from_edges(3, [(0, 2), (1, 2)]), 3))
+    >>> from attnio.pebble import Dag, solve_heuristic
+    >>> "<table" in pebbling_html(solve_heuristic(Dag.from_edges(3, [(0, 2), (1, 2)]), 3))
     True
     """
     p = pebbling

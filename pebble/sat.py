@@ -47,9 +47,10 @@ import z3
 from attnio.bounds.arguments import positive_number
 
 from .dag import Dag
-from .errors import InstanceTooLargeError, ParameterError
-from .heuristic import play
+from .errors import InstanceTooLargeError, PebbleParameterError
 from .moves import Move, check_variant, replay
+from .player import play
+from .variants import GAME_VARIANTS, Variant
 
 __all__ = ["MAX_SAT_VERTICES", "SatOptimum", "sat_optimum"]
 
@@ -118,7 +119,7 @@ def sat_optimum(
     ------
     InstanceTooLargeError
         More than :data:`MAX_SAT_VERTICES` vertices.
-    MemoryTooSmallError, ParameterError
+    MemoryTooSmallError, PebbleParameterError
         ``M`` too small; bad variant, horizon or timeout.
 
     References
@@ -135,7 +136,7 @@ def sat_optimum(
     start = time.perf_counter()
     check_variant(variant)
     if not isinstance(dag, Dag):
-        raise ParameterError(f"dag must be an attnio.pebble.Dag, got {type(dag).__name__}")
+        raise PebbleParameterError(f"dag must be an attnio.pebble.Dag, got {type(dag).__name__}")
     if dag.num_vertices > MAX_SAT_VERTICES:
         raise InstanceTooLargeError(
             f"graph has {dag.num_vertices} vertices; the SAT cross-check encodes at most "
@@ -146,11 +147,12 @@ def sat_optimum(
     if horizon is None:
         horizon = play(dag, M).io + noninputs
     if isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 0:
-        raise ParameterError(f"horizon={horizon!r} must be a non-negative integer")
+        raise PebbleParameterError(f"horizon={horizon!r} must be a non-negative integer")
     if timeout is not None:
-        positive_number("timeout", timeout, ParameterError)
+        positive_number("timeout", timeout, PebbleParameterError)
 
-    encoding = _Encoding(dag, M, variant == "oneshot", horizon)
+    oneshot = not GAME_VARIANTS[Variant(variant)].recomputation
+    encoding = _Encoding(dag, M, oneshot, horizon)
     solver = z3.Solver()
     if timeout is not None:
         solver.set("timeout", max(1, int(timeout * 1000)))
@@ -167,7 +169,7 @@ def sat_optimum(
             played = replay(dag, moves, M, variant)
             if played.io != k:  # k - 1 was unsatisfiable, so the model costs exactly k
                 raise RuntimeError(f"SAT model decodes to io={played.io}, expected {k}")
-            proven = variant == "oneshot" and horizon >= played.io - 1 + noninputs
+            proven = oneshot and horizon >= played.io - 1 + noninputs
             status = "optimal" if proven else "optimal-within-horizon"
             seconds = time.perf_counter() - start
             return SatOptimum(status, played.io, horizon, variant, M, seconds, moves)

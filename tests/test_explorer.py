@@ -27,7 +27,7 @@ from attnio.explorer.api import answer, request_key, validate
 from attnio.explorer.layout import stage_names
 from attnio.explorer.page import ASSETS, asset
 from attnio.explorer.server import ExplorerServer
-from attnio.pebble import Dag, builders, pebble, replay
+from attnio.pebble import Dag, builders, replay, solve_heuristic
 from attnio.pebble.picture import MAX_PICTURE_VERTICES
 from strategies import dags
 
@@ -232,7 +232,7 @@ def test_moves_file_is_offered_to_the_page(tmp_path):
     from attnio.pebble import write_moves
 
     dag = builders.build("attention-forward", 1, 1)
-    moves = pebble(dag, 3, moves=True).moves
+    moves = solve_heuristic(dag, 3, moves=True).moves
     path = tmp_path / "m.jsonl"
     write_moves(path, moves, dag)
     out = tmp_path / "m.html"
@@ -326,7 +326,7 @@ def test_rich_reprs():
     assert picture.startswith("<svg") and all(f"<title>{x}</title>" in picture for x in dag.labels)
     big = Dag.from_edges(MAX_PICTURE_VERTICES + 1, [])
     assert big._repr_svg_() is None
-    table = pebble(dag, 3)._repr_html_()
+    table = solve_heuristic(dag, 3)._repr_html_()
     assert "I/O" in table and "proven" in table
 
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from attnio.explorer import Instance
 from attnio.explorer.offline import offline_page
 from attnio.explorer.server import ExplorerServer
-from attnio.pebble import Dag, IllegalMoveError, pebble, replay
+from attnio.pebble import Dag, IllegalMoveError, replay, solve_heuristic
 from attnio.pebble.moves import OPS
 from strategies import dags
 
@@ -140,7 +140,7 @@ def move_sequences(draw):
     style = draw(st.sampled_from(["random", "legal", "changed", "cut"]))
     if style == "random":
         return dag, M, variant, draw(st.lists(random_move, max_size=14))
-    moves = [tuple(m) for m in pebble(dag, M, heuristic="lru", moves=True).moves]
+    moves = [tuple(m) for m in solve_heuristic(dag, M, heuristic="lru", moves=True).moves]
     if style == "changed" and moves:
         at = draw(st.integers(0, len(moves)))
         moves.insert(at, draw(random_move))
@@ -274,7 +274,7 @@ def test_move_files_load_and_illegal_ones_are_refused(browser, tmp_path):
     from attnio.pebble import write_moves
 
     instance = Instance.from_builder("attention-forward", 1, 1)
-    moves = pebble(instance.dag, 3, moves=True).moves
+    moves = solve_heuristic(instance.dag, 3, moves=True).moves
     instance.moves, instance.moves_name = moves, "given.jsonl"
     page = tmp_path / "moves.html"
     page.write_text(offline_page(instance, [3]), encoding="utf-8")
