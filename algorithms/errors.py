@@ -43,3 +43,11 @@ class UnknownAlgorithmError(AlgorithmError, KeyError):
 
 class MachineError(AlgorithmError):
     """A transfer names an array or buffer the machine does not hold, or a slice outside it."""
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a sweep; ``result`` holds the runs finished (the rest ``None``)."""
+
+    def __init__(self, result: object) -> None:
+        self.result = result
+        super().__init__("sweep interrupted")

@@ -15,7 +15,7 @@ import sympy as sp
 
 from attnio.bounds import Kind, Regime, catalog, crossover, get
 
-from .errors import AlgorithmParameterError, BlocksDoNotFitError
+from .errors import AlgorithmParameterError, BlocksDoNotFitError, SweepInterrupted
 from .registry import get_algorithm
 from .simulation import simulate
 
@@ -94,6 +94,8 @@ def sweep(
     """Run each algorithm at ``points`` geometric values of M in [lo, hi] (counting mode).
 
     An M below an algorithm's minimum leaves a gap (``None``) for that algorithm.
+    Ctrl-C raises :class:`~attnio.algorithms.errors.SweepInterrupted` holding the runs
+    finished (the others ``None``, the bounds not computed).
     """
     for name in algorithms:
         algo = get_algorithm(name)
@@ -109,7 +111,10 @@ def sweep(
             own.pop("block_density", None)
         if get_algorithm(name).regime is not Regime.APPROXIMATE:
             own.pop("degree", None)
-        measured, closed = [], []
+        measured: list[float | None] = []
+        closed: list[float | None] = []
+        result.measured[name] = measured
+        result.closed[name] = closed
         for M in memories:
             try:
                 run = simulate(name, pass_, n, d, M, numeric=False, **own)
@@ -117,10 +122,12 @@ def sweep(
                 measured.append(None)
                 closed.append(None)
                 continue
+            except KeyboardInterrupt:
+                for values in (*result.measured.values(), *result.closed.values()):
+                    values.extend([None] * (len(memories) - len(values)))
+                raise SweepInterrupted(result) from None
             measured.append(float(run.counts.io))
             closed.append(None if run.closed_form is None else float(run.closed_form))
-        result.measured[name] = measured
-        result.closed[name] = closed
     for bound in catalog(regime=Regime.DENSE, pass_=pass_, kind=Kind.LOWER):
         if bound.explicit is None or set(bound.parameters) - {"n", "d", "M"}:
             continue
