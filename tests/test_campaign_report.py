@@ -82,3 +82,26 @@ def test_figures_are_written(records: list[dict], tmp_path: pathlib.Path) -> Non
 
     paths = write_figures(build_report(records), str(tmp_path / "fig"))
     assert len(paths) == 4 and all(pathlib.Path(p).stat().st_size > 0 for p in paths)
+
+
+def test_latex_report_is_one_booktabs_table_per_instance(
+    records: list[dict], tmp_path: pathlib.Path
+) -> None:
+    """The LaTeX report renders (it used to import a function that did not exist) and,
+    where pdflatex is installed, compiles: one table per instance and variant."""
+    import shutil
+    import subprocess
+
+    text = build_report(records).latex()
+    assert text.count("\\begin{tabular}") == 2 and "$Q$ & 12 & 10 & 8 \\\\" in text
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex is not installed")
+    body = "\\documentclass{article}\\usepackage{booktabs}\\begin{document}" + text
+    (tmp_path / "r.tex").write_text(body + "\\end{document}\n")
+    done = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "r.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout[-2000:]
