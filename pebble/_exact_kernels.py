@@ -18,6 +18,8 @@ The kernels take a handful of flat arrays and return numbers or status codes:
   (the last: the vertices with exactly one successor);
 - ``patterns``: the pattern databases (built by :mod:`._pattern_kernels`) as
   :func:`pattern_sum` reads them (read only with the PATTERN_DATABASES flag);
+- ``symmetry`` (K, 8, 256) int64: byte lookup tables of K automorphisms, the identity
+  first (:func:`attnio.pebble.symmetry.lookup_tables`; read only with the SYMMETRY flag);
 - ``table`` (capacity, 8) int64: one row per state (one cache line), columns
   ``T_RED .. T_MOVE``; ``T_MOVE`` holds ``2 * code + closed``;
 - ``slots``: open-addressing hash table of state indices (-1 = empty), size a power of 2;
@@ -45,6 +47,7 @@ RELOAD_AFTER_STORE = 32
 USE_BEFORE_DELETE = 64
 SINGLE_SUCCESSOR = 128
 PATTERN_DATABASES = 256
+SYMMETRY = 512
 ALL_FLAGS = (
     DELETE_WHEN_FULL
     | OUTPUT_MACRO
@@ -55,9 +58,13 @@ ALL_FLAGS = (
     | USE_BEFORE_DELETE
     | SINGLE_SUCCESSOR
     | PATTERN_DATABASES
+    | SYMMETRY
 )
 
-# transitions recorded for the certificate: code = kind * 64 + vertex
+# transitions recorded for the certificate: code = sym * SYM_CODE + kind * 64 + vertex,
+# where sym is the index of the automorphism that turned the result into the stored
+# representative (rule symmetry; 0, the identity, otherwise)
+SYM_CODE = 512
 K_LOAD = 0
 K_STORE = 1
 K_COMPUTE = 2
@@ -237,6 +244,50 @@ def state_h(graph, params, patterns, red, blue, computed, pending):
 
 
 @njit(cache=True)
+def permute(symmetry, k, bits):
+    """Image of the vertex set ``bits`` under automorphism ``k`` (byte lookup tables)."""
+    out = np.int64(0)
+    byte = 0
+    while bits:
+        value = bits & 255
+        if value:
+            out |= symmetry[k, byte, value]
+        bits >>= 8
+        byte += 1
+    return out
+
+
+@njit(cache=True)
+def canonical(symmetry, red, blue, computed, pending, unused):
+    """The smallest image of the state over the automorphisms, and the index of its map.
+
+    Images compare field by field (red, blue, computed, pending, unused) as integers; on
+    a tie the earlier automorphism wins (the identity is first). Reference:
+    :func:`attnio.pebble.symmetry.canonical_state`.
+    """
+    best = (red, blue, computed, pending, unused)
+    which = 0
+    for k in range(1, symmetry.shape[0]):
+        r = permute(symmetry, k, red)
+        if r > best[0]:
+            continue  # the common case: decided by the red set alone
+        image = (
+            r,
+            permute(symmetry, k, blue),
+            permute(symmetry, k, computed),
+            permute(symmetry, k, pending),
+            permute(symmetry, k, unused),
+        )
+        for field in range(5):
+            if image[field] != best[field]:
+                if image[field] < best[field]:
+                    best = image
+                    which = k
+                break
+    return best[0], best[1], best[2], best[3], best[4], which
+
+
+@njit(cache=True)
 def _lookup(table, slots, red, blue, computed, pending, unused):
     """Return (slot, index) of the state; index -1 and its free slot if absent."""
     mask = slots.size - 1
@@ -318,11 +369,11 @@ def init_search(graph, params, patterns, table, slots, buckets, entries, counter
 def _relax(ctx, counters, parent, red, blue, computed, pending, unused, g, code, dead):
     """Offer a successor reached with cost ``g``; return _GO_ON, TABLE_FULL or QUEUE_FULL.
 
-    ``ctx`` is ``(graph, params, patterns, table, slots, buckets, entries)``. ``dead`` is the
+    ``ctx`` is ``(graph, params, patterns, table, slots, buckets, entries, symmetry)``. ``dead`` is the
     parent's dead set, or -1 when the move changed the blue or computed set (it depends
     on nothing else), in which case it is recomputed.
     """
-    graph, params, patterns, table, slots, buckets, entries = ctx
+    graph, params, patterns, table, slots, buckets, entries, symmetry = ctx
     flags = params[P_FLAGS]
     if flags & DEAD_PEBBLES:
         if dead < 0:
@@ -336,6 +387,11 @@ def _relax(ctx, counters, parent, red, blue, computed, pending, unused, g, code,
         unused &= ~spare
         if pending & dead:
             return _GO_ON  # a stored vertex that will never be loaded: the store was wasted
+    if flags & SYMMETRY:
+        red, blue, computed, pending, unused, sym = canonical(
+            symmetry, red, blue, computed, pending, unused
+        )
+        code += sym * SYM_CODE
     h = state_h(graph, params, patterns, red, blue, computed, pending)
     if h >= INFEASIBLE:
         return _GO_ON
@@ -371,7 +427,7 @@ def _relax(ctx, counters, parent, red, blue, computed, pending, unused, g, code,
 
 
 @njit(cache=True)
-def search(graph, params, patterns, table, slots, buckets, entries, counters, budget):
+def search(graph, params, patterns, symmetry, table, slots, buckets, entries, counters, budget):
     """Expand up to ``budget`` states; return PAUSED, OPTIMAL, TABLE_FULL or QUEUE_FULL.
 
     OPTIMAL: no queue entry has ``f < counters[C_UPPER]``, so the upper bound is the
@@ -380,7 +436,7 @@ def search(graph, params, patterns, table, slots, buckets, entries, counters, bu
     lower bound: it was the smallest ``f`` in the queue when it was read, and some
     queued state of an optimal pebbling always has ``f`` at most the optimum.
     """
-    ctx = (graph, params, patterns, table, slots, buckets, entries)
+    ctx = (graph, params, patterns, table, slots, buckets, entries, symmetry)
     done = 0
     while True:
         upper = counters[C_UPPER]

@@ -158,6 +158,7 @@ from .heuristic import pebble
 from .moves import Move, check_variant, replay
 from .patterns import PatternSet, build_patterns
 from .result import Pebbling
+from .symmetry import automorphisms, lookup_tables, permute_bits
 
 __all__ = ["DEFAULT_RULES", "MAX_VERTICES", "RULES", "solve_exact", "sweep_exact"]
 
@@ -174,6 +175,7 @@ RULES: dict[str, int] = {
     "use-before-delete": kern.USE_BEFORE_DELETE,
     "single-successor": kern.SINGLE_SUCCESSOR,
     "pattern-databases": kern.PATTERN_DATABASES,
+    "symmetry": kern.SYMMETRY,
 }
 """Search rules by name (see the module docstring)."""
 
@@ -346,6 +348,13 @@ def _solve(
             seed_moves, seed_io = hint, hint_io
 
     graph = _graph_arrays(dag)
+    if flags & kern.SYMMETRY:
+        if "symmetry" not in shared:
+            shared["symmetry"] = automorphisms(dag)
+        perms = shared["symmetry"]
+    else:
+        perms = [np.arange(count, dtype=np.int64)]
+    symmetry = lookup_tables(perms)
     params = np.array(
         [
             count,
@@ -364,8 +373,8 @@ def _solve(
         # pattern databases cost a table build and pay off only on the hard ones
         probe = _PROBE_EXPANSIONS if flags & kern.PATTERN_DATABASES else None
         run = _astar(
-            graph, params, PatternSet(M, ()).packed(dag), seed_io, max_states, deadline,
-            display, start, expansions=probe,
+            graph, params, PatternSet(M, ()).packed(dag), symmetry, seed_io, max_states,
+            deadline, display, start, expansions=probe,
         )  # fmt: skip
         expanded += run.expanded
         lower = run.lower
@@ -373,13 +382,13 @@ def _solve(
             if "patterns" not in shared:
                 shared["patterns"] = build_patterns(dag, M)
             if run.goal >= 0:
-                seed_moves, seed_io = _certificate(run.table, run.goal), run.upper
+                seed_moves, seed_io = _certificate(run.table, run.goal, perms), run.upper
             packed = shared["patterns"].packed(dag)
             if _patterns_help(graph, params, packed):
                 params[kern.P_FLAGS] = flags
             run = _astar(
-                graph, params, packed, seed_io, max_states, deadline, display, start,
-                expansions=None,
+                graph, params, packed, symmetry, seed_io, max_states, deadline, display,
+                start, expansions=None,
             )  # fmt: skip
             expanded += run.expanded
             lower = max(lower, run.lower)
@@ -387,7 +396,7 @@ def _solve(
         if display is not None:
             display.close()
     if run.goal >= 0:
-        seed_moves = _certificate(run.table, run.goal)
+        seed_moves = _certificate(run.table, run.goal, perms)
     return _finish(dag, M, variant, seed_moves, lower, run.upper, expanded, start)
 
 
@@ -422,6 +431,7 @@ def _astar(
     graph: np.ndarray,
     params: np.ndarray,
     patterns: tuple[np.ndarray, ...],
+    symmetry: np.ndarray,
     seed_io: int,
     max_states: int,
     deadline: float | None,
@@ -447,7 +457,7 @@ def _astar(
     while True:
         tic = time.perf_counter()
         status = kern.search(
-            graph, params, patterns, table, slots, buckets, entries, counters, budget
+            graph, params, patterns, symmetry, table, slots, buckets, entries, counters, budget
         )
         upper = int(counters[kern.C_UPPER])
         lower = max(lower, min(int(counters[kern.C_LOWER]), upper))
@@ -563,38 +573,56 @@ def _bits(vertices: Iterable[int] | np.ndarray) -> np.int64:
     return np.int64(out)
 
 
-def _certificate(table: np.ndarray, goal: int) -> list[Move]:
-    """Expand the transitions on the path to ``goal`` into primitive moves."""
+def _certificate(table: np.ndarray, goal: int, perms: Sequence[np.ndarray]) -> list[Move]:
+    """Expand the transitions on the path to ``goal`` into primitive moves.
+
+    With the symmetry rule each stored state is the image ``s(x)`` of the state ``x``
+    its transition reached, under the automorphism ``s = perms[sym]`` the transition
+    records. The moves are found in each parent's frame and mapped to the original
+    graph through ``frame``: the composed permutation taking the vertices of the
+    current stored state to those of the real state of the pebbling (the identity at
+    the start, which every automorphism fixes); after a transition it becomes
+    ``frame o s^-1``.
+    """
     chain = []
     state = goal
     while table[state, kern.T_PARENT] >= 0:
         chain.append(state)
         state = int(table[state, kern.T_PARENT])
+    inverses = [np.argsort(perm) for perm in perms]
+    frame = np.arange(len(perms[0]), dtype=np.int64)
     moves: list[Move] = []
     for state in reversed(chain):
         parent = int(table[state, kern.T_PARENT])
-        kind, v = divmod(int(table[state, kern.T_MOVE]) >> 1, 64)  # low bit: closed
+        sym, code = divmod(int(table[state, kern.T_MOVE]) >> 1, kern.SYM_CODE)  # low bit: closed
+        kind, v = divmod(code, 64)
+        local: list[Move] = []
         red = int(table[parent, kern.T_RED])
         if kind == kern.K_LOAD:
-            moves.append(Move("load", v))
+            local.append(Move("load", v))
             red |= 1 << v
         elif kind == kern.K_STORE:
-            moves.append(Move("store", v))
+            local.append(Move("store", v))
         elif kind == kern.K_COMPUTE:
-            moves.append(Move("compute", v))
+            local.append(Move("compute", v))
             red |= 1 << v
         elif kind == kern.K_DELETE:
-            moves.append(Move("delete", v))
+            local.append(Move("delete", v))
             red &= ~(1 << v)
         elif kind == kern.K_WRITEBACK:
-            moves += [Move("store", v), Move("delete", v)]
+            local += [Move("store", v), Move("delete", v)]
             red &= ~(1 << v)
         elif kind == kern.K_OUTPUT:
-            moves += [Move("compute", v), Move("store", v), Move("delete", v)]
+            local += [Move("compute", v), Move("store", v), Move("delete", v)]
         else:
             raise RuntimeError(f"exact search recorded an unknown transition code {kind}")
-        gone = red & ~int(table[state, kern.T_RED])  # dead pebbles dropped after the move
-        moves += [Move("delete", u) for u in range(gone.bit_length()) if gone >> u & 1]
+        if sym >= len(perms):
+            raise RuntimeError(f"exact search recorded an unknown automorphism {sym}")
+        reached = permute_bits(inverses[sym], int(table[state, kern.T_RED]))
+        gone = red & ~reached  # dead pebbles dropped after the move
+        local += [Move("delete", u) for u in range(gone.bit_length()) if gone >> u & 1]
+        moves += [Move(move.op, int(frame[move.vertex])) for move in local]
+        frame = frame[inverses[sym]]
     return moves
 
 
