@@ -128,6 +128,23 @@ properties established before it.
     ``h`` stays consistent), and, with ``"dead-pebbles"`` (under which a dead vertex is
     never loaded), a state where a vertex of P is dead is abandoned.
 
+``"symmetry"``
+    Every state is stored as its canonical representative under the DAG's
+    automorphisms (:mod:`.symmetry`): the smallest image, over a fixed list of
+    automorphisms with the identity first, of the state after the move (and after the
+    rules above dropped pebbles). Why: the game and every rule above are defined from
+    the graph only (predecessors, successors, inputs, outputs, reachability, out-degree,
+    red-pebble count), so an automorphism ``s`` maps the transitions of a state ``x``
+    one to one onto those of ``s(x)``, with equal costs, and goal states onto goal
+    states; the cheapest completion of ``x`` and of ``s(x)`` cost the same, and a
+    cheapest path over representatives costs Q(G, M). Any admissible heuristic value of
+    ``s(x)`` bounds the remaining cost of ``x`` as well (the pattern databases are not
+    symmetric, which costs consistency but not admissibility; the search re-opens
+    states). Each transition records which automorphism it applied, and the certificate
+    is mapped back through the composed permutations onto the original graph before
+    ``replay`` checks it. Automorphisms are enumerated once per graph, at most
+    :data:`attnio.pebble.symmetry.DEFAULT_MAX_ELEMENTS` of them.
+
 Outside the rules, the search never tries a no-op move (load or compute onto a red
 vertex, store onto a blue one) and stops expanding a state once ``f`` reaches the cost of
 the best complete pebbling known. That is first the cheapest of a Belady-style greedy
