@@ -48,6 +48,7 @@ USE_BEFORE_DELETE = 64
 SINGLE_SUCCESSOR = 128
 PATTERN_DATABASES = 256
 SYMMETRY = 512
+EAGER_OUTPUT = 1024
 ALL_FLAGS = (
     DELETE_WHEN_FULL
     | OUTPUT_MACRO
@@ -59,6 +60,7 @@ ALL_FLAGS = (
     | SINGLE_SUCCESSOR
     | PATTERN_DATABASES
     | SYMMETRY
+    | EAGER_OUTPUT
 )
 
 # transitions recorded for the certificate: code = sym * SYM_CODE + kind * 64 + vertex,
@@ -501,6 +503,15 @@ def _expand(ctx, counters, s):
     frozen = np.int64(0)  # never loaded or stored (rule single-successor)
     if flags & SINGLE_SUCCESSOR and not oneshot:
         frozen = proxied(graph, params, blue)
+    if flags & EAGER_OUTPUT and not full:
+        # an output ready to compute is finished at once, and nothing else is tried
+        ready = outputs & ~red & ~blue & ~computed
+        for v in range(params[P_V]):
+            bit = np.int64(1) << v
+            if (ready & bit) != 0 and (graph[G_PRED, v] & ~red) == 0:
+                done = computed | bit if oneshot else computed
+                return _relax(ctx, counters, s, red, blue | bit, done, pending,
+                              unused & ~graph[G_PRED, v], g + 1, K_OUTPUT * 64 + v, -1)  # fmt: skip
     for v in range(params[P_V]):
         bit = np.int64(1) << v
         is_output = (outputs & bit) != 0

@@ -145,6 +145,28 @@ properties established before it.
     ``replay`` checks it. Automorphisms are enumerated once per graph, at most
     :data:`attnio.pebble.symmetry.DEFAULT_MAX_ELEMENTS` of them.
 
+``"eager-output"``
+    When fewer than M red pebbles are in use and some output ``o`` has neither pebble
+    (one-shot: is not computed) but all its predecessors red, the only transition tried
+    is the output macro of the lowest-numbered such ``o`` (compute, store, delete; cost
+    1). Why, from any state ``y`` where it applies: take any pebbling ``p`` that
+    finishes from ``y``; it stores ``o`` at least once (``o`` is not blue and must end
+    blue). Play the macro first (legal: a pebble is free, the predecessors are red, and
+    the red set is unchanged afterwards), then ``p`` without its moves on ``o``: ``o``
+    is a sink, so no other move needs its red pebble, the red count never exceeds
+    ``p``'s, and ``o`` ends blue; the cost is at most ``p``'s. So the cheapest
+    completion of ``y`` is 1 plus that of the macro's result. The other default rules
+    are argued by rewriting the moves after a state only, so the search with them is
+    exact from every state it reaches; by induction on (cheapest completion, length of a
+    shortest cheapest completion under the other rules), it stays exact with this one:
+    where the rule applies the forced move loses nothing (the completion drops by 1),
+    elsewhere the successors are those of the other rules. (Where the rule's choice of
+    the lowest-numbered output is not symmetric, the symmetry rule still holds, since the
+    search is exact from every state and the cheapest completion is symmetric.)
+    ``"use-before-delete"`` and ``"reload-after-store"`` rewrite moves before a state
+    too (they drop a wasted load or store of the past), so with either of them this
+    rule is ignored.
+
 Outside the rules, the search never tries a no-op move (load or compute onto a red
 vertex, store onto a blue one) and stops expanding a state once ``f`` reaches the cost of
 the best complete pebbling known. That is first the cheapest of a Belady-style greedy
@@ -193,17 +215,22 @@ RULES: dict[str, int] = {
     "single-successor": kern.SINGLE_SUCCESSOR,
     "pattern-databases": kern.PATTERN_DATABASES,
     "symmetry": kern.SYMMETRY,
+    "eager-output": kern.EAGER_OUTPUT,
 }
 """Search rules by name (see the module docstring)."""
 
 DEFAULT_RULES: tuple[str, ...] = tuple(
-    rule for rule in RULES if rule not in ("reload-after-store", "use-before-delete")
+    rule
+    for rule in RULES
+    if rule not in ("reload-after-store", "use-before-delete", "eager-output")
 )
 """The rules :func:`solve_exact` enables by default. ``"reload-after-store"`` and
 ``"use-before-delete"`` are sound but off: each adds a bit set to the state, which splits
 states, and on the attention DAGs measured that costs more than it prunes (one-shot dense
 forward n=2, d=1, M=3: 0.64M expansions without them, 2.4M with the first, 0.82M with
-the second)."""
+the second). ``"eager-output"`` is sound but off: A* already finishes ready outputs
+early, so it saves little (same graph, standard, M=3: 190k expansions against 203k;
+M=4 and 5 and one-shot: within 1%) for a forced-move rule that excludes two others."""
 
 _SLICE_SECONDS = 0.25
 _FIRST_CAPACITY = 1 << 14
@@ -340,6 +367,8 @@ def _solve(
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
     flags = _check(dag, variant, max_states, time_limit, rules)
+    if flags & (kern.USE_BEFORE_DELETE | kern.RELOAD_AFTER_STORE):
+        flags &= ~kern.EAGER_OUTPUT  # its argument needs rules local to the future
     M = dag.validate_memory(M)
     shared = {} if shared is None else shared
     count = dag.num_vertices
