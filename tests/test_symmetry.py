@@ -161,3 +161,15 @@ def test_attention_forward_saves_states():
         assert with_it.optimal and without.optimal and with_it.io == without.io
         assert with_it.states_explored < without.states_explored
         _check(dag, M, "standard", with_it)
+
+
+def test_attention_forward_n2_d2_m8_proves_with_few_expansions():
+    """Dense forward n=2, d=2 (group of order 16), standard M=8: Q = 17 proven and
+    replayed; the symmetric search expands under a fifth of the states the plain one does
+    (measured: 14k against 260k)."""
+    dag = attention_forward(2, 2)
+    with_it = solve_exact(dag, 8)
+    without = solve_exact(dag, 8, rules=NO_SYMMETRY)
+    assert with_it.optimal and without.optimal and with_it.io == without.io == 17
+    assert 5 * with_it.states_explored < without.states_explored
+    _check(dag, 8, "standard", with_it)
