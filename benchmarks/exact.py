@@ -166,7 +166,7 @@ def frontier_table(
     states-expanded ratio is the fraction the reduction keeps)."""
     plain_rules = tuple(rule for rule in DEFAULT_RULES if rule != "symmetry")
     print(f"\n## Frontier: every M, time limit {time_limit:g} s each\n")
-    head = "| dag | n | d | V | |Aut| | variant | M | Q (or proven bounds) | seconds | expanded |"
+    head = "| dag | n | d | V | automorphisms | variant | M | Q (or proven bounds) | seconds | expanded |"
     rule = "|---|---|---|---|---|---|---|---|---|---|"
     if compare:
         head += " without symmetry | seconds | expanded | expanded ratio |"
