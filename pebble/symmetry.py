@@ -45,7 +45,7 @@ import numpy as np
 from networkx.algorithms.isomorphism import DiGraphMatcher
 
 from .dag import Dag
-from .errors import ParameterError
+from .errors import PebbleParameterError
 
 __all__ = [
     "DEFAULT_MAX_ELEMENTS",
@@ -85,7 +85,7 @@ def automorphisms(dag: Dag, max_elements: int = DEFAULT_MAX_ELEMENTS) -> list[np
     [[0, 1, 2], [0, 2, 1]]
     """
     if isinstance(max_elements, bool) or not isinstance(max_elements, int) or max_elements < 1:
-        raise ParameterError(f"max_elements={max_elements!r} must be a positive integer")
+        raise PebbleParameterError(f"max_elements={max_elements!r} must be a positive integer")
     count = dag.num_vertices
     graph = nx.DiGraph()
     indeg, outdeg = dag.indegree, dag.outdegree
@@ -175,7 +175,7 @@ def canonical_state(
     ((2, 1), 1)
     """
     if len(perms) == 0:
-        raise ParameterError("perms must hold at least one permutation (the identity)")
+        raise PebbleParameterError("perms must hold at least one permutation (the identity)")
     best: tuple[int, ...] | None = None
     which = 0
     for k, perm in enumerate(perms):

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from attnio.pebble import _exact_kernels as kern
 from attnio.pebble.builders import attention_backward, attention_forward
 from attnio.pebble.dag import Dag
-from attnio.pebble.errors import ParameterError
+from attnio.pebble.errors import PebbleParameterError
 from attnio.pebble.exact import DEFAULT_RULES, solve_exact
 from attnio.pebble.exact_reference import reference_optimum
 from attnio.pebble.moves import replay
@@ -80,7 +80,7 @@ def test_max_elements_caps_the_list():
     dag = Dag.from_edges(4, [])
     assert len(automorphisms(dag)) == 24
     assert len(automorphisms(dag, max_elements=5)) == 5
-    with pytest.raises(ParameterError, match="max_elements"):
+    with pytest.raises(PebbleParameterError, match="max_elements"):
         automorphisms(dag, max_elements=0)
 
 
