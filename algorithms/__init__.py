@@ -18,7 +18,7 @@ from .errors import (
 from .machine import Counts, TwoLevelMachine
 from .registry import ALGORITHMS, Algorithm, get_algorithm
 from .simulation import Run, simulate
-from .sweep import Sweep, parse_range, plot_sweep, sweep
+from .sweep import Sweep, parse_range, sweep
 
 __all__ = [
     "ALGORITHMS",
@@ -36,7 +36,6 @@ __all__ = [
     "UnknownAlgorithmError",
     "get_algorithm",
     "parse_range",
-    "plot_sweep",
     "simulate",
     "sweep",
 ]

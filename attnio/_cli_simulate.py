@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from attnio.algorithms import ALGORITHMS, parse_range, plot_sweep, simulate, sweep
+from attnio.algorithms import ALGORITHMS, parse_range, simulate, sweep
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -56,7 +56,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--sweep", metavar="M=lo:hi", help="sweep M over [lo, hi]")
     parser.add_argument("--points", type=int, default=24, help="number of M values to sweep")
-    parser.add_argument("--plot", metavar="FILE.png", help="write the sweep's plot here")
+    parser.add_argument(
+        "--plot", metavar="FILE", help="write the sweep's figure here (.pdf, .png or .svg)"
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.set_defaults(run=run)
 
@@ -147,7 +149,9 @@ def _run_sweep(args: argparse.Namespace) -> int:
         degree=args.degree,
     )
     if args.plot:
-        plot_sweep(result, args.plot)
+        from attnio.figures import draw, save, sweep_figure
+
+        save(draw(sweep_figure(result), "two"), args.plot)
     if args.json:
         json.dump(
             {
