@@ -33,6 +33,31 @@ class Sweep:
     tight: list[float] = field(default_factory=list)
     crossover: float | None = None
 
+    def to_dict(self) -> dict[str, object]:
+        """Return the JSON-ready fields: one row per algorithm and M, then the bounds.
+
+        Measured and closed-form counts are integers (``None`` where M is below an
+        algorithm's minimum); bound values are floats.
+        """
+        rows = [
+            {
+                "algorithm": name,
+                "pass": self.pass_,
+                "n": self.n,
+                "d": self.d,
+                "M": M,
+                "io": None if io is None else int(io),
+                "closed_form": None if closed is None else int(closed),
+            }
+            for name, values in self.measured.items()
+            for M, io, closed in zip(self.memories, values, self.closed[name], strict=True)
+        ]
+        return {
+            "results": rows,
+            "bounds": {"lower": self.lower, "tight": self.tight, "M": self.memories},
+            "crossover": self.crossover,
+        }
+
 
 def parse_range(text: str) -> tuple[int, int]:
     """Parse ``M=lo:hi`` (or ``lo:hi``) into two integers with 1 <= lo < hi.

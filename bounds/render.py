@@ -152,8 +152,8 @@ def latex_math(expr: sp.Basic, abbreviations: dict[sp.Basic, sp.Symbol] | None =
     Examples
     --------
     >>> from attnio.bounds.symbols import M, d, n
-    >>> latex_math(n**2 * d**2 / M)
-    'n^{2}\\,d^{2} / M'
+    >>> print(latex_math(n**2 * d / M))
+    n^{2}\\,\\penalty900 d / M
     """
     expr = sp.sympify(expr)
     if abbreviations:

@@ -150,17 +150,17 @@ def _plot(ax, data: IOFigure) -> None:
 
 
 def save(fig, path: str | os.PathLike[str]) -> None:
-    """Write ``fig`` to ``path`` (.pdf, .png or .svg) without dates or version strings.
+    """Write ``fig`` to ``path`` (.pdf, .png or .svg; PNG without a suffix), with no dates or version strings.
 
     Raises
     ------
     FigureError
         If the suffix is not one of .pdf, .png, .svg.
     """
-    suffix = os.path.splitext(os.fspath(path))[1].lower()
+    suffix = os.path.splitext(os.fspath(path))[1].lower() or ".png"
     if suffix not in _METADATA:
         raise FigureError(f"figure file {os.fspath(path)!r} must end in .pdf, .png or .svg")
     # fontTools logs a harmless note about the bundled cm fonts' old timestamps.
     logging.getLogger("fontTools").setLevel(logging.ERROR)
     with _style():
-        fig.savefig(path, metadata=_METADATA[suffix])
+        fig.savefig(path, format=suffix[1:], metadata=_METADATA[suffix])

@@ -41,7 +41,7 @@ def test_table_filters(capsys: pytest.CaptureFixture) -> None:
         "small",
     )
     assert code == 0
-    names = [row["name"] for row in json.loads(out)]
+    names = [row["name"] for row in json.loads(out)["bounds"]]
     assert names == [b.name for b in catalog(regime="dense", pass_="backward", cache="small")]
 
 
