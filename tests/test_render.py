@@ -19,6 +19,7 @@ from attnio.bounds.render import (
     latex_escape,
     latex_math,
     render_latex,
+    render_pebblings_latex,
     render_standalone,
 )
 from attnio.bounds.schema import JSON_SCHEMA_VERSION
@@ -308,6 +309,28 @@ def test_standalone_document_compiles_as_is(tmp_path: pathlib.Path) -> None:
     subprocess.run(["pdftoppm", "-png", "-r", "40", "-f", "1", "-l", "1", "standalone.pdf", "p"],
                    cwd=tmp_path, check=True, timeout=60)  # fmt: skip
     assert (tmp_path / "p-1.png").stat().st_size > 1000
+
+
+def test_pebbling_table_shows_optima_only_where_proven(tmp_path: pathlib.Path, capsys) -> None:
+    """`attnio pebble --sweep --exact --format latex`: proven optima as values, unproven M as proven bounds; it compiles and fits."""
+    from attnio.cli import main
+
+    rows = [
+        {"M": 3, "io": 26, "optimal": False, "lower": 10, "upper": 26, "method": "exact"},
+        {"M": 4, "io": 12, "optimal": True, "lower": 12, "upper": 12, "method": "exact"},
+    ]
+    tex = render_pebblings_latex(rows, "a graph", 26, "standard")
+    assert r"$10 \leq Q \leq 26$ & search stopped" in tex and "$4$ & $12$ & optimal" in tex
+    assert main(["pebble", "--dag", "attention-forward", "--n", "2", "--d", "1",
+                 "--sweep", "M=5:6", "--exact", "--format", "latex"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "$5$ & $10$ & optimal" in out and "$6$ & $8$ & optimal" in out
+    if shutil.which("pdflatex") is not None:
+        (tmp_path / "refs.bib").write_text("")
+        body = out + tex
+        log = _pdflatex(tmp_path, "pebbling", _article("twocolumn", "", body).replace(
+            "\\bibliographystyle{plain}\n\\bibliography{refs}\n", ""))  # fmt: skip
+        _assert_fits(log)
 
 
 def test_unknown_format_is_refused() -> None:
