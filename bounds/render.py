@@ -533,7 +533,9 @@ def render_standalone(
     It compiles as-is with ``pdflatex`` (twice, for the citations): the references are
     typeset from ``references.bib`` into a ``thebibliography`` list, so BibTeX is not needed.
     """
-    tables = render_latex(bounds, columns, layout)
+    # Here-or-top placement keeps the tables after the heading; \clearpage before the
+    # references flushes every float.
+    tables = render_latex(bounds, columns, layout).replace("}[tbp]", "}[!htbp]")
     used = {c.key for b in bounds for c in citations(b)}
     cited = [key for key in entries() if key in used]
     preamble = [
@@ -545,7 +547,8 @@ def render_standalone(
         "",
     ]
     bib = _bibitems(cited) if cited else ""
-    return "\n".join(preamble) + tables.split("\n", 1)[1] + "\n" + bib + r"\end{document}" + "\n"
+    body = tables.split("\n", 1)[1]
+    return "\n".join(preamble) + body + "\n\\clearpage\n" + bib + r"\end{document}" + "\n"
 
 
 def render_pebblings_latex(
