@@ -225,6 +225,8 @@ FORMS = [
     # (id, documentclass options, extra preamble, catalog filter, columns, layout)
     ("dense-one-column", "", "", {"regime": "dense"}, None, "table"),
     ("dense-two-column", "twocolumn", "", {"regime": "dense"}, None, "table"),
+    ("all-one-column", "", "", {}, None, "table"),
+    ("all-two-column", "twocolumn", "", {}, None, "table"),
     ("all-3.3in-column", "twocolumn", _IEEE, {}, None, "table"),
     ("all-table-star", "twocolumn", "", {}, None, "table*"),
     ("all-longtable", "", "", {}, None, "longtable"),
