@@ -28,3 +28,7 @@ class FilterError(BoundError):
 
 class RecordError(BoundError):
     """A bound record is malformed: an unknown field value or an expression with stray symbols."""
+
+
+class SreprError(BoundError):
+    """An ``srepr`` string is malformed or calls something other than a sympy constructor."""

@@ -5,7 +5,8 @@ with products as thin spaces, sources as ``\\cite`` commands whose BibTeX entrie
 ``references.bib``, evidence levels as compact marks explained in the caption, and column
 widths that are shares of ``\\linewidth`` so that a table fits its column (or, with
 ``table*``, the page) without overfull boxes. JSON rows carry ``sympy.srepr`` strings so
-that other tools rebuild the exact expressions with :func:`expression_from_srepr`.
+that other tools rebuild the exact expressions with :func:`attnio.bounds.srepr.parse_srepr`
+(no ``eval``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from .forms import forms
 from .labels import label
 from .record import Bound, Cache, Kind, Pass, Regime, Status
 from .schema import JSON_SCHEMA_VERSION
+from .srepr import parse_srepr
 
 FORMATS = ("markdown", "latex", "json")
 COLUMNS = (
@@ -646,11 +648,15 @@ def render_json(bounds: Sequence[Bound]) -> str:
 def expression_from_srepr(text: str) -> sp.Basic:
     """Rebuild an expression from its ``srepr`` string (the JSON table's ``srepr`` field).
 
-    Only sympy names are in scope, so the string cannot reach Python builtins.
+    Parsed by :func:`attnio.bounds.srepr.parse_srepr`: only sympy constructor calls
+    over an allow-list, never ``eval``.
+
+    Raises
+    ------
+    SreprError
+        ``text`` is not such a string.
     """
-    namespace = {name: getattr(sp, name) for name in dir(sp) if not name.startswith("_")}
-    namespace["ExprCondPair"] = sp.functions.elementary.piecewise.ExprCondPair
-    return eval(text, {"__builtins__": {}}, namespace)
+    return parse_srepr(text)
 
 
 def render(bounds: Sequence[Bound], fmt: str) -> str:
