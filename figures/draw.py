@@ -121,11 +121,21 @@ def _plot(ax, data: IOFigure) -> None:
         elif s.kind == "exact":
             ax.plot(xs, ys, ls="-", lw=0.8, marker="o", color="black", label=s.label)
         elif s.kind == "exact-bounds":
-            lows = s.low or ()
-            for x, hi, lo in zip(xs, ys, lows, strict=True):
-                if not math.isnan(hi):
-                    ax.plot([x, x], [lo, hi], color="black", lw=0.8)
-            ax.plot([], [], color="black", lw=0.8, label=s.label)
+            bars = [
+                (x, lo, hi)
+                for x, hi, lo in zip(xs, ys, s.low or (), strict=True)
+                if not math.isnan(hi)
+            ]
+            ax.errorbar(
+                [x for x, _, _ in bars],
+                [(lo + hi) / 2 for _, lo, hi in bars],
+                yerr=[[(hi - lo) / 2 for _, lo, hi in bars]] * 2,
+                fmt="none",
+                ecolor="black",
+                elinewidth=0.8,
+                capsize=2.5,
+                label=s.label,
+            )
         elif s.kind == "heuristic":
             ax.plot(xs, ys, ls=":", lw=0.8, marker="s", mfc="white", color=_COLOURS[1],
                     label=s.label)  # fmt: skip

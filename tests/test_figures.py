@@ -141,3 +141,23 @@ def test_cli_plot_bad_input_exits_2(capsys) -> None:
     )
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and all(line.startswith("attnio: error:") for line in err)
+
+
+def test_pebbling_figure_shows_unproven_memories_as_bounds_only() -> None:
+    """With a tiny state table, M where the optimum is not proven appear only as proven bounds, never as optima."""
+    from attnio.pebble import builders
+    from attnio.pebble.exact import solve_exact
+
+    memories = [3, 4, 6]
+    data = pebbling_figure("attention-forward", 2, 1, memories, heuristic=None, max_states=2000)
+    exact = next(s for s in data.series if s.kind == "exact")
+    bars = next(s for s in data.series if s.kind == "exact-bounds")
+    dag = builders.build("attention-forward", 2, 1)
+    for k, M in enumerate(memories):
+        result = solve_exact(dag, M, max_states=2000)
+        if result.optimal:
+            assert exact.values[k] == result.io and math.isnan(bars.values[k])
+        else:
+            assert math.isnan(exact.values[k])
+            assert (bars.low[k], bars.values[k]) == (result.lower, result.upper)
+    assert any(math.isnan(v) for v in exact.values)
