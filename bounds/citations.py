@@ -38,7 +38,7 @@ ATTNIO_KEY = "attnio"
 NO_SOURCE = frozenset({"none published"})
 """Sources that name nothing to cite: the record says that no result is published."""
 
-_ATTNIO_MARKERS = ("proofs/derivations", "docs/", "attnio.", "theory.md", "trivial")
+_ATTNIO_MARKERS = ("proofs/derivations", "docs/", "attnio.", "trivial")
 _SHORT = re.compile(r"\b(" + "|".join(sorted(KEYS, key=len, reverse=True)) + r")\b")
 _SHORT_LIKE = re.compile(r"\b[A-Z]{1,8}\d{2}\b")
 _LOCATOR = re.compile(
