@@ -39,7 +39,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         default="flash,square-tiling,standard",
         help="algorithms: comma-separated dense algorithms (default flash,square-tiling,standard)",
     )
-    parser.add_argument("--pass", dest="pass_", choices=("forward", "backward"), default="forward")
+    parser.add_argument(
+        "--pass",
+        dest="pass_",
+        choices=("forward", "backward"),
+        default="forward",
+        help="algorithms: which pass (default forward)",
+    )
     parser.add_argument(
         "--points", type=count(2), default=12, help="algorithms: measured points (default 12)"
     )
