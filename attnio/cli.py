@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     "attnio._cli_prove",
     "attnio._cli_plot",
     "attnio._cli_campaign",
+    "attnio._cli_explore",
 )
 """The command modules, in the order ``attnio --help`` lists them."""
 
