@@ -560,6 +560,7 @@ def render_pebblings_latex(
     vertices: int,
     variant: str,
     partial: bool = False,
+    table_label: str = "tab:attnio-pebbling",
 ) -> str:
     """Return a booktabs table of pebbling costs per M: proven optima, or proven bounds.
 
@@ -574,6 +575,8 @@ def render_pebblings_latex(
         The graph's size and the game variant (``standard`` or ``oneshot``).
     partial
         Whether the run was interrupted (the caption then says so).
+    table_label
+        The table's LaTeX label (give each table of one document its own).
 
     Notes
     -----
@@ -598,7 +601,7 @@ def render_pebblings_latex(
     caption += " by a heuristic" if heuristic else " before the exact search stopped"
     caption += "." + (" The run was interrupted: the table is partial." if partial else "")
     lines += [
-        rf"\caption{{{caption}}}\label{{tab:attnio-pebbling}}",
+        rf"\caption{{{caption}}}\label{{{table_label}}}",
         r"\begin{tabular}{@{}rrl@{}}",
         r"\toprule",
         r"$M$ & $Q$ & \\",
