@@ -49,19 +49,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "--tree",
         choices=builders.TREE_SHAPES,
-        default="chain",
         help="shape of the summation trees (default chain)",
     )
     parser.add_argument(
         "--mask",
-        default="causal",
         help="sparse kinds: causal, full, band:W, local:W or a JSON n x n array "
         "file (default causal)",
     )
     parser.add_argument(
         "--degree",
         type=count(),
-        default=2,
         help="approx-forward: degree g of the feature map (default 2)",
     )
     parser.add_argument(
@@ -131,22 +128,28 @@ def _graph(args: argparse.Namespace):
     from attnio.pebble.errors import ParameterError
 
     if args.graph:
-        for name in ("n", "d"):
+        for name in ("n", "d", "tree", "mask", "degree"):
             if getattr(args, name) is not None:
                 raise ParameterError(
-                    f"--{name} sizes a --dag family; it cannot be used with --graph"
+                    f"--{name} shapes a --dag family; it cannot be used with --graph"
                 )
         return load_dag(args.graph)
     for name in ("n", "d"):
         if getattr(args, name) is None:
             raise ParameterError(f"--dag {args.dag} needs --{name}")
+    for name in ("mask", "degree"):
+        if getattr(args, name) is not None and name not in builders.BUILDERS[args.dag].parameters:
+            takes = [k for k, spec in builders.BUILDERS.items() if name in spec.parameters]
+            raise ParameterError(
+                f"--{name} applies to --dag {' or '.join(takes)}, not to --dag {args.dag}"
+            )
     return builders.build(
         args.dag,
         args.n,
         args.d,
-        tree=args.tree,
+        tree=args.tree or "chain",
         mask=args.mask,
-        degree=args.degree,
+        degree=2 if args.degree is None else args.degree,
         max_vertices=args.max_vertices,
     )
 
@@ -185,6 +188,8 @@ def run(args: argparse.Namespace) -> int:
     """Pebble once (``--M``) or for a range of memory sizes (``--sweep``), then print."""
     from attnio.pebble.errors import ParameterError, SearchInterrupted
 
+    if args.json and args.format not in ("text", "json"):
+        raise ParameterError(f"--json and --format {args.format} ask for two outputs; give one")
     if args.moves:
         if args.sweep:
             raise ParameterError("--moves writes one pebbling; it cannot be used with --sweep")

@@ -28,6 +28,7 @@ FILES = {
     "cyclic.json": b'{"nodes": ["a", "b"], "edges": [["a", "b"], ["b", "a"]]}',
     "wrong.json": b'{"vertices": []}',
     "pickle.npy": b"not a numpy file",
+    "g.dot": b"digraph { a -> c; b -> c; }",
 }
 
 CASES = [
@@ -108,6 +109,14 @@ CASES = [
     ([*DAG], "required"),
     ([*SIM], "--M is required"),
     ([*SIM, "--M", "512", "--plot", "{tmp}/p.png"], "--plot draws a sweep"),
+    # options a family or a graph file does not use are refused, not ignored
+    ([*DAG, "--M", "4", "--mask", "local:2"], "--mask applies to --dag sparse-forward"),
+    ([*DAG, "--M", "4", "--degree", "3"], "--degree applies to --dag approx-forward"),
+    (["pebble", "--graph", "{tmp}/g.dot", "--M", "4", "--mask", "causal"],
+     "--mask shapes a --dag family"),
+    (["pebble", "--graph", "{tmp}/g.dot", "--M", "4", "--tree", "balanced"],
+     "--tree shapes a --dag family"),
+    ([*DAG, "--M", "4", "--json", "--format", "latex"], "--json and --format latex"),
     # output paths that cannot be written fail before the work
     ([*DAG, "--M", "4", "--moves", "/nonexistent-dir/m.jsonl"], "does not exist"),
     ([*DAG, "--M", "4", "--moves", "{tmp}"], "is a directory"),
