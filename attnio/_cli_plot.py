@@ -93,6 +93,10 @@ def run(args: argparse.Namespace) -> int:
         writable_file("--output", path)
     if args.what == "algorithms":
         names = [a.strip() for a in args.algorithms.split(",") if a.strip()]
+        if not names:
+            raise ValueError(
+                f"--algorithms {args.algorithms!r} names no algorithm; give e.g. flash,square-tiling"
+            )
         data = algorithm_figure(names, args.pass_, args.n, args.d, lo, hi, args.points)
     else:
         data = pebbling_figure(

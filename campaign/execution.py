@@ -192,6 +192,7 @@ def run_campaign(
     """
     from attnio import __version__
 
+    _check_memory_limit(memory_limit)
     start = time.perf_counter()
     outcome = Outcome(total=len(spec.units), skipped=spec.skipped)
     todo = _pending(spec, store, outcome)
@@ -218,6 +219,23 @@ def run_campaign(
         outcome.interrupted = True
     outcome.seconds = time.perf_counter() - start
     return outcome
+
+
+def _check_memory_limit(memory_limit: str | int) -> None:
+    """Refuse a ``memory_limit`` Dask cannot read, before any work starts."""
+    from dask.utils import parse_bytes
+
+    if memory_limit == "auto":
+        return
+    try:
+        size = parse_bytes(memory_limit)
+    except (ValueError, TypeError):
+        size = -1
+    if size < 0:
+        raise CampaignError(
+            f"memory_limit={memory_limit!r} (--memory-limit) must be a size in Dask's "
+            "syntax, e.g. '4GiB' or '512MB' ('auto' or 0: Dask's default, no limit)"
+        )
 
 
 def _guarded(unit: Unit, version: str) -> dict:

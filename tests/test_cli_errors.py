@@ -29,6 +29,7 @@ FILES = {
     "wrong.json": b'{"vertices": []}',
     "pickle.npy": b"not a numpy file",
     "g.dot": b"digraph { a -> c; b -> c; }",
+    "spec.toml": b'[[pebble]]\ndag = "attention-forward"\nn = 1\nd = 1\nM = 3\n',
 }
 
 CASES = [
@@ -117,6 +118,10 @@ CASES = [
     (["pebble", "--graph", "{tmp}/g.dot", "--M", "4", "--tree", "balanced"],
      "--tree shapes a --dag family"),
     ([*DAG, "--M", "4", "--json", "--format", "latex"], "--json and --format latex"),
+    (["plot", "algorithms", "--algorithms", ",", "--n", "64", "--d", "8", "--sweep", "M=64:512",
+      "-o", "{tmp}/p.png"], "names no algorithm"),
+    (["campaign", "{tmp}/spec.toml", "--workers", "0", "--store", "{tmp}/r.sqlite",
+      "--memory-limit", "lots"], "--memory-limit"),
     # output paths that cannot be written fail before the work
     ([*DAG, "--M", "4", "--moves", "/nonexistent-dir/m.jsonl"], "does not exist"),
     ([*DAG, "--M", "4", "--moves", "{tmp}"], "is a directory"),
