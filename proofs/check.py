@@ -110,13 +110,17 @@ class Outcome:
 
         A ``holds`` obligation is ``ok`` only when proved; a ``fails`` (planted)
         obligation is ``ok`` only with a confirmed counterexample; an ``open``
-        obligation is ``ok`` when proved, a ``finding`` with a counterexample.
+        obligation is ``ok`` when proved, a ``finding`` with a counterexample; a
+        ``refutes`` obligation (attnio's refutation of a published statement) is a
+        ``finding`` when proved and ``FAIL`` otherwise.
         """
         expected, result = self.obligation.expected, self.result
         if expected is Expectation.HOLDS:
             return "ok" if isinstance(result, Proved) else "FAIL"
         if expected is Expectation.FAILS:
             return "ok" if isinstance(result, Counterexample) else "FAIL"
+        if expected is Expectation.REFUTES:
+            return "finding" if isinstance(result, Proved) else "FAIL"
         if isinstance(result, Proved):
             return "ok"
         return "finding" if isinstance(result, Counterexample) else "unknown"
