@@ -644,18 +644,18 @@ def obligations() -> list[Obligation]:
 
 __all__ = [
     "CONSTANT",
-    "backing",
-    "evidence",
     "PAPER_COMPARISONS",
     "SOLID",
+    "backing",
     "comparisons",
     "crossovers",
+    "evidence",
     "lower_le_upper",
     "monotonicity",
     "obligations",
     "order",
     "planted",
-    "refutations",
     "reductions",
+    "refutations",
     "tightness",
 ]
