@@ -258,16 +258,16 @@ def _growth_points() -> list[tuple[str, dict[str, object], dict[str, object]]]:
     return pairs
 
 
-_COMPILED: dict[tuple[str, int], tuple[tuple[str, ...], Callable, Callable]] = {}
+_COMPILED: dict[tuple[str, str, str], tuple[tuple[str, ...], Callable, Callable]] = {}
 
 
 def _fast(bound: Bound, point: dict[str, object]) -> float | None:
     """The asymptotic value in floating point (None where the conditions fail), compiled once.
 
-    The record's expressions are compiled with ``sympy.lambdify`` per record object, so a
-    changed record is compiled afresh.
+    The record's expressions are compiled with ``sympy.lambdify`` once per expression, so
+    a changed record is compiled afresh.
     """
-    k = (bound.name, id(bound))
+    k = (bound.name, str(bound.asymptotic), str(bound.conditions))
     if k not in _COMPILED:
         names = tuple(sorted(bound.parameters))
         syms = [sp.Symbol(name) for name in names]

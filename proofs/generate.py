@@ -191,6 +191,62 @@ def tightness() -> list[Obligation]:
     return found
 
 
+TABLE_ALGORITHMS = {
+    ("forward", Cache.LARGE): ("flash", "flash2"),
+    ("backward", Cache.LARGE): ("flash", "flash2"),
+    ("forward", Cache.SMALL): ("square-tiling",),
+    ("backward", Cache.SMALL): ("tiled-backward",),
+}
+"""The algorithms whose exact counts the tightness table compares, per dense cell."""
+
+_AWAY = 2
+"""The table's cells start at this many times an algorithm's least feasible M."""
+
+
+def tightness_table() -> list[Obligation]:
+    """count <= C * max(derived explicit lower bounds) in each dense cell, n >= d, away from min M.
+
+    Only ``derived`` lower bounds (no reconstructed candidate), so each claim is expected
+    to hold; the cell is M >= d^2 (large) or M < d^2 (small), with n >= d and M at least
+    twice the count's least feasible M (its condition ``a <= M`` scaled), away from
+    one-row blocks. The least C proved for each algorithm is the README's table.
+    """
+    found = []
+    for (pass_name, cache), algorithms in TABLE_ALGORITHMS.items():
+        lowers = [
+            b for b in _explicit_lowers("dense", pass_name, cache) if b.status is Status.DERIVED
+        ]
+        if not lowers:
+            continue
+        lower = sp.Max(*[b.explicit for b in lowers]) if len(lowers) > 1 else lowers[0].explicit
+        cell = M >= d**2 if cache is Cache.LARGE else M < d**2
+        for algorithm in algorithms:
+            for count in _counts("dense", pass_name, algorithm):
+                away = tuple(
+                    sp.Le(_AWAY * c.lhs, c.rhs)
+                    for c in sp.And.make_args(count.conditions)
+                    if isinstance(c, sp.LessThan) and c.rhs == M
+                ) + tuple(
+                    sp.Ge(c.lhs, _AWAY * c.rhs)
+                    for c in sp.And.make_args(count.conditions)
+                    if isinstance(c, sp.GreaterThan) and c.lhs == M
+                )
+                found.append(
+                    Obligation(
+                        f"tightness/table/{pass_name}/{cache.value}/{count.name}",
+                        "tightness",
+                        sp.Le(count.explicit, CONSTANT * lower),
+                        (cell, PAPER_REGIME, *_conditions(count, *lowers), *away),
+                        _expect(count, *lowers),
+                        (count.name, *(b.name for b in lowers)),
+                        f"{count.name} <= C * max({', '.join(b.name for b in lowers)}) for "
+                        f"{cache.value} cache, n >= d, M >= {_AWAY}x the count's least M",
+                        constant=CONSTANT,
+                    )
+                )
+    return found
+
+
 # --------------------------------------------------------------- 3. crossovers
 def crossovers() -> list[Obligation]:
     """Branches meet at the computed crossover; the Min picks the stated record on each side."""
@@ -631,6 +687,7 @@ def obligations() -> list[Obligation]:
     return [
         *lower_le_upper(),
         *tightness(),
+        *tightness_table(),
         *crossovers(),
         *reductions(),
         *comparisons(),
@@ -658,4 +715,5 @@ __all__ = [
     "reductions",
     "refutations",
     "tightness",
+    "tightness_table",
 ]
