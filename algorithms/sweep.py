@@ -8,13 +8,14 @@ that apply, and the tight bound; :func:`plot_sweep` draws it (matplotlib, Agg).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import sympy as sp
 
-from attnio.bounds import catalog, crossover, get
+from attnio.bounds import Kind, Regime, catalog, crossover, get
 
-from .errors import MemoryTooSmallError, ParameterError
+from .errors import AlgorithmParameterError, BlocksDoNotFitError, SweepInterrupted
 from .registry import get_algorithm
 from .simulation import simulate
 
@@ -33,6 +34,31 @@ class Sweep:
     tight: list[float] = field(default_factory=list)
     crossover: float | None = None
 
+    def to_dict(self) -> dict[str, object]:
+        """Return the JSON-ready fields: one row per algorithm and M, then the bounds.
+
+        Measured and closed-form counts are integers (``None`` where M is below an
+        algorithm's minimum); bound values are floats.
+        """
+        rows = [
+            {
+                "algorithm": name,
+                "pass": self.pass_,
+                "n": self.n,
+                "d": self.d,
+                "M": M,
+                "io": None if io is None else int(io),
+                "closed_form": None if closed is None else int(closed),
+            }
+            for name, values in self.measured.items()
+            for M, io, closed in zip(self.memories, values, self.closed[name], strict=True)
+        ]
+        return {
+            "results": rows,
+            "bounds": {"lower": self.lower, "tight": self.tight, "M": self.memories},
+            "crossover": self.crossover,
+        }
+
 
 def parse_range(text: str) -> tuple[int, int]:
     """Parse ``M=lo:hi`` (or ``lo:hi``) into two integers with 1 <= lo < hi.
@@ -47,9 +73,11 @@ def parse_range(text: str) -> tuple[int, int]:
     try:
         lo, hi = (int(part) for part in parts)
     except ValueError:
-        raise ParameterError(f"sweep={text!r} must look like M=lo:hi with integers") from None
+        raise AlgorithmParameterError(
+            f"sweep={text!r} must look like M=lo:hi with integers"
+        ) from None
     if not 1 <= lo < hi:
-        raise ParameterError(f"sweep={text!r} needs 1 <= lo < hi")
+        raise AlgorithmParameterError(f"sweep={text!r} needs 1 <= lo < hi")
     return lo, hi
 
 
@@ -66,32 +94,41 @@ def sweep(
     """Run each algorithm at ``points`` geometric values of M in [lo, hi] (counting mode).
 
     An M below an algorithm's minimum leaves a gap (``None``) for that algorithm.
+    Ctrl-C raises :class:`~attnio.algorithms.errors.SweepInterrupted` holding the runs
+    finished (the others ``None``, the bounds not computed).
     """
     for name in algorithms:
         algo = get_algorithm(name)
         if pass_ not in algo.runners:
-            raise ParameterError(f"{name} has no {pass_} pass; it has: {', '.join(algo.runners)}")
+            raise AlgorithmParameterError(
+                f"{name} has no {pass_} pass; it has: {', '.join(algo.runners)}"
+            )
     memories = sorted({round(float(m)) for m in np.geomspace(lo, hi, points)})
     result = Sweep(n, d, pass_, memories)
     for name in algorithms:
         own = {k: v for k, v in options.items() if v is not None}
-        if get_algorithm(name).regime != "sparse":
+        if get_algorithm(name).regime is not Regime.SPARSE:
             own.pop("block_density", None)
-        if get_algorithm(name).regime != "approximate":
+        if get_algorithm(name).regime is not Regime.APPROXIMATE:
             own.pop("degree", None)
-        measured, closed = [], []
+        measured: list[float | None] = []
+        closed: list[float | None] = []
+        result.measured[name] = measured
+        result.closed[name] = closed
         for M in memories:
             try:
                 run = simulate(name, pass_, n, d, M, numeric=False, **own)
-            except MemoryTooSmallError:
+            except BlocksDoNotFitError:
                 measured.append(None)
                 closed.append(None)
                 continue
+            except KeyboardInterrupt:
+                for values in (*result.measured.values(), *result.closed.values()):
+                    values.extend([None] * (len(memories) - len(values)))
+                raise SweepInterrupted(result) from None
             measured.append(float(run.counts.io))
             closed.append(None if run.closed_form is None else float(run.closed_form))
-        result.measured[name] = measured
-        result.closed[name] = closed
-    for bound in catalog(regime="dense", pass_=pass_, kind="lower"):
+    for bound in catalog(regime=Regime.DENSE, pass_=pass_, kind=Kind.LOWER):
         if bound.explicit is None or set(bound.parameters) - {"n", "d", "M"}:
             continue
         values = []
@@ -110,7 +147,11 @@ def sweep(
 
 
 def plot_sweep(result: Sweep, path: str) -> None:
-    """Write a log-log PNG of measured I/O against M with bounds and the crossover."""
+    """Write a log-log plot of measured I/O against M with bounds and the crossover.
+
+    The format follows the suffix of ``path`` (``.png``, ``.pdf``, ``.svg``; PNG
+    without a suffix); the file is written at exactly ``path``.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -176,5 +217,6 @@ def plot_sweep(result: Sweep, path: str) -> None:
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     fig.tight_layout()
-    fig.savefig(path)
+    # the format named by the suffix (PNG without one): the file is written at exactly ``path``
+    fig.savefig(path, format=Path(path).suffix.lower().lstrip(".") or "png")
     plt.close(fig)

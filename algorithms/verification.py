@@ -12,19 +12,18 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import numpy as np
 import sympy as sp
 
-from attnio.bounds import catalog, crossover, get
+from attnio.bounds import Kind, Regime, catalog, crossover, get
+from attnio.bounds.checks import Check
 
-from .errors import MemoryTooSmallError
+from .errors import BlocksDoNotFitError
 from .masks import expand
 from .registry import ALGORITHMS
 from .simulation import Run, simulate
-
-Check = Callable[[], tuple[bool | None, str]]
 
 TIGHT_FACTORS: dict[tuple[str, str], tuple[float, str]] = {
     ("flash", "forward"): (40.0, "large"),
@@ -91,13 +90,13 @@ def _runs(numeric: bool, sizes: tuple[tuple[int, int], ...]) -> Iterator[Run]:
         algo = ALGORITHMS[name]
         for pass_, M in itertools.product(algo.runners, memories(n, d)):
             options = {}
-            if algo.regime == "sparse":
+            if algo.regime is Regime.SPARSE:
                 options["block_density"] = 0.4
-            if algo.regime == "approximate":
+            if algo.regime is Regime.APPROXIMATE:
                 options["degree"] = 2 if d > 5 else 3
             try:
                 yield simulate(name, pass_, n, d, M, numeric=numeric, **options)
-            except MemoryTooSmallError:
+            except BlocksDoNotFitError:
                 continue  # M below the algorithm's minimum: refused, as documented
 
 
@@ -203,9 +202,9 @@ def check_counts_above_lower_bounds() -> tuple[bool | None, str]:
     for run in _grid(False):
         regime = ALGORITHMS[run.algorithm].regime
         pairs = None
-        if regime == "sparse":
+        if regime is Regime.SPARSE:
             pairs = _mask_pairs(run)
-        for bound in catalog(regime=regime, pass_=run.pass_, kind="lower"):
+        for bound in catalog(regime=regime, pass_=run.pass_, kind=Kind.LOWER):
             if bound.explicit is None:
                 continue
             params = _lower_params(bound, run, pairs)
@@ -257,7 +256,7 @@ def check_within_tight_factor() -> tuple[bool | None, str]:
                     continue
                 try:
                     run = simulate(name, pass_, n, d, M, numeric=False)
-                except MemoryTooSmallError:
+                except BlocksDoNotFitError:
                     continue  # below the algorithm's minimum M
                 ratio = run.counts.io / float(tight.evaluate(which="asymptotic", n=n, d=d, M=M))
                 compared += 1
@@ -287,7 +286,7 @@ def measured_crossover(n: int, d: int, lo: int, hi: int, points: int = 48) -> in
     for M in sorted({int(m) for m in np.geomspace(lo, hi, points)}):
         try:
             flash = simulate("flash", "forward", n, d, M, numeric=False).counts.io
-        except MemoryTooSmallError:
+        except BlocksDoNotFitError:
             continue
         if flash <= simulate("square-tiling", "forward", n, d, M, numeric=False).counts.io:
             return M

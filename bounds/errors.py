@@ -11,8 +11,12 @@ class BoundError(ValueError):
     """Base class of every error :mod:`attnio.bounds` raises on bad input."""
 
 
-class ParameterError(BoundError):
+class BoundParameterError(BoundError):
     """A parameter passed to ``Bound.evaluate`` is missing, nonpositive or outside the bound's conditions."""
+
+
+ParameterError = BoundParameterError
+"""The former name, kept for callers that import it."""
 
 
 class UnknownBoundError(BoundError, KeyError):
@@ -28,3 +32,7 @@ class FilterError(BoundError):
 
 class RecordError(BoundError):
     """A bound record is malformed: an unknown field value or an expression with stray symbols."""
+
+
+class SreprError(BoundError):
+    """An ``srepr`` string is malformed or calls something other than a sympy constructor."""

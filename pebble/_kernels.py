@@ -1,6 +1,6 @@
 """numba kernels of the heuristic pebbler. Flat arrays in, numbers and status codes out.
 
-The driver (:mod:`attnio.pebble.heuristic`) validates every argument; the slow,
+The driver (:mod:`attnio.pebble.player`) validates every argument; the slow,
 obviously correct twin of :func:`play_order` is
 :func:`attnio.pebble.reference.play_order`, and the tests require identical
 move sequences from both.
@@ -9,7 +9,9 @@ move sequences from both.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from ._jit import njit
+from .moves import COMPUTE, DELETE, LOAD, STORE  # op codes, read by the kernels as constants
 
 OK = 0
 MOVE_BUFFER_FULL = 1
@@ -18,8 +20,6 @@ MISSING_VALUE = 3
 
 BELADY = 0
 LRU = 1
-
-LOAD, STORE, COMPUTE, DELETE = 0, 1, 2, 3
 
 
 @njit(cache=True, nogil=True)

@@ -2,7 +2,7 @@
 
 Each builder adds vertices stage by stage in the order of the formula (all
 products, then all sums, then ...), which is the *natural schedule* that
-:func:`attnio.pebble.heuristic.pebble` plays by default: the unfused "standard
+:func:`attnio.pebble.player.play` plays by default: the unfused "standard
 attention" order that materialises every intermediate (DFE22 Thm 2's baseline).
 Each builder has a ``*_vertices`` function giving its vertex count as a sympy
 expression in the symbols of :mod:`attnio.bounds.symbols`; the tests check it
@@ -19,31 +19,38 @@ Conventions.
   the value's name ``"S[i,j]"`` and its inner additions ``"S[i,j]+t"``; the sum
   of a single computed term is that term, renamed ``"QK[0,0,0]=S[0,0]"``.
 - Inputs are the sources (loaded), outputs the sinks (stored), as in
-  theory.md section 1. In the sparse builders the rows ``K[j]``, ``V[j]`` of a key
+  docs/game.md. In the sparse builders the rows ``K[j]``, ``V[j]`` of a key
   ``j`` that no query attends to stay in the graph as isolated vertices (an
   isolated vertex is an input that is already a finished output; it costs 0).
 
 References
 ----------
-SY24 section 2 (the forward graph); D23 (the backward formulation, see the
-project brief); DFE22 Prop 4 (masks); theory.md section 5 (the feature map).
+SY24 section 2 (the forward graph); D23 (the backward formulation, see
+docs/notation.md); DFE22 Prop 4 (masks); AS23 and docs/notation.md (the feature map).
 """
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
 
+from attnio.bounds.arguments import positive_integer
+from attnio.bounds.record import Pass, Regime
 from attnio.bounds.symbols import Z, d, feature_rank, g, n
 
 from .dag import Dag
-from .errors import ParameterError
+from .errors import PebbleParameterError
 
 __all__ = [
+    "BUILDERS",
     "KINDS",
+    "MAX_VERTICES",
     "TREE_SHAPES",
+    "BuilderSpec",
     "approx_forward",
     "approx_forward_vertices",
     "attention_backward",
@@ -52,6 +59,7 @@ __all__ = [
     "attention_forward_vertices",
     "build",
     "causal_mask",
+    "estimate_vertices",
     "mask_from_spec",
     "sparse_backward",
     "sparse_backward_vertices",
@@ -71,7 +79,7 @@ class _Builder:
 
     def __init__(self, shape: str) -> None:
         if shape not in TREE_SHAPES:
-            raise ParameterError(f"tree={shape!r} must be one of {TREE_SHAPES}")
+            raise PebbleParameterError(f"tree={shape!r} must be one of {TREE_SHAPES}")
         self.shape = shape
         self.labels: list[str] = []
         self.heads: list[int] = []
@@ -133,21 +141,22 @@ class _Builder:
 
 def _check_size(**sizes: int) -> None:
     for name, value in sizes.items():
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-            raise ParameterError(f"{name}={value!r} must be a positive integer")
+        positive_integer(name, value, PebbleParameterError)
 
 
 def _check_mask(mask: object, n_: int) -> np.ndarray:
     array = np.asarray(mask)
     if array.shape != (n_, n_):
-        raise ParameterError(f"mask of shape {array.shape} must have shape (n, n) = ({n_}, {n_})")
+        raise PebbleParameterError(
+            f"mask of shape {array.shape} must have shape (n, n) = ({n_}, {n_})"
+        )
     if array.dtype != bool:
         if not np.isin(array, (0, 1)).all():
-            raise ParameterError("mask entries must be booleans or 0/1")
+            raise PebbleParameterError("mask entries must be booleans or 0/1")
         array = array.astype(bool)
     empty = np.flatnonzero(~array.any(axis=1))
     if empty.size:
-        raise ParameterError(
+        raise PebbleParameterError(
             f"mask row {int(empty[0])} has no allowed key; every query must attend to a key "
             f"(rows without one: {empty[:5].tolist()})"
         )
@@ -234,7 +243,7 @@ def sparse_forward(n_: int, d_: int, mask: object, *, tree: str = "chain") -> Da
 
     Raises
     ------
-    ParameterError
+    PebbleParameterError
         ``mask`` is not an n x n boolean (or 0/1) array, or has an empty row.
 
     Examples
@@ -344,7 +353,7 @@ def sparse_backward(n_: int, d_: int, mask: object, *, tree: str = "chain") -> D
 
     Raises
     ------
-    ParameterError
+    PebbleParameterError
         ``mask`` is not an n x n boolean (or 0/1) array, or has an empty row.
 
     Examples
@@ -412,7 +421,7 @@ def _features(b: _Builder, name: str, X: np.ndarray, row: int, monos: list) -> d
 
 
 def approx_forward(n_: int, d_: int, degree: int, *, tree: str = "chain") -> Dag:
-    """Element-level graph of low-rank polynomial attention (theory.md section 5).
+    """Element-level graph of low-rank polynomial attention (docs/notation.md, approximate attention).
 
     phi(x) holds the monomials of degree <= g of the d coordinates, r = C(d + g, g)
     features; the polynomial's coefficients are constants fused into the
@@ -426,7 +435,7 @@ def approx_forward(n_: int, d_: int, degree: int, *, tree: str = "chain") -> Dag
 
     Raises
     ------
-    ParameterError
+    PebbleParameterError
         ``degree`` < 1 (degree 0 makes every output independent of Q and K).
 
     Examples
@@ -484,15 +493,104 @@ def approx_forward_vertices() -> sp.Expr:
     )
 
 
-# --------------------------------------------------------------------- dispatch
+# --------------------------------------------------------------------- registry
 
-KINDS = (
-    "attention-forward",
-    "attention-backward",
-    "sparse-forward",
-    "sparse-backward",
-    "approx-forward",
-)
+
+def _symbol_values(n_: int, d_: int, mask: np.ndarray | None, degree: int) -> dict[sp.Symbol, int]:
+    values = {n: n_, d: d_, g: degree, Z: n_ * n_, nonempty_columns: n_}
+    if mask is not None:
+        values[Z] = int(mask.sum())
+        values[nonempty_columns] = int(mask.any(axis=0).sum())
+    return values
+
+
+@dataclass(frozen=True)
+class BuilderSpec:
+    """One DAG family: what it computes, how to build it and how many vertices it has.
+
+    Attributes
+    ----------
+    kind : str
+        The family's name (``attnio pebble --dag`` takes it).
+    pass_ : Pass
+        The pass of attention the graph computes.
+    regime : Regime
+        Dense, sparse (masked) or approximate attention.
+    builder : callable
+        ``(n, d, *, tree, [mask], [degree]) -> Dag``.
+    vertices : callable
+        ``() -> sympy expression`` of the vertex count in n, d and the
+        family's parameters (``Z`` and ``c`` of a mask, ``g`` the degree).
+    parameters : tuple of str
+        The options the builder takes besides ``n`` and ``d``.
+    """
+
+    kind: str
+    pass_: Pass
+    regime: Regime
+    builder: Callable[..., Dag]
+    vertices: Callable[[], sp.Expr]
+    parameters: tuple[str, ...]
+
+    def vertex_count(
+        self, n_: int, d_: int, *, mask: np.ndarray | None = None, degree: int = 2
+    ) -> int:
+        """The vertex count the formula gives for these sizes.
+
+        For a masked family without ``mask``, every pair is allowed (``Z = n^2``): the
+        largest count over all masks.
+        """
+        return int(self.vertices().subs(_symbol_values(n_, d_, mask, degree)))
+
+
+BUILDERS: dict[str, BuilderSpec] = {
+    spec.kind: spec
+    for spec in (
+        BuilderSpec(
+            "attention-forward",
+            Pass.FORWARD,
+            Regime.DENSE,
+            attention_forward,
+            attention_forward_vertices,
+            ("tree",),
+        ),
+        BuilderSpec(
+            "attention-backward",
+            Pass.BACKWARD,
+            Regime.DENSE,
+            attention_backward,
+            attention_backward_vertices,
+            ("tree",),
+        ),
+        BuilderSpec(
+            "sparse-forward",
+            Pass.FORWARD,
+            Regime.SPARSE,
+            sparse_forward,
+            sparse_forward_vertices,
+            ("tree", "mask"),
+        ),
+        BuilderSpec(
+            "sparse-backward",
+            Pass.BACKWARD,
+            Regime.SPARSE,
+            sparse_backward,
+            sparse_backward_vertices,
+            ("tree", "mask"),
+        ),
+        BuilderSpec(
+            "approx-forward",
+            Pass.FORWARD,
+            Regime.APPROXIMATE,
+            approx_forward,
+            approx_forward_vertices,
+            ("tree", "degree"),
+        ),
+    )
+}
+"""Every DAG family, by kind: the one table the command line and the checks read."""
+
+KINDS = tuple(BUILDERS)
 """The DAG families :func:`build` makes (the names ``attnio pebble --dag`` takes)."""
 
 
@@ -512,7 +610,7 @@ def mask_from_spec(spec: str, n_: int) -> np.ndarray:
     from pathlib import Path
 
     _check_size(n=n_)
-    i, j = np.indices((n_, n_))
+    i, j = np.arange(n_)[:, None], np.arange(n_)[None, :]
     if spec == "causal":
         return j <= i
     if spec == "full":
@@ -524,24 +622,66 @@ def mask_from_spec(spec: str, n_: int) -> np.ndarray:
         except ValueError:
             w = -1
         if w < (0 if name == "band" else 1):
-            raise ParameterError(
+            raise PebbleParameterError(
                 f"mask={spec!r}: the width must be an integer >= {0 if name == 'band' else 1}"
             )
         return (np.abs(i - j) <= w) if name == "band" else ((j <= i) & (j > i - w))
     path = Path(spec)
     if path.suffix.lower() != ".json":
-        raise ParameterError(
+        raise PebbleParameterError(
             f"mask={spec!r} must be causal, full, band:W, local:W or a .json file of an n x n array"
         )
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
-        raise ParameterError(f"mask file {spec!r} is not valid JSON ({error})") from None
+        raise PebbleParameterError(f"mask file {spec!r} is not valid JSON ({error})") from None
     try:
         array = np.asarray(data)
     except ValueError:
-        raise ParameterError(f"mask file {spec!r} must hold an n x n array") from None
+        raise PebbleParameterError(f"mask file {spec!r} must hold an n x n array") from None
     return _check_mask(array, n_)
+
+
+MAX_VERTICES = 5_000_000
+"""Largest graph :func:`build` makes unless ``max_vertices`` raises it (each vertex costs
+about 200 bytes while building, so this is about 1 GB)."""
+
+
+def estimate_vertices(kind: str, n_: int, d_: int, *, degree: int = 2) -> int:
+    """Vertex count of ``kind`` at (n, d), from its formula, before anything is allocated.
+
+    The sparse kinds are counted with every pair allowed (``Z = n^2``), an upper bound.
+
+    Examples
+    --------
+    >>> estimate_vertices("attention-forward", 2, 1)
+    26
+    """
+    if kind not in KINDS:
+        raise PebbleParameterError(f"dag={kind!r} must be one of {KINDS}")
+    _check_size(n=n_, d=d_)
+    spec = BUILDERS[kind]
+    if "degree" in spec.parameters:
+        _check_size(degree=degree)
+    return spec.vertex_count(n_, d_, degree=degree)
+
+
+def _check_vertices(kind: str, n_: int, d_: int, degree: int, max_vertices: int) -> None:
+    _check_size(max_vertices=max_vertices)
+    count = estimate_vertices(kind, n_, d_, degree=degree)
+    parameters = BUILDERS[kind].parameters
+    shown = f"n={n_}, d={d_}" + (f", degree={degree}" if "degree" in parameters else "")
+    if count > max_vertices:
+        raise PebbleParameterError(
+            f"dag {kind} with {shown} has {count:,} vertices, more than max_vertices="
+            f"{max_vertices:,}; choose smaller sizes or raise the limit (--max-vertices)"
+        )
+    if "mask" in parameters and n_ * n_ > 100 * max_vertices:
+        raise PebbleParameterError(
+            f"dag {kind} with n={n_} needs an n x n mask of {n_ * n_:,} entries, more than "
+            f"100 * max_vertices={100 * max_vertices:,}; choose a smaller n or raise the "
+            "limit (--max-vertices)"
+        )
 
 
 def build(
@@ -552,30 +692,32 @@ def build(
     tree: str = "chain",
     mask: object | None = None,
     degree: int = 2,
+    max_vertices: int = MAX_VERTICES,
 ) -> Dag:
     """Build the DAG family ``kind`` (one of :data:`KINDS`).
 
     ``mask`` (an array, or a spec for :func:`mask_from_spec`; default causal) is
-    used by the sparse kinds; ``degree`` by ``"approx-forward"``.
+    used by the sparse kinds; ``degree`` by ``"approx-forward"``. The vertex count
+    is estimated first (:func:`estimate_vertices`); a graph above ``max_vertices``
+    is refused before anything is allocated.
+
+    Raises
+    ------
+    PebbleParameterError
+        Unknown kind, non-positive sizes, or more than ``max_vertices`` vertices.
 
     Examples
     --------
     >>> build("sparse-forward", 3, 1).num_vertices
     39
     """
-    if kind not in KINDS:
-        raise ParameterError(f"dag={kind!r} must be one of {KINDS}")
-    if kind == "attention-forward":
-        return attention_forward(n_, d_, tree=tree)
-    if kind == "attention-backward":
-        return attention_backward(n_, d_, tree=tree)
-    if kind == "approx-forward":
-        return approx_forward(n_, d_, degree, tree=tree)
-    _check_size(n=n_, d=d_)
-    if mask is None:
-        mask = "causal"
-    if isinstance(mask, str):
-        mask = mask_from_spec(mask, n_)
-    if kind == "sparse-forward":
-        return sparse_forward(n_, d_, mask, tree=tree)
-    return sparse_backward(n_, d_, mask, tree=tree)
+    _check_vertices(kind, n_, d_, degree, max_vertices)
+    spec = BUILDERS[kind]
+    options: dict[str, object] = {"tree": tree}
+    if "degree" in spec.parameters:
+        options["degree"] = degree
+    if "mask" in spec.parameters:
+        if mask is None:
+            mask = "causal"
+        options["mask"] = mask_from_spec(mask, n_) if isinstance(mask, str) else mask
+    return spec.builder(n_, d_, **options)

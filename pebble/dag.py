@@ -13,17 +13,16 @@ The topological order is the one closest to the given vertex order: Kahn's
 algorithm always takes the ready vertex that came first in the input. A graph
 whose given order is already topological therefore keeps its numbering.
 
-Game conventions (theory.md section 1): ``inputs`` are the sources (start blue),
+Game conventions (docs/game.md): ``inputs`` are the sources (start blue),
 ``outputs`` are the sinks (must end blue). An isolated vertex is both: it
 starts blue, is already a finished output, and costs nothing. ``min_memory`` is
 ``max in-degree + 1`` (at least 1): computing a vertex of in-degree ``k`` needs
 ``k + 1`` red pebbles because no pebble slides.
 
 Files: ``.json`` (``{"nodes": [...], "edges": [[u, v], ...]}``, edges by node
-name), ``.graphml`` (via networkx) and ``.dot`` (a small reader and writer for the
-subset ``digraph [name] { "a" -> "b" -> "c"; "d"; }`` with quoted or bare
-identifiers and ``//``/``#`` comments; attributes, subgraphs, ``strict`` and
-undirected graphs are refused).
+name, or networkx's node-link JSON), ``.graphml`` (via networkx) and ``.dot``
+(read by pydot: ``digraph`` or ``strict digraph`` with any attributes; undirected
+graphs and subgraphs are refused; written as ``digraph { "a"; "a" -> "b"; }``).
 
 References
 ----------
@@ -33,20 +32,23 @@ HK81 (the game); PW20 (the one-shot variant).
 from __future__ import annotations
 
 import heapq
-import itertools
 import json
 import re
+import sys
 from collections.abc import Hashable, Iterable, Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 import networkx as nx
 import numpy as np
 
-from .errors import CycleError, GraphFormatError, MemoryTooSmallError, ParameterError
+from attnio.bounds.arguments import positive_integer
 
-__all__ = ["FORMATS", "Dag", "load_dag", "save_dag"]
+from .errors import CycleError, GraphFormatError, MemoryTooSmallError, PebbleParameterError
 
-FORMATS = (".json", ".graphml", ".dot")
+__all__ = ["GRAPH_SUFFIXES", "Dag", "load_dag", "save_dag"]
+
+GRAPH_SUFFIXES = (".json", ".graphml", ".dot")
 """File suffixes :func:`load_dag` and :func:`save_dag` understand."""
 
 
@@ -286,13 +288,13 @@ class Dag:
 
         Raises
         ------
-        ParameterError
+        PebbleParameterError
             No vertex carries that label.
         """
         try:
             return self._label_index[label]
         except KeyError:
-            raise ParameterError(f"label={label!r} names no vertex of this graph") from None
+            raise PebbleParameterError(f"label={label!r} names no vertex of this graph") from None
 
     def edges(self) -> np.ndarray:
         """All edges as an ``(E, 2)`` int64 array of ``(u, v)``, sorted by ``v`` then ``u``."""
@@ -304,8 +306,8 @@ class Dag:
 
         Raises
         ------
-        ParameterError
-            ``M`` is not a positive integer.
+        PebbleParameterError
+            ``M`` is not a positive integer, or above ``2**62`` (the kernels count in int64).
         MemoryTooSmallError
             ``M < min_memory``; names a vertex of maximum in-degree and the minimum.
 
@@ -314,11 +316,9 @@ class Dag:
         >>> Dag.from_edges(3, [(0, 2), (1, 2)]).validate_memory(3)
         3
         """
-        if isinstance(M, bool) or not isinstance(M, int | np.integer):
-            raise ParameterError(f"M={M!r} must be a positive integer")
-        M = int(M)
-        if M < 1:
-            raise ParameterError(f"M={M} must be a positive integer")
+        M = positive_integer("M", M, PebbleParameterError)
+        if M > 2**62:
+            raise PebbleParameterError(f"M={M} must be a positive integer of at most 2**62")
         if self.min_memory > M:
             vertex = int(np.argmax(self.indegree))
             raise MemoryTooSmallError(M, self.labels[vertex], self.min_memory)
@@ -352,6 +352,12 @@ class Dag:
             f"inputs={self.inputs.size}, outputs={self.outputs.size}, "
             f"max_indegree={self.max_indegree})"
         )
+
+    def _repr_svg_(self) -> str | None:
+        """A layered drawing for notebooks (``None`` above the drawing limit)."""
+        from .picture import dag_svg
+
+        return dag_svg(self)
 
 
 def _duplicates(names: Sequence[str]) -> list[str]:
@@ -423,13 +429,19 @@ def _find_cycle(count: int, pairs: np.ndarray, names: tuple[str, ...], done: set
 # --------------------------------------------------------------------- files
 
 
-def load_dag(path: str | Path) -> Dag:
+def load_dag(path: str | Path, *, stdin: BinaryIO | None = None) -> Dag:
     """Read a DAG from a ``.json``, ``.graphml`` or ``.dot`` file (chosen by suffix).
+
+    ``.json`` holds attnio's ``{"nodes": [...], "edges": [[u, v], ...]}`` or
+    networkx's node-link form (``{"nodes": [{"id": ...}], "links": [...]}``).
+    The path ``"-"`` reads standard input (or ``stdin``); its format is told from
+    the first character (``{`` JSON, ``<`` GraphML, else DOT).
 
     Raises
     ------
     GraphFormatError
-        Unknown suffix, an empty file, or content that is not a valid graph.
+        Unknown suffix, an empty, binary or non-UTF-8 file, or content that is not a
+        valid graph; the message names the file.
     CycleError
         The graph has a directed cycle.
     OSError
@@ -443,15 +455,26 @@ def load_dag(path: str | Path) -> Dag:
     >>> load_dag(path).labels
     ('a', 'b')
     """
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in FORMATS:
-        raise GraphFormatError(
-            f"graph file {str(path)!r}: suffix {suffix!r} is not one of {FORMATS}"
-        )
-    text = path.read_text(encoding="utf-8")
-    if not text.strip():
-        raise GraphFormatError(f"graph file {str(path)!r} is empty")
+    if str(path) == "-":
+        name = "<stdin>"
+        data = (stdin if stdin is not None else sys.stdin.buffer).read()
+        suffix = None
+    else:
+        path = Path(path)
+        name = str(path)
+        suffix = path.suffix.lower()
+        if suffix not in GRAPH_SUFFIXES:
+            raise GraphFormatError(
+                f"graph file {name!r}: suffix {suffix!r} is not one of {GRAPH_SUFFIXES} "
+                "(or '-' for standard input)"
+            )
+        if path.is_dir():
+            raise GraphFormatError(f"graph file {name!r} is a directory")
+        data = path.read_bytes()
+    text = _decoded(data, name)
+    if suffix is None:
+        first = text.lstrip()[:1]
+        suffix = {"{": ".json", "<": ".graphml"}.get(first, ".dot")
     try:
         if suffix == ".json":
             return _read_json(text)
@@ -459,7 +482,23 @@ def load_dag(path: str | Path) -> Dag:
             return _read_graphml(text)
         return _read_dot(text)
     except GraphFormatError as error:
-        raise GraphFormatError(f"graph file {str(path)!r}: {error}") from None
+        raise GraphFormatError(f"graph file {name!r}: {error}") from None
+
+
+def _decoded(data: bytes, name: str) -> str:
+    """The text of a graph file; binary, non-UTF-8 or empty content names the file."""
+    if b"\x00" in data[:65536]:
+        raise GraphFormatError(f"graph file {name!r} is binary, not a graph (it holds NUL bytes)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise GraphFormatError(
+            f"graph file {name!r} is not UTF-8 text (byte {data[error.start]:#04x} at "
+            f"offset {error.start})"
+        ) from None
+    if not text.strip():
+        raise GraphFormatError(f"graph file {name!r} is empty")
+    return text
 
 
 def save_dag(dag: Dag, path: str | Path) -> None:
@@ -470,9 +509,9 @@ def save_dag(dag: Dag, path: str | Path) -> None:
     """
     path = Path(path)
     suffix = path.suffix.lower()
-    if suffix not in FORMATS:
+    if suffix not in GRAPH_SUFFIXES:
         raise GraphFormatError(
-            f"graph file {str(path)!r}: suffix {suffix!r} is not one of {FORMATS}"
+            f"graph file {str(path)!r}: suffix {suffix!r} is not one of {GRAPH_SUFFIXES}"
         )
     if suffix == ".json":
         text = _write_json(dag)
@@ -493,6 +532,8 @@ def _read_json(text: str) -> Dag:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise GraphFormatError(f"not valid JSON ({error})") from None
+    if (isinstance(data, dict) and "links" in data) or _node_link(data):
+        return _read_node_link(data)
     if not isinstance(data, dict) or set(data) != {"nodes", "edges"}:
         raise GraphFormatError('expected one object {"nodes": [...], "edges": [[u, v], ...]}')
     nodes, edges = data["nodes"], data["edges"]
@@ -516,6 +557,27 @@ def _read_json(text: str) -> Dag:
     return Dag.from_edges(names, pairs)
 
 
+def _node_link(data: object) -> bool:
+    """Whether ``data`` looks like networkx's node-link JSON (nodes are ``{"id": ...}``)."""
+    nodes = data.get("nodes") if isinstance(data, dict) else None
+    return isinstance(nodes, list) and bool(nodes) and isinstance(nodes[0], dict)
+
+
+def _read_node_link(data: dict) -> Dag:
+    """A DAG from networkx's node-link JSON (``links`` or ``edges``, ``source``/``target``)."""
+    key = "links" if "links" in data else "edges"
+    if data.get("directed") is False:
+        raise GraphFormatError('node-link graph is undirected; set "directed": true')
+    try:
+        graph = nx.node_link_graph({**data, "directed": True, "multigraph": False}, edges=key)
+    except (KeyError, TypeError, ValueError, nx.NetworkXError) as error:
+        raise GraphFormatError(
+            f"not valid node-link JSON ({type(error).__name__}: {error}); expected "
+            f'{{"nodes": [{{"id": ...}}], "{key}": [{{"source": ..., "target": ...}}]}}'
+        ) from None
+    return Dag.from_networkx(graph)
+
+
 def _read_graphml(text: str) -> Dag:
     try:
         graph = nx.parse_graphml(text)
@@ -535,83 +597,63 @@ def _multi_keys(graph: nx.MultiDiGraph) -> Iterable[tuple[object, object, list]]
         yield u, v, list(graph[u][v])
 
 
-_DOT_TOKEN = re.compile(
-    r'\s+|//[^\n]*|#[^\n]*|/\*.*?\*/|(?P<q>"(?:[^"\\]|\\.)*")|(?P<id>[A-Za-z0-9_.]+)'
-    r"|(?P<arrow>->)|(?P<p>[{};])|(?P<bad>.)",
-    re.DOTALL,
-)
-_DOT_KEYWORDS = {"strict", "graph", "digraph", "node", "edge", "subgraph"}
-
-
-def _dot_tokens(text: str) -> list[tuple[str, str]]:
-    tokens = []
-    for match in _DOT_TOKEN.finditer(text):
-        kind = match.lastgroup
-        if kind is None:
-            continue
-        value = match.group(kind)
-        if kind == "bad":
-            raise GraphFormatError(
-                f"DOT: unsupported character {value!r} at offset {match.start()}; only the "
-                'subset digraph { "a" -> "b"; "c"; } is read (no attributes, no "--")'
-            )
-        if kind == "q":
-            value = re.sub(r"\\(.)", r"\1", value[1:-1])
-        tokens.append((kind, value))
-    return tokens
-
-
 def _read_dot(text: str) -> Dag:
-    tokens = _dot_tokens(text)
-    subset = 'only the subset digraph [name] { "a" -> "b"; "c"; } is read'
-    if not tokens or tokens[0] != ("id", "digraph"):
-        first = tokens[0][1] if tokens else ""
-        raise GraphFormatError(f"DOT: expected 'digraph', found {first!r}; {subset}")
-    pos = 1
-    if pos < len(tokens) and tokens[pos][0] in ("id", "q") and tokens[pos][1] != "{":
-        pos += 1
-    if pos >= len(tokens) or tokens[pos] != ("p", "{"):
-        raise GraphFormatError(f"DOT: expected '{{' after the graph name; {subset}")
-    if tokens[-1] != ("p", "}"):
-        raise GraphFormatError(f"DOT: the graph must end with '}}'; {subset}")
-    body = tokens[pos + 1 : -1]
+    """A DAG from DOT text, parsed by pydot: ``digraph`` or ``strict digraph``, any attributes.
+
+    Vertices are numbered in their order of first appearance (node or edge statement);
+    a repeated edge is one edge. Undirected graphs and subgraphs are refused (a subgraph's
+    edges would otherwise be lost without notice).
+    """
+    import contextlib
+    import io
+    import warnings
+
+    import pydot
+
+    messages = io.StringIO()
+    try:
+        # pydot prints its parse errors; pyparsing warns about pydot's use of old names
+        with contextlib.redirect_stdout(messages), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            graphs = pydot.graph_from_dot_data(text)
+    except Exception as error:  # pyparsing raises several types
+        raise GraphFormatError(f"not valid DOT ({type(error).__name__}: {error})") from None
+    if not graphs:
+        lines = [line.strip() for line in messages.getvalue().splitlines() if line.strip()]
+        reason = next((line for line in lines if line.startswith("Expected")), "cannot parse")
+        raise GraphFormatError(f"not valid DOT ({reason})")
+    if len(graphs) != 1:
+        raise GraphFormatError(f"DOT text holds {len(graphs)} graphs; give one")
+    graph = graphs[0]
+    if graph.get_type() != "digraph":
+        raise GraphFormatError("DOT graph is undirected; the pebble game needs a digraph")
+    if graph.get_subgraph_list():
+        raise GraphFormatError("DOT subgraphs are not read; list their nodes and edges directly")
+    statements = []
+    for node in graph.get_node_list():
+        name = _dot_name(node.get_name())
+        if name not in ("node", "edge", "graph") or node.get_name().startswith('"'):
+            statements.append((node.obj_dict.get("sequence", 0), [name]))
+    for edge in graph.get_edge_list():
+        ends = [_dot_name(edge.get_source()), _dot_name(edge.get_destination())]
+        statements.append((edge.obj_dict.get("sequence", 0), ends))
     names: dict[str, int] = {}
-    pairs: list[tuple[int, int]] = []
-    statement: list[tuple[str, str]] = []
-
-    def finish() -> None:
-        if not statement:
-            return
-        ids = statement[0::2]
-        arrows = statement[1::2]
-        if (
-            len(statement) % 2 == 0
-            or any(kind not in ("id", "q") for kind, _ in ids)
-            or any(kind != "arrow" for kind, _ in arrows)
-        ):
-            shown = " ".join(v for _, v in statement)
-            raise GraphFormatError(f"DOT: cannot read statement {shown!r}; {subset}")
-        for kind, value in ids:
-            if kind == "id" and value.lower() in _DOT_KEYWORDS:
-                raise GraphFormatError(f"DOT: {value!r} statements are not supported; {subset}")
-        chain = [names.setdefault(value, len(names)) for _, value in ids]
-        pairs.extend(itertools.pairwise(chain))
-        statement.clear()
-
-    for kind, value in body:
-        if kind == "p" and value == ";":
-            finish()
-        elif kind == "p":
-            raise GraphFormatError(f"DOT: unexpected {value!r}; {subset}")
-        else:
-            if statement and statement[-1][0] != "arrow" and kind != "arrow":
-                finish()  # a new statement without a separating ';'
-            statement.append((kind, value))
-    finish()
+    pairs = set()
+    for _, ends in sorted(statements, key=lambda item: item[0]):
+        chain = [names.setdefault(name, len(names)) for name in ends]
+        if len(chain) == 2:
+            pairs.add((chain[0], chain[1]))
     if not names:
         raise GraphFormatError("DOT graph has no vertices")
-    unique = sorted(set(pairs))
-    return Dag.from_edges(list(names), unique)
+    return Dag.from_edges(list(names), sorted(pairs))
+
+
+def _dot_name(raw: object) -> str:
+    """A DOT identifier as text: outer quotes removed, escapes undone."""
+    text = str(raw)
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        return re.sub(r"\\(.)", r"\1", text[1:-1])
+    return text
 
 
 def _dot_quote(label: str) -> str:

@@ -1,7 +1,7 @@
 """A slow, obviously correct exact pebbling search: the oracle of the numba solver.
 
 :func:`reference_optimum` runs Dijkstra's algorithm over every reachable game state
-``(red set, blue set, computed set)`` with every legal move of theory.md section 1 and
+``(red set, blue set, computed set)`` with every legal move of docs/game.md and
 nothing else: no pruning, no heuristic, no macro moves. Its only conventions are the
 ones :func:`attnio.pebble.moves.replay` pins (a move must change the state; ``delete``
 removes a red pebble; blue pebbles are never removed), so every path it explores is a
@@ -23,6 +23,7 @@ import itertools
 from .dag import Dag
 from .errors import InstanceTooLargeError
 from .moves import Move, check_variant
+from .variants import GAME_VARIANTS
 
 __all__ = ["reference_optimum"]
 
@@ -51,7 +52,7 @@ def reference_optimum(
 
     Raises
     ------
-    MemoryTooSmallError, ParameterError
+    MemoryTooSmallError, PebbleParameterError
         ``M`` below ``dag.min_memory``; unknown variant.
     InstanceTooLargeError
         More than ``max_states`` states were reached.
@@ -67,7 +68,7 @@ def reference_optimum(
     3
     """
     M = dag.validate_memory(M)
-    oneshot = check_variant(variant) == "oneshot"
+    oneshot = not GAME_VARIANTS[check_variant(variant)].recomputation
     count = dag.num_vertices
     preds = [dag.predecessors(v).tolist() for v in range(count)]
     is_input = [not p for p in preds]

@@ -3,7 +3,7 @@
 :func:`sat_optimum` encodes "a pebbling of at most ``k`` I/O moves in at most ``T``
 steps" as a propositional formula and finds the least ``k`` that z3 can satisfy. Nothing
 of the A* solver (:mod:`.exact`) is reused: no pruning rule, no heuristic, only the
-rules of theory.md section 1 (HK81; one-shot PW20) written as constraints.
+rules of docs/game.md (HK81; one-shot PW20) written as constraints.
 
 Encoding (``t = 0 .. T-1``, ``v`` a vertex): booleans ``red[t][v]``, ``blue[t][v]``
 (states ``0..T``) and move choices ``load``, ``store``, ``compute``, ``delete``. One step
@@ -44,10 +44,13 @@ from dataclasses import dataclass, field
 
 import z3
 
+from attnio.bounds.arguments import positive_number
+
 from .dag import Dag
-from .errors import InstanceTooLargeError, ParameterError
-from .exact import _seed_pebbling
+from .errors import InstanceTooLargeError, PebbleParameterError
 from .moves import Move, check_variant, replay
+from .player import play
+from .variants import GAME_VARIANTS, Variant
 
 __all__ = ["MAX_SAT_VERTICES", "SatOptimum", "sat_optimum"]
 
@@ -116,7 +119,7 @@ def sat_optimum(
     ------
     InstanceTooLargeError
         More than :data:`MAX_SAT_VERTICES` vertices.
-    MemoryTooSmallError, ParameterError
+    MemoryTooSmallError, PebbleParameterError
         ``M`` too small; bad variant, horizon or timeout.
 
     References
@@ -133,7 +136,7 @@ def sat_optimum(
     start = time.perf_counter()
     check_variant(variant)
     if not isinstance(dag, Dag):
-        raise ParameterError(f"dag must be an attnio.pebble.Dag, got {type(dag).__name__}")
+        raise PebbleParameterError(f"dag must be an attnio.pebble.Dag, got {type(dag).__name__}")
     if dag.num_vertices > MAX_SAT_VERTICES:
         raise InstanceTooLargeError(
             f"graph has {dag.num_vertices} vertices; the SAT cross-check encodes at most "
@@ -142,15 +145,14 @@ def sat_optimum(
     M = dag.validate_memory(M)
     noninputs = int((dag.indegree > 0).sum())
     if horizon is None:
-        horizon = replay(dag, _seed_pebbling(dag, M), M, variant).io + noninputs
+        horizon = play(dag, M).io + noninputs
     if isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 0:
-        raise ParameterError(f"horizon={horizon!r} must be a non-negative integer")
-    if timeout is not None and (
-        isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0
-    ):
-        raise ParameterError(f"timeout={timeout!r} must be a positive number or None")
+        raise PebbleParameterError(f"horizon={horizon!r} must be a non-negative integer")
+    if timeout is not None:
+        positive_number("timeout", timeout, PebbleParameterError)
 
-    encoding = _Encoding(dag, M, variant == "oneshot", horizon)
+    oneshot = not GAME_VARIANTS[Variant(variant)].recomputation
+    encoding = _Encoding(dag, M, oneshot, horizon)
     solver = z3.Solver()
     if timeout is not None:
         solver.set("timeout", max(1, int(timeout * 1000)))
@@ -167,7 +169,7 @@ def sat_optimum(
             played = replay(dag, moves, M, variant)
             if played.io != k:  # k - 1 was unsatisfiable, so the model costs exactly k
                 raise RuntimeError(f"SAT model decodes to io={played.io}, expected {k}")
-            proven = variant == "oneshot" and horizon >= played.io - 1 + noninputs
+            proven = oneshot and horizon >= played.io - 1 + noninputs
             status = "optimal" if proven else "optimal-within-horizon"
             seconds = time.perf_counter() - start
             return SatOptimum(status, played.io, horizon, variant, M, seconds, moves)

@@ -18,9 +18,9 @@ reason. Every Proved also carries a sympy-confirmed *witness*: an integer
 point where the assumptions hold, so no proof is vacuous; assumptions with no
 point raise :class:`~attnio.proofs.errors.InconsistentAssumptions`.
 
-Every z3 call has a resource limit (``rlimit``, proportional to the nominal
-timeout, so verdicts do not depend on machine load) and a far wall-clock
-timeout as a safety net; z3's answers are compared with ``z3.sat``,
+Every z3 call runs under a deterministic resource limit derived from its
+budget in milliseconds (:mod:`attnio.proofs.budget`), with a wall-clock timeout
+only as a safety net, so statuses do not depend on machine load; z3's answers are compared with ``z3.sat``,
 ``z3.unsat`` and ``z3.unknown``, never with strings.
 """
 
@@ -34,6 +34,10 @@ from dataclasses import dataclass, field
 import sympy as sp
 import z3
 
+from attnio.bounds.arguments import positive_number
+
+from .budget import check as check_budgeted
+from .budget import limit
 from .errors import InconsistentAssumptions, ObligationError
 from .obligation import Expectation, Obligation
 from .rounding import strengthen
@@ -44,21 +48,8 @@ _SEEDS = (0, 7, 13)
 _GLANCE_MS = 500
 
 DEFAULT_TIMEOUT_MS = 3000
-"""Timeout of one z3 call, in milliseconds."""
-
-RLIMIT_PER_MS = 2000
-"""z3 resource units granted per millisecond of a timeout: verdicts then depend on the
-query, not on machine load (about 1-3 million units per second on one core)."""
-
-WALL_FACTOR = 10
-"""A wall-clock timeout of this many times the nominal one stays as a safety net only."""
-
-
-def limit(solver: z3.Solver, timeout_ms: int) -> None:
-    """Bound a z3 solver by resources (deterministic), with a far wall-clock safety net."""
-    solver.set("rlimit", int(timeout_ms) * RLIMIT_PER_MS)
-    solver.set("timeout", int(timeout_ms) * WALL_FACTOR)
-
+"""Budget of one z3 call, in milliseconds: its resource limit is
+:func:`attnio.proofs.budget.rlimit` of it (the wall clock only a safety net)."""
 
 CONSTANT_LIMIT = 4096
 """Largest constant a tightness search tries."""
@@ -270,7 +261,7 @@ def _witness(query: _Query, timeout_ms: int) -> dict[str, sp.Expr] | None:
     for integers in (False, True):
         q = query if query.integers == integers else _Query(query.obligation, integers)
         solver = q.solver(timeout_ms, negate=False)
-        answer = solver.check()
+        answer = check_budgeted(solver)
         if answer == z3.unsat:
             raise InconsistentAssumptions(
                 f"obligation {query.obligation.name!r}: the assumptions "
@@ -333,8 +324,7 @@ def _check(
         raise ObligationError(
             f"obligation {obligation.name!r} has a constant {obligation.constant}: use prove()"
         )
-    if timeout_ms <= 0:
-        raise ObligationError(f"timeout_ms={timeout_ms} must be a positive number of milliseconds")
+    positive_number("timeout_ms", timeout_ms, ObligationError)
     start = time.perf_counter()
     notes: list[str] = []
     last_smtlib = ""
@@ -355,7 +345,7 @@ def _check(
         seeds = _SEEDS if integers else (0,)
         for seed in seeds:
             solver = query.solver(timeout_ms // len(seeds), seed=seed)
-            answer = solver.check()
+            answer = check_budgeted(solver)
             if answer != z3.unknown:
                 break
         mode = "integers" if integers else "real relaxation"
@@ -390,7 +380,7 @@ def _check_relaxed(obligation: Obligation, timeout_ms: int) -> Result:
     start = time.perf_counter()
     query = _Query(obligation, False)
     solver = query.solver(timeout_ms)
-    answer = solver.check()
+    answer = check_budgeted(solver)
     if answer == z3.unsat:
         witness = _witness(query, timeout_ms)
         if witness is not None:
@@ -520,7 +510,7 @@ def _certificate(
     head = f"; attnio obligation {original.name}\n; claim: {original.claim}\n" + (
         f"; assumptions: {' & '.join(map(str, original.assumptions)) or 'none'}\n"
     )
-    if solver.check() != z3.unsat:
+    if check_budgeted(solver) != z3.unsat:
         query = _Query(original, True)
         return (
             head + "; certificate: the ORIGINAL obligation (integer query). z3 proved it "

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import z3
 
+from .budget import check as check_budgeted
+from .budget import limit
 from .check import Counterexample, Outcome, Proved
 from .errors import SolverUnavailable
 
@@ -73,10 +75,9 @@ def z3_answer(path: str | Path, timeout_ms: int = 3000) -> str:
     answers = []
     for script in Path(path).read_text(encoding="utf-8").split(RESET):
         context = z3.Context()
-        solver = z3.Solver(ctx=context)
-        solver.set("timeout", int(timeout_ms))
+        solver = limit(z3.Solver(ctx=context), timeout_ms)
         solver.add(z3.parse_smt2_string(script, ctx=context))
-        answer = solver.check()
+        answer = check_budgeted(solver)
         answers.append("unsat" if answer == z3.unsat else "sat" if answer == z3.sat else "unknown")
     return combine(answers)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import sympy as sp
@@ -126,7 +127,7 @@ def topological_orders(draw, dag: Dag) -> np.ndarray:
 
 # ---------------------------------------------------------------- attnio.pebble (pebble-exact)
 variants = st.sampled_from(("standard", "oneshot"))
-"""The two game variants of theory.md section 1."""
+"""The two game variants of docs/game.md."""
 
 
 @st.composite
@@ -255,3 +256,35 @@ def proof_expressions() -> st.SearchStrategy[sp.Expr]:
 def proof_points() -> st.SearchStrategy[dict[str, int]]:
     """Values for n, d, M (positive integers)."""
     return st.fixed_dictionaries({sym.name: st.integers(1, 400) for sym in PROOF_SYMBOLS})
+
+
+def rounded_proof_expressions() -> st.SearchStrategy[sp.Expr]:
+    """Proof expressions with at least one floor or ceiling, of a quotient that stays fractional."""
+    import operator
+
+    rounding = st.sampled_from((sp.floor, sp.ceiling))
+    divisor = st.sampled_from((2, 3, _M + 1, _d + 1, 5 * _d + 4))
+    combine = st.sampled_from((operator.add, operator.mul, operator.sub))
+    return st.builds(
+        lambda outer, rnd, inner, k, op: op(outer, rnd(inner / k)),
+        proof_expressions(),
+        rounding,
+        proof_expressions(),
+        divisor,
+        combine,
+    ).filter(lambda expr: bool(expr.atoms(sp.floor, sp.ceiling)))
+
+
+# ---------------------------------------------------------------- kernels as plain Python
+JIT_DISABLED = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
+"""Whether numba runs the kernels as plain Python (``NUMBA_DISABLE_JIT=1``)."""
+
+
+def oracle_examples(count: int) -> int:
+    """Return ``count`` hypothesis examples, or a few when the kernels run as plain Python.
+
+    The kernel-versus-reference oracle tests (marker ``kernel_oracle``) run a second time
+    under ``NUMBA_DISABLE_JIT=1`` (tests/test_kernels_nojit.py), where each example is
+    slow; a few examples there exercise every Python path of the kernels.
+    """
+    return min(count, 10) if JIT_DISABLED else count

@@ -7,15 +7,24 @@ import sympy as sp
 
 from attnio.bounds import Bound, Status, catalog, get
 from attnio.bounds.symbols import M, d, n
-from attnio.proofs import Expectation, Obligation, ObligationError, Proved, generate, prove
+from attnio.proofs import (
+    Expectation,
+    Obligation,
+    ObligationError,
+    Proved,
+    generate,
+    prove,
+    verification,
+)
 from attnio.proofs.derivation import derivation_obligations, derivations
 from attnio.proofs.obligation import FAMILIES
 from attnio.proofs.verification import check_derived_status, check_obligations
 
 
-@pytest.fixture(scope="module")
-def generated():
-    return generate.obligations()
+@pytest.fixture
+def generated(generated_obligations):
+    """The catalog's obligations, generated once per session (conftest)."""
+    return generated_obligations
 
 
 def test_names_unique_and_families_known(generated):
@@ -26,7 +35,7 @@ def test_names_unique_and_families_known(generated):
 
 
 def test_every_family_is_generated(generated):
-    """The catalog yields obligations of every family of the issue's list."""
+    """The catalog yields obligations of every family the generator documents."""
     assert {o.family for o in generated} == set(FAMILIES)
 
 
@@ -107,14 +116,20 @@ def test_derivation_files_exist_and_name_their_records():
             get(record)
 
 
-def test_derivation_steps_are_proved():
+def test_derivation_steps_are_proved(derivation_outcomes):
     """Every algebraic step of every derivation is proved by z3."""
-    for step in derivation_obligations():
-        assert isinstance(prove(step).result, Proved), step.name
+    assert len(derivation_outcomes) == len(derivation_obligations())
+    for outcome in derivation_outcomes:
+        assert isinstance(outcome.result, Proved), outcome.obligation.name
 
 
-def test_status_upgrades_are_backed():
-    """Records marked derived from a derivation have complete derivations with proved steps."""
+def test_status_upgrades_are_backed(derivation_outcomes, monkeypatch):
+    """Records marked derived from a derivation have complete derivations with proved steps.
+
+    The check reads only the derivation steps' outcomes, so it is given those (proved once
+    per session) instead of proving the whole obligation catalog.
+    """
+    monkeypatch.setattr(verification, "_outcomes", lambda: derivation_outcomes)
     passed, detail = check_derived_status()
     assert passed, detail
     assert get("dense-forward-lower-large-explicit").status is Status.DERIVED
@@ -166,8 +181,9 @@ def test_at_sets_the_constant():
 
 def _with_record(monkeypatch, replaced: Bound) -> None:
     """Make every consumer see the catalog with ``replaced`` in place of its namesake."""
-    from attnio.bounds import catalog as catalog_module
+    import importlib
 
+    catalog_module = importlib.import_module("attnio.bounds.catalog")
     records = tuple(replaced if b.name == replaced.name else b for b in catalog_module._CATALOG)
     monkeypatch.setattr(catalog_module, "_CATALOG", records)
 
@@ -176,13 +192,11 @@ def test_unbacked_derived_status_fails_prove_and_verify(monkeypatch):
     """Upgrading the reconstructed small-cache candidate to derived fails both prove and verify."""
     import dataclasses
 
-    from attnio.proofs import verification
-
     upgraded = dataclasses.replace(get("dense-forward-lower-small-explicit"), status=Status.DERIVED)
     _with_record(monkeypatch, upgraded)
     [ob] = [o for o in generate.evidence() if o.name.endswith(upgraded.name)]
     assert prove(ob).failed
-    monkeypatch.setattr(verification, "_OUTCOMES", [prove(o) for o in generate.evidence()])
+    monkeypatch.setattr(verification, "_outcomes", lambda: [prove(o) for o in generate.evidence()])
     monkeypatch.setattr(verification, "derivations", lambda: ())
     passed, detail = check_derived_status()
     assert passed is False and upgraded.name in detail
@@ -218,3 +232,23 @@ def test_old_standard_record_fails_the_order_check(monkeypatch):
     [ob] = [o for o in generate.order() if o.name.startswith("order/standard-forward-upper/")]
     outcome = prove(ob)
     assert outcome.failed, outcome.result
+
+
+def test_backward_twins_pair_by_record_fields():
+    """Each forward record's backward twin shares its regime, cache, kind and algorithm, and
+    every record named '<x>-forward-<y>' with a '<x>-backward-<y>' record is paired with it."""
+    from attnio.bounds import Pass, catalog, get
+    from attnio.proofs.generate import _backward_twin
+
+    for forward in catalog(pass_=Pass.FORWARD):
+        twin = _backward_twin(forward)
+        if twin is not None:
+            assert twin.pass_ is Pass.BACKWARD
+            fields = ("regime", "cache", "kind", "algorithm")
+            assert all(getattr(twin, f) == getattr(forward, f) for f in fields)
+        try:
+            named = get(forward.name.replace("forward", "backward"))
+        except KeyError:
+            continue
+        if named.kind is forward.kind:
+            assert twin == named, forward.name

@@ -1,0 +1,128 @@
+"""Block and tile sizes of attnio's algorithms, typed once.
+
+DFE22 takes ``B_c = ceil(M / 4d)``, ``B_r = min(B_c, d)``, which overflows M
+words by the score tile and the row statistics. attnio keeps the shape of the
+rule and divides M by the exact number of words one unit of block size costs,
+so the peak is provably at most M. The count records of
+:mod:`attnio.bounds.counts` read these rules symbolically and the algorithms of
+:mod:`attnio.algorithms.flash` read them numerically: one rule serves both.
+
+=========================  ======================  =============================
+algorithm / pass           large block             small block
+=========================  ======================  =============================
+flash forward              B_c = floor(M/(5d+4))   B_r = min(B_c, d)
+flash backward             B_c = floor(M/(10d+2))  B_r = min(B_c, d)
+flash2 forward             B_r = floor(M/(5d+3))   B_c = min(B_r, d)
+flash2 backward            B_c = floor(M/(9d+2))   B_r = min(B_c, d)
+=========================  ======================  =============================
+
+The tiled algorithms use square tiles of side ``T = floor(sqrt(M / k))``, k
+tiles fitting in fast memory: k = 3 for standard attention, k = 4 for square
+tiling and the tiled backward (:class:`TileRule`).
+
+References
+----------
+DFE22 Algorithms 0, 1 and 4, Theorems 2 and 5; D23 Algorithms 1 and 2; SY24 Algorithm 1.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+import sympy as sp
+
+__all__ = [
+    "FLASH2_BACKWARD_BLOCKS",
+    "FLASH2_FORWARD_BLOCKS",
+    "FLASH_BACKWARD_BLOCKS",
+    "FLASH_FORWARD_BLOCKS",
+    "SQUARE_TILES",
+    "STANDARD_TILES",
+    "BlockRule",
+    "TileRule",
+]
+
+
+@dataclass(frozen=True)
+class BlockRule:
+    """How one FlashAttention pass sizes its blocks from d and M.
+
+    Attributes
+    ----------
+    label : str
+        The algorithm and pass, as error messages name it (``"flash forward"``).
+    cost : callable
+        ``d -> words`` one unit of the large block size costs in fast memory;
+        plain arithmetic, so it takes an int or a sympy expression.
+    large : {"columns", "rows"}
+        Which block is ``floor(M / cost(d))``; the other is ``min(large, d)``.
+
+    Examples
+    --------
+    >>> FLASH_FORWARD_BLOCKS.sizes(4, 100)
+    (4, 4)
+    >>> FLASH_FORWARD_BLOCKS.sizes(2, 100)
+    (2, 7)
+    """
+
+    label: str
+    cost: Callable
+    large: Literal["columns", "rows"]
+
+    def words(self, d):
+        """Words one unit of the large block size costs (int or sympy, as ``d``)."""
+        return self.cost(d)
+
+    def large_block(self, d, M):
+        """The large block size: ``M // words(d)`` for ints, ``floor(M / words(d))`` symbolically."""
+        if isinstance(M, sp.Basic) or isinstance(d, sp.Basic):
+            return sp.floor(M / self.words(d))
+        return M // self.words(d)
+
+    def sizes(self, d: int, M: int) -> tuple[int, int]:
+        """Return ``(B_r, B_c)`` for integer ``d`` and ``M`` (the large block may be 0)."""
+        big = self.large_block(d, M)
+        return (min(big, d), big) if self.large == "columns" else (big, min(big, d))
+
+
+FLASH_FORWARD_BLOCKS = BlockRule("flash forward", lambda d: 5 * d + 4, "columns")
+"""K_j, V_j, Q_i, O_i, the B_r x B_c scores and four row statistics (DFE22 Alg. 1)."""
+
+FLASH_BACKWARD_BLOCKS = BlockRule("flash backward", lambda d: 10 * d + 2, "columns")
+"""DFE22 Alg. 4 with FlashAttention-2's inputs."""
+
+FLASH2_FORWARD_BLOCKS = BlockRule("flash2 forward", lambda d: 5 * d + 3, "rows")
+"""D23 Alg. 1: the outer loop runs over query blocks, so the query block is the large one."""
+
+FLASH2_BACKWARD_BLOCKS = BlockRule("flash2 backward", lambda d: 9 * d + 2, "columns")
+"""D23 Alg. 2."""
+
+
+@dataclass(frozen=True)
+class TileRule:
+    """Square tiles of side ``floor(sqrt(M / tiles))``: ``tiles`` of them fit in M words.
+
+    Examples
+    --------
+    >>> SQUARE_TILES.side(100), STANDARD_TILES.side(100)
+    (5, 5)
+    """
+
+    label: str
+    tiles: int
+
+    def side(self, M):
+        """The tile side: ``isqrt(M // tiles)`` for an int, ``floor(sqrt(M / tiles))`` symbolically."""
+        if isinstance(M, sp.Basic):
+            return sp.floor(sp.sqrt(M / self.tiles))
+        return math.isqrt(M // self.tiles)
+
+
+STANDARD_TILES = TileRule("standard attention", 3)
+"""Standard attention (DFE22 Alg. 0): two operand tiles and one product tile."""
+
+SQUARE_TILES = TileRule("square tiling", 4)
+"""SY24 Alg. 1 and the tiled backward: three tiles and one row of statistics."""
