@@ -163,11 +163,27 @@ def run(only: str | None = None) -> list[dict]:
     return rows
 
 
+_FAMILY_ORDER = (
+    "evidence",
+    "derivation",
+    "refutation",
+    "crossover",
+    "reduction",
+    "monotonicity",
+    "lower-le-upper",
+    "order",
+    "planted",
+    "comparison",
+    "tightness",
+)
+
+
 def _prove(baseline: dict) -> list[str]:
     """The first failing obligation the mutant changed, as a one-item list (empty if none)."""
-    for obligation in obligations():
-        if baseline.get(obligation.name) == _key(obligation):
-            continue
+    changed = [o for o in obligations() if baseline.get(o.name) != _key(o)]
+    # Cheap families first: derivation steps and evidence fail fast; constant searches last.
+    changed.sort(key=lambda o: _FAMILY_ORDER.index(o.family) if o.family in _FAMILY_ORDER else 99)
+    for obligation in changed:
         outcome = prove(obligation)
         if outcome.failed:
             return [f"prove: {obligation.name}"]

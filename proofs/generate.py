@@ -307,11 +307,18 @@ def crossovers() -> list[Obligation]:
 
 # --------------------------------------------------------------- 4. reductions
 def _twin_key(bound: Bound) -> tuple:
-    return (bound.regime, bound.cache, bound.kind, bound.algorithm, bound.explicit is None)
+    return (
+        bound.regime,
+        bound.cache,
+        bound.kind,
+        bound.algorithm,
+        bound.explicit is None,
+        bound.status is Status.DERIVED,
+    )
 
 
 def _backward_twin(bound: Bound) -> Bound | None:
-    """The backward record of the same regime, cache, kind and algorithm (and form), if any.
+    """The backward record of the same regime, cache, kind, algorithm, form and derivedness, if any.
 
     Raises
     ------
