@@ -159,5 +159,7 @@ def test_expectation_enum_accepts_strings():
     assert {e.value for e in Expectation} == {"holds", "open", "fails", "refutes"}
     for value in ("holds", "open", "fails", "refutes"):
         assert _ob(n >= 1, expected=value).expected is Expectation(value)
-    with pytest.raises(ObligationError, match="expected='maybe' is not one of: holds, open, fails, refutes"):
+    with pytest.raises(
+        ObligationError, match="expected='maybe' is not one of: holds, open, fails, refutes"
+    ):
         _ob(n >= 1, expected="maybe")
