@@ -28,6 +28,7 @@ FILES = {
     "cyclic.json": b'{"nodes": ["a", "b"], "edges": [["a", "b"], ["b", "a"]]}',
     "wrong.json": b'{"vertices": []}',
     "pickle.npy": b"not a numpy file",
+    "binary-mask.json": b"\xff\xfe\x00[[1]]",
 }
 
 CASES = [
@@ -100,6 +101,10 @@ CASES = [
       "band:x"], "width"),
     (["simulate", "block-sparse-flash", "--n", "64", "--d", "8", "--M", "512", "--mask",
       "{tmp}/pickle.npy"], "pickle.npy"),
+    (["pebble", "--dag", "sparse-forward", "--n", "2", "--d", "1", "--M", "4", "--mask",
+      "{tmp}/binary-mask.json"], "binary-mask.json' is not UTF-8"),
+    (["pebble", "--dag", "sparse-forward", "--n", "2", "--d", "1", "--M", "4", "--mask",
+      "{tmp}/missing-mask.json"], "missing-mask.json"),
     (["simulate", "block-sparse-flash", "--n", "64", "--d", "8", "--M", "512", "--mask",
       "{tmp}/missing.npy"], "missing.npy"),
     # missing or conflicting arguments
