@@ -15,12 +15,19 @@ class CapacityError(AlgorithmError):
     """A step of an algorithm would hold more than M words in fast memory."""
 
 
-class ParameterError(AlgorithmError):
+class AlgorithmParameterError(AlgorithmError):
     """A size (n, d, M, degree, entry bound) is outside what the algorithm accepts."""
 
 
-class MemoryTooSmallError(ParameterError):
+class BlocksDoNotFitError(AlgorithmParameterError):
     """M is below the smallest fast memory an algorithm's blocks fit in; the message names it."""
+
+
+ParameterError = AlgorithmParameterError
+"""The former name, kept for callers that import it."""
+
+MemoryTooSmallError = BlocksDoNotFitError
+"""The former name (it clashed with :class:`attnio.pebble.MemoryTooSmallError`)."""
 
 
 class MaskError(AlgorithmError):

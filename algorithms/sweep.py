@@ -15,7 +15,7 @@ import sympy as sp
 
 from attnio.bounds import Kind, Regime, catalog, crossover, get
 
-from .errors import MemoryTooSmallError, ParameterError, SweepInterrupted
+from .errors import AlgorithmParameterError, BlocksDoNotFitError, SweepInterrupted
 from .registry import get_algorithm
 from .simulation import simulate
 
@@ -73,9 +73,11 @@ def parse_range(text: str) -> tuple[int, int]:
     try:
         lo, hi = (int(part) for part in parts)
     except ValueError:
-        raise ParameterError(f"sweep={text!r} must look like M=lo:hi with integers") from None
+        raise AlgorithmParameterError(
+            f"sweep={text!r} must look like M=lo:hi with integers"
+        ) from None
     if not 1 <= lo < hi:
-        raise ParameterError(f"sweep={text!r} needs 1 <= lo < hi")
+        raise AlgorithmParameterError(f"sweep={text!r} needs 1 <= lo < hi")
     return lo, hi
 
 
@@ -98,7 +100,9 @@ def sweep(
     for name in algorithms:
         algo = get_algorithm(name)
         if pass_ not in algo.runners:
-            raise ParameterError(f"{name} has no {pass_} pass; it has: {', '.join(algo.runners)}")
+            raise AlgorithmParameterError(
+                f"{name} has no {pass_} pass; it has: {', '.join(algo.runners)}"
+            )
     memories = sorted({round(float(m)) for m in np.geomspace(lo, hi, points)})
     result = Sweep(n, d, pass_, memories)
     for name in algorithms:
@@ -114,7 +118,7 @@ def sweep(
         for M in memories:
             try:
                 run = simulate(name, pass_, n, d, M, numeric=False, **own)
-            except MemoryTooSmallError:
+            except BlocksDoNotFitError:
                 measured.append(None)
                 closed.append(None)
                 continue

@@ -44,11 +44,11 @@ import numpy as np
 
 from attnio.bounds.arguments import positive_integer
 
-from .errors import CycleError, GraphFormatError, MemoryTooSmallError, ParameterError
+from .errors import CycleError, GraphFormatError, MemoryTooSmallError, PebbleParameterError
 
-__all__ = ["FORMATS", "Dag", "load_dag", "save_dag"]
+__all__ = ["GRAPH_SUFFIXES", "Dag", "load_dag", "save_dag"]
 
-FORMATS = (".json", ".graphml", ".dot")
+GRAPH_SUFFIXES = (".json", ".graphml", ".dot")
 """File suffixes :func:`load_dag` and :func:`save_dag` understand."""
 
 
@@ -288,13 +288,13 @@ class Dag:
 
         Raises
         ------
-        ParameterError
+        PebbleParameterError
             No vertex carries that label.
         """
         try:
             return self._label_index[label]
         except KeyError:
-            raise ParameterError(f"label={label!r} names no vertex of this graph") from None
+            raise PebbleParameterError(f"label={label!r} names no vertex of this graph") from None
 
     def edges(self) -> np.ndarray:
         """All edges as an ``(E, 2)`` int64 array of ``(u, v)``, sorted by ``v`` then ``u``."""
@@ -306,7 +306,7 @@ class Dag:
 
         Raises
         ------
-        ParameterError
+        PebbleParameterError
             ``M`` is not a positive integer, or above ``2**62`` (the kernels count in int64).
         MemoryTooSmallError
             ``M < min_memory``; names a vertex of maximum in-degree and the minimum.
@@ -316,9 +316,9 @@ class Dag:
         >>> Dag.from_edges(3, [(0, 2), (1, 2)]).validate_memory(3)
         3
         """
-        M = positive_integer("M", M, ParameterError)
+        M = positive_integer("M", M, PebbleParameterError)
         if M > 2**62:
-            raise ParameterError(f"M={M} must be a positive integer of at most 2**62")
+            raise PebbleParameterError(f"M={M} must be a positive integer of at most 2**62")
         if self.min_memory > M:
             vertex = int(np.argmax(self.indegree))
             raise MemoryTooSmallError(M, self.labels[vertex], self.min_memory)
@@ -457,9 +457,9 @@ def load_dag(path: str | Path, *, stdin: BinaryIO | None = None) -> Dag:
         path = Path(path)
         name = str(path)
         suffix = path.suffix.lower()
-        if suffix not in FORMATS:
+        if suffix not in GRAPH_SUFFIXES:
             raise GraphFormatError(
-                f"graph file {name!r}: suffix {suffix!r} is not one of {FORMATS} "
+                f"graph file {name!r}: suffix {suffix!r} is not one of {GRAPH_SUFFIXES} "
                 "(or '-' for standard input)"
             )
         if path.is_dir():
@@ -503,9 +503,9 @@ def save_dag(dag: Dag, path: str | Path) -> None:
     """
     path = Path(path)
     suffix = path.suffix.lower()
-    if suffix not in FORMATS:
+    if suffix not in GRAPH_SUFFIXES:
         raise GraphFormatError(
-            f"graph file {str(path)!r}: suffix {suffix!r} is not one of {FORMATS}"
+            f"graph file {str(path)!r}: suffix {suffix!r} is not one of {GRAPH_SUFFIXES}"
         )
     if suffix == ".json":
         text = _write_json(dag)

@@ -211,7 +211,9 @@ def test_interrupted_sweep_keeps_finished_sizes(capsys, monkeypatch) -> None:
 
     from attnio.pebble import heuristic
 
-    monkeypatch.setattr(heuristic, "pebble", _interrupt_after(3, heuristic.pebble))
+    monkeypatch.setattr(
+        heuristic, "solve_heuristic", _interrupt_after(3, heuristic.solve_heuristic)
+    )
     assert main([*DAG, "--sweep", "M=4:8", "--json"]) == 130
     data = json.loads(capsys.readouterr().out)
     assert data["partial"] is True and [r["M"] for r in data["results"]] == [4, 5]
