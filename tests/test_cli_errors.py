@@ -284,3 +284,12 @@ def test_interrupted_simulate_sweep_keeps_finished_runs(capsys, monkeypatch) -> 
     data = json.loads(capsys.readouterr().out)
     assert data["partial"] is True and len(data["results"]) == 2
     assert all(isinstance(row["io"], int) for row in data["results"])
+
+
+def test_plot_writes_exactly_the_path_given(capsys, tmp_path) -> None:
+    """--plot FILE without a suffix writes FILE itself (a PNG), not FILE.png."""
+    target = tmp_path / "io-plot"
+    argv = [*SIM, "--sweep", "M=128:512", "--points", "3", "--plot", str(target)]
+    assert main(argv) == 0
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not (tmp_path / "io-plot.png").exists()
