@@ -31,10 +31,14 @@ every counterexample still found, and one open comparison claim that timed out
 (``comparison/flash-forward-count/square-tiling-forward-count/beats-any-n``) is now
 refuted with a sympy-confirmed counterexample."""
 
-CPU_FACTOR = 2
-"""Processor-time safety net of one call, as a multiple of its budget."""
+CPU_FACTOR = 5
+"""Processor-time safety net of one call, as a multiple of its budget. Large enough that
+the resource limit, not this net, stops every call that spends at least
+``RLIMIT_PER_MS / CPU_FACTOR`` = 800 units per millisecond: with 2, a counterexample
+search that needs 2.9 million units (about 2 s of processor time idle) was cut off
+under CPU load and the claim flipped from refuted to unknown."""
 
-WALL_CLOCK_FACTOR = 20
+WALL_CLOCK_FACTOR = 100
 """Wall-clock timeout as a multiple of the budget: a last resort (a stuck call, or a
 platform without per-thread processor clocks)."""
 
