@@ -47,6 +47,7 @@ _PACKAGES: dict[str, tuple[str, ...]] = {
 """Each core package's ``__all__`` (a test keeps them equal), re-exported here."""
 
 _EXPORTS = {name: package for package, names in _PACKAGES.items() for name in names}
+_EXPORTS["explore"] = "attnio.explorer"  # the notebook widget (needs attnio[notebook])
 
 __all__ = ["__version__", *sorted(_EXPORTS)]
 

@@ -24,7 +24,6 @@ from attnio.bounds.schema import JSON_SCHEMA_VERSION
 __all__ = ["Comparison", "Report", "build_report"]
 
 
-
 @dataclass(frozen=True)
 class Comparison:
     """One catalog lower bound at one result's point: its value and what the result says."""
