@@ -35,7 +35,7 @@ _PACKAGES: dict[str, tuple[str, ...]] = {
         "ALGORITHMS", "Algorithm", "AlgorithmError", "AlgorithmParameterError",
         "BlocksDoNotFitError", "CapacityError", "Counts", "MachineError", "MaskError", "Run",
         "Sweep", "TwoLevelMachine", "UnknownAlgorithmError", "get_algorithm", "parse_range",
-        "plot_sweep", "simulate", "sweep",
+        "simulate", "sweep",
     ),
     "attnio.proofs": (
         "CONSTANT_LIMIT", "DEFAULT_TIMEOUT_MS", "Counterexample", "Expectation",
