@@ -128,18 +128,18 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 def _graph(args: argparse.Namespace):
     from attnio.pebble import builders, load_dag
-    from attnio.pebble.errors import ParameterError
+    from attnio.pebble.errors import PebbleParameterError
 
     if args.graph:
         for name in ("n", "d"):
             if getattr(args, name) is not None:
-                raise ParameterError(
+                raise PebbleParameterError(
                     f"--{name} sizes a --dag family; it cannot be used with --graph"
                 )
         return load_dag(args.graph)
     for name in ("n", "d"):
         if getattr(args, name) is None:
-            raise ParameterError(f"--dag {args.dag} needs --{name}")
+            raise PebbleParameterError(f"--dag {args.dag} needs --{name}")
     return builders.build(
         args.dag,
         args.n,
@@ -183,11 +183,13 @@ def _pebblings(dag, args: argparse.Namespace) -> list:
 
 def run(args: argparse.Namespace) -> int:
     """Pebble once (``--M``) or for a range of memory sizes (``--sweep``), then print."""
-    from attnio.pebble.errors import ParameterError, SearchInterrupted
+    from attnio.pebble.errors import PebbleParameterError, SearchInterrupted
 
     if args.moves:
         if args.sweep:
-            raise ParameterError("--moves writes one pebbling; it cannot be used with --sweep")
+            raise PebbleParameterError(
+                "--moves writes one pebbling; it cannot be used with --sweep"
+            )
         writable_file("--moves", args.moves)
     dag = _graph(args)
     if args.sweep:

@@ -153,13 +153,17 @@ class _Query:
         self.negated = z3.Not(self.translator.translate_bool(self.obligation.claim))
 
     def solver(self, timeout_ms: int, negate: bool = True, seed: int = 0) -> z3.Solver:
-        solver = z3.Solver() if self.integers else z3.SolverFor("QF_NRA")
+        # A fresh context per call: in a shared one, the terms an earlier call created (and
+        # how far it got before a limit stopped it) change z3's search in later calls.
+        context = z3.Context()
+        solver = z3.Solver(ctx=context) if self.integers else z3.SolverFor("QF_NRA", ctx=context)
         limit(solver, timeout_ms)
         if seed:
             solver.set("random_seed", seed)
-        solver.add(*self.translator.side_conditions(), *self.assumptions)
+        terms = [*self.translator.side_conditions(), *self.assumptions]
         if negate:
-            solver.add(self.negated)
+            terms.append(self.negated)
+        solver.add(*(term.translate(context) for term in terms))
         return solver
 
     def smtlib(self) -> str:
@@ -179,7 +183,7 @@ class _Query:
         """The model's values of the obligation's symbols, and integer roundings of them."""
         base: dict[str, sp.Expr] = {}
         for name, var in self.translator.variables.items():
-            base[name] = _value(model.eval(var, model_completion=True))
+            base[name] = _value(model.eval(var.translate(model.ctx), model_completion=True))
         integer_names = [
             name
             for name, sym in self.translator.symbols.items()
