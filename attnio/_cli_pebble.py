@@ -125,22 +125,22 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 def _graph(args: argparse.Namespace):
     from attnio.pebble import builders, load_dag
-    from attnio.pebble.errors import ParameterError
+    from attnio.pebble.errors import PebbleParameterError
 
     if args.graph:
         for name in ("n", "d", "tree", "mask", "degree"):
             if getattr(args, name) is not None:
-                raise ParameterError(
+                raise PebbleParameterError(
                     f"--{name} shapes a --dag family; it cannot be used with --graph"
                 )
         return load_dag(args.graph)
     for name in ("n", "d"):
         if getattr(args, name) is None:
-            raise ParameterError(f"--dag {args.dag} needs --{name}")
+            raise PebbleParameterError(f"--dag {args.dag} needs --{name}")
     for name in ("mask", "degree"):
         if getattr(args, name) is not None and name not in builders.BUILDERS[args.dag].parameters:
             takes = [k for k, spec in builders.BUILDERS.items() if name in spec.parameters]
-            raise ParameterError(
+            raise PebbleParameterError(
                 f"--{name} applies to --dag {' or '.join(takes)}, not to --dag {args.dag}"
             )
     return builders.build(
@@ -186,13 +186,17 @@ def _pebblings(dag, args: argparse.Namespace) -> list:
 
 def run(args: argparse.Namespace) -> int:
     """Pebble once (``--M``) or for a range of memory sizes (``--sweep``), then print."""
-    from attnio.pebble.errors import ParameterError, SearchInterrupted
+    from attnio.pebble.errors import PebbleParameterError, SearchInterrupted
 
     if args.json and args.format not in ("text", "json"):
-        raise ParameterError(f"--json and --format {args.format} ask for two outputs; give one")
+        raise PebbleParameterError(
+            f"--json and --format {args.format} ask for two outputs; give one"
+        )
     if args.moves:
         if args.sweep:
-            raise ParameterError("--moves writes one pebbling; it cannot be used with --sweep")
+            raise PebbleParameterError(
+                "--moves writes one pebbling; it cannot be used with --sweep"
+            )
         writable_file("--moves", args.moves)
     dag = _graph(args)
     if args.sweep:

@@ -50,9 +50,24 @@ COMPULSORY_SPARSE_BACKWARD = 4 * n * d + n + 4 * d * KEYS_TOUCHED
 LARGE_CACHE = M >= CACHE_BOUNDARY
 SMALL_CACHE = M < CACHE_BOUNDARY
 FLASH_RANGE = sp.And(d <= M, M <= n * d)
+STANDARD_RANGE = sp.And(LARGE_CACHE, M <= n * d)
+"""Where standard attention's O(nd + n^2) holds: DFE22's d <= M <= nd cut to M >= d^2."""
+STANDARD_AS_STATED = FLASH_RANGE
+"""DFE22 Thm 2 and Thm 5 state O(nd + n^2) for standard attention on d <= M <= nd."""
+
+LOWER_SMALL_DERIVED = n**2 * d / (sp.sqrt(5 * M) + 2) - M
+"""attnio's small-cache bound: HK81's partition with the Loomis-Whitney inequality."""
 
 FULL_DENSITY = {Z: n**2, Z_QK: n**2, Z_in: n * d, s: 1, s_c: 1}
 """Substitution that turns a sparse record into its dense counterpart."""
+
+_STANDARD_NOTE = (
+    "DFE22 state O(nd + n^2) for every d <= M <= nd; below M = d^2 it contradicts the "
+    "small-cache lower bound Omega(n^2 d / sqrt(M)) (SY24 Thm 3.7; attnio's derived "
+    "dense-*-lower-small-derived), so the record keeps M >= d^2, where attnio's exact count "
+    "is proved within a constant of it (obligations order/*). The refutation of the stated "
+    "range is obligation refutation/*-as-stated."
+)
 
 
 def _dense() -> list[Bound]:
@@ -138,6 +153,19 @@ def _dense() -> list[Bound]:
             status=Status.RECONSTRUCTED,
         ),
         Bound(
+            name="dense-forward-lower-small-derived",
+            kind=Kind.LOWER,
+            regime=dense,
+            pass_=fwd,
+            cache=Cache.SMALL,
+            asymptotic=FORWARD_SMALL,
+            explicit=LOWER_SMALL_DERIVED,
+            conditions=SMALL_CACHE,
+            source="proofs/derivations/lower-small.md (HK81 Thm 3.1 partition, the per-part "
+            "lemma of lower-large.md, the Loomis-Whitney inequality)",
+            status=Status.DERIVED,
+        ),
+        Bound(
             name="dense-forward-lower-any-algorithm",
             kind=Kind.LOWER,
             regime=dense,
@@ -159,11 +187,11 @@ def _dense() -> list[Bound]:
             cache=Cache.ANY,
             asymptotic=n * d + n**2,
             explicit=None,
-            conditions=sp.true,
-            source="DFE22 Thm 2",
+            conditions=STANDARD_RANGE,
+            source="DFE22 Thm 2 (stated for d <= M <= nd; holds only for M >= d^2)",
             status=Status.STATED,
             algorithm="standard",
-            notes="Materialises S and P in slow memory.",
+            notes="Materialises S and P in slow memory. " + _STANDARD_NOTE,
         ),
         Bound(
             name="flash-forward-upper",
@@ -273,6 +301,20 @@ def _dense() -> list[Bound]:
             notes=FA2_NOTE,
         ),
         Bound(
+            name="dense-backward-lower-small-derived",
+            kind=Kind.LOWER,
+            regime=dense,
+            pass_=bwd,
+            cache=Cache.SMALL,
+            asymptotic=FORWARD_SMALL,
+            explicit=LOWER_SMALL_DERIVED,
+            conditions=SMALL_CACHE,
+            source="proofs/derivations/lower-small.md: the forward argument applied to the "
+            "computation of S = Q K^T inside the backward graph",
+            status=Status.DERIVED,
+            notes=FA2_NOTE,
+        ),
+        Bound(
             name="standard-backward-upper",
             kind=Kind.UPPER,
             regime=dense,
@@ -280,10 +322,11 @@ def _dense() -> list[Bound]:
             cache=Cache.ANY,
             asymptotic=n * d + n**2,
             explicit=None,
-            conditions=sp.true,
-            source="DFE22 Thm 5",
+            conditions=STANDARD_RANGE,
+            source="DFE22 Thm 5 (stated for d <= M <= nd; holds only for M >= d^2)",
             status=Status.STATED,
             algorithm="standard",
+            notes=_STANDARD_NOTE,
         ),
         Bound(
             name="flash-backward-upper",
@@ -505,6 +548,31 @@ def _approximate() -> list[Bound]:
             "the gradient of the approximate output, with no error bound against exact gradients.",
         ),
     ]
+
+
+_SCALE = sp.Symbol("K", integer=True, positive=True)
+_DIAGONAL = {n: 100 * _SCALE**2, d: 100 * _SCALE**2, M: 100 * _SCALE**2}
+"""n = d = M = 100 K^2: inside d <= M <= nd, below M = d^2."""
+
+AS_STATED: dict[str, tuple[sp.Basic, str, dict[sp.Symbol, sp.Expr], sp.Symbol]] = {
+    "standard-forward-upper": (
+        STANDARD_AS_STATED,
+        "dense-forward-lower-small-derived",
+        _DIAGONAL,
+        _SCALE,
+    ),
+    "standard-backward-upper": (
+        STANDARD_AS_STATED,
+        "dense-backward-lower-small-derived",
+        _DIAGONAL,
+        _SCALE,
+    ),
+}
+"""Upper records whose published range attnio narrowed: record name -> (the range as
+published, the lower record that refutes it, a witness point as a function of a positive
+integer K, K). At the witness point, inside the published range, the lower bound exceeds
+K times the record's asymptotic expression for every K: no constant makes the published
+O(...) hold on its published range (obligations refutation/*)."""
 
 
 def _build() -> tuple[Bound, ...]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import sympy as sp
 
@@ -211,62 +211,135 @@ def check_explicit_lower_below_upper() -> tuple[bool | None, str]:
     return (not bad), "; ".join(bad[:3]) or f"{compared} comparisons"
 
 
-def _growth_points() -> list[tuple[dict[str, object], dict[str, object]]]:
-    """Pairs (n = 2^20, n = 2^30) of the grid's points at full density, without repeats."""
-    pairs, seen = [], set()
-    for point in grid():
-        near, far = dict(point, n=2**20), dict(point, n=2**30)
-        for p in (near, far):
-            p["Z"] = p["Z_QK"] = p["n"] ** 2
-            p["s"] = p["s_c"] = 1
-            p["Z_in"] = p["n"] * p["d"]
-        key = tuple(sorted((k, str(v)) for k, v in near.items()))
-        if key not in seen:
-            seen.add(key)
-            pairs.append((near, far))
+_GROWTH_MOVES: tuple[tuple[str, int | sp.Rational], ...] = (
+    ("n", 2**10),
+    ("d", 2**4),
+    ("M", 2**6),
+    ("M", sp.Rational(1, 2**6)),
+)
+"""The moves of the growth check: n up, d up, M up and M down, each by a large factor."""
+
+
+def _full_density(point: dict[str, object]) -> dict[str, object]:
+    point = dict(point)
+    point["Z"] = point["Z_QK"] = point["n"] ** 2
+    point["s"] = point["s_c"] = 1
+    point["Z_in"] = point["n"] * point["d"]
+    return point
+
+
+def _growth_points() -> list[tuple[str, dict[str, object], dict[str, object]]]:
+    """(move, near, far) point pairs at full density, near points on both sides of M = d^2.
+
+    Near points: n = 2^20, d in {2^4, 2^8, 2^12}, M from d to n d/2 including just
+    below, at and just above the cache boundary M = d^2; each moved along n, d and M
+    (up and down). A move that crosses a regime boundary is kept: every record that
+    applies at both ends is compared there.
+    """
+    pairs = []
+    for d_val in (2**4, 2**8, 2**12):
+        n_val = 2**20
+        memories = sorted(
+            {d_val, d_val**2 // 16, d_val**2 // 2, d_val**2 - 1, d_val**2, 2 * d_val**2,
+             16 * d_val**2, n_val * d_val // 2}
+        )  # fmt: skip
+        for m_val in memories:
+            near = _full_density(
+                {"n": n_val, "d": d_val, "M": m_val, "g": 2, "B": 1, "epsilon": sp.Rational(1, 100)}
+            )
+            near["r"] = int(feature_rank(d_val, 2))
+            for var, factor in _GROWTH_MOVES:
+                far = dict(near, **{var: near[var] * factor})
+                if not far[var].is_integer if isinstance(far[var], sp.Basic) else False:
+                    continue
+                far[var] = int(far[var])
+                if far[var] < 1:
+                    continue
+                far = _full_density(far)
+                far["r"] = int(feature_rank(far["d"], 2))
+                pairs.append((var, near, far))
     return pairs
 
 
+_COMPILED: dict[tuple[str, str, str], tuple[tuple[str, ...], Callable, Callable]] = {}
+
+
+def _fast(bound: Bound, point: dict[str, object]) -> float | None:
+    """The asymptotic value in floating point (None where the conditions fail), compiled once.
+
+    The record's expressions are compiled with ``sympy.lambdify`` once per expression, so
+    a changed record is compiled afresh.
+    """
+    k = (bound.name, str(bound.asymptotic), str(bound.conditions))
+    if k not in _COMPILED:
+        names = tuple(sorted(bound.parameters))
+        syms = [sp.Symbol(name) for name in names]
+        plain = {sym: sp.Symbol(str(sym)) for sym in bound.asymptotic.free_symbols}
+        plain.update({sym: sp.Symbol(str(sym)) for sym in bound.conditions.free_symbols})
+        value = sp.lambdify(syms, bound.asymptotic.subs(plain), modules="math")
+        held = sp.lambdify(syms, bound.conditions.subs(plain), modules="math")
+        _COMPILED[k] = (names, value, held)
+    names, value, held = _COMPILED[k]
+    args = [float(point[name]) for name in names]
+    if not held(*args):
+        return None
+    return float(value(*args))
+
+
 def check_asymptotic_growth() -> tuple[bool, str]:
-    """No asymptotic lower bound outgrows an asymptotic upper bound of its cell as n grows."""
+    """No asymptotic lower bound outgrows an asymptotic upper bound of its cell along n, d or M.
+
+    Each comparable pair (a lower or tight record, an upper or tight record) is evaluated
+    at both ends of every move of :func:`_growth_points` where both apply at both ends; a
+    ratio lower / upper that grows more than 4x to above 1 fails: Omega(f) <= O(g)
+    cannot hold with f / g unbounded. Moves along d and M cross the cache boundary
+    M = d^2, so records of both regimes meet there.
+    """
     with_shape = [b for b in catalog() if b.asymptotic is not None]
     lowers = [b for b in with_shape if b.kind in (Kind.LOWER, Kind.TIGHT)]
     uppers = [b for b in with_shape if b.kind in (Kind.UPPER, Kind.TIGHT)]
-    points = _growth_points()
-    values: dict[tuple[str, int], tuple[sp.Expr, sp.Expr] | None] = {}
+    moves = _growth_points()
+    values: dict[tuple[str, int], sp.Expr | None] = {}
+    index_of: dict[tuple, int] = {}
 
-    def at(bound: Bound, index: int) -> tuple[sp.Expr, sp.Expr] | None:
-        """The bound's asymptotic value at the near and far point, or None where it does not apply."""
-        key = (bound.name, index)
-        if key not in values:
-            near, far = points[index]
-            applies = _applies(bound, near) and _applies(bound, far)
-            values[key] = (
-                (_value(bound, "asymptotic", near), _value(bound, "asymptotic", far))
-                if applies
-                else None
-            )
-        return values[key]
+    def key(point: dict[str, object]) -> int:
+        k = tuple(sorted((name, str(v)) for name, v in point.items()))
+        return index_of.setdefault(k, len(index_of))
 
-    compared, bad = 0, []
+    def at(bound: Bound, point: dict[str, object]) -> float | None:
+        """The bound's asymptotic value at ``point``, or None where it does not apply."""
+        k = (bound.name, key(point))
+        if k not in values:
+            values[k] = _fast(bound, point)
+        return values[k]
+
+    compared, bad, directions = 0, [], set()
     for lower, upper in itertools.product(lowers, uppers):
         if lower is upper or not lower.comparable(upper):
             continue
-        for index, (near, _) in enumerate(points):
-            low, up = at(lower, index), at(upper, index)
-            if low is None or up is None:
+        for var, near, far in moves:
+            values_near = (at(lower, near), at(upper, near))
+            values_far = (at(lower, far), at(upper, far))
+            if None in values_near or None in values_far:
+                continue
+            if values_near[1] <= 0 or values_far[1] <= 0:
                 continue
             compared += 1
-            ratio_near, ratio_far = sp.N(low[0] / up[0]), sp.N(low[1] / up[1])
+            directions.add(var)
+            ratio_near = values_near[0] / values_near[1]
+            ratio_far = values_far[0] / values_far[1]
             if ratio_far > 4 * ratio_near and ratio_far > 1:
                 bad.append(
-                    f"{lower.name}/{upper.name} grows from {ratio_near:.3g} to "
-                    f"{ratio_far:.3g} at {near}"
+                    f"{lower.name}/{upper.name} grows from {float(ratio_near):.3g} to "
+                    f"{float(ratio_far):.3g} moving {var} from {near[var]} to {far[var]} "
+                    f"(n={near['n']}, d={near['d']}, M={near['M']})"
                 )
                 break
     if compared == 0:
         return False, "no comparable pair: the check would be vacuous"
-    return (not bad), "; ".join(bad[:3]) or f"{compared} pairs x points compared"
+    return (not bad), "; ".join(bad[:3]) or (
+        f"{compared} pairs x moves compared along {', '.join(sorted(directions))}"
+    )
 
 
 CHECKS: tuple[Check, ...] = (

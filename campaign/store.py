@@ -55,14 +55,13 @@ _COLUMNS = ("key", "kind", "label", "params", "status", "io", "lower", "upper", 
             "result", "certificate", "version", "updated")  # fmt: skip
 _FLAT = ("key", "kind", "label", "status", "io", "lower", "upper", "seconds", "version", "updated")
 
-_DEFAULT_MAX_STATES = 4_000_000
-"""The exact solver's default state limit (``attnio.pebble.exact.solve_exact``)."""
-
 
 def _effort(options: dict) -> tuple[float, float]:
     """The exact solver's limits as comparable numbers; absent time means unlimited."""
+    from attnio.pebble.exact import DEFAULT_MAX_STATES
+
     return (
-        float(options.get("max_states", _DEFAULT_MAX_STATES)),
+        float(options.get("max_states", DEFAULT_MAX_STATES)),
         float(options.get("time_limit", math.inf)),
     )
 

@@ -635,6 +635,10 @@ def mask_from_spec(spec: str, n_: int) -> np.ndarray:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
         raise PebbleParameterError(f"mask file {spec!r} is not valid JSON ({error})") from None
+    except UnicodeDecodeError as error:
+        raise PebbleParameterError(
+            f"mask file {spec!r} is not UTF-8 text (byte offset {error.start})"
+        ) from None
     try:
         array = np.asarray(data)
     except ValueError:

@@ -204,10 +204,20 @@ from .result import Pebbling
 from .symmetry import automorphisms, lookup_tables, permute_bits
 from .variants import GAME_VARIANTS, Variant
 
-__all__ = ["DEFAULT_RULES", "MAX_VERTICES", "RULES", "solve_exact", "sweep_exact"]
+__all__ = [
+    "DEFAULT_MAX_STATES",
+    "DEFAULT_RULES",
+    "MAX_VERTICES",
+    "RULES",
+    "solve_exact",
+    "sweep_exact",
+]
 
 MAX_VERTICES = kern.MAX_VERTICES
 """The largest graph :func:`solve_exact` accepts (one int64 bit set per pebble colour)."""
+
+DEFAULT_MAX_STATES = 4_000_000
+"""The state table's default size: :func:`solve_exact` stops with proven bounds when it is full."""
 
 RULES: dict[str, int] = {
     "delete-when-full": kern.DELETE_WHEN_FULL,
@@ -282,7 +292,7 @@ def solve_exact(
     M: int,
     *,
     variant: str = "standard",
-    max_states: int = 4_000_000,
+    max_states: int = DEFAULT_MAX_STATES,
     time_limit: float | None = None,
     progress: bool = False,
     rules: Iterable[str] = DEFAULT_RULES,
@@ -348,7 +358,7 @@ def sweep_exact(
     Ms: Iterable[int],
     *,
     variant: str = "standard",
-    max_states: int = 4_000_000,
+    max_states: int = DEFAULT_MAX_STATES,
     time_limit: float | None = None,
     progress: bool = False,
     rules: Iterable[str] = DEFAULT_RULES,

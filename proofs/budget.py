@@ -9,7 +9,10 @@ large coefficients) spend long stretches in steps z3 does not count, so a
 safety net stops a call after :data:`CPU_FACTOR` times its budget of *processor
 time of the calling thread* (:func:`check`), which machine load barely changes,
 unlike wall-clock time; a wall-clock timeout of :data:`WALL_CLOCK_FACTOR` times
-the budget is the last resort where no thread clock exists.
+the budget is the last resort where no thread clock exists. Each call also runs
+in a fresh z3 context (:meth:`attnio.proofs.check._Query.solver`): in a shared one,
+the terms an earlier call created, and how far it got before a limit stopped it,
+change later calls' search.
 """
 
 from __future__ import annotations
@@ -23,18 +26,23 @@ __all__ = ["CPU_FACTOR", "RLIMIT_PER_MS", "WALL_CLOCK_FACTOR", "check", "limit",
 
 RLIMIT_PER_MS = 4_000
 """Resource units per millisecond of budget. Calibrated on the obligation suite (284
-obligations, about 1,600 z3 calls): decided calls spent at most 1.8 million units, and
-z3 spends roughly 150 to 4,500 units per millisecond of processor time, so a call's
-budget in units is about what the old wall-clock timeout gave it on an idle machine.
-With this value every obligation proved under the wall-clock timeout is still proved,
-every counterexample still found, and one open comparison claim that timed out
-(``comparison/flash-forward-count/square-tiling-forward-count/beats-any-n``) is now
-refuted with a sympy-confirmed counterexample."""
+obligations, about 1,600 z3 calls): decided calls spent at most 2.9 million units, and
+z3 spends roughly 150 to 4,500 units per millisecond of processor time. Measured with
+fresh contexts, this limit and the nets below: all 279 obligations proved under the old
+wall-clock timeout are still proved and the planted false claims still refuted; of the
+open comparison claims, ``.../square-tiling-forward-count/beats-any-n`` (unknown before)
+is now refuted with a sympy-confirmed counterexample, and
+``.../tiled-backward-count/order-any-n`` (refuted before, by one of three seeded
+integer searches) is now unknown."""
 
-CPU_FACTOR = 2
-"""Processor-time safety net of one call, as a multiple of its budget."""
+CPU_FACTOR = 5
+"""Processor-time safety net of one call, as a multiple of its budget. Large enough that
+the resource limit, not this net, stops every call that spends at least
+``RLIMIT_PER_MS / CPU_FACTOR`` = 800 units per millisecond: with 2, a counterexample
+search that needs 2.9 million units (about 2 s of processor time idle) was cut off
+under CPU load and the claim flipped from refuted to unknown."""
 
-WALL_CLOCK_FACTOR = 20
+WALL_CLOCK_FACTOR = 100
 """Wall-clock timeout as a multiple of the budget: a last resort (a stuck call, or a
 platform without per-thread processor clocks)."""
 

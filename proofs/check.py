@@ -117,13 +117,17 @@ class Outcome:
 
         A ``holds`` obligation is ``ok`` only when proved; a ``fails`` (planted)
         obligation is ``ok`` only with a confirmed counterexample; an ``open``
-        obligation is ``ok`` when proved, a ``finding`` with a counterexample.
+        obligation is ``ok`` when proved, a ``finding`` with a counterexample; a
+        ``refutes`` obligation (attnio's refutation of a published statement) is a
+        ``finding`` when proved and ``FAIL`` otherwise.
         """
         expected, result = self.obligation.expected, self.result
         if expected is Expectation.HOLDS:
             return "ok" if isinstance(result, Proved) else "FAIL"
         if expected is Expectation.FAILS:
             return "ok" if isinstance(result, Counterexample) else "FAIL"
+        if expected is Expectation.REFUTES:
+            return "finding" if isinstance(result, Proved) else "FAIL"
         if isinstance(result, Proved):
             return "ok"
         return "finding" if isinstance(result, Counterexample) else "unknown"
@@ -149,13 +153,17 @@ class _Query:
         self.negated = z3.Not(self.translator.translate_bool(self.obligation.claim))
 
     def solver(self, timeout_ms: int, negate: bool = True, seed: int = 0) -> z3.Solver:
-        solver = z3.Solver() if self.integers else z3.SolverFor("QF_NRA")
+        # A fresh context per call: in a shared one, the terms an earlier call created (and
+        # how far it got before a limit stopped it) change z3's search in later calls.
+        context = z3.Context()
+        solver = z3.Solver(ctx=context) if self.integers else z3.SolverFor("QF_NRA", ctx=context)
         limit(solver, timeout_ms)
         if seed:
             solver.set("random_seed", seed)
-        solver.add(*self.translator.side_conditions(), *self.assumptions)
+        terms = [*self.translator.side_conditions(), *self.assumptions]
         if negate:
-            solver.add(self.negated)
+            terms.append(self.negated)
+        solver.add(*(term.translate(context) for term in terms))
         return solver
 
     def smtlib(self) -> str:
@@ -175,7 +183,7 @@ class _Query:
         """The model's values of the obligation's symbols, and integer roundings of them."""
         base: dict[str, sp.Expr] = {}
         for name, var in self.translator.variables.items():
-            base[name] = _value(model.eval(var, model_completion=True))
+            base[name] = _value(model.eval(var.translate(model.ctx), model_completion=True))
         integer_names = [
             name
             for name, sym in self.translator.symbols.items()
@@ -386,32 +394,149 @@ def _check_relaxed(obligation: Obligation, timeout_ms: int) -> Result:
     return Unknown(f"real relaxation: {answer}", query.smtlib(), time.perf_counter() - start)
 
 
-def _strengthened(obligation: Obligation, timeout_ms: int) -> Proved | None:
-    """Prove a rounding-free strengthening (see ``rounding``) and its side conditions."""
-    strong = strengthen(obligation.claim)
-    if strong is None:
+def _rooted(obligation: Obligation) -> tuple[Obligation, dict] | None:
+    """The obligation with each symbol under a square (or higher) root written as a power.
+
+    A positive symbol x inside a non-integer power (``sqrt(5 M)``) is replaced by
+    ``x_root**q`` with ``x_root > 0`` real: every positive x has such a root, so the claim
+    over every x_root > 0 implies the claim over every x (the relaxation drops x's
+    integrality, which only makes the claim stronger), and sympy then turns
+    ``sqrt(5 M)`` into ``sqrt(5) M_root``: a polynomial in M_root. None when no symbol
+    sits under a root.
+    """
+    exprs = (obligation.claim, *obligation.assumptions)
+    roots: dict[sp.Symbol, int] = {}
+    for expr in exprs:
+        for node in sp.preorder_traversal(expr):
+            if isinstance(node, sp.Pow) and node.exp.is_Rational and not node.exp.is_integer:
+                for sym in node.base.free_symbols:
+                    if sym.is_positive:
+                        roots[sym] = math.lcm(roots.get(sym, 1), int(node.exp.q))
+    if not roots:
         return None
-    parts = [strong.claim, *strong.side_conditions]
-    results = []
-    for index, claim in enumerate(parts):
-        part = Obligation(
-            f"{obligation.name}/strengthened-{index}",
-            obligation.family,
-            claim,
-            obligation.assumptions,
-            Expectation.HOLDS,
-            obligation.sources,
-            "rounding-free strengthening" if index == 0 else "side condition",
-        )
-        result = _check_relaxed(part, timeout_ms)
-        if not isinstance(result, Proved):
-            return None
-        results.append(result)
-    method = (
-        f"z3 unsat on a rounding-free strengthening and {len(parts) - 1} side "
-        "condition(s) (real relaxation)"
+    subs = {sym: sp.Symbol(f"{sym.name}_root", positive=True) ** q for sym, q in roots.items()}
+    rooted = Obligation(
+        f"{obligation.name}/rooted",
+        obligation.family,
+        obligation.claim.subs(subs),
+        tuple(a.subs(subs) for a in obligation.assumptions),
+        Expectation.HOLDS,
+        obligation.sources,
+        "the claim with every symbol under a root written as a power of a positive real",
     )
-    return Proved(method, results[0].witness, results[0].smtlib)
+    return rooted, subs
+
+
+def _strengthened(obligation: Obligation, timeout_ms: int) -> Proved | None:
+    """Prove a rounding-free strengthening (see ``rounding``) and its side conditions.
+
+    When the claim has a symbol under a root, the strengthening is tried on the rooted
+    claim (:func:`_rooted`) too. The Proved result's SMT-LIB text is a certificate of the
+    original claim (:func:`_certificate`).
+    """
+    candidates: list[tuple[Obligation, dict]] = [(obligation, {})]
+    rooted = _rooted(obligation)
+    if rooted is not None:
+        candidates.append(rooted)
+    for target, subs in candidates:
+        strong = strengthen(target.claim)
+        if strong is None:
+            continue
+        parts = [strong.claim, *strong.side_conditions]
+        results = []
+        for index, claim in enumerate(parts):
+            part = Obligation(
+                f"{target.name}/strengthened-{index}",
+                obligation.family,
+                claim,
+                target.assumptions,
+                Expectation.HOLDS,
+                obligation.sources,
+                "rounding-free strengthening" if index == 0 else "side condition",
+            )
+            result = _check_relaxed(part, timeout_ms)
+            if not isinstance(result, Proved):
+                break
+            results.append(result)
+        else:
+            witness = results[0].witness
+            if subs:
+                found = _witness(_Query(obligation, False), timeout_ms)
+                if found is None:
+                    continue
+                witness = found
+            rooted_note = " of the rooted claim" if subs else ""
+            method = (
+                f"z3 unsat on a rounding-free strengthening{rooted_note} and "
+                f"{len(parts) - 1} side condition(s) (real relaxation)"
+            )
+            text = _certificate(obligation, target, subs, strong, timeout_ms)
+            return Proved(method, witness, text)
+    return None
+
+
+def _certificate(
+    original: Obligation, target: Obligation, subs: dict, strong: object, timeout_ms: int
+) -> str:
+    """SMT-LIB text that certifies the ORIGINAL claim of a strengthened proof.
+
+    Two queries separated by ``(reset)``, both to answer unsat: (1) under the assumptions,
+    the strengthened claim and its side conditions hold; (2) the strengthening lemma:
+    under the original assumptions, the definitions of the original's floors and
+    ceilings and the roots (x = x_root**q, x_root > 0), the strengthened claim and side
+    conditions imply the original claim. When z3 does not re-check the lemma within the
+    timeout here, the file is the original obligation alone (integer query), which a
+    solver may leave unknown. The header says which.
+    """
+    claims = sp.And(strong.claim, *strong.side_conditions)
+    first = _Query(
+        Obligation(
+            f"{original.name}/certificate-1",
+            original.family,
+            claims,
+            target.assumptions,
+            Expectation.HOLDS,
+            original.sources,
+            "strengthened claim and side conditions",
+        ),
+        False,
+    )
+    translator = Translator(integers=False)
+    lemma = [translator.translate_bool(a) for a in original.assumptions]
+    for sym, power in subs.items():
+        root = next(iter(power.free_symbols))
+        lemma.append(translator.translate(root) > 0)
+        lemma.append(translator.translate(sp.Eq(sym, power)))
+    lemma += [translator.translate_bool(claims), z3.Not(translator.translate_bool(original.claim))]
+    solver = z3.SolverFor("QF_NRA")
+    limit(solver, timeout_ms)
+    solver.add(*translator.side_conditions(), *lemma)
+    head = f"; attnio obligation {original.name}\n; claim: {original.claim}\n" + (
+        f"; assumptions: {' & '.join(map(str, original.assumptions)) or 'none'}\n"
+    )
+    if check_budgeted(solver) != z3.unsat:
+        query = _Query(original, True)
+        return (
+            head + "; certificate: the ORIGINAL obligation (integer query). z3 proved it "
+            "through a rounding-free strengthening whose lemma it could not re-check here;\n"
+            "; this file asks the original question: unsat certifies the claim, and a solver "
+            "may answer unknown.\n" + query.smtlib()
+        )
+    check_lemma = z3.Solver()
+    check_lemma.add(*translator.side_conditions(), *lemma)
+    return (
+        head + "; certificate: the STRENGTHENING LEMMA together with the STRENGTHENED "
+        "CLAIM, two queries separated by (reset);\n"
+        "; both must answer unsat: (1) the assumptions imply the strengthened claim and its "
+        "side conditions"
+        + (f" (with {', '.join(f'{k} = {v}' for k, v in subs.items())})" if subs else "")
+        + ";\n; (2) the original assumptions, the definitions of the original's roundings"
+        + (" and roots" if subs else "")
+        + ", the strengthened claim and side conditions imply the original claim.\n"
+        + first.smtlib()
+        + "\n(reset)\n; (2) the strengthening lemma\n(set-logic QF_NRA)\n"
+        + check_lemma.to_smt2()
+    )
 
 
 def _split_by_powers(

@@ -202,6 +202,62 @@ def tightness() -> list[Obligation]:
     return found
 
 
+TABLE_ALGORITHMS = {
+    ("forward", Cache.LARGE): ("flash", "flash2"),
+    ("backward", Cache.LARGE): ("flash", "flash2"),
+    ("forward", Cache.SMALL): ("square-tiling",),
+    ("backward", Cache.SMALL): ("tiled-backward",),
+}
+"""The algorithms whose exact counts the tightness table compares, per dense cell."""
+
+_AWAY = 2
+"""The table's cells start at this many times an algorithm's least feasible M."""
+
+
+def tightness_table() -> list[Obligation]:
+    """count <= C * max(derived explicit lower bounds) in each dense cell, n >= d, away from min M.
+
+    Only ``derived`` lower bounds (no reconstructed candidate), so each claim is expected
+    to hold; the cell is M >= d^2 (large) or M < d^2 (small), with n >= d and M at least
+    twice the count's least feasible M (its condition ``a <= M`` scaled), away from
+    one-row blocks. The least C proved for each algorithm is the README's table.
+    """
+    found = []
+    for (pass_name, cache), algorithms in TABLE_ALGORITHMS.items():
+        lowers = [
+            b for b in _explicit_lowers("dense", pass_name, cache) if b.status is Status.DERIVED
+        ]
+        if not lowers:
+            continue
+        lower = sp.Max(*[b.explicit for b in lowers]) if len(lowers) > 1 else lowers[0].explicit
+        cell = M >= d**2 if cache is Cache.LARGE else M < d**2
+        for algorithm in algorithms:
+            for count in _counts("dense", pass_name, algorithm):
+                away = tuple(
+                    sp.Le(_AWAY * c.lhs, c.rhs)
+                    for c in sp.And.make_args(count.conditions)
+                    if isinstance(c, sp.LessThan) and c.rhs == M
+                ) + tuple(
+                    sp.Ge(c.lhs, _AWAY * c.rhs)
+                    for c in sp.And.make_args(count.conditions)
+                    if isinstance(c, sp.GreaterThan) and c.lhs == M
+                )
+                found.append(
+                    Obligation(
+                        f"tightness/table/{pass_name}/{cache.value}/{count.name}",
+                        "tightness",
+                        sp.Le(count.explicit, CONSTANT * lower),
+                        (cell, PAPER_REGIME, *_conditions(count, *lowers), *away),
+                        _expect(count, *lowers),
+                        (count.name, *(b.name for b in lowers)),
+                        f"{count.name} <= C * max({', '.join(b.name for b in lowers)}) for "
+                        f"{cache.value} cache, n >= d, M >= {_AWAY}x the count's least M",
+                        constant=CONSTANT,
+                    )
+                )
+    return found
+
+
 # --------------------------------------------------------------- 3. crossovers
 def crossovers() -> list[Obligation]:
     """Branches meet at the computed crossover; the Min picks the stated record on each side."""
@@ -251,11 +307,18 @@ def crossovers() -> list[Obligation]:
 
 # --------------------------------------------------------------- 4. reductions
 def _twin_key(bound: Bound) -> tuple:
-    return (bound.regime, bound.cache, bound.kind, bound.algorithm, bound.explicit is None)
+    return (
+        bound.regime,
+        bound.cache,
+        bound.kind,
+        bound.algorithm,
+        bound.explicit is None,
+        bound.status is Status.DERIVED,
+    )
 
 
 def _backward_twin(bound: Bound) -> Bound | None:
-    """The backward record of the same regime, cache, kind and algorithm (and form), if any.
+    """The backward record of the same regime, cache, kind, algorithm, form and derivedness, if any.
 
     Raises
     ------
@@ -486,6 +549,135 @@ def planted() -> list[Obligation]:
     return found
 
 
+# --------------------------------------------------------------- 7. order of upper records
+def order() -> list[Obligation]:
+    """Each asymptotic upper record O(f) holds for its algorithm's exact count: count <= C f.
+
+    Under the record's conditions and the count's, for n >= d (the papers' regime). A
+    wrong exponent, constant-free shape or dropped condition in an O(...) record shows as
+    a sampled ratio above every constant z3 can prove.
+    """
+    found = []
+    for upper in catalog(kind="upper"):
+        if upper.asymptotic is None or upper.algorithm is None or upper.explicit is not None:
+            continue
+        for count in _counts(upper.regime, upper.pass_, upper.algorithm):
+            if not set(upper.parameters) - BASE_PARAMETERS <= set(count.parameters):
+                continue
+            found.append(
+                Obligation(
+                    f"order/{upper.name}/{count.name}",
+                    "order",
+                    sp.Le(count.explicit, CONSTANT * upper.asymptotic),
+                    (*_conditions(upper, count), PAPER_REGIME),
+                    _expect(upper, count),
+                    (upper.name, count.name),
+                    f"{count.name} is O({upper.asymptotic}) where {upper.name} applies, n >= d",
+                    constant=CONSTANT,
+                )
+            )
+    return found
+
+
+# --------------------------------------------------------------- 8. refutations
+def refutations() -> list[Obligation]:
+    """Published ranges attnio narrowed: for every K, a lower bound beats K times the claim.
+
+    For each record of ``catalog.AS_STATED``: at the witness point (a function of a
+    positive integer K) the point lies in the published range and where the refuting
+    lower bound applies, and that bound exceeds K times the record's asymptotic
+    expression. Proved for every K, no constant makes the published O(...) hold on its
+    published range: a finding (expectation ``refutes``). The refuting record must be
+    stated or derived, else the obligation is not generated.
+    """
+    from attnio.bounds.catalog import AS_STATED
+
+    found = []
+    for name, (published, refuted_by, point, scale) in AS_STATED.items():
+        upper, lower = get(name), get(refuted_by)
+        if lower.explicit is None or lower.status not in SOLID:
+            continue
+        claim = sp.And(
+            published.subs(point),
+            lower.conditions.subs(point),
+            sp.Gt(lower.explicit.subs(point), scale * upper.asymptotic.subs(point)),
+        )
+        shown = ", ".join(f"{k} = {v}" for k, v in point.items())
+        found.append(
+            Obligation(
+                f"refutation/{upper.name}-as-stated/{lower.name}",
+                "refutation",
+                claim,
+                (),
+                Expectation.REFUTES,
+                (upper.name, lower.name),
+                f"{upper.source}: for every integer {scale} >= 1, at {shown} (inside the "
+                f"published range {published}), {lower.name} > {scale} * "
+                f"({upper.asymptotic}), so no constant makes the published bound hold there",
+            )
+        )
+    return found
+
+
+# --------------------------------------------------------------- 9. evidence
+def backing(bound: Bound) -> tuple[bool, str]:
+    """Whether a ``derived`` record is backed, and by what (or why not).
+
+    Backed means: listed by a written derivation whose file exists, whose argument is
+    complete and which has an algebraic step reading the record (those steps are
+    obligations of their own, which must be proved); or an exact count of an attnio
+    algorithm (an upper record with an algorithm, an explicit expression and a source in
+    ``attnio.algorithms``), which ``attnio verify`` runs on the two-level machine.
+    """
+    from .derivation import derivations
+
+    listing = [x for x in derivations() if bound.name in x.records]
+    if listing:
+        problems = []
+        for derivation in listing:
+            if not derivation.path.is_file():
+                problems.append(f"{derivation.file} is missing")
+            if not derivation.complete:
+                problems.append(f"{derivation.file} has a gap ({'; '.join(derivation.unchecked)})")
+            if not any(bound.name in step.sources for step in derivation.steps):
+                problems.append(f"no step of {derivation.file} reads the record")
+        if problems:
+            return False, "; ".join(problems)
+        files = ", ".join(x.file for x in listing)
+        return True, f"derivation {files}, every step an obligation of its own"
+    if (
+        bound.kind is Kind.UPPER
+        and bound.algorithm is not None
+        and bound.explicit is not None
+        and "attnio.algorithms" in bound.source
+    ):
+        return True, f"exact count of {bound.algorithm}, reproduced by the two-level machine"
+    return False, "no derivation lists it and it is not an exact count of an attnio algorithm"
+
+
+def evidence() -> list[Obligation]:
+    """Every ``derived`` record is backed by a derivation or a reproduced count.
+
+    The claim is ``true`` when :func:`backing` finds the backing and ``false`` otherwise,
+    so an unbacked ``derived`` record ends as a counterexample and fails ``attnio prove``.
+    """
+    found = []
+    for bound in catalog(status=Status.DERIVED.value):
+        backed, why = backing(bound)
+        found.append(
+            Obligation(
+                f"evidence/{bound.name}",
+                "evidence",
+                sp.true if backed else sp.false,
+                (),
+                Expectation.HOLDS,
+                (bound.name,),
+                f"{bound.name} is derived: {why}",
+            )
+        )
+    return found
+
+
 # --------------------------------------------------------------- 6. monotonicity
 def monotonicity() -> list[Obligation]:
     """Every expression is non-increasing in M and non-decreasing in n and d over its conditions."""
@@ -525,10 +717,14 @@ def obligations() -> list[Obligation]:
     return [
         *lower_le_upper(),
         *tightness(),
+        *tightness_table(),
         *crossovers(),
         *reductions(),
         *comparisons(),
         *monotonicity(),
+        *order(),
+        *refutations(),
+        *evidence(),
         *derivation_obligations(),
     ]
 
@@ -537,12 +733,17 @@ __all__ = [
     "CONSTANT",
     "PAPER_COMPARISONS",
     "SOLID",
+    "backing",
     "comparisons",
     "crossovers",
+    "evidence",
     "lower_le_upper",
     "monotonicity",
     "obligations",
+    "order",
     "planted",
     "reductions",
+    "refutations",
     "tightness",
+    "tightness_table",
 ]

@@ -18,6 +18,12 @@ Expectation policy
 ``fails``
     A planted false claim. Anything but a confirmed counterexample is a
     failure (a proof of it would mean the checker is unsound).
+``refutes``
+    The claim is attnio's refutation of a published statement (for every
+    constant, a point of the published range where a proved lower bound
+    exceeds the constant times the published upper bound). Proved, it is a
+    *finding*, reported but not a failure; anything else is a failure, since
+    attnio reports the finding and must reproduce it.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ class Expectation(enum.StrEnum):
     HOLDS = "holds"
     OPEN = "open"
     FAILS = "fails"
+    REFUTES = "refutes"
 
 
 _NAME = re.compile(r"^[a-z0-9][A-Za-z0-9./*=<>_-]*$")
@@ -146,9 +153,14 @@ FAMILIES = (
     "reduction",
     "comparison",
     "monotonicity",
+    "order",
+    "refutation",
+    "evidence",
     "derivation",
     "planted",
 )
-"""Obligation families in report order; derivation steps and planted claims last."""
+"""Obligation families: catalog relations first, then the O(...) claims of asymptotic upper
+records against exact counts, refutations of published statements, the evidence behind each
+derived record, derivation steps and planted claims last."""
 
 __all__ = ["FAMILIES", "Expectation", "Obligation"]

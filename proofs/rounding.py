@@ -9,7 +9,10 @@ claim ``lhs <= rhs`` this module builds ``upper(lhs) <= lower(rhs)``, where
 * ``x <= ceiling(x) <= x + 1`` and ``floor(x) <= x``,
 * ``floor(x) >= x / 2`` when ``x >= 1`` and ``floor(x) >= x - 1`` always,
 * monotonicity of sums, of products of nonnegative factors, of ``Max``,
-  ``Min`` and of positive powers (and antitonicity of negative powers).
+  ``Min`` and of positive powers (and antitonicity of negative powers);
+* an irrational constant ``b**(p/q)`` (``sqrt(5)``) is replaced by a rational
+  bound on the safe side, checked exactly (``value**q`` against ``b**p``), so z3
+  needs no extra variable for it.
 
 The stronger claim implies the original wherever the *side conditions* hold:
 each factor of a bounded product and each base of a bounded power whose sign
@@ -38,8 +41,46 @@ class Strengthening:
     side_conditions: tuple[sp.Basic, ...]
 
 
+def _is_surd(expr: sp.Basic) -> bool:
+    """A positive rational to a non-integer rational power, such as sqrt(5)."""
+    return (
+        isinstance(expr, sp.Pow)
+        and expr.base.is_Rational
+        and expr.base > 0
+        and expr.exp.is_Rational
+        and not expr.exp.is_integer
+    )
+
+
 def _has_rounding(expr: sp.Basic) -> bool:
-    return bool(expr.atoms(sp.floor, sp.ceiling))
+    return bool(expr.atoms(sp.floor, sp.ceiling)) or any(
+        _is_surd(node) for node in sp.preorder_traversal(expr)
+    )
+
+
+_DIGITS = 12
+"""Decimal digits of the rational bounds that replace irrational constants."""
+
+
+def surd_bound(expr: sp.Pow, up: bool) -> sp.Rational:
+    """A rational >= (``up``) or <= the surd ``b**(p/q)``, checked exactly.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> surd_bound(sp.sqrt(5), up=False)
+    2236067977499/1000000000000
+    """
+    base, exponent = sp.Rational(expr.base), sp.Rational(expr.exp)
+    scale = 10**_DIGITS
+    approx = sp.Rational(int(sp.floor(sp.N(expr, _DIGITS + 10) * scale)), scale)
+    step = sp.Rational(1, scale)
+    value = approx + step if up else approx
+    # value**q against base**p, exactly: nudge until the bound is on the right side
+    p, q = exponent.p, exponent.q
+    while (value**q >= base**p) is not sp.true if up else (value**q <= base**p) is not sp.true:
+        value += step if up else -step
+    return value
 
 
 @dataclass
@@ -49,6 +90,8 @@ class _Bounder:
     def bound(self, expr: sp.Expr, up: bool) -> sp.Expr:
         if not _has_rounding(expr):
             return expr
+        if _is_surd(expr):
+            return surd_bound(expr, up)
         if isinstance(expr, sp.Add):
             return sp.Add(*[self.bound(arg, up) for arg in expr.args])
         if isinstance(expr, sp.Mul):

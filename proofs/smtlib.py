@@ -3,7 +3,12 @@
 Each file asserts the side conditions, the assumptions and the *negated*
 claim of one obligation, in the form whose answer decided it (the real
 relaxation, QF_NRA, or the integer query, QF_NIRA), followed by
-``(check-sat)``: ``unsat`` means the claim holds. Any SMT-LIB 2 solver can
+``(check-sat)``: ``unsat`` means the claim holds. A claim z3 proved through a
+rounding-free strengthening is exported as a *certificate of the original
+claim*: either two queries separated by ``(reset)``, the strengthened claim
+with its side conditions and the strengthening lemma (both must be unsat), or,
+when z3 could not re-check the lemma, the original obligation alone; the file's
+header comment says which. Any SMT-LIB 2 solver can
 re-check it; :func:`cross_check` runs cvc5 (the optional extra ``cvc5``).
 """
 
@@ -67,13 +72,34 @@ def z3_answer(path: str | Path, timeout_ms: int = 3000) -> str:
     default context the terms of earlier work change z3's search, and a satisfiable
     file could answer unknown within the timeout.
     """
-    context = z3.Context()
-    solver = limit(z3.Solver(ctx=context), timeout_ms)
-    solver.add(z3.parse_smt2_file(str(path), ctx=context))
-    answer = check_budgeted(solver)
-    if answer == z3.unsat:
+    answers = []
+    for script in Path(path).read_text(encoding="utf-8").split(RESET):
+        context = z3.Context()
+        solver = limit(z3.Solver(ctx=context), timeout_ms)
+        solver.add(z3.parse_smt2_string(script, ctx=context))
+        answer = check_budgeted(solver)
+        answers.append("unsat" if answer == z3.unsat else "sat" if answer == z3.sat else "unknown")
+    return combine(answers)
+
+
+RESET = "\n(reset)\n"
+"""Separates the queries of a certificate file (a strengthened claim, then its lemma)."""
+
+
+def combine(answers: list[str]) -> str:
+    """The answer of a file of several queries that must all be unsat to certify its claim.
+
+    ``unsat`` when every query is unsat, ``sat`` when one is sat (the certificate fails),
+    else ``unknown``.
+
+    Examples
+    --------
+    >>> combine(["unsat", "unsat"]), combine(["unsat", "unknown"]), combine(["sat"])
+    ('unsat', 'unknown', 'sat')
+    """
+    if answers and all(a == "unsat" for a in answers):
         return "unsat"
-    if answer == z3.sat:
+    if "sat" in answers:
         return "sat"
     return "unknown"
 
@@ -92,36 +118,61 @@ class Agreement:
         return self.expected == self.other and self.other in ("sat", "unsat")
 
 
+_CVC5_QUERY = """
+import sys, cvc5
+manager = cvc5.TermManager()
+solver = cvc5.Solver(manager)
+solver.setOption("tlimit-per", sys.argv[1])
+solver.setOption("produce-models", "false")
+parser = cvc5.InputParser(solver)
+parser.setStringInput(cvc5.InputLanguage.SMT_LIB_2_6, sys.stdin.read(), "query")
+symbols = parser.getSymbolManager()
+while True:
+    command = parser.nextCommand()
+    if command.isNull():
+        break
+    output = command.invoke(solver, symbols).strip()
+    if output.split(" ")[0] in ("sat", "unsat", "unknown"):
+        print(output.split(" ")[0], flush=True)
+"""
+
+
 def cvc5_answer(path: str | Path, timeout_ms: int = 10000) -> str:
     """Run cvc5 (Python bindings) on an SMT-LIB file; return sat, unsat or unknown.
+
+    Each query of the file runs in a fresh cvc5 inside a child process that is killed
+    after twice the timeout (plus start-up time): cvc5's own time limit is not always
+    honoured in nonlinear arithmetic, and ``(reset)`` would drop it.
 
     Raises
     ------
     SolverUnavailable
         If the ``cvc5`` package is not installed (``pip install attnio[cvc5]``).
     """
-    try:
-        import cvc5
-    except ImportError:
+    import importlib.util
+    import subprocess
+    import sys
+
+    if importlib.util.find_spec("cvc5") is None:
         raise SolverUnavailable(
             "--cross-check cvc5 needs the cvc5 package: pip install 'attnio[cvc5]'"
-        ) from None
-    manager = cvc5.TermManager()
-    solver = cvc5.Solver(manager)
-    solver.setOption("tlimit-per", str(int(timeout_ms)))
-    solver.setOption("produce-models", "false")
-    parser = cvc5.InputParser(solver)
-    parser.setFileInput(cvc5.InputLanguage.SMT_LIB_2_6, str(path))
-    symbols = parser.getSymbolManager()
-    answer = "unknown"
-    while True:
-        command = parser.nextCommand()
-        if command.isNull():
-            break
-        output = command.invoke(solver, symbols).strip()
-        if output in ("sat", "unsat", "unknown"):
-            answer = output
-    return answer
+        )
+    answers = []
+    for script in Path(path).read_text(encoding="utf-8").split(RESET):
+        try:
+            done = subprocess.run(
+                [sys.executable, "-c", _CVC5_QUERY, str(int(timeout_ms))],
+                input=script,
+                capture_output=True,
+                text=True,
+                timeout=2 * timeout_ms / 1000 + 10,
+                check=False,
+            )
+            lines = done.stdout.split()
+            answers.append(lines[-1] if lines else "unknown")
+        except subprocess.TimeoutExpired:
+            answers.append("unknown")
+    return combine(answers)
 
 
 def cross_check(
@@ -134,4 +185,13 @@ def cross_check(
     ]
 
 
-__all__ = ["Agreement", "cross_check", "cvc5_answer", "file_name", "write", "z3_answer"]
+__all__ = [
+    "RESET",
+    "Agreement",
+    "combine",
+    "cross_check",
+    "cvc5_answer",
+    "file_name",
+    "write",
+    "z3_answer",
+]

@@ -132,10 +132,14 @@ def test_rounding_strengthening_proves_count_bound():
         ("fails", Counterexample({}, None, ""), "ok"),
         ("fails", Proved("m", {}, ""), "FAIL"),
         ("fails", Unknown("why", ""), "FAIL"),
+        ("refutes", Proved("m", {}, ""), "finding"),
+        ("refutes", Counterexample({}, None, ""), "FAIL"),
+        ("refutes", Unknown("why", ""), "FAIL"),
     ],
 )
 def test_verdict_policy(expected, result, verdict):
-    """Unknown never counts as proved; a counterexample to an open claim is a finding."""
+    """Unknown never counts as proved; a counterexample to an open claim is a finding, and so
+    is a proved refutation of a published statement (which must be proved)."""
     outcome = Outcome(_ob(n >= 1, expected=expected), result)
     assert outcome.verdict == verdict
     assert outcome.failed is (verdict == "FAIL")
@@ -152,8 +156,10 @@ def test_check_refuses_constants_and_bad_timeouts():
 
 def test_expectation_enum_accepts_strings():
     """An obligation takes its expectation as a string and stores the enum; others are refused."""
-    assert {e.value for e in Expectation} == {"holds", "open", "fails"}
-    for value in ("holds", "open", "fails"):
+    assert {e.value for e in Expectation} == {"holds", "open", "fails", "refutes"}
+    for value in ("holds", "open", "fails", "refutes"):
         assert _ob(n >= 1, expected=value).expected is Expectation(value)
-    with pytest.raises(ObligationError, match="expected='maybe' is not one of: holds, open, fails"):
+    with pytest.raises(
+        ObligationError, match="expected='maybe' is not one of: holds, open, fails, refutes"
+    ):
         _ob(n >= 1, expected="maybe")

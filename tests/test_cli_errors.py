@@ -30,6 +30,7 @@ FILES = {
     "pickle.npy": b"not a numpy file",
     "g.dot": b"digraph { a -> c; b -> c; }",
     "spec.toml": b'[[pebble]]\ndag = "attention-forward"\nn = 1\nd = 1\nM = 3\n',
+    "binary-mask.json": b"\xff\xfe\x00[[1]]",
 }
 
 CASES = [
@@ -102,6 +103,10 @@ CASES = [
       "band:x"], "width"),
     (["simulate", "block-sparse-flash", "--n", "64", "--d", "8", "--M", "512", "--mask",
       "{tmp}/pickle.npy"], "pickle.npy"),
+    (["pebble", "--dag", "sparse-forward", "--n", "2", "--d", "1", "--M", "4", "--mask",
+      "{tmp}/binary-mask.json"], "binary-mask.json' is not UTF-8"),
+    (["pebble", "--dag", "sparse-forward", "--n", "2", "--d", "1", "--M", "4", "--mask",
+      "{tmp}/missing-mask.json"], "missing-mask.json"),
     (["simulate", "block-sparse-flash", "--n", "64", "--d", "8", "--M", "512", "--mask",
       "{tmp}/missing.npy"], "missing.npy"),
     # missing or conflicting arguments
@@ -302,3 +307,12 @@ def test_interrupted_simulate_sweep_keeps_finished_runs(capsys, monkeypatch) -> 
     data = json.loads(capsys.readouterr().out)
     assert data["partial"] is True and len(data["results"]) == 2
     assert all(isinstance(row["io"], int) for row in data["results"])
+
+
+def test_plot_writes_exactly_the_path_given(capsys, tmp_path) -> None:
+    """--plot FILE without a suffix writes FILE itself (a PNG), not FILE.png."""
+    target = tmp_path / "io-plot"
+    argv = [*SIM, "--sweep", "M=128:512", "--points", "3", "--plot", str(target)]
+    assert main(argv) == 0
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not (tmp_path / "io-plot.png").exists()

@@ -123,3 +123,32 @@ def test_explicit_check_fails_when_a_lower_bound_exceeds_a_count(
 
 def _matches(bound, filters: dict) -> bool:
     return all(getattr(bound, k).value == v for k, v in filters.items() if v is not None)
+
+
+@pytest.mark.parametrize("name", ["standard-forward-upper", "standard-backward-upper"])
+def test_growth_check_catches_the_old_standard_records(monkeypatch: pytest.MonkeyPatch, name):
+    """O(nd + n^2) for every M (the records before their fix) fails the growth check along d or M."""
+    old = dataclasses.replace(real_get(name), conditions=sp.true)
+    _patch(monkeypatch, {name: old})
+    passed, detail = consistency.check_asymptotic_growth()
+    assert passed is False and name in detail
+    assert "moving d" in detail or "moving M" in detail
+
+
+def test_growth_check_moves_along_every_parameter() -> None:
+    """The growth check compares along n, d and M, on both sides of M = d^2."""
+    passed, detail = consistency.check_asymptotic_growth()
+    assert passed, detail
+    assert "along M, d, n" in detail
+    moves = consistency._growth_points()
+    assert {var for var, _, _ in moves} == {"n", "d", "M"}
+    assert any(near["M"] < near["d"] ** 2 <= far["M"] for var, near, far in moves if var == "M")
+
+
+def test_growth_check_catches_a_wrong_memory_exponent(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A small-cache lower bound with sqrt(M) replaced by M outgrows square tiling as M falls."""
+    name = "dense-forward-lower-small"
+    bad = dataclasses.replace(real_get(name), asymptotic=n**2 * d**2 / M)
+    _patch(monkeypatch, {name: bad})
+    passed, detail = consistency.check_asymptotic_growth()
+    assert passed is False and name in detail

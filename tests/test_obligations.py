@@ -13,6 +13,7 @@ from attnio.proofs import (
     ObligationError,
     Proved,
     generate,
+    prove,
     verification,
 )
 from attnio.proofs.derivation import derivation_obligations, derivations
@@ -176,6 +177,61 @@ def test_at_sets_the_constant():
     assert ob.at(3).claim == (n <= 3 * M)
     with pytest.raises(ObligationError):
         ob.at(3).at(4)
+
+
+def _with_record(monkeypatch, replaced: Bound) -> None:
+    """Make every consumer see the catalog with ``replaced`` in place of its namesake."""
+    import importlib
+
+    catalog_module = importlib.import_module("attnio.bounds.catalog")
+    records = tuple(replaced if b.name == replaced.name else b for b in catalog_module._CATALOG)
+    monkeypatch.setattr(catalog_module, "_CATALOG", records)
+
+
+def test_unbacked_derived_status_fails_prove_and_verify(monkeypatch):
+    """Upgrading the reconstructed small-cache candidate to derived fails both prove and verify."""
+    import dataclasses
+
+    upgraded = dataclasses.replace(get("dense-forward-lower-small-explicit"), status=Status.DERIVED)
+    _with_record(monkeypatch, upgraded)
+    [ob] = [o for o in generate.evidence() if o.name.endswith(upgraded.name)]
+    assert prove(ob).failed
+    monkeypatch.setattr(verification, "_outcomes", lambda: [prove(o) for o in generate.evidence()])
+    monkeypatch.setattr(verification, "derivations", lambda: ())
+    passed, detail = check_derived_status()
+    assert passed is False and upgraded.name in detail
+
+
+def test_derived_record_without_any_backing_fails(monkeypatch):
+    """A derived lower record no derivation lists and that is no count is not backed."""
+    import dataclasses
+
+    upgraded = dataclasses.replace(get("dense-forward-lower-small"), status=Status.DERIVED)
+    backed, why = generate.backing(upgraded)
+    assert not backed and "no derivation" in why
+
+
+def test_standard_records_refutation_is_a_finding():
+    """DFE22's O(nd + n^2) on d <= M <= nd is refuted for every K: a finding, not a failure."""
+    found = generate.refutations()
+    assert {o.sources[0] for o in found} == {"standard-forward-upper", "standard-backward-upper"}
+    for ob in found:
+        outcome = prove(ob)
+        assert isinstance(outcome.result, Proved), ob.name
+        assert outcome.verdict == "finding" and not outcome.failed
+
+
+def test_old_standard_record_fails_the_order_check(monkeypatch):
+    """With its published range (no M >= d^2), standard-forward-upper's order obligation fails."""
+    import dataclasses
+
+    from attnio.bounds.catalog import STANDARD_AS_STATED
+
+    old = dataclasses.replace(get("standard-forward-upper"), conditions=STANDARD_AS_STATED)
+    _with_record(monkeypatch, old)
+    [ob] = [o for o in generate.order() if o.name.startswith("order/standard-forward-upper/")]
+    outcome = prove(ob)
+    assert outcome.failed, outcome.result
 
 
 def test_backward_twins_pair_by_record_fields():

@@ -70,3 +70,44 @@ def test_missing_cvc5_is_a_clear_error(tmp_path, monkeypatch):
     path = smtlib.write(_outcomes()[:1], tmp_path)[0]
     with pytest.raises(SolverUnavailable, match=r"attnio\[cvc5\]"):
         smtlib.cvc5_answer(path)
+
+
+def _strengthened_outcome():
+    """A catalog obligation z3 proves only through a rounding-free strengthening."""
+    from attnio.proofs.generate import lower_le_upper
+
+    name = "lower-le-upper/dense-forward-lower-large-explicit<=flash2-forward-count"
+    outcome = prove(next(o for o in lower_le_upper() if o.name == name))
+    assert "strengthening" in outcome.result.method
+    return outcome
+
+
+def test_strengthened_proof_exports_a_certificate_of_the_original(tmp_path):
+    """A strengthened proof's file holds the strengthened claim and its lemma, and says so.
+
+    The lemma query asserts the original claim's negation, so the two unsat answers
+    certify the original claim, not the stronger one alone.
+    """
+    outcome = _strengthened_outcome()
+    [path] = smtlib.write([outcome], tmp_path)
+    text = path.read_text(encoding="utf-8")
+    assert "; certificate: the STRENGTHENING LEMMA together with the STRENGTHENED CLAIM" in text
+    queries = text.split(smtlib.RESET)
+    assert len(queries) == 2 and all("(check-sat)" in q for q in queries)
+    assert "(assert\n (not" in queries[1] or "(not " in queries[1]
+    assert smtlib.z3_answer(path) == "unsat"
+
+
+def test_strengthened_certificate_checks_with_cvc5(tmp_path):
+    """cvc5 answers unsat on both queries of a strengthened proof's certificate."""
+    pytest.importorskip("cvc5")
+    [path] = smtlib.write([_strengthened_outcome()], tmp_path)
+    assert smtlib.cvc5_answer(path, timeout_ms=10000) == "unsat"
+
+
+def test_a_certificate_needs_every_query_unsat():
+    """A file of several queries certifies only when all are unsat; one sat refutes it."""
+    assert smtlib.combine(["unsat", "unsat"]) == "unsat"
+    assert smtlib.combine(["unsat", "sat"]) == "sat"
+    assert smtlib.combine(["unsat", "unknown"]) == "unknown"
+    assert smtlib.combine([]) == "unknown"
