@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -34,6 +35,8 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
+"""The reader of standard output went away (128 + SIGPIPE, as shells report it)."""
 
 EXIT_CODES = """\
 exit codes:
@@ -123,6 +126,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("attnio: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader closed the pipe (``attnio table | head``): stop quietly, as
+        # other command-line tools do, and keep Python from complaining at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except (ValueError, TypeError, OSError, MemoryError, OverflowError) as error:
         # Every package's errors subclass ValueError or TypeError and name the
         # offending argument; files that cannot be read raise OSError.

@@ -316,3 +316,21 @@ def test_plot_writes_exactly_the_path_given(capsys, tmp_path) -> None:
     assert main(argv) == 0
     assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert not (tmp_path / "io-plot.png").exists()
+
+
+def test_closed_pipe_is_quiet() -> None:
+    """A reader that stops early (``attnio table | head -1``) gets no error line from attnio."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "attnio", "table"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout.readline().startswith(b"| name |")
+    proc.stdout.close()
+    with proc.stderr:
+        err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) in (0, 141)
+    assert "error" not in err and "Traceback" not in err, err
