@@ -321,8 +321,7 @@ def test_plot_writes_exactly_the_path_given(capsys, tmp_path) -> None:
 def test_closed_pipe_is_quiet() -> None:
     """A reader that stops early (``attnio table --format json | head -1``) gets no error line.
 
-    The JSON table is larger than a pipe's buffer, so attnio is still writing when the
-    reader goes away."""
+    The pipe is closed before attnio starts writing, so its first write fails."""
     import subprocess
     import sys
 
@@ -331,7 +330,6 @@ def test_closed_pipe_is_quiet() -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    assert proc.stdout.readline().startswith(b"{")
     proc.stdout.close()
     with proc.stderr:
         err = proc.stderr.read().decode()
