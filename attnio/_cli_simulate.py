@@ -225,9 +225,14 @@ def _run_sweep(args: argparse.Namespace) -> int:
     print("M".rjust(10) + "".join(name.rjust(22) for name in names))
     for k, M in enumerate(result.memories):
         cells = [result.measured[name][k] for name in names]
-        print(
-            str(M).rjust(10) + "".join(("-" if c is None else f"{c:.6g}").rjust(22) for c in cells)
-        )
+        print(str(M).rjust(10) + "".join(_cell(c).rjust(22) for c in cells))
     if args.plot:
         print(f"plot written to {args.plot}")
     return 0
+
+
+def _cell(count: float | None) -> str:
+    """A sweep cell: ``-`` where M is too small, else the exact count (never rounded)."""
+    if count is None:
+        return "-"
+    return str(int(count)) if float(count).is_integer() else f"{count:.6g}"

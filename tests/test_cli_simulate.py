@@ -80,6 +80,17 @@ def test_sweep_writes_a_png(tmp_path, capsys):
     assert "square-tiling" in capsys.readouterr().out
 
 
+def test_sweep_table_prints_exact_counts(capsys):
+    """The sweep table prints each count in full (it printed 1.52013e+06 for 1520128)."""
+    from attnio.algorithms import simulate
+
+    argv = ["simulate", "square-tiling", "--n", "256", "--d", "16", "--sweep", "M=40:40"]
+    assert main(argv) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1].split()
+    exact = simulate("square-tiling", "forward", 256, 16, 40, numeric=False).counts.io
+    assert last == ["40", str(exact)] and exact >= 10**6
+
+
 def test_bad_input_exits_2_with_one_line(capsys):
     """Too small M, a wrong mask shape, a bad sweep or a missing file exit 2 with one line."""
     cases = [
