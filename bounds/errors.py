@@ -28,3 +28,7 @@ class FilterError(BoundError):
 
 class RecordError(BoundError):
     """A bound record is malformed: an unknown field value or an expression with stray symbols."""
+
+
+class ExpressionError(BoundError):
+    """A user's expression or condition text cannot be read (syntax, unknown name, construct)."""
