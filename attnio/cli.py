@@ -11,9 +11,16 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from attnio import _cli_pebble, _cli_prove, _cli_simulate, _cli_table, _cli_verify
+from attnio import (
+    _cli_check,
+    _cli_pebble,
+    _cli_prove,
+    _cli_simulate,
+    _cli_table,
+    _cli_verify,
+)
 
-COMMANDS = (_cli_table, _cli_verify, _cli_pebble, _cli_simulate, _cli_prove)
+COMMANDS = (_cli_table, _cli_verify, _cli_pebble, _cli_simulate, _cli_prove, _cli_check)
 """The command modules, in the order ``attnio --help`` lists them."""
 
 EXIT_BAD_INPUT = 2

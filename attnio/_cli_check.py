@@ -1,0 +1,107 @@
+"""``attnio check FILE``: check a user's claimed bounds against everything attnio knows."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+EXIT_REFUTED = 1
+
+_STYLE = {
+    "refuted": "bold red",
+    "proved-against-catalog": "bold green",
+    "consistent": "green",
+    "unknown": "yellow",
+}
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``attnio check``."""
+    parser = subparsers.add_parser(
+        "check",
+        help="check your own bounds (a TOML file) against the catalog, pebbling and counts",
+        description="Read one [[bound]] table per claim from FILE (name, kind, regime, pass, "
+        "cache, expression, conditions, ...) and check each claim with z3 against the "
+        "catalog, with exact and heuristic pebblings of small attention DAGs, and with the "
+        "two-level machine's counts. Verdicts: refuted (a re-checked counterexample), "
+        "proved-against-catalog, consistent (not a proof), unknown. Exit 0 when nothing is "
+        "refuted, 1 when a claim is, 2 on bad input. Example: attnio check examples/claims.toml",
+    )
+    parser.add_argument("file", metavar="FILE", help="TOML file with one [[bound]] per claim")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object per claim (name, verdict, evidence) instead of the table",
+    )
+    parser.add_argument(
+        "--evidence-dir",
+        metavar="DIR",
+        help="write each pebbling refutation here: the DAG (.dag.json) and its moves "
+        "(.moves.jsonl), which attnio.pebble.replay accepts",
+    )
+    parser.add_argument(
+        "--skip",
+        action="append",
+        choices=("z3", "pebbling", "counting"),
+        default=[],
+        help="leave out a check (repeatable)",
+    )
+    parser.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="list every evidence item, not only refutations",
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Read the claims, check them, print the table or JSON; 1 if any claim is refuted."""
+    from attnio.bounds.schema import JSON_SCHEMA_VERSION
+    from attnio.claims import check, read_claims
+
+    claims = read_claims(args.file)
+    reports = check(claims, skip=args.skip, evidence_dir=args.evidence_dir)
+    if args.json:
+        payload = [{"schema": JSON_SCHEMA_VERSION, **report.to_dict()} for report in reports]
+        json.dump(payload, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        _print(reports, args.verbose)
+    return EXIT_REFUTED if any(report.refuted for report in reports) else 0
+
+
+def _print(reports: list, verbose: bool) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console(highlight=False)
+    table = Table(title="attnio check")
+    table.add_column("claim", overflow="fold")
+    table.add_column("kind")
+    table.add_column("verdict")
+    table.add_column("seconds", justify="right")
+    for report in reports:
+        style = _STYLE[report.verdict]
+        table.add_row(report.name, report.kind, Text(report.verdict, style=style),
+                      f"{report.seconds:.1f}")  # fmt: skip
+    console.print(table)
+    for report in reports:
+        console.print(Text(f"{report.name}: {report.verdict}", style=_STYLE[report.verdict]))
+        shown = report.evidence if verbose else report.refutations()
+        if not shown:
+            console.print(f"  {report.summary}")
+        for item in shown:
+            note = " (advisory)" if item.advisory else ""
+            console.print(f"  [{item.check}: {item.verdict}{note}] {item.summary}", markup=False)
+            if item.replay and item.verdict == "refuted":
+                console.print(f"      reproduce: {item.replay}", markup=False)
+            if item.certificate:
+                console.print(f"      certificate: {item.certificate}", markup=False)
+    refuted = sum(report.refuted for report in reports)
+    console.print(
+        f"{len(reports)} claim(s), {refuted} refuted. 'consistent' and "
+        "'proved-against-catalog' are not proofs of a claim; --verbose lists every check."
+    )
