@@ -106,7 +106,10 @@ def conditions_evidence(claim: Claim, rlimit: int = RLIMIT) -> Evidence:
     if scope is sp.true:
         return Evidence("conditions", "passed", "no conditions: the claim applies everywhere")
     if scope is sp.false:
-        raise ClaimError(f"claim {claim.name!r}: field 'conditions' is always false")
+        raise ClaimError(
+            f"claim {claim.name!r}: field 'conditions': {claim.bound.conditions} admits no point "
+            "with n, d, M >= 1 (always false)"
+        )
     ob = Obligation(
         f"claims/{_slug(claim.name)}/conditions",
         "derivation",

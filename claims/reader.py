@@ -30,7 +30,7 @@ import sympy as sp
 
 from attnio.bounds import Bound, Cache, Kind, Pass, Regime, Status
 from attnio.bounds.errors import BoundError
-from attnio.bounds.expression import parse_expression
+from attnio.bounds.expression import parse_expression as _parse_expression
 
 from .claim import Claim
 from .errors import ClaimError, ClaimFileError
@@ -125,6 +125,14 @@ def _choice(table: dict, key: str, enum_type: type, where: str, default: str | N
     except ValueError:
         valid = ", ".join(member.value for member in enum_type)
         raise ClaimError(f"{where}: field {key!r} = {value!r} is not one of: {valid}") from None
+
+
+def parse_expression(text: object, *, field: str, claim: str, relation: bool = False) -> sp.Basic:
+    """:func:`attnio.bounds.expression.parse_expression`, its errors as :class:`ClaimError`."""
+    try:
+        return _parse_expression(text, field=field, claim=claim, relation=relation)
+    except BoundError as error:
+        raise ClaimError(str(error)) from None
 
 
 def claim_from_table(table: object, index: int = 1) -> Claim:

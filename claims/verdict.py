@@ -176,12 +176,15 @@ def verdict_of(evidence: list[Evidence] | tuple[Evidence, ...]) -> tuple[str, st
         parts.append(f"{check}: {shown}")
     described = "; ".join(parts) or "no check applied"
     z3_items = [e for e in counted if e.check == "z3"]
-    passed = [e for e in counted if e.verdict in ("proved", "passed")]
+    # satisfiable conditions say nothing about the claim's truth
+    passed = [e for e in counted if e.verdict in ("proved", "passed") and e.check != "conditions"]
     if z3_items and all(e.verdict == "proved" for e in z3_items):
         return PROVED, f"every z3 obligation against the catalog proved ({described})"
     if passed:
         return CONSISTENT, f"nothing refuted, not a proof ({described})"
-    reasons = [e.summary for e in counted if e.verdict in ("unknown", "not-applicable")]
+    reasons = list(
+        dict.fromkeys(e.summary for e in counted if e.verdict in ("unknown", "not-applicable"))
+    )
     return UNKNOWN, "; ".join(reasons[:2]) or described
 
 
