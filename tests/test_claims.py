@@ -121,7 +121,7 @@ def test_bad_files_are_refused(text: str, match: str) -> None:
 
 def test_unreadable_files_name_the_file(tmp_path) -> None:
     """A missing or non-UTF-8 file raises ClaimFileError naming it."""
-    with pytest.raises(ClaimFileError, match="nope.toml"):
+    with pytest.raises(ClaimFileError, match=r"nope\.toml"):
         read_claims(tmp_path / "nope.toml")
     binary = tmp_path / "binary.toml"
     binary.write_bytes(b"\xff\xfe\x00")
@@ -262,7 +262,7 @@ def test_verdicts_do_not_change_between_runs() -> None:
 
 def test_check_refuses_what_is_not_a_bound() -> None:
     """Passing something other than a Bound or Claim, or an unknown check, is a ClaimError."""
-    with pytest.raises(ClaimError, match="pass attnio.bounds.Bound"):
+    with pytest.raises(ClaimError, match=r"pass attnio\.bounds\.Bound"):
         check(["4*n*d"])
     with pytest.raises(ClaimError, match="skip"):
         check([_bound(4 * n * d)], skip=("magic",))

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import sympy as sp
 import pytest
+import sympy as sp
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
