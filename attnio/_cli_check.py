@@ -92,16 +92,23 @@ def _print(reports: list, verbose: bool) -> None:
         console.print(Text(f"{report.name}: {report.verdict}", style=_STYLE[report.verdict]))
         shown = report.evidence if verbose else report.refutations()
         if not shown:
-            console.print(f"  {report.summary}")
+            console.print(f"  {report.summary}", markup=False, soft_wrap=True)
         for item in shown:
             note = " (advisory)" if item.advisory else ""
-            console.print(f"  [{item.check}: {item.verdict}{note}] {item.summary}", markup=False)
+            console.print(
+                f"  [{item.check}: {item.verdict}{note}] {item.summary}",
+                markup=False,
+                soft_wrap=True,
+            )
             if item.replay and item.verdict == "refuted":
-                console.print(f"      reproduce: {item.replay}", markup=False)
+                console.print(f"      reproduce: {item.replay}", markup=False, soft_wrap=True)
             if item.certificate:
-                console.print(f"      certificate: {item.certificate}", markup=False)
+                console.print(
+                    f"      certificate: {item.certificate}", markup=False, soft_wrap=True
+                )
     refuted = sum(report.refuted for report in reports)
     console.print(
         f"{len(reports)} claim(s), {refuted} refuted. 'consistent' and "
-        "'proved-against-catalog' are not proofs of a claim; --verbose lists every check."
+        "'proved-against-catalog' are not proofs of a claim; --verbose lists every check.",
+        soft_wrap=True,
     )
