@@ -41,28 +41,26 @@ SEARCH_ITERATIONS = 300
 """Orders the heuristic search evaluates per instance (seeded: deterministic)."""
 
 EXACT = {
-    ("dense", "forward"): (("attention-forward", 1, 1), ("attention-forward", 1, 2),
-                           ("attention-forward", 2, 1)),
-    ("dense", "backward"): (("attention-backward", 1, 1), ("attention-backward", 1, 2)),
-    ("sparse", "forward"): (("sparse-forward", 2, 1), ("sparse-forward", 3, 1)),
-    ("sparse", "backward"): (("sparse-backward", 2, 1),),
+    ("dense", "forward"): (("attention-forward", 1, 1, 6), ("attention-forward", 1, 2, 6),
+                           ("attention-forward", 2, 1, 6)),
+    ("dense", "backward"): (("attention-backward", 1, 1, 6), ("attention-backward", 1, 2, 3)),
+    ("sparse", "forward"): (("sparse-forward", 2, 1, 6), ("sparse-forward", 3, 1, 3)),
+    ("sparse", "backward"): (("sparse-backward", 2, 1, 4),),
 }  # fmt: skip
-"""(builder, n, d) pebbled exactly, per (regime, pass); sparse ones with a causal mask."""
+"""(builder, n, d, memory sizes) pebbled exactly, per (regime, pass): M from the DAG's
+minimum on; sparse ones with a causal mask."""
 
 HEURISTIC = {
-    ("dense", "forward"): (("attention-forward", 2, 2), ("attention-forward", 3, 2),
-                           ("attention-forward", 4, 1)),
-    ("dense", "backward"): (("attention-backward", 2, 1), ("attention-backward", 2, 2)),
-    ("sparse", "forward"): (("sparse-forward", 4, 2),),
-    ("sparse", "backward"): (("sparse-backward", 3, 1),),
+    ("dense", "forward"): (("attention-forward", 2, 2, 6), ("attention-forward", 3, 2, 6),
+                           ("attention-forward", 4, 1, 6)),
+    ("dense", "backward"): (("attention-backward", 2, 1, 6), ("attention-backward", 2, 2, 6)),
+    ("sparse", "forward"): (("sparse-forward", 4, 2, 6),),
+    ("sparse", "backward"): (("sparse-backward", 3, 1, 6),),
 }  # fmt: skip
-"""(builder, n, d) pebbled by the order search only (upper bounds on Q), per cell."""
+"""(builder, n, d, memory sizes) pebbled by the order search only (upper bounds on Q)."""
 
 MAX_REFUTATIONS = 3
 """Most pebbling refutations reported per claim (one per DAG)."""
-
-EXTRA_MEMORY = 5
-"""Memory sizes tried: the DAG's minimum and this many above it."""
 
 _PARAMETERS = {
     Regime.DENSE: frozenset({"n", "d", "M"}),
@@ -100,9 +98,9 @@ def _heuristic(kind: str, n: int, d: int, M: int):
 
 def _points(claim: Claim, table: dict) -> Iterator[tuple[str, int, int, int, dict]]:
     key = (claim.bound.regime.value, claim.bound.pass_.value)
-    for kind, n, d in table.get(key, ()):
+    for kind, n, d, sizes in table.get(key, ()):
         dag, extra = _dag(kind, n, d)
-        for M in range(dag.min_memory, dag.min_memory + EXTRA_MEMORY + 1):
+        for M in range(dag.min_memory, dag.min_memory + sizes):
             point = {"n": n, "d": d, "M": M, **extra}
             if claim.holds_at(point):
                 yield kind, n, d, M, point
