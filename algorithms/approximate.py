@@ -25,7 +25,7 @@ attention when ``delta < e^-R`` (the bound is infinite otherwise).
 
 References
 ----------
-theory.md section 5; AS23 (the polynomial method, rank ``n^{o(1)}`` for bounded
+docs/notation.md (approximate attention); AS23 (the polynomial method, rank ``n^{o(1)}`` for bounded
 entries); SZP26 (I/O almost linear in n, claimed).
 """
 

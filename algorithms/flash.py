@@ -6,18 +6,9 @@ leaves its outputs in slow memory. An optional block mask (see
 :mod:`~attnio.algorithms.masks`) turns FlashAttention into block-sparse
 FlashAttention (DFE22 Prop 4): masked blocks are skipped.
 
-Block sizes. DFE22 takes ``B_c = ceil(M / 4d)``, ``B_r = min(B_c, d)`` and shows
-the blocks use O(M) words: with those sizes K_j, V_j, Q_i, O_i already take up
-to M words and the score tile and row statistics exceed it. attnio keeps the
-shape of the rule and divides by the exact number of words one unit of block
-size costs, so the peak is provably at most M:
-
-* FlashAttention forward: ``B_c = floor(M / (5d + 4))``, ``B_r = min(B_c, d)``
-  (K_j, V_j, Q_i, O_i, the B_r x B_c scores and four row statistics);
-* FlashAttention backward: ``B_c = floor(M / (10d + 2))``, ``B_r = min(B_c, d)``;
-* FlashAttention-2 forward (outer loop over query blocks, so the query block is
-  the large one): ``B_r = floor(M / (5d + 3))``, ``B_c = min(B_r, d)``;
-* FlashAttention-2 backward: ``B_c = floor(M / (9d + 2))``, ``B_r = min(B_c, d)``.
+Block sizes follow the rules of :mod:`attnio.bounds.blocks` (the count records
+read the same rules): DFE22's ``B_c = ceil(M / 4d)`` overflows M words, so attnio
+divides M by the exact number of words one unit of block size costs.
 
 Backward passes use FlashAttention-2's inputs (Q, K, V, O, dO and the row
 log-sum-exp L) for both loop orders; DFE22 Alg. 4 reads l and m instead of L.
@@ -31,43 +22,45 @@ from __future__ import annotations
 
 import numpy as np
 
+from attnio.bounds.blocks import (
+    FLASH2_BACKWARD_BLOCKS,
+    FLASH2_FORWARD_BLOCKS,
+    FLASH_BACKWARD_BLOCKS,
+    FLASH_FORWARD_BLOCKS,
+    BlockRule,
+)
+
 from .errors import MemoryTooSmallError
 from .machine import TwoLevelMachine, blocks
 
 
-def _need(name: str, block: int, M: int, minimum: int) -> None:
-    if block < 1:
+def _sizes(rule: BlockRule, d: int, M: int) -> tuple[int, int]:
+    """Return ``(B_r, B_c)`` of ``rule``, or raise if M leaves no room for a block."""
+    if rule.large_block(d, M) < 1:
         raise MemoryTooSmallError(
-            f"{name}: M={M} leaves no room for a block; it needs M >= {minimum} words"
+            f"{rule.label}: M={M} leaves no room for a block; it needs M >= {rule.words(d)} words"
         )
+    return rule.sizes(d, M)
 
 
 def forward_blocks(d: int, M: int) -> tuple[int, int]:
-    """Return ``(B_r, B_c)`` of FlashAttention forward (see the module docstring)."""
-    bc = M // (5 * d + 4)
-    _need("flash forward", bc, M, 5 * d + 4)
-    return min(bc, d), bc
+    """Return ``(B_r, B_c)`` of FlashAttention forward (:data:`~attnio.bounds.blocks.FLASH_FORWARD_BLOCKS`)."""
+    return _sizes(FLASH_FORWARD_BLOCKS, d, M)
 
 
 def backward_blocks(d: int, M: int) -> tuple[int, int]:
     """Return ``(B_r, B_c)`` of FlashAttention backward."""
-    bc = M // (10 * d + 2)
-    _need("flash backward", bc, M, 10 * d + 2)
-    return min(bc, d), bc
+    return _sizes(FLASH_BACKWARD_BLOCKS, d, M)
 
 
 def forward2_blocks(d: int, M: int) -> tuple[int, int]:
     """Return ``(B_r, B_c)`` of FlashAttention-2 forward."""
-    br = M // (5 * d + 3)
-    _need("flash2 forward", br, M, 5 * d + 3)
-    return br, min(br, d)
+    return _sizes(FLASH2_FORWARD_BLOCKS, d, M)
 
 
 def backward2_blocks(d: int, M: int) -> tuple[int, int]:
     """Return ``(B_r, B_c)`` of FlashAttention-2 backward."""
-    bc = M // (9 * d + 2)
-    _need("flash2 backward", bc, M, 9 * d + 2)
-    return min(bc, d), bc
+    return _sizes(FLASH2_BACKWARD_BLOCKS, d, M)
 
 
 def flash_forward(

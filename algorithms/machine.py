@@ -31,6 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attnio.bounds.arguments import positive_integer
+
 from .errors import CapacityError, MachineError, ParameterError
 
 
@@ -98,9 +100,7 @@ class TwoLevelMachine:
     )
 
     def __init__(self, M: int, *, numeric: bool = True, algorithm: str = "algorithm") -> None:
-        if isinstance(M, bool) or not isinstance(M, (int, np.integer)) or M < 1:
-            raise ParameterError(f"M={M!r} must be a positive integer number of words")
-        self.M = int(M)
+        self.M = positive_integer("M", M, ParameterError)
         self.numeric = bool(numeric)
         self.algorithm = algorithm
         self.loads = 0

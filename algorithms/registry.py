@@ -1,14 +1,16 @@
 """The algorithms by name: what runs each pass and which catalog record holds its exact count.
 
-Names match the ``algorithm`` field of the catalog's published upper records
-(``flash``, ``standard``, ``square-tiling``, ``tiled-backward``,
-``block-sparse-flash``, ``low-rank``) plus ``flash2`` and ``sparse-square-tiling``.
+Names match the ``algorithm`` field of the count records of
+:mod:`attnio.bounds.counts`; that field is the one link from an algorithm to its
+counts, and :attr:`Algorithm.counts` reads it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from attnio.bounds.counts import COUNTS
 
 from . import approximate, flash, sparse, standard, tiling
 from .errors import UnknownAlgorithmError
@@ -27,7 +29,8 @@ class Algorithm:
     runners : dict
         Pass name -> function ``(machine, n, d, **options)``.
     counts : dict
-        Pass name -> name of the catalog record holding its exact count.
+        Pass name -> name of the catalog record holding its exact count: the
+        count records whose ``algorithm`` field is ``name``.
     regime : str
         ``dense``, ``sparse`` or ``approximate``.
     block_shape : callable or None
@@ -38,10 +41,16 @@ class Algorithm:
 
     name: str
     runners: dict[str, Callable]
-    counts: dict[str, str]
     regime: str
     source: str
     block_shape: Callable[[str, int, int], tuple[int, int]] | None = field(default=None)
+
+    @property
+    def counts(self) -> dict[str, str]:
+        """Pass name -> name of the count record of that pass (read from the records)."""
+        return {
+            record.pass_.value: record.name for record in COUNTS if record.algorithm == self.name
+        }
 
 
 ALGORITHMS: dict[str, Algorithm] = {
@@ -50,35 +59,30 @@ ALGORITHMS: dict[str, Algorithm] = {
         Algorithm(
             "standard",
             {"forward": standard.standard_forward, "backward": standard.standard_backward},
-            {"forward": "standard-forward-count", "backward": "standard-backward-count"},
             "dense",
             "DFE22 Alg. 0 and 3",
         ),
         Algorithm(
             "flash",
             {"forward": flash.flash_forward, "backward": flash.flash_backward},
-            {"forward": "flash-forward-count", "backward": "flash-backward-count"},
             "dense",
             "DFE22 Alg. 1 and 4",
         ),
         Algorithm(
             "flash2",
             {"forward": flash.flash2_forward, "backward": flash.flash2_backward},
-            {"forward": "flash2-forward-count", "backward": "flash2-backward-count"},
             "dense",
             "D23 Alg. 1 and 2",
         ),
         Algorithm(
             "square-tiling",
             {"forward": tiling.square_tiling_forward},
-            {"forward": "square-tiling-forward-count"},
             "dense",
             "SY24 Alg. 1",
         ),
         Algorithm(
             "tiled-backward",
             {"backward": tiling.tiled_backward},
-            {"backward": "tiled-backward-count"},
             "dense",
             "attnio's small-cache backward (stand-in for LLSSZ24 Alg. 6)",
         ),
@@ -87,10 +91,6 @@ ALGORITHMS: dict[str, Algorithm] = {
             {
                 "forward": sparse.block_sparse_flash_forward,
                 "backward": sparse.block_sparse_flash_backward,
-            },
-            {
-                "forward": "block-sparse-flash-forward-count",
-                "backward": "block-sparse-flash-backward-count",
             },
             "sparse",
             "DFE22 Prop 4",
@@ -102,10 +102,6 @@ ALGORITHMS: dict[str, Algorithm] = {
                 "forward": sparse.sparse_square_tiling_forward,
                 "backward": sparse.sparse_tiled_backward,
             },
-            {
-                "forward": "sparse-square-tiling-forward-count",
-                "backward": "sparse-square-tiling-backward-count",
-            },
             "sparse",
             "SY24 Alg. 1 with empty tiles skipped",
             sparse.tile_block_shape,
@@ -113,9 +109,8 @@ ALGORITHMS: dict[str, Algorithm] = {
         Algorithm(
             "low-rank",
             {"forward": approximate.low_rank_forward, "backward": approximate.low_rank_backward},
-            {"forward": "low-rank-forward-count", "backward": "low-rank-backward-count"},
             "approximate",
-            "polynomial method, theory.md section 5",
+            "polynomial method (AS23), docs/results.md#approximate",
         ),
     )
 }

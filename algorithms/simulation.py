@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from attnio.bounds import get
+from attnio.bounds.arguments import positive_integer
 
 from . import approximate, reference
 from .errors import MaskError, ParameterError
@@ -69,11 +70,37 @@ class Run:
         """Whether the measured I/O equals the closed form (``None`` if it does not apply)."""
         return None if self.closed_form is None else self.counts.io == self.closed_form
 
+    def to_dict(self) -> dict[str, object]:
+        """Return the JSON-ready fields (integers stay integers, parameters as strings).
+
+        Examples
+        --------
+        >>> simulate("flash", "forward", 8, 2, 64, numeric=False).to_dict()["mode"]
+        'counting'
+        """
+        return {
+            "algorithm": self.algorithm,
+            "pass": self.pass_,
+            "n": self.n,
+            "d": self.d,
+            "M": self.M,
+            "mode": "numeric" if self.numeric else "counting",
+            "loads": self.counts.loads,
+            "stores": self.counts.stores,
+            "io": self.counts.io,
+            "peak": self.counts.peak,
+            "record": self.record,
+            "closed_form": self.closed_form,
+            "matches": self.matches,
+            "parameters": {k: str(v) for k, v in self.parameters.items()},
+            "error": self.error,
+            "error_bound": self.error_bound,
+            "note": self.note,
+        }
+
 
 def _positive(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ParameterError(f"{name}={value!r} must be a positive integer")
-    return int(value)
+    return positive_integer(name, value, ParameterError)
 
 
 def inputs(
@@ -89,6 +116,37 @@ def inputs(
     return {"Q": Q, "K": K, "V": V}
 
 
+MAX_WORDS = 2**27
+"""Most words (8 bytes each, so 1 GiB) a simulation may allocate unless ``max_words`` raises it."""
+
+
+def estimate_words(regime: str, n: int, d: int, *, numeric: bool, rank: int = 0) -> int:
+    """Words a simulation allocates, estimated from its sizes before anything is allocated.
+
+    Numeric runs hold about ten n x d arrays (inputs, outputs, gradients) and the
+    reference's n x n score matrix; sparse runs an n x n mask; low-rank runs two
+    n x r feature matrices and an r x d product.
+
+    Examples
+    --------
+    >>> estimate_words("dense", 1024, 64, numeric=False)
+    0
+    """
+    words = 10 * n * d + n * n if numeric else 0
+    if regime == "sparse":
+        words += n * n
+    return words + 2 * n * rank + rank * d
+
+
+def _check_words(words: int, max_words: int, shown: str) -> None:
+    if words > max_words:
+        raise ParameterError(
+            f"{shown} needs about {words:,} words of memory, more than max_words="
+            f"{max_words:,}; choose smaller sizes, --count-only, or raise the limit "
+            "(--max-words)"
+        )
+
+
 def simulate(
     algorithm: str,
     pass_: str,
@@ -102,6 +160,7 @@ def simulate(
     block_density: float | None = None,
     degree: int | None = None,
     entry_bound: float | None = None,
+    max_words: int = MAX_WORDS,
 ) -> Run:
     """Run ``algorithm``'s ``pass_`` at (n, d, M) and compare with its closed-form count.
 
@@ -113,6 +172,10 @@ def simulate(
     degree, entry_bound
         ``low-rank`` only: polynomial degree g, and the bound B on the entries of
         Q and K (default ``1 / sqrt(d)``, so the score range is [-1, 1]).
+
+    max_words
+        Refuse (before allocating) a run estimated to need more words of memory
+        (:func:`estimate_words`).
 
     Raises
     ------
@@ -131,6 +194,12 @@ def simulate(
     if pass_ not in algo.runners:
         raise ParameterError(f"{algorithm} has no {pass_} pass; it has: {', '.join(algo.runners)}")
     n, d, M = _positive("n", n), _positive("d", d), _positive("M", M)
+    max_words = _positive("max_words", max_words)
+    rank = 0
+    if algo.regime == "approximate" and isinstance(degree, int | np.integer) and degree >= 0:
+        rank = math.comb(d + int(degree), int(degree))
+    shown = f"{algorithm} {pass_} with n={n}, d={d}" + (f", degree={degree}" if rank else "")
+    _check_words(estimate_words(algo.regime, n, d, numeric=numeric, rank=rank), max_words, shown)
     options: dict = {}
     params: dict = {"n": n, "d": d, "M": M}
     fine_mask = None

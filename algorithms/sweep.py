@@ -8,6 +8,7 @@ that apply, and the tight bound; :func:`plot_sweep` draws it (matplotlib, Agg).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import sympy as sp
@@ -32,6 +33,31 @@ class Sweep:
     lower: dict[str, list[float | None]] = field(default_factory=dict)
     tight: list[float] = field(default_factory=list)
     crossover: float | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        """Return the JSON-ready fields: one row per algorithm and M, then the bounds.
+
+        Measured and closed-form counts are integers (``None`` where M is below an
+        algorithm's minimum); bound values are floats.
+        """
+        rows = [
+            {
+                "algorithm": name,
+                "pass": self.pass_,
+                "n": self.n,
+                "d": self.d,
+                "M": M,
+                "io": None if io is None else int(io),
+                "closed_form": None if closed is None else int(closed),
+            }
+            for name, values in self.measured.items()
+            for M, io, closed in zip(self.memories, values, self.closed[name], strict=True)
+        ]
+        return {
+            "results": rows,
+            "bounds": {"lower": self.lower, "tight": self.tight, "M": self.memories},
+            "crossover": self.crossover,
+        }
 
 
 def parse_range(text: str) -> tuple[int, int]:
@@ -110,7 +136,11 @@ def sweep(
 
 
 def plot_sweep(result: Sweep, path: str) -> None:
-    """Write a log-log PNG of measured I/O against M with bounds and the crossover."""
+    """Write a log-log plot of measured I/O against M with bounds and the crossover.
+
+    The format follows the suffix of ``path`` (``.png``, ``.pdf``, ``.svg``; PNG
+    without a suffix); the file is written at exactly ``path``.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -176,5 +206,6 @@ def plot_sweep(result: Sweep, path: str) -> None:
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     fig.tight_layout()
-    fig.savefig(path)
+    # the format named by the suffix (PNG without one): the file is written at exactly ``path``
+    fig.savefig(path, format=Path(path).suffix.lower().lstrip(".") or "png")
     plt.close(fig)

@@ -6,6 +6,11 @@ import argparse
 import json
 import sys
 
+from attnio._arguments import interactive, interrupted, wide_console, writable_directory
+
+NAME = "check"
+HELP = "check your own bounds (a TOML file) against the catalog, pebblings and machine counts"
+
 EXIT_REFUTED = 1
 
 _STYLE = {
@@ -16,29 +21,35 @@ _STYLE = {
 }
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Register ``attnio check``."""
     parser = subparsers.add_parser(
-        "check",
-        help="check your own bounds (a TOML file) against the catalog, pebbling and counts",
+        NAME,
+        help=HELP,
         description="Read one [[bound]] table per claim from FILE (name, kind, regime, pass, "
-        "cache, expression, conditions, ...) and check each claim with z3 against the "
-        "catalog, with exact and heuristic pebblings of small attention DAGs, and with the "
-        "two-level machine's counts. Verdicts: refuted (a re-checked counterexample), "
-        "proved-against-catalog, consistent (not a proof), unknown. Exit 0 when nothing is "
-        "refuted, 1 when a claim is, 2 on bad input. Example: attnio check examples/claims.toml",
+        "cache, expression, conditions, algorithm, constant, ...) and check each claim with z3 "
+        "against the catalog, with exact and heuristic pebblings of small attention DAGs, and "
+        "with the two-level machine's counts at sampled sizes. Verdicts: refuted (a re-checked "
+        "counterexample), proved-against-catalog, consistent (not a proof), unknown "
+        "(docs/verdicts.md). Exit 0 when nothing is refuted, 1 when a claim is.",
+        epilog="examples:\n"
+        "  attnio check examples/claims.toml\n"
+        "  attnio check mine.toml --json > verdicts.json\n"
+        "  attnio check mine.toml --evidence-dir evidence/ --verbose\n"
+        "  attnio check mine.toml --skip pebbling --skip counting   # z3 only, seconds",
     )
     parser.add_argument("file", metavar="FILE", help="TOML file with one [[bound]] per claim")
     parser.add_argument(
         "--json",
         action="store_true",
-        help="print one JSON object per claim (name, verdict, evidence) instead of the table",
+        help="print one JSON object per claim (schema, name, verdict, evidence) instead of "
+        "the table",
     )
     parser.add_argument(
         "--evidence-dir",
         metavar="DIR",
-        help="write each pebbling refutation here: the DAG (.dag.json) and its moves "
-        "(.moves.jsonl), which attnio.pebble.replay accepts",
+        help="write each pebbling refutation here (created if missing): the DAG (.dag.json) "
+        "and its moves (.moves.jsonl), which attnio.pebble.replay accepts",
     )
     parser.add_argument(
         "--skip",
@@ -54,17 +65,45 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="list every evidence item, not only refutations",
     )
     parser.set_defaults(run=run)
+    return parser
 
 
 def run(args: argparse.Namespace) -> int:
     """Read the claims, check them, print the table or JSON; 1 if any claim is refuted."""
-    from attnio.bounds.schema import JSON_SCHEMA_VERSION
     from attnio.claims import check, read_claims
 
+    if args.evidence_dir:
+        writable_directory("--evidence-dir", args.evidence_dir)
     claims = read_claims(args.file)
-    reports = check(claims, skip=args.skip, evidence_dir=args.evidence_dir)
+    reports: list = []
+    show = interactive() and not args.json
+
+    def progress(report) -> None:
+        reports.append(report)
+        if show:
+            print(f"\r\033[K[{len(reports)}/{len(claims)}] {report.name}", end="", file=sys.stderr)
+
+    try:
+        check(claims, skip=args.skip, evidence_dir=args.evidence_dir, on_report=progress)
+    except KeyboardInterrupt:
+        if show:
+            print(file=sys.stderr)
+        _report(args, reports, partial=True)
+        return interrupted(f"{len(reports)} of {len(claims)} claims checked")
+    if show:
+        print("\r\033[K", end="", file=sys.stderr)
+    return _report(args, reports, partial=False)
+
+
+def _report(args: argparse.Namespace, reports: list, partial: bool) -> int:
+    from attnio.bounds.schema import JSON_SCHEMA_VERSION
+
     if args.json:
-        payload = [{"schema": JSON_SCHEMA_VERSION, **report.to_dict()} for report in reports]
+        payload = [
+            {"schema": JSON_SCHEMA_VERSION, **({"partial": True} if partial else {}),
+             **report.to_dict()}
+            for report in reports
+        ]  # fmt: skip
         json.dump(payload, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
@@ -73,11 +112,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print(reports: list, verbose: bool) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    console = Console(highlight=False)
+    console = wide_console()
     table = Table(title="attnio check")
     table.add_column("claim", overflow="fold")
     table.add_column("kind")

@@ -6,32 +6,46 @@ import argparse
 import json
 import sys
 
-from attnio.pebble import builders, load_dag, write_moves
-from attnio.pebble.errors import ParameterError
-from attnio.pebble.heuristic import HEURISTICS, pebble, sweep
-from attnio.pebble.moves import VARIANTS
+from attnio._arguments import (
+    count,
+    interactive,
+    interrupted,
+    memory_range,
+    positive_float,
+    writable_file,
+)
 
-FIELDS = (
-    "io", "loads", "stores", "optimal", "lower", "upper", "variant", "M", "vertices",
-    "states_explored", "seconds", "method",
-)  # fmt: skip
-"""The fields ``--json`` prints for each pebbling."""
+NAME = "pebble"
+HELP = "pebble an attention DAG or a graph file (red-blue pebble game, exact or heuristic)"
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Register ``attnio pebble``."""
+    from attnio.pebble import builders
+    from attnio.pebble.heuristic import HEURISTICS
+    from attnio.pebble.moves import VARIANTS
+
     parser = subparsers.add_parser(
-        "pebble",
-        help="pebble an attention DAG or a graph file (red-blue pebble game, exact or heuristic)",
-        description="Play the red-blue pebble game (theory.md section 1) on an element-level "
-        "attention DAG or a graph file (.json, .graphml, .dot) with M red pebbles. "
-        "'optimal' is true only when the optimum is proven.",
+        NAME,
+        help=HELP,
+        description="Play the red-blue pebble game (docs/game.md) on an element-level "
+        "attention DAG or a graph file (.json: attnio's or networkx node-link; .graphml; "
+        ".dot; '-' reads standard input) with M red pebbles. 'optimal' is true only when "
+        "the optimum is proven.",
+        epilog="examples:\n"
+        "  attnio pebble --dag attention-forward --n 2 --d 1 --M 4 --exact --json\n"
+        "  attnio pebble --dag attention-forward --n 4 --d 2 --M 8 --heuristic search\n"
+        "  attnio pebble --dag sparse-backward --n 6 --d 2 --mask local:2 --sweep M=4:12\n"
+        "  attnio pebble --graph g.dot --M 5 --moves moves.jsonl\n"
+        "  cat g.json | attnio pebble --graph - --M 5",
     )
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--dag", choices=builders.KINDS, help="an attention DAG family")
-    source.add_argument("--graph", metavar="FILE", help="a DAG file (.json, .graphml, .dot)")
-    parser.add_argument("--n", type=int, help="sequence length (with --dag)")
-    parser.add_argument("--d", type=int, help="head dimension (with --dag)")
+    source.add_argument(
+        "--graph", metavar="FILE", help="a DAG file (.json, .graphml, .dot; '-' standard input)"
+    )
+    parser.add_argument("--n", type=count(), help="sequence length (with --dag)")
+    parser.add_argument("--d", type=count(), help="head dimension (with --dag)")
     parser.add_argument(
         "--tree",
         choices=builders.TREE_SHAPES,
@@ -46,14 +60,24 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--degree",
-        type=int,
+        type=count(),
         default=2,
         help="approx-forward: degree g of the feature map (default 2)",
     )
+    parser.add_argument(
+        "--max-vertices",
+        type=count(),
+        default=builders.MAX_VERTICES,
+        metavar="V",
+        help=f"refuse --dag graphs with more vertices (default {builders.MAX_VERTICES})",
+    )
     memory = parser.add_mutually_exclusive_group(required=True)
-    memory.add_argument("--M", type=int, help="red pebbles (fast-memory words)")
+    memory.add_argument("--M", type=count(), help="red pebbles (fast-memory words)")
     memory.add_argument(
-        "--sweep", metavar="M=LO:HI", help="pebble for every M from LO to HI (inclusive)"
+        "--sweep",
+        metavar="M=LO:HI",
+        type=memory_range,
+        help="pebble for every M from LO to HI (inclusive)",
     )
     method = parser.add_mutually_exclusive_group()
     method.add_argument("--exact", action="store_true", help="proven optimum (small DAGs)")
@@ -63,31 +87,42 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         default="belady",
         help="heuristic pebbling (default belady on the natural order)",
     )
-    parser.add_argument("--variant", choices=VARIANTS, default="standard")
+    parser.add_argument(
+        "--variant",
+        choices=VARIANTS,
+        default="standard",
+        help="standard (recomputation allowed) or oneshot (each vertex computed once)",
+    )
     parser.add_argument(
         "--limit",
-        type=int,
+        type=count(),
         metavar="STATES",
         default=4_000_000,
-        help="--exact: size of the state table (default 4000000)",
+        help="--exact: size of the state table (default 4000000; about 256 bytes a state)",
     )
     parser.add_argument(
         "--time-limit",
-        type=float,
+        type=positive_float,
         metavar="SECONDS",
         help="--exact, --heuristic search: stop after this many seconds "
         "(search default: 5000 iterations)",
     )
-    parser.add_argument("--iterations", type=int, help="--heuristic search: evaluations")
-    parser.add_argument("--seed", type=int, default=0, help="--heuristic search: random seed")
+    parser.add_argument("--iterations", type=count(), help="--heuristic search: orders to evaluate")
+    parser.add_argument(
+        "--seed", type=count(0), default=0, help="--heuristic search: random seed (default 0)"
+    )
     parser.add_argument(
         "--moves", metavar="FILE", help="write the move sequence as JSON lines (not with --sweep)"
     )
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.set_defaults(run=run)
+    return parser
 
 
 def _graph(args: argparse.Namespace):
+    from attnio.pebble import builders, load_dag
+    from attnio.pebble.errors import ParameterError
+
     if args.graph:
         for name in ("n", "d"):
             if getattr(args, name) is not None:
@@ -99,77 +134,93 @@ def _graph(args: argparse.Namespace):
         if getattr(args, name) is None:
             raise ParameterError(f"--dag {args.dag} needs --{name}")
     return builders.build(
-        args.dag, args.n, args.d, tree=args.tree, mask=args.mask, degree=args.degree
+        args.dag,
+        args.n,
+        args.d,
+        tree=args.tree,
+        mask=args.mask,
+        degree=args.degree,
+        max_vertices=args.max_vertices,
     )
 
 
-def _sweep_range(spec: str) -> range:
-    name, _, span = spec.partition("=")
-    lo, _, hi = span.partition(":")
-    try:
-        if name != "M":
-            raise ValueError
-        low, high = int(lo), int(hi)
-    except ValueError:
-        raise ParameterError(f"--sweep={spec!r} must look like M=LO:HI") from None
-    if not 1 <= low <= high:
-        raise ParameterError(f"--sweep={spec!r} needs 1 <= LO <= HI")
-    return range(low, high + 1)
-
-
-def _solve(dag, M: int, args: argparse.Namespace, moves: bool):
+def _pebblings(dag, args: argparse.Namespace) -> list:
+    """Solve with the library's solvers (the exact sweep reuses each size's certificate)."""
     if args.exact:
-        from attnio.pebble.exact import solve_exact
+        from attnio.pebble.exact import sweep_exact
 
-        return solve_exact(
+        Ms = range(args.sweep[0], args.sweep[1] + 1) if args.sweep else [args.M]
+        return sweep_exact(
             dag,
-            M,
+            Ms,
             variant=args.variant,
             max_states=args.limit,
             time_limit=args.time_limit,
-            progress=not args.json and sys.stderr.isatty(),
+            progress=not args.json and interactive(),
         )
-    return pebble(
-        dag,
-        M,
-        heuristic=args.heuristic,
-        variant=args.variant,
-        moves=moves,
-        iterations=args.iterations,
-        time_limit=args.time_limit,
-        seed=args.seed,
-    )
+    options = {
+        "heuristic": args.heuristic,
+        "variant": args.variant,
+        "iterations": args.iterations,
+        "time_limit": args.time_limit,
+        "seed": args.seed,
+    }
+    if args.sweep:
+        from attnio.pebble.heuristic import sweep
+
+        return sweep(dag, range(args.sweep[0], args.sweep[1] + 1), **options)
+    from attnio.pebble import pebble
+
+    return [pebble(dag, args.M, moves=bool(args.moves), **options)]
 
 
 def run(args: argparse.Namespace) -> int:
     """Pebble once (``--M``) or for a range of memory sizes (``--sweep``), then print."""
+    from attnio.pebble.errors import ParameterError, SearchInterrupted
+
+    if args.moves:
+        if args.sweep:
+            raise ParameterError("--moves writes one pebbling; it cannot be used with --sweep")
+        writable_file("--moves", args.moves)
     dag = _graph(args)
     if args.sweep:
-        if args.moves:
-            raise ParameterError("--moves writes one pebbling; it cannot be used with --sweep")
-        Ms = _sweep_range(args.sweep)
-        dag.validate_memory(Ms.start)
-        if args.exact:
-            results = [_solve(dag, M, args, moves=False) for M in Ms]
-        else:
-            results = sweep(dag, Ms, heuristic=args.heuristic, variant=args.variant,
-                            iterations=args.iterations, time_limit=args.time_limit,
-                            seed=args.seed)  # fmt: skip
-    else:
-        results = [_solve(dag, args.M, args, moves=bool(args.moves))]
-    if args.moves:
+        dag.validate_memory(args.sweep[0])
+    try:
+        results = _pebblings(dag, args)
+    except SearchInterrupted as stop:
+        _report(dag, args, stop.results, partial=True)
+        done = sum(p.optimal for p in stop.results) if args.exact else len(stop.results)
+        return interrupted(
+            f"{len(stop.results)} pebbling(s) reported above ({done} finished); "
+            "bounds lower <= Q <= upper are proven"
+        )
+    return _report(dag, args, results, partial=False)
+
+
+def _report(dag, args: argparse.Namespace, results: list, partial: bool) -> int:
+    from attnio.bounds.schema import JSON_SCHEMA_VERSION
+    from attnio.pebble import write_moves
+
+    if args.moves and results and results[0].moves is not None:
         write_moves(args.moves, results[0].moves, dag)
-    rows = [{key: getattr(p, key) for key in FIELDS} for p in results]
+    rows = [p.to_dict() for p in results]
     for row in rows:
         row["seconds"] = round(row["seconds"], 6)
+    name = "<stdin>" if args.graph == "-" else args.graph or f"{args.dag} n={args.n} d={args.d}"
     if args.json:
-        json.dump(rows if args.sweep else rows[0], sys.stdout)
+        record = {
+            "schema": JSON_SCHEMA_VERSION,
+            "partial": partial,
+            "graph": {"name": name, "vertices": dag.num_vertices, "edges": dag.num_edges},
+            "results": rows,
+        }
+        json.dump(record, sys.stdout)
         sys.stdout.write("\n")
         return 0
-    name = args.graph or f"{args.dag} n={args.n} d={args.d}"
+    method = rows[0]["method"] if rows else ("exact" if args.exact else args.heuristic)
     print(
         f"{name}: {dag.num_vertices} vertices, {dag.num_edges} edges, "
-        f"variant {args.variant}, method {rows[0]['method']}"
+        f"variant {args.variant}, method {method}" + (" (partial: interrupted)" if partial else "")
     )
     print(
         f"{'M':>6} {'io':>10} {'loads':>10} {'stores':>10} {'lower':>10} {'optimal':>8} "

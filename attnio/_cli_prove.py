@@ -6,34 +6,48 @@ import argparse
 import json
 import sys
 
-from attnio.proofs import DEFAULT_TIMEOUT_MS, describe, run, smtlib
+from attnio._arguments import count, interactive, interrupted, wide_console, writable_directory
+
+NAME = "prove"
+HELP = "prove the inequalities between the catalog's bounds with z3"
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Register ``attnio prove``."""
+    from attnio.proofs.check import DEFAULT_TIMEOUT_MS
+
     parser = subparsers.add_parser(
-        "prove",
-        help="prove the inequalities between the catalog's bounds with z3",
+        NAME,
+        help=HELP,
         description="Check every obligation generated from the bound catalog (lower <= "
         "upper, tightness constants, crossovers, reductions, comparisons, monotonicity, "
         "derivation steps). Exits 1 if an expected-true obligation is not proved or a planted "
-        "false claim is not refuted; counterexamples to open claims are findings.",
+        "false claim is not refuted; counterexamples to open claims are findings "
+        "(docs/verdicts.md).",
+        epilog="examples:\n"
+        "  attnio prove --only 'tightness/*'\n"
+        "  attnio prove --only list\n"
+        "  attnio prove --only 'derivation/*' --smtlib smt/ --cross-check cvc5\n"
+        "  attnio prove --json > outcomes.json",
     )
     parser.add_argument("--json", action="store_true", help="print the outcomes as JSON")
     parser.add_argument(
         "--smtlib",
         metavar="DIR",
-        help="write each obligation as a standalone SMT-LIB 2 file into DIR",
+        help="write each obligation as a standalone SMT-LIB 2 file into DIR (created if missing)",
     )
     parser.add_argument(
-        "--only", metavar="PATTERN", help="check only the obligations whose name matches this glob"
+        "--only",
+        metavar="PATTERN",
+        help="check only the obligations whose name matches this glob ('list' lists the names)",
     )
     parser.add_argument(
         "--timeout",
-        type=int,
+        type=count(),
         default=DEFAULT_TIMEOUT_MS,
         metavar="MS",
-        help=f"timeout of one z3 call in ms (default {DEFAULT_TIMEOUT_MS})",
+        help=f"wall-clock safety net of one z3 call in ms (default {DEFAULT_TIMEOUT_MS}); "
+        "verdicts are decided by z3's deterministic resource limit, not by this",
     )
     parser.add_argument(
         "--cross-check",
@@ -41,20 +55,51 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="re-check the SMT-LIB files with cvc5 (needs --smtlib)",
     )
     parser.set_defaults(run=run_command)
+    return parser
 
 
 def run_command(args: argparse.Namespace) -> int:
     """Run the obligations, print the table (or JSON), write and cross-check files."""
+    from attnio.proofs import select
+    from attnio.proofs.check import prove
+
     if args.cross_check and not args.smtlib:
         raise ValueError("--cross-check cvc5 needs --smtlib DIR to write the files it checks")
-    outcomes = run(args.only, args.timeout)
+    if args.smtlib:
+        writable_directory("--smtlib", args.smtlib)
+    if args.only == "list":
+        for obligation in select():
+            print(obligation.name)
+        return 0
+    chosen = select(args.only)
+    outcomes = []
+    show = interactive() and not args.json
+    try:
+        for k, obligation in enumerate(chosen, 1):
+            if show:
+                print(f"\r\033[K[{k}/{len(chosen)}] {obligation.name}", end="", file=sys.stderr)
+            outcomes.append(prove(obligation, args.timeout))
+    except KeyboardInterrupt:
+        if show:
+            print(file=sys.stderr)
+        _report(args, outcomes, partial=True)
+        return interrupted(f"{len(outcomes)} of {len(chosen)} obligations finished")
+    if show:
+        print("\r\033[K", end="", file=sys.stderr)
+    return _report(args, outcomes, partial=False)
+
+
+def _report(args: argparse.Namespace, outcomes: list, partial: bool) -> int:
+    from attnio.bounds.schema import JSON_SCHEMA_VERSION
+    from attnio.proofs import smtlib
+
     rows = [_row(o) for o in outcomes]
     agreements = []
-    if args.smtlib:
+    if args.smtlib and outcomes:
         paths = smtlib.write(outcomes, args.smtlib)
         for row, path in zip(rows, paths, strict=True):
             row["smtlib"] = str(path)
-        if args.cross_check:
+        if args.cross_check and not partial:
             expected = [
                 {"proved": "unsat", "counterexample": "sat"}.get(r["status"], "unknown")
                 for r in rows
@@ -66,17 +111,25 @@ def run_command(args: argparse.Namespace) -> int:
     conflicts = [a for a in agreements if {a.expected, a.other} == {"sat", "unsat"}]
     if args.json:
         json.dump(
-            {"outcomes": rows, "failed": len(failed), "solver_conflicts": len(conflicts)},
+            {
+                "schema": JSON_SCHEMA_VERSION,
+                "partial": partial,
+                "outcomes": rows,
+                "failed": len(failed),
+                "solver_conflicts": len(conflicts),
+            },
             sys.stdout,
             indent=2,
         )
         sys.stdout.write("\n")
     else:
-        _print(rows, agreements)
+        _print(rows, agreements, partial)
     return 1 if failed or conflicts else 0
 
 
 def _row(outcome: object) -> dict:
+    from attnio.proofs import describe
+
     ob, result = outcome.obligation, outcome.result
     row = {
         "obligation": ob.name,
@@ -95,12 +148,11 @@ def _row(outcome: object) -> dict:
     return row
 
 
-def _print(rows: list[dict], agreements: list) -> None:
-    from rich.console import Console
+def _print(rows: list[dict], agreements: list, partial: bool) -> None:
     from rich.table import Table
 
-    console = Console(width=max(Console().width, 160))
-    table = Table(title="attnio prove")
+    console = wide_console()
+    table = Table(title="attnio prove (partial: interrupted)" if partial else "attnio prove")
     for column, options in (
         ("obligation", {"overflow": "fold"}),
         ("expected", {}),

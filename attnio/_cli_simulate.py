@@ -5,21 +5,39 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
-import numpy as np
+from attnio._arguments import (
+    count,
+    fraction,
+    interactive,
+    interrupted,
+    memory_range,
+    positive_float,
+    writable_file,
+)
 
-from attnio.algorithms import ALGORITHMS, parse_range, plot_sweep, simulate, sweep
+NAME = "simulate"
+HELP = "run an attention algorithm on the two-level memory machine and count its I/O"
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Register ``attnio simulate``."""
+    from attnio.algorithms import ALGORITHMS
+    from attnio.algorithms.simulation import MAX_WORDS
+
     parser = subparsers.add_parser(
-        "simulate",
-        help="run an attention algorithm on the two-level memory machine and count its I/O",
+        NAME,
+        help=HELP,
         description="Run ALGORITHM (NumPy float64 by default, --count-only for large n) and "
         "print loads, stores, peak fast memory, the closed-form count from the catalog and "
-        "the numeric error. With --sweep M=lo:hi --plot FILE.png, plot measured I/O of one "
+        "the numeric error. With --sweep M=LO:HI --plot FILE.png, plot measured I/O of one "
         "or more algorithms against M with the catalog's bounds.",
+        epilog="examples:\n"
+        "  attnio simulate flash --n 1024 --d 64 --M 16384\n"
+        "  attnio simulate flash --n 65536 --d 128 --M 131072 --count-only\n"
+        "  attnio simulate low-rank --n 4096 --d 8 --M 2048 --degree 3\n"
+        "  attnio simulate flash square-tiling --n 256 --d 16 --sweep M=32:4096 --plot io.png",
     )
     parser.add_argument(
         "algorithm",
@@ -27,49 +45,70 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         metavar="ALGORITHM",
         help=f"one of: {', '.join(ALGORITHMS)} (several with --sweep)",
     )
-    parser.add_argument("--n", type=int, required=True, help="sequence length")
-    parser.add_argument("--d", type=int, required=True, help="head dimension")
-    parser.add_argument("--M", type=int, help="fast-memory size in words")
-    parser.add_argument("--pass", dest="pass_", choices=("forward", "backward"), default="forward")
+    parser.add_argument("--n", type=count(), required=True, help="sequence length")
+    parser.add_argument("--d", type=count(), required=True, help="head dimension")
+    parser.add_argument("--M", type=count(), help="fast-memory size in words")
+    parser.add_argument(
+        "--pass",
+        dest="pass_",
+        choices=("forward", "backward"),
+        default="forward",
+        help="which pass to run (default forward)",
+    )
     masks = parser.add_mutually_exclusive_group()
     masks.add_argument(
         "--mask", metavar="FILE", help=".npy boolean mask: n x n block-constant, or a block mask"
     )
     masks.add_argument(
         "--block-density",
-        type=float,
+        type=fraction,
         metavar="s",
-        help="density of a random block mask (sparse algorithms)",
+        help="density in (0, 1] of a random block mask (sparse algorithms)",
     )
-    parser.add_argument("--degree", type=int, metavar="g", help="polynomial degree (low-rank)")
+    parser.add_argument("--degree", type=count(0), metavar="g", help="polynomial degree (low-rank)")
     parser.add_argument(
         "--entry-bound",
-        type=float,
+        type=positive_float,
         metavar="B",
         help="bound on |Q|, |K| entries (low-rank; default 1/sqrt(d))",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    parser.add_argument("--seed", type=count(0), default=0, help="seed of the random inputs")
     parser.add_argument(
         "--count-only",
         action="store_true",
         help="counting mode: no arithmetic, same loop nest and transfers",
     )
-    parser.add_argument("--sweep", metavar="M=lo:hi", help="sweep M over [lo, hi]")
-    parser.add_argument("--points", type=int, default=24, help="number of M values to sweep")
-    parser.add_argument("--plot", metavar="FILE.png", help="write the sweep's plot here")
+    parser.add_argument(
+        "--sweep", metavar="M=LO:HI", type=memory_range, help="sweep M over [LO, HI]"
+    )
+    parser.add_argument(
+        "--points", type=count(), default=24, help="number of M values to sweep (default 24)"
+    )
+    parser.add_argument("--plot", metavar="FILE.png", help="write the sweep's plot to this file")
+    parser.add_argument(
+        "--max-words",
+        type=count(),
+        default=MAX_WORDS,
+        metavar="WORDS",
+        help=f"refuse runs estimated to allocate more words (default {MAX_WORDS})",
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.set_defaults(run=run)
+    return parser
 
 
 def run(args: argparse.Namespace) -> int:
     """Simulate one run, or a sweep of M; print a summary or JSON."""
+    if args.plot and args.sweep is None:
+        raise ValueError("--plot draws a sweep; give --sweep M=LO:HI too")
     if args.sweep is not None:
         return _run_sweep(args)
     if args.M is None:
         raise ValueError("--M is required unless --sweep is given")
     if len(args.algorithm) != 1:
         raise ValueError(f"give one ALGORITHM without --sweep, got {len(args.algorithm)}")
-    mask = None if args.mask is None else np.load(args.mask, allow_pickle=False)
+    from attnio.algorithms import simulate
+
     result = simulate(
         args.algorithm[0],
         args.pass_,
@@ -78,33 +117,15 @@ def run(args: argparse.Namespace) -> int:
         args.M,
         numeric=not args.count_only,
         seed=args.seed,
-        mask=mask,
+        mask=None if args.mask is None else _load_mask(args.mask),
         block_density=args.block_density,
         degree=args.degree,
         entry_bound=args.entry_bound,
+        max_words=args.max_words,
     )
-    record = {
-        "algorithm": result.algorithm,
-        "pass": result.pass_,
-        "n": result.n,
-        "d": result.d,
-        "M": result.M,
-        "mode": "numeric" if result.numeric else "counting",
-        "loads": result.counts.loads,
-        "stores": result.counts.stores,
-        "io": result.counts.io,
-        "peak": result.counts.peak,
-        "record": result.record,
-        "closed_form": result.closed_form,
-        "matches": result.matches,
-        "parameters": {k: str(v) for k, v in result.parameters.items()},
-        "error": result.error,
-        "error_bound": result.error_bound,
-        "note": result.note,
-    }
+    record = result.to_dict()
     if args.json:
-        json.dump(record, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        _dump([record], partial=False)
         return 0
     params = " ".join(f"{k}={v}" for k, v in record["parameters"].items())
     lines = [
@@ -133,38 +154,63 @@ def run(args: argparse.Namespace) -> int:
     return 0 if result.matches is not False else 1
 
 
+def _load_mask(path: str):
+    import numpy as np
+
+    try:
+        return np.load(path, allow_pickle=False)
+    except (ValueError, EOFError) as error:
+        raise ValueError(f"--mask {path!r} is not a .npy array file ({error})") from None
+
+
+def _dump(results: list[dict], partial: bool, **extra: object) -> None:
+    from attnio.bounds.schema import JSON_SCHEMA_VERSION
+
+    record = {"schema": JSON_SCHEMA_VERSION, "partial": partial, "results": results, **extra}
+    json.dump(record, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+
+
 def _run_sweep(args: argparse.Namespace) -> int:
-    lo, hi = parse_range(args.sweep)
-    result = sweep(
-        args.algorithm,
-        args.pass_,
-        args.n,
-        args.d,
-        lo,
-        hi,
-        args.points,
-        block_density=args.block_density,
-        degree=args.degree,
-    )
+    from attnio.algorithms import sweep
+
+    if args.M is not None:
+        raise ValueError("--M and --sweep exclude each other; --sweep M=LO:HI gives the range")
+    if args.mask is not None:
+        raise ValueError("--mask applies to one run; sweeps draw random masks (--block-density)")
     if args.plot:
+        writable_file("--plot", args.plot)
+        suffix = Path(args.plot).suffix.lower().lstrip(".")
+        if suffix not in ("", "png", "pdf", "svg"):
+            raise ValueError(f"--plot {args.plot!r}: suffix .{suffix} is not .png, .pdf or .svg")
+    lo, hi = args.sweep
+    if interactive() and not args.json:
+        print(f"sweeping {len(args.algorithm)} algorithm(s) over M={lo}:{hi}", file=sys.stderr)
+    try:
+        result = sweep(
+            args.algorithm,
+            args.pass_,
+            args.n,
+            args.d,
+            lo,
+            hi,
+            args.points,
+            block_density=args.block_density,
+            degree=args.degree,
+            max_words=args.max_words,
+        )
+    except KeyboardInterrupt:
+        # the library sweep returns only complete grids: nothing finished to show
+        if args.json:
+            _dump([], partial=True)
+        return interrupted("the sweep had not finished; no partial results")
+    if args.plot:
+        from attnio.algorithms import plot_sweep
+
         plot_sweep(result, args.plot)
     if args.json:
-        json.dump(
-            {
-                "n": result.n,
-                "d": result.d,
-                "pass": result.pass_,
-                "M": result.memories,
-                "measured": result.measured,
-                "closed_form": result.closed,
-                "lower": result.lower,
-                "tight": result.tight,
-                "crossover": result.crossover,
-            },
-            sys.stdout,
-            indent=2,
-        )
-        sys.stdout.write("\n")
+        data = result.to_dict()
+        _dump(data.pop("results"), partial=False, **data)
         return 0
     names = list(result.measured)
     print("M".rjust(10) + "".join(name.rjust(22) for name in names))

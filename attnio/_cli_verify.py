@@ -14,9 +14,10 @@ import json
 import sys
 import time
 
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
+from attnio._arguments import interrupted, wide_console
+
+NAME = "verify"
+HELP = "check the catalog, pebblings, algorithms and proofs against each other"
 
 SUITES = (
     "attnio.bounds.consistency",
@@ -27,19 +28,26 @@ SUITES = (
 """Modules whose ``CHECKS`` ``attnio verify`` runs, in order."""
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Register ``attnio verify``."""
     parser = subparsers.add_parser(
-        "verify",
-        help="check the catalog, pebblings, algorithms and proofs against each other",
+        NAME,
+        help=HELP,
         description="Run every consistency check of attnio and print a summary table. "
         "Exits 1 if any check fails.",
+        epilog="examples:\n"
+        "  attnio verify\n"
+        "  attnio verify --only 'proofs.*' --json\n"
+        "  attnio verify --only list",
     )
     parser.add_argument(
-        "--only", metavar="PATTERN", help="run only the checks whose name matches this glob"
+        "--only",
+        metavar="PATTERN",
+        help="run only the checks whose name matches this glob ('list' lists the names)",
     )
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.set_defaults(run=run)
+    return parser
 
 
 def collect(pattern: str | None = None) -> list[tuple[str, object]]:
@@ -53,7 +61,7 @@ def collect(pattern: str | None = None) -> list[tuple[str, object]]:
             if pattern is None or fnmatch.fnmatch(name, pattern):
                 found.append((name, check))
     if not found:
-        raise ValueError(f"--only={pattern!r} matches no check")
+        raise ValueError(f"--only={pattern!r} matches no check ('--only list' lists them)")
     return found
 
 
@@ -64,8 +72,24 @@ def _title(check: object) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run the checks with a progress bar on stderr and a summary on stdout."""
+    if args.only == "list":
+        for name, check in collect():
+            print(f"{name}  {_title(check)}")
+        return 0
     checks = collect(args.only)
-    results = []
+    results: list[dict] = []
+    try:
+        _run_checks(checks, results, args.json)
+    except KeyboardInterrupt:
+        _report(results, args.json, partial=True)
+        return interrupted(f"{len(results)} of {len(checks)} checks finished")
+    return _report(results, args.json)
+
+
+def _run_checks(checks: list, results: list[dict], quiet: bool) -> None:
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
     err = Console(stderr=True)
     with Progress(
         TextColumn("{task.description}"),
@@ -74,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         TimeElapsedColumn(),
         console=err,
         transient=True,
-        disable=args.json or not err.is_terminal,
+        disable=quiet or not err.is_terminal,
     ) as progress:
         task = progress.add_task("verify", total=len(checks))
         for name, check in checks:
@@ -94,18 +118,28 @@ def run(args: argparse.Namespace) -> int:
                 }
             )
             progress.advance(task)
+
+
+def _report(results: list[dict], as_json: bool, partial: bool = False) -> int:
+    from attnio.bounds.schema import JSON_SCHEMA_VERSION
+
     failed = [r for r in results if r["passed"] is False]
-    if args.json:
-        json.dump({"results": results, "failed": len(failed)}, sys.stdout, indent=2)
+    if as_json:
+        record = {"schema": JSON_SCHEMA_VERSION, "partial": partial, "results": results}
+        record["failed"] = len(failed)
+        json.dump(record, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        _print_table(results)
+        _print_table(results, partial)
     return 1 if failed else 0
 
 
-def _print_table(results: list[dict]) -> None:
-    console = Console(width=max(Console().width, 140))
-    table = Table(title="attnio verify", show_lines=False)
+def _print_table(results: list[dict], partial: bool) -> None:
+    from rich.table import Table
+
+    console = wide_console()
+    title = "attnio verify (partial: interrupted)" if partial else "attnio verify"
+    table = Table(title=title, show_lines=False)
     table.add_column("check", no_wrap=True)
     table.add_column("result", no_wrap=True)
     table.add_column("s", justify="right")

@@ -5,7 +5,7 @@ Run from the repository root:
     .venv/bin/python benchmarks/exact.py                 # everything, 60 s per exact solve
     .venv/bin/python benchmarks/exact.py --time-limit 10 --skip-stretch
 
-Targets (exact-pebbling issue): the numba solver at least 100x faster than the
+Targets: the numba solver at least 100x faster than the
 pure-Python reference (:func:`attnio.pebble.exact_reference.reference_optimum`) on the
 largest instance both finish; dense forward with n = 2, d = 1 proven optimal for every
 feasible M in under 10 s each; n = 2, d = 2 as the stretch target, reported either way.

@@ -5,7 +5,7 @@ Run from the repository root:
     .venv/bin/python benchmarks/heuristic.py            # reference on the medium DAGs only
     .venv/bin/python benchmarks/heuristic.py --full     # reference on the n=128, d=16 DAG too
 
-Targets (issue 3): at least 20 million moves per second, and the element-level dense
+Targets: at least 20 million moves per second, and the element-level dense
 forward DAG with n = 128, d = 16 pebbled with Belady in under 5 s. Times exclude graph
 construction (reported separately) and numba compilation (done before timing). A second
 table compares the order search with the natural order on small attention DAGs, a third

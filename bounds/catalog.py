@@ -2,8 +2,8 @@
 
 Every record is typed here (published and reconstructed bounds) or in
 :mod:`attnio.bounds.counts` (exact I/O counts of attnio's algorithms), once.
-Evidence levels follow ``../shared/reference/theory.md``; the status of a
-record is never higher than its evidence.
+Evidence levels are those of docs/evidence.md; the status of a record is
+never higher than its evidence. docs/results.md presents every record.
 
 Backward-pass records use FlashAttention-2's formulation (D23): inputs Q, K,
 V, O, dO (n x d each) and the row log-sum-exp L (n); outputs dQ, dK, dV.
@@ -18,10 +18,18 @@ from collections.abc import Iterable
 
 import sympy as sp
 
-from .counts import COUNTS, KEYS_TOUCHED
+from .counts import COUNTS
 from .errors import FilterError, UnknownBoundError
 from .record import Bound, Cache, Kind, Pass, Regime, Status
 from .symbols import Z_QK, M, Z, Z_in, d, n, r, s, s_c
+from .terms import (
+    BACKWARD_LARGE,
+    BACKWARD_SMALL,
+    FA2_NOTE,
+    FORWARD_LARGE,
+    FORWARD_SMALL,
+    KEYS_TOUCHED,
+)
 
 # ---------------------------------------------------------------- shared terms
 # Each formula that more than one record uses is written once here.
@@ -38,19 +46,12 @@ COMPULSORY_SPARSE_FORWARD = 2 * n * d + 2 * d * KEYS_TOUCHED
 COMPULSORY_SPARSE_BACKWARD = 4 * n * d + n + 4 * d * KEYS_TOUCHED
 """Read Q, O, dO, L and write dQ for every row; read K, V and write dK, dV for the keys used."""
 
-FORWARD_LARGE = n**2 * d**2 / M
-FORWARD_SMALL = n**2 * d / sp.sqrt(M)
-BACKWARD_LARGE = (n**2 * d**2 + n * d**3) / M
-BACKWARD_SMALL = (n**2 * d + n * d**2) / sp.sqrt(M)
-
 LARGE_CACHE = M >= d**2
 SMALL_CACHE = M < d**2
 FLASH_RANGE = sp.And(d <= M, M <= n * d)
 
 FULL_DENSITY = {Z: n**2, Z_QK: n**2, Z_in: n * d, s: 1, s_c: 1}
 """Substitution that turns a sparse record into its dense counterpart."""
-
-_FA2_NOTE = "FlashAttention-2 formulation: inputs Q, K, V, O, dO, L; outputs dQ, dK, dV."
 
 
 def _dense() -> list[Bound]:
@@ -83,7 +84,7 @@ def _dense() -> list[Bound]:
             source="SY24 Thm 3.1",
             status=Status.STATED,
             notes="SY24 states Theta(min(n^2 d^2 / M, n^2 d / sqrt(M))); the max with the "
-            "compulsory nd is attnio's (theory.md section 3 note).",
+            "compulsory nd is attnio's (docs/results.md#dense-forward).",
         ),
         Bound(
             name="dense-forward-lower-large",
@@ -132,7 +133,7 @@ def _dense() -> list[Bound]:
             asymptotic=FORWARD_SMALL,
             explicit=2 * FORWARD_SMALL - 2 * M - n**2,
             conditions=SMALL_CACHE,
-            source="theory.md section 6 candidate: SY24 Thm 3.7 reduction with SLLG17",
+            source="candidate: SY24 Thm 3.7 reduction with SLLG17 (proofs/derivations/lower-small.md)",
             status=Status.RECONSTRUCTED,
         ),
         Bound(
@@ -201,7 +202,7 @@ def _dense() -> list[Bound]:
             conditions=sp.true,
             source="trivial; constant: proofs/derivations/compulsory.md",
             status=Status.DERIVED,
-            notes=_FA2_NOTE,
+            notes=FA2_NOTE,
         ),
         Bound(
             name="dense-backward-tight",
@@ -242,7 +243,7 @@ def _dense() -> list[Bound]:
             source="proofs/derivations/lower-large.md: the forward argument applied to the "
             "computation of S = Q K^T inside the backward graph",
             status=Status.DERIVED,
-            notes=_FA2_NOTE,
+            notes=FA2_NOTE,
         ),
         Bound(
             name="dense-backward-lower-small",
@@ -265,10 +266,10 @@ def _dense() -> list[Bound]:
             asymptotic=FORWARD_SMALL,
             explicit=2 * FORWARD_SMALL - 2 * M - n**2,
             conditions=SMALL_CACHE,
-            source="theory.md section 6: SY24 Thm 3.7 reduction with SLLG17, applied to the "
+            source="candidate: SY24 Thm 3.7 reduction with SLLG17, applied to the "
             "recomputation of S = Q K^T inside the backward graph",
             status=Status.RECONSTRUCTED,
-            notes=_FA2_NOTE,
+            notes=FA2_NOTE,
         ),
         Bound(
             name="standard-backward-upper",
@@ -390,7 +391,7 @@ def _sparse() -> list[Bound]:
             conditions=in_mask,
             source="trivial; constant: proofs/derivations/compulsory.md",
             status=Status.DERIVED,
-            notes=_FA2_NOTE + " A mask with Z allowed pairs, every row nonempty.",
+            notes=FA2_NOTE + " A mask with Z allowed pairs, every row nonempty.",
             reduces_to="dense-backward-compulsory",
         ),
         Bound(
@@ -466,7 +467,7 @@ def _approximate() -> list[Bound]:
             asymptotic=n * d + r * d + n * r * d**2 / M,
             explicit=None,
             conditions=sp.true,
-            source="theory.md section 5 (polynomial-method streaming schedule)",
+            source="AS23 polynomial method, streaming schedule (docs/results.md#approximate)",
             status=Status.RECONSTRUCTED,
             algorithm="low-rank",
             notes="r = C(d + g, g). 4nd + O(rd) when W = phi(K)^T [V | 1] fits in fast "

@@ -7,41 +7,41 @@ every ceiling of a partial last block; the machine reproduces it exactly
 nothing of attnio but :mod:`attnio.bounds`: the algorithms read these records,
 never the reverse.
 
-Block and tile sizes (defined by the algorithms, typed here for the count):
-
-==========================  ===================================================
-algorithm / pass            block sizes
-==========================  ===================================================
-flash forward               B_c = floor(M / (5d + 4)), B_r = min(B_c, d)
-flash backward              B_c = floor(M / (10d + 2)), B_r = min(B_c, d)
-flash2 forward              B_r = floor(M / (5d + 3)), B_c = min(B_r, d)
-flash2 backward             B_c = floor(M / (9d + 2)), B_r = min(B_c, d)
-standard                    T = floor(sqrt(M / 3))
-square tiling (all), tiled  T = floor(sqrt(M / 4))
-low-rank forward            F = floor(M / (2(d + 2))), R = floor(M / (2(2d + 1)))
-low-rank backward           F = floor(M / (4(d + 2))), R = floor(M / (2(4d + 1)))
-==========================  ===================================================
+Block and tile sizes: the FlashAttention rules are :mod:`attnio.bounds.blocks`'s;
+the tiles are ``T = floor(sqrt(M / 3))`` (standard), ``T = floor(sqrt(M / 4))``
+(square tiling, tiled backward); low-rank forward ``F = floor(M / (2(d + 2)))``,
+``R = floor(M / (2(2d + 1)))``, backward ``F = floor(M / (4(d + 2)))``,
+``R = floor(M / (2(4d + 1)))``.
 """
 
 from __future__ import annotations
 
 import sympy as sp
 
+from .blocks import (
+    FLASH2_BACKWARD_BLOCKS,
+    FLASH2_FORWARD_BLOCKS,
+    FLASH_BACKWARD_BLOCKS,
+    FLASH_FORWARD_BLOCKS,
+)
 from .record import Bound, Cache, Kind, Pass, Regime, Status
 from .symbols import M, Z, d, n, r, s, s_c
+from .terms import (
+    BACKWARD_SMALL_WITH_ND,
+    FA2_NOTE,
+    FLASH_ORDER,
+    FORWARD_SMALL_WITH_ND,
+    KEYS_TOUCHED,
+    STANDARD_ORDER,
+)
 
 FWD, BWD = Pass.FORWARD, Pass.BACKWARD
 
-KEYS_TOUCHED = sp.ceiling(Z / n)
-"""Some row has at least ceil(Z / n) allowed keys, so at least that many keys are used
-(shared with the catalog's sparse compulsory bounds, which import it from here)."""
-_FA2 = "FlashAttention-2 inputs Q, K, V, O, dO, L; outputs dQ, dK, dV."
-
 # ------------------------------------------------------------------ block sizes
-FLASH_FORWARD_COLUMNS = sp.floor(M / (5 * d + 4))
-FLASH_BACKWARD_COLUMNS = sp.floor(M / (10 * d + 2))
-FLASH2_FORWARD_ROWS = sp.floor(M / (5 * d + 3))
-FLASH2_BACKWARD_COLUMNS = sp.floor(M / (9 * d + 2))
+FLASH_FORWARD_COLUMNS = FLASH_FORWARD_BLOCKS.large_block(d, M)
+FLASH_BACKWARD_COLUMNS = FLASH_BACKWARD_BLOCKS.large_block(d, M)
+FLASH2_FORWARD_ROWS = FLASH2_FORWARD_BLOCKS.large_block(d, M)
+FLASH2_BACKWARD_COLUMNS = FLASH2_BACKWARD_BLOCKS.large_block(d, M)
 STANDARD_TILE = sp.floor(sp.sqrt(M / 3))
 SQUARE_TILE = sp.floor(sp.sqrt(M / 4))
 LOW_RANK_FEATURES = sp.floor(M / (2 * (d + 2)))
@@ -151,12 +151,6 @@ LOW_RANK_BACKWARD = sp.Piecewise(
 block (2nd each) and written, [dW | dw] zeroed; per query row block [W | w] read twice and
 [dW | dw] read and written; per key row block [dW | dw] read."""
 
-FORWARD_LARGE = n * d + n**2 * d**2 / M
-FORWARD_SMALL = n * d + n**2 * d / sp.sqrt(M)
-BACKWARD_LARGE = n * d + n**2 * d**2 / M
-BACKWARD_SMALL = n * d + (n**2 * d + n * d**2) / sp.sqrt(M)
-STANDARD_GROWTH = n * d + n**2 + n**2 * d / sp.sqrt(M)
-
 
 def _count(
     name: str,
@@ -193,7 +187,7 @@ COUNTS: tuple[Bound, ...] = (
         "standard-forward-count",
         FWD,
         Cache.ANY,
-        STANDARD_GROWTH,
+        STANDARD_ORDER,
         STANDARD_FORWARD,
         M >= 3,
         "DFE22 Alg. 0; attnio.algorithms.standard",
@@ -204,20 +198,20 @@ COUNTS: tuple[Bound, ...] = (
         "standard-backward-count",
         BWD,
         Cache.ANY,
-        STANDARD_GROWTH,
+        STANDARD_ORDER,
         STANDARD_BACKWARD,
         M >= 3,
         "DFE22 Alg. 3; attnio.algorithms.standard",
         "standard",
-        _FA2 + " S, P, dP, dS written to slow memory.",
+        FA2_NOTE + " S, P, dP, dS written to slow memory.",
     ),
     _count(
         "flash-forward-count",
         FWD,
         Cache.ANY,
-        FORWARD_LARGE,
+        FLASH_ORDER,
         FLASH_FORWARD,
-        5 * d + 4 <= M,
+        FLASH_FORWARD_BLOCKS.words(d) <= M,
         "DFE22 Alg. 1; attnio.algorithms.flash",
         "flash",
         "Block sizes B_c = floor(M/(5d+4)), B_r = min(B_c, d): DFE22's ceil(M/4d) "
@@ -227,20 +221,21 @@ COUNTS: tuple[Bound, ...] = (
         "flash-backward-count",
         BWD,
         Cache.ANY,
-        BACKWARD_LARGE,
+        FLASH_ORDER,
         FLASH_BACKWARD,
-        10 * d + 2 <= M,
+        FLASH_BACKWARD_BLOCKS.words(d) <= M,
         "DFE22 Alg. 4; attnio.algorithms.flash",
         "flash",
-        _FA2 + " B_c = floor(M/(10d+2)), B_r = min(B_c, d); only dQ initialised in slow memory.",
+        FA2_NOTE
+        + " B_c = floor(M/(10d+2)), B_r = min(B_c, d); only dQ initialised in slow memory.",
     ),
     _count(
         "flash2-forward-count",
         FWD,
         Cache.ANY,
-        FORWARD_LARGE,
+        FLASH_ORDER,
         FLASH2_FORWARD,
-        5 * d + 3 <= M,
+        FLASH2_FORWARD_BLOCKS.words(d) <= M,
         "D23 Alg. 1; attnio.algorithms.flash",
         "flash2",
         "B_r = floor(M/(5d+3)), B_c = min(B_r, d). Writes O and L.",
@@ -249,18 +244,18 @@ COUNTS: tuple[Bound, ...] = (
         "flash2-backward-count",
         BWD,
         Cache.ANY,
-        BACKWARD_LARGE,
+        FLASH_ORDER,
         FLASH2_BACKWARD,
-        9 * d + 2 <= M,
+        FLASH2_BACKWARD_BLOCKS.words(d) <= M,
         "D23 Alg. 2; attnio.algorithms.flash",
         "flash2",
-        _FA2 + " B_c = floor(M/(9d+2)), B_r = min(B_c, d).",
+        FA2_NOTE + " B_c = floor(M/(9d+2)), B_r = min(B_c, d).",
     ),
     _count(
         "square-tiling-forward-count",
         FWD,
         Cache.SMALL,
-        FORWARD_SMALL + n**2,
+        FORWARD_SMALL_WITH_ND + n**2,
         SQUARE_TILING_FORWARD,
         M >= 4,
         "SY24 Alg. 1; attnio.algorithms.tiling",
@@ -271,12 +266,12 @@ COUNTS: tuple[Bound, ...] = (
         "tiled-backward-count",
         BWD,
         Cache.SMALL,
-        BACKWARD_SMALL + n**2,
+        BACKWARD_SMALL_WITH_ND + n**2,
         TILED_BACKWARD,
         M >= 4,
         "attnio.algorithms.tiling (stand-in for LLSSZ24 Alg. 6)",
         "tiled-backward",
-        _FA2 + " Square tiling of every backward product, tiles of side floor(sqrt(M/4)); "
+        FA2_NOTE + " Square tiling of every backward product, tiles of side floor(sqrt(M/4)); "
         "P and dS written. n^2 <= n^2 d / sqrt(M) when M < d^2, so the count is "
         "O((n^2 d + n d^2) / sqrt(M)) there.",
     ),
@@ -286,7 +281,7 @@ COUNTS: tuple[Bound, ...] = (
         Cache.ANY,
         n * d + s * n**2 * d**2 / M,
         3 * n * d + 2 * n + s * FLASH_FORWARD_INNER,
-        sp.And(5 * d + 4 <= M, s <= 1),
+        sp.And(FLASH_FORWARD_BLOCKS.words(d) <= M, s <= 1),
         "DFE22 Prop 4 (Alg. 1 with empty blocks skipped); attnio.algorithms.sparse",
         "block-sparse-flash",
         "s = fraction of nonzero blocks of the (T_r x T_c) block mask, each block weighted "
@@ -300,10 +295,10 @@ COUNTS: tuple[Bound, ...] = (
         Cache.ANY,
         n * d + s * n**2 * d**2 / M,
         5 * n * d + s * FLASH_BACKWARD_INNER,
-        sp.And(10 * d + 2 <= M, s <= 1),
+        sp.And(FLASH_BACKWARD_BLOCKS.words(d) <= M, s <= 1),
         "attnio.algorithms.sparse (DFE22 Alg. 4 with empty blocks skipped)",
         "block-sparse-flash",
-        _FA2 + " s as for the forward count, with the backward block sizes.",
+        FA2_NOTE + " s as for the forward count, with the backward block sizes.",
         regime=Regime.SPARSE,
         reduces_to="flash-backward-count",
     ),
@@ -331,7 +326,7 @@ COUNTS: tuple[Bound, ...] = (
         sp.And(M >= 4, SPARSE_SQUARE_TILING_MASK),
         "attnio.algorithms.sparse (tiled backward with empty tiles skipped)",
         "sparse-square-tiling",
-        _FA2 + " s, s_c and Z as for the forward count; exact for every n.",
+        FA2_NOTE + " s, s_c and Z as for the forward count; exact for every n.",
         regime=Regime.SPARSE,
         reduces_to="tiled-backward-count",
     ),
@@ -342,7 +337,7 @@ COUNTS: tuple[Bound, ...] = (
         n * d + r * d + n * r * d**2 / M,
         LOW_RANK_FORWARD,
         sp.Or(LOW_RANK_RESIDENT, 4 * d + 2 <= M),
-        "theory.md section 5 (polynomial method); attnio.algorithms.approximate",
+        "AS23 polynomial method (docs/results.md#approximate); attnio.algorithms.approximate",
         "low-rank",
         "r = C(d + g, g) features. 4nd when [W | w] stays in fast memory; otherwise "
         "feature blocks of floor(M/(2(d+2))) rows are written once and read back by "

@@ -53,7 +53,7 @@ class Cache(enum.StrEnum):
 
 
 class Status(enum.StrEnum):
-    """Evidence level, from theory.md. Never upgraded beyond the evidence.
+    """Evidence level (docs/evidence.md). Never upgraded beyond the evidence.
 
     ``stated``: read in the paper's theorem text. ``stated-secondary``: read in
     summaries of the paper. ``reconstructed``: shape inferred, unverified.
@@ -116,7 +116,7 @@ class Bound:
     conditions : sympy.Boolean
         Where the bound applies, over the symbols of :mod:`attnio.bounds.symbols`.
     source : str
-        Paper short name (theory.md) and theorem, or the attnio module that
+        Paper short name (docs/references.md) and theorem, or the attnio module that
         derives it.
     algorithm : str or None
         For upper bounds, the algorithm whose cost this is.

@@ -1,7 +1,7 @@
 """The symbols every bound is written in, declared once with their assumptions.
 
 Python names avoid sympy's reserved single letters (``I``, ``N``, ``S``, ``E``,
-``O``); the printed names follow theory.md section 2.
+``O``); docs/notation.md explains each printed name.
 
 =========  ==========================================================  ==============
 symbol     meaning                                                     assumptions
@@ -59,7 +59,7 @@ def feature_rank(dim: sp.Expr | int, degree: sp.Expr | int) -> sp.Expr:
     """Return the number of monomials of degree at most ``degree`` in ``dim`` variables.
 
     This is the rank r = C(d + g, g) of the polynomial feature map of
-    theory.md section 5.
+    docs/notation.md (approximate attention).
 
     Examples
     --------

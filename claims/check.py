@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from attnio.bounds import Bound
@@ -34,6 +34,7 @@ def check(
     evidence_dir: str | Path | None = None,
     rlimit: int = RLIMIT,
     max_states: int = MAX_STATES,
+    on_report: Callable[[ClaimReport], None] | None = None,
 ) -> list[ClaimReport]:
     """Check each claim against everything attnio knows; return one report per claim.
 
@@ -51,6 +52,8 @@ def check(
         z3 resource limit of one solver call.
     max_states : int
         State limit of one exact pebbling search.
+    on_report : callable, optional
+        Called with each claim's report as soon as it is done (progress, partial output).
 
     Raises
     ------
@@ -90,16 +93,17 @@ def check(
         if evidence_dir is not None:
             evidence = _write_certificates(claim, evidence, Path(evidence_dir))
         verdict, summary = verdict_of(evidence)
-        reports.append(
-            ClaimReport(
-                claim.name,
-                claim.kind.value,
-                verdict,
-                summary,
-                tuple(evidence),
-                time.perf_counter() - start,
-            )
+        report = ClaimReport(
+            claim.name,
+            claim.kind.value,
+            verdict,
+            summary,
+            tuple(evidence),
+            time.perf_counter() - start,
         )
+        reports.append(report)
+        if on_report is not None:
+            on_report(report)
     return reports
 
 

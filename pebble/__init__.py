@@ -1,6 +1,6 @@
 """The red-blue pebble game: attention DAGs, a move replayer, heuristic and exact pebbling.
 
-``attnio.pebble`` owns the game (theory.md section 1): graphs in compact arrays,
+``attnio.pebble`` owns the game (docs/game.md): graphs in compact arrays,
 the pure-Python move replayer that checks every pebbling, and the solvers.
 It may read :mod:`attnio.bounds`; it must not import ``attnio.algorithms`` or
 ``attnio.proofs``.
@@ -17,6 +17,7 @@ from .errors import (
     MoveFormatError,
     ParameterError,
     PebbleError,
+    SearchInterrupted,
 )
 from .heuristic import compulsory_io, pebble, play
 from .moves import COMPUTE, DELETE, LOAD, STORE, Move, Replay, read_moves, replay, write_moves
@@ -40,6 +41,7 @@ __all__ = [
     "PebbleError",
     "Pebbling",
     "Replay",
+    "SearchInterrupted",
     "build",
     "compulsory_io",
     "load_dag",

@@ -30,7 +30,10 @@ The kernels take a handful of flat arrays and return numbers or status codes:
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from ._jit import njit
+
+from .moves import COMPUTE, DELETE, LOAD, STORE
 
 MAX_VERTICES = 62
 """Largest vertex count of the one-word bit-set state encoding (bits 0..61 of an int64)."""
@@ -58,10 +61,7 @@ ALL_FLAGS = (
 )
 
 # transitions recorded for the certificate: code = kind * 64 + vertex
-K_LOAD = 0
-K_STORE = 1
-K_COMPUTE = 2
-K_DELETE = 3
+K_LOAD, K_STORE, K_COMPUTE, K_DELETE = LOAD, STORE, COMPUTE, DELETE  # the moves' op codes
 K_WRITEBACK = 4  # store v, then delete v
 K_OUTPUT = 5  # compute output v, store it, delete its red pebble
 NO_MOVE = -1

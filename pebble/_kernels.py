@@ -9,7 +9,10 @@ move sequences from both.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from ._jit import njit
+
+from .moves import COMPUTE, DELETE, LOAD, STORE  # op codes, read by the kernels as constants
 
 OK = 0
 MOVE_BUFFER_FULL = 1
@@ -18,8 +21,6 @@ MISSING_VALUE = 3
 
 BELADY = 0
 LRU = 1
-
-LOAD, STORE, COMPUTE, DELETE = 0, 1, 2, 3
 
 
 @njit(cache=True, nogil=True)

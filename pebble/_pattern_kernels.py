@@ -23,7 +23,8 @@ The kernels take flat arrays:
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from ._jit import njit
 
 UNSET = 1 << 30
 """Distance of an abstract state not yet reached (never left in a finished table)."""
@@ -66,8 +67,8 @@ def rank_of(mask, a, offsets, binom):
 def build_table(pred, is_input, weight, goal, M, binom):
     """Return the optimal abstract cost to the goal from every abstract state.
 
-    The abstract game is the standard red-blue game on the pattern (theory.md
-    section 1: load and store cost ``weight``, compute and delete 0, at most ``M``
+    The abstract game is the standard red-blue game on the pattern (docs/game.md:
+    load and store cost ``weight``, compute and delete 0, at most ``M``
     red), with predecessors outside the pattern always available. The table is
     filled by a 0-1 breadth-first search backwards from the goal states (every
     state whose blue set contains ``goal``), over the reversed moves:

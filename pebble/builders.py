@@ -19,14 +19,14 @@ Conventions.
   the value's name ``"S[i,j]"`` and its inner additions ``"S[i,j]+t"``; the sum
   of a single computed term is that term, renamed ``"QK[0,0,0]=S[0,0]"``.
 - Inputs are the sources (loaded), outputs the sinks (stored), as in
-  theory.md section 1. In the sparse builders the rows ``K[j]``, ``V[j]`` of a key
+  docs/game.md. In the sparse builders the rows ``K[j]``, ``V[j]`` of a key
   ``j`` that no query attends to stay in the graph as isolated vertices (an
   isolated vertex is an input that is already a finished output; it costs 0).
 
 References
 ----------
-SY24 section 2 (the forward graph); D23 (the backward formulation, see the
-project brief); DFE22 Prop 4 (masks); theory.md section 5 (the feature map).
+SY24 section 2 (the forward graph); D23 (the backward formulation, see
+docs/notation.md); DFE22 Prop 4 (masks); AS23 and docs/notation.md (the feature map).
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ import itertools
 import numpy as np
 import sympy as sp
 
+from attnio.bounds.arguments import positive_integer
 from attnio.bounds.symbols import Z, d, feature_rank, g, n
 
 from .dag import Dag
@@ -43,6 +44,7 @@ from .errors import ParameterError
 
 __all__ = [
     "KINDS",
+    "MAX_VERTICES",
     "TREE_SHAPES",
     "approx_forward",
     "approx_forward_vertices",
@@ -52,6 +54,7 @@ __all__ = [
     "attention_forward_vertices",
     "build",
     "causal_mask",
+    "estimate_vertices",
     "mask_from_spec",
     "sparse_backward",
     "sparse_backward_vertices",
@@ -133,8 +136,7 @@ class _Builder:
 
 def _check_size(**sizes: int) -> None:
     for name, value in sizes.items():
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-            raise ParameterError(f"{name}={value!r} must be a positive integer")
+        positive_integer(name, value, ParameterError)
 
 
 def _check_mask(mask: object, n_: int) -> np.ndarray:
@@ -412,7 +414,7 @@ def _features(b: _Builder, name: str, X: np.ndarray, row: int, monos: list) -> d
 
 
 def approx_forward(n_: int, d_: int, degree: int, *, tree: str = "chain") -> Dag:
-    """Element-level graph of low-rank polynomial attention (theory.md section 5).
+    """Element-level graph of low-rank polynomial attention (docs/notation.md, approximate attention).
 
     phi(x) holds the monomials of degree <= g of the d coordinates, r = C(d + g, g)
     features; the polynomial's coefficients are constants fused into the
@@ -512,7 +514,7 @@ def mask_from_spec(spec: str, n_: int) -> np.ndarray:
     from pathlib import Path
 
     _check_size(n=n_)
-    i, j = np.indices((n_, n_))
+    i, j = np.arange(n_)[:, None], np.arange(n_)[None, :]
     if spec == "causal":
         return j <= i
     if spec == "full":
@@ -544,6 +546,48 @@ def mask_from_spec(spec: str, n_: int) -> np.ndarray:
     return _check_mask(array, n_)
 
 
+MAX_VERTICES = 5_000_000
+"""Largest graph :func:`build` makes unless ``max_vertices`` raises it (each vertex costs
+about 200 bytes while building, so this is about 1 GB)."""
+
+
+def estimate_vertices(kind: str, n_: int, d_: int, *, degree: int = 2) -> int:
+    """Vertex count of ``kind`` at (n, d), from its formula, before anything is allocated.
+
+    The sparse kinds are counted with every pair allowed (``Z = n^2``), an upper bound.
+
+    Examples
+    --------
+    >>> estimate_vertices("attention-forward", 2, 1)
+    26
+    """
+    if kind not in KINDS:
+        raise ParameterError(f"dag={kind!r} must be one of {KINDS}")
+    _check_size(n=n_, d=d_)
+    if kind == "approx-forward":
+        _check_size(degree=degree)
+        return int(approx_forward_vertices().subs({n: n_, d: d_, g: degree}))
+    formula = attention_backward_vertices() if "backward" in kind else attention_forward_vertices()
+    return int(formula.subs({n: n_, d: d_}))
+
+
+def _check_vertices(kind: str, n_: int, d_: int, degree: int, max_vertices: int) -> None:
+    _check_size(max_vertices=max_vertices)
+    count = estimate_vertices(kind, n_, d_, degree=degree)
+    shown = f"n={n_}, d={d_}" + (f", degree={degree}" if kind == "approx-forward" else "")
+    if count > max_vertices:
+        raise ParameterError(
+            f"dag {kind} with {shown} has {count:,} vertices, more than max_vertices="
+            f"{max_vertices:,}; choose smaller sizes or raise the limit (--max-vertices)"
+        )
+    if kind.startswith("sparse") and n_ * n_ > 100 * max_vertices:
+        raise ParameterError(
+            f"dag {kind} with n={n_} needs an n x n mask of {n_ * n_:,} entries, more than "
+            f"100 * max_vertices={100 * max_vertices:,}; choose a smaller n or raise the "
+            "limit (--max-vertices)"
+        )
+
+
 def build(
     kind: str,
     n_: int,
@@ -552,19 +596,26 @@ def build(
     tree: str = "chain",
     mask: object | None = None,
     degree: int = 2,
+    max_vertices: int = MAX_VERTICES,
 ) -> Dag:
     """Build the DAG family ``kind`` (one of :data:`KINDS`).
 
     ``mask`` (an array, or a spec for :func:`mask_from_spec`; default causal) is
-    used by the sparse kinds; ``degree`` by ``"approx-forward"``.
+    used by the sparse kinds; ``degree`` by ``"approx-forward"``. The vertex count
+    is estimated first (:func:`estimate_vertices`); a graph above ``max_vertices``
+    is refused before anything is allocated.
+
+    Raises
+    ------
+    ParameterError
+        Unknown kind, non-positive sizes, or more than ``max_vertices`` vertices.
 
     Examples
     --------
     >>> build("sparse-forward", 3, 1).num_vertices
     39
     """
-    if kind not in KINDS:
-        raise ParameterError(f"dag={kind!r} must be one of {KINDS}")
+    _check_vertices(kind, n_, d_, degree, max_vertices)
     if kind == "attention-forward":
         return attention_forward(n_, d_, tree=tree)
     if kind == "attention-backward":

@@ -13,7 +13,7 @@ The topological order is the one closest to the given vertex order: Kahn's
 algorithm always takes the ready vertex that came first in the input. A graph
 whose given order is already topological therefore keeps its numbering.
 
-Game conventions (theory.md section 1): ``inputs`` are the sources (start blue),
+Game conventions (docs/game.md): ``inputs`` are the sources (start blue),
 ``outputs`` are the sinks (must end blue). An isolated vertex is both: it
 starts blue, is already a finished output, and costs nothing. ``min_memory`` is
 ``max in-degree + 1`` (at least 1): computing a vertex of in-degree ``k`` needs
@@ -36,11 +36,15 @@ import heapq
 import itertools
 import json
 import re
+import sys
 from collections.abc import Hashable, Iterable, Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 import networkx as nx
 import numpy as np
+
+from attnio.bounds.arguments import positive_integer
 
 from .errors import CycleError, GraphFormatError, MemoryTooSmallError, ParameterError
 
@@ -305,7 +309,7 @@ class Dag:
         Raises
         ------
         ParameterError
-            ``M`` is not a positive integer.
+            ``M`` is not a positive integer, or above ``2**62`` (the kernels count in int64).
         MemoryTooSmallError
             ``M < min_memory``; names a vertex of maximum in-degree and the minimum.
 
@@ -314,11 +318,9 @@ class Dag:
         >>> Dag.from_edges(3, [(0, 2), (1, 2)]).validate_memory(3)
         3
         """
-        if isinstance(M, bool) or not isinstance(M, int | np.integer):
-            raise ParameterError(f"M={M!r} must be a positive integer")
-        M = int(M)
-        if M < 1:
-            raise ParameterError(f"M={M} must be a positive integer")
+        M = positive_integer("M", M, ParameterError)
+        if M > 2**62:
+            raise ParameterError(f"M={M} must be a positive integer of at most 2**62")
         if self.min_memory > M:
             vertex = int(np.argmax(self.indegree))
             raise MemoryTooSmallError(M, self.labels[vertex], self.min_memory)
@@ -423,13 +425,19 @@ def _find_cycle(count: int, pairs: np.ndarray, names: tuple[str, ...], done: set
 # --------------------------------------------------------------------- files
 
 
-def load_dag(path: str | Path) -> Dag:
+def load_dag(path: str | Path, *, stdin: BinaryIO | None = None) -> Dag:
     """Read a DAG from a ``.json``, ``.graphml`` or ``.dot`` file (chosen by suffix).
+
+    ``.json`` holds attnio's ``{"nodes": [...], "edges": [[u, v], ...]}`` or
+    networkx's node-link form (``{"nodes": [{"id": ...}], "links": [...]}``).
+    The path ``"-"`` reads standard input (or ``stdin``); its format is told from
+    the first character (``{`` JSON, ``<`` GraphML, else DOT).
 
     Raises
     ------
     GraphFormatError
-        Unknown suffix, an empty file, or content that is not a valid graph.
+        Unknown suffix, an empty, binary or non-UTF-8 file, or content that is not a
+        valid graph; the message names the file.
     CycleError
         The graph has a directed cycle.
     OSError
@@ -443,15 +451,26 @@ def load_dag(path: str | Path) -> Dag:
     >>> load_dag(path).labels
     ('a', 'b')
     """
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in FORMATS:
-        raise GraphFormatError(
-            f"graph file {str(path)!r}: suffix {suffix!r} is not one of {FORMATS}"
-        )
-    text = path.read_text(encoding="utf-8")
-    if not text.strip():
-        raise GraphFormatError(f"graph file {str(path)!r} is empty")
+    if str(path) == "-":
+        name = "<stdin>"
+        data = (stdin if stdin is not None else sys.stdin.buffer).read()
+        suffix = None
+    else:
+        path = Path(path)
+        name = str(path)
+        suffix = path.suffix.lower()
+        if suffix not in FORMATS:
+            raise GraphFormatError(
+                f"graph file {name!r}: suffix {suffix!r} is not one of {FORMATS} "
+                "(or '-' for standard input)"
+            )
+        if path.is_dir():
+            raise GraphFormatError(f"graph file {name!r} is a directory")
+        data = path.read_bytes()
+    text = _decoded(data, name)
+    if suffix is None:
+        first = text.lstrip()[:1]
+        suffix = {"{": ".json", "<": ".graphml"}.get(first, ".dot")
     try:
         if suffix == ".json":
             return _read_json(text)
@@ -459,7 +478,23 @@ def load_dag(path: str | Path) -> Dag:
             return _read_graphml(text)
         return _read_dot(text)
     except GraphFormatError as error:
-        raise GraphFormatError(f"graph file {str(path)!r}: {error}") from None
+        raise GraphFormatError(f"graph file {name!r}: {error}") from None
+
+
+def _decoded(data: bytes, name: str) -> str:
+    """The text of a graph file; binary, non-UTF-8 or empty content names the file."""
+    if b"\x00" in data[:65536]:
+        raise GraphFormatError(f"graph file {name!r} is binary, not a graph (it holds NUL bytes)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise GraphFormatError(
+            f"graph file {name!r} is not UTF-8 text (byte {data[error.start]:#04x} at "
+            f"offset {error.start})"
+        ) from None
+    if not text.strip():
+        raise GraphFormatError(f"graph file {name!r} is empty")
+    return text
 
 
 def save_dag(dag: Dag, path: str | Path) -> None:
@@ -493,6 +528,8 @@ def _read_json(text: str) -> Dag:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise GraphFormatError(f"not valid JSON ({error})") from None
+    if (isinstance(data, dict) and "links" in data) or _node_link(data):
+        return _read_node_link(data)
     if not isinstance(data, dict) or set(data) != {"nodes", "edges"}:
         raise GraphFormatError('expected one object {"nodes": [...], "edges": [[u, v], ...]}')
     nodes, edges = data["nodes"], data["edges"]
@@ -514,6 +551,27 @@ def _read_json(text: str) -> Dag:
         except KeyError as missing:
             raise GraphFormatError(f"edge {edge!r} names node {missing} not in nodes") from None
     return Dag.from_edges(names, pairs)
+
+
+def _node_link(data: object) -> bool:
+    """Whether ``data`` looks like networkx's node-link JSON (nodes are ``{"id": ...}``)."""
+    nodes = data.get("nodes") if isinstance(data, dict) else None
+    return isinstance(nodes, list) and bool(nodes) and isinstance(nodes[0], dict)
+
+
+def _read_node_link(data: dict) -> Dag:
+    """A DAG from networkx's node-link JSON (``links`` or ``edges``, ``source``/``target``)."""
+    key = "links" if "links" in data else "edges"
+    if data.get("directed") is False:
+        raise GraphFormatError('node-link graph is undirected; set "directed": true')
+    try:
+        graph = nx.node_link_graph({**data, "directed": True, "multigraph": False}, edges=key)
+    except (KeyError, TypeError, ValueError, nx.NetworkXError) as error:
+        raise GraphFormatError(
+            f"not valid node-link JSON ({type(error).__name__}: {error}); expected "
+            f'{{"nodes": [{{"id": ...}}], "{key}": [{{"source": ..., "target": ...}}]}}'
+        ) from None
+    return Dag.from_networkx(graph)
 
 
 def _read_graphml(text: str) -> Dag:

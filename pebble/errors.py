@@ -11,13 +11,15 @@ Design contract (shared with the exact solver, which may append classes here):
 - :class:`MemoryTooSmallError` -- ``M`` is below ``max in-degree + 1``; attributes
   ``vertex`` (label of a vertex of maximum in-degree), ``minimum`` and ``M``.
 - :class:`GraphFormatError` -- an empty, malformed or unsupported graph or graph file.
-- :class:`IllegalMoveError` -- a move breaks the rules of theory.md section 1;
+- :class:`IllegalMoveError` -- a move breaks the rules of docs/game.md;
   attributes ``index`` (position in the sequence, ``len(moves)`` when the
   sequence ends without every output blue), ``move`` (``None`` in that case)
   and ``reason``.
 - :class:`MoveFormatError` -- a move file or move value is malformed.
 - :class:`ParameterError` -- any other bad argument (variant, sizes, masks, degrees).
 - :class:`InstanceTooLargeError` -- an instance the exact search refuses.
+- :class:`SearchInterrupted` -- Ctrl-C during a search or sweep; ``results`` holds
+  the pebblings finished (and the interrupted one, with its proven bounds).
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ class MemoryTooSmallError(PebbleError):
         self.minimum = minimum
         super().__init__(
             f"M={M} is too small: vertex {vertex!r} has in-degree {minimum - 1} and computing "
-            f"it needs M >= {minimum} red pebbles (theory.md section 1, no sliding); "
+            f"it needs M >= {minimum} red pebbles (docs/game.md, no sliding); "
             f"use M >= {minimum}"
         )
 
@@ -77,3 +79,16 @@ class MoveFormatError(PebbleError):
 
 class InstanceTooLargeError(PebbleError):
     """The exact search refuses an instance beyond its documented reach."""
+
+
+class SearchInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a search or a sweep; ``results`` keeps what was found.
+
+    ``results`` lists the pebblings finished before the interrupt and, for the
+    exact search, the interrupted size itself: its certificate and proven bounds
+    ``lower <= Q <= upper`` (``optimal`` only if they met).
+    """
+
+    def __init__(self, results: list) -> None:
+        self.results = list(results)
+        super().__init__(f"interrupted after {len(self.results)} result(s)")

@@ -8,7 +8,7 @@ sequence that :func:`attnio.pebble.moves.replay` re-checks before it is returned
 a state or time limit the search stops and reports proven bounds ``lower <= Q <= upper``
 with ``optimal=False``; it never claims an optimum it did not prove.
 
-The game (theory.md section 1, HK81; one-shot PW20) and the conventions of ``replay``:
+The game (docs/game.md, HK81; one-shot PW20) and the conventions of ``replay``:
 inputs are the sources and start blue, outputs are the sinks and must end blue, blue
 pebbles are never removed (removing one never helps: every rule's precondition and the
 goal are monotone in the blue set), a move must change the state.
@@ -144,17 +144,20 @@ HK81 (the game); PW20 (one-shot, NP-hardness); DL18 (PSPACE-completeness).
 from __future__ import annotations
 
 import math
+import os
 import sys
 import time
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from typing import NamedTuple, NoReturn
 
 import numpy as np
 
+from attnio.bounds.arguments import positive_integer, positive_number
+
 from . import _exact_kernels as kern
 from .dag import Dag
-from .errors import InstanceTooLargeError, ParameterError
-from .heuristic import pebble
+from .errors import InstanceTooLargeError, ParameterError, SearchInterrupted
+from .heuristic import compulsory_io, pebble, play
 from .moves import Move, check_variant, replay
 from .patterns import PatternSet, build_patterns
 from .result import Pebbling
@@ -194,6 +197,26 @@ _ORDER_SEARCH_FROM = 16
 """Graphs with more vertices also get the order-search heuristic as a seed (about 0.1 s)."""
 
 
+BYTES_PER_STATE = 256
+"""Most bytes one state of the table costs at its peak: its row (64), hash slots (up to
+32), queue entries (up to 96), and the copy made while the table grows."""
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available now (Linux ``MemAvailable``), or ``None`` if unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
 def _slot_count(capacity: int) -> int:
     """Hash slots for a table of ``capacity`` states: a power of two, load factor <= 1/2."""
     return 1 << max(4, math.ceil(math.log2(2 * capacity)))
@@ -228,7 +251,8 @@ def solve_exact(
         Recomputation allowed (HK81) or each vertex computed at most once (PW20).
     max_states : int
         Most states the table may hold; the search stops with bounds when it is full.
-        Memory grows on demand, to at most about 160 bytes per state.
+        Memory grows on demand, to at most :data:`BYTES_PER_STATE` bytes per state; a
+        limit whose table could outgrow the available memory is refused.
     time_limit : float, optional
         Seconds after which the search stops with bounds.
     progress : bool
@@ -285,7 +309,9 @@ def sweep_exact(
 
     Sizes are solved in increasing order and each certificate seeds the next size's
     upper bound (a pebbling with M red pebbles is one with M + 1: more memory never
-    costs more). ``time_limit`` applies to each size separately.
+    costs more). ``time_limit`` applies to each size separately. Ctrl-C raises
+    :class:`~attnio.pebble.errors.SearchInterrupted` holding the sizes finished and
+    the interrupted one's proven bounds.
 
     Examples
     --------
@@ -298,7 +324,12 @@ def sweep_exact(
     results: dict[int, Pebbling] = {}
     seed: list[Move] | None = None
     for M in sorted(set(Ms)):
-        result = _solve(dag, M, variant, max_states, time_limit, progress, rules, seed=seed)
+        try:
+            result = _solve(dag, M, variant, max_states, time_limit, progress, rules, seed=seed)
+        except SearchInterrupted as stop:
+            raise SearchInterrupted([*results.values(), *stop.results]) from None
+        except KeyboardInterrupt:
+            raise SearchInterrupted(list(results.values())) from None
         results[M] = result
         seed = result.moves
     return [results[M] for M in Ms]
@@ -335,9 +366,31 @@ def _solve(
     if variant == "standard" and seed_io > 0:
         # a one-shot pebbling is a standard one, and the one-shot search is far smaller
         quarter = None if time_limit is None else time_limit / 4
-        oneshot_run = _solve(
-            dag, M, "oneshot", max(1, max_states // 4), quarter, False, rules, None, shared
-        )
+        try:
+            oneshot_run = _solve(
+                dag, M, "oneshot", max(1, max_states // 4), quarter, False, rules, None, shared
+            )
+        except SearchInterrupted as stop:
+            # a one-shot pebbling is a standard one: the best found is a certificate
+            hints.append(stop.results[-1].moves)
+            best = min((replay(dag, h, M, variant).io, i) for i, h in enumerate(hints))
+            moves = hints[best[1]] if best[0] < seed_io else seed_moves
+            upper = min(best[0], seed_io)
+            lower = min(compulsory_io(dag), upper)
+            raise SearchInterrupted(
+                [
+                    _finish(
+                        dag,
+                        M,
+                        variant,
+                        moves,
+                        lower,
+                        upper,
+                        stop.results[-1].states_explored,
+                        start,
+                    )
+                ]
+            ) from None
         hints.append(oneshot_run.moves)
         expanded = oneshot_run.states_explored
     for hint in hints:
@@ -369,6 +422,8 @@ def _solve(
         )  # fmt: skip
         expanded += run.expanded
         lower = run.lower
+        if run.interrupted:
+            _stop(dag, M, variant, run, seed_moves, lower, expanded, start)
         if run.status == _PROBE_DONE:
             if "patterns" not in shared:
                 shared["patterns"] = build_patterns(dag, M)
@@ -383,12 +438,30 @@ def _solve(
             )  # fmt: skip
             expanded += run.expanded
             lower = max(lower, run.lower)
+            if run.interrupted:
+                _stop(dag, M, variant, run, seed_moves, lower, expanded, start)
     finally:
         if display is not None:
             display.close()
     if run.goal >= 0:
         seed_moves = _certificate(run.table, run.goal)
     return _finish(dag, M, variant, seed_moves, lower, run.upper, expanded, start)
+
+
+def _stop(
+    dag: Dag,
+    M: int,
+    variant: str,
+    run: _Run,
+    seed_moves: list[Move],
+    lower: int,
+    expanded: int,
+    start: float,
+) -> NoReturn:
+    """Raise :class:`SearchInterrupted` holding the interrupted run's certified bounds."""
+    moves = _certificate(run.table, run.goal) if run.goal >= 0 else seed_moves
+    result = _finish(dag, M, variant, moves, min(lower, run.upper), run.upper, expanded, start)
+    raise SearchInterrupted([result])
 
 
 def _patterns_help(graph: np.ndarray, params: np.ndarray, packed: tuple) -> bool:
@@ -412,6 +485,7 @@ class _Run(NamedTuple):
     goal: int
     table: np.ndarray
     expanded: int
+    interrupted: bool = False
 
 
 _PROBE_DONE = -1
@@ -444,24 +518,33 @@ def _astar(
     kern.init_search(graph, params, patterns, table, slots, buckets, entries, counters, seed_io)
     lower = int(counters[kern.C_LOWER])
     budget = 2_000 if expansions is None else min(2_000, expansions)
+    status = kern.PAUSED
+    interrupted = False
     while True:
-        tic = time.perf_counter()
-        status = kern.search(
-            graph, params, patterns, table, slots, buckets, entries, counters, budget
-        )
-        upper = int(counters[kern.C_UPPER])
-        lower = max(lower, min(int(counters[kern.C_LOWER]), upper))
-        if display is not None:
-            display.update(counters, lower, upper, time.perf_counter() - start)
-        if status == kern.TABLE_FULL and capacity < max_states:
-            capacity = min(2 * capacity, max_states)
-            table = _grown(table, capacity)
-            slots = np.full(_slot_count(capacity), -1, dtype=np.int64)
-            kern.rehash(table, int(counters[kern.C_STATES]), slots)
-            status = kern.PAUSED
-        elif status == kern.QUEUE_FULL and entries.shape[0] < 4 * max_states:
-            entries = _grown(entries, 2 * entries.shape[0])
-            status = kern.PAUSED
+        try:
+            tic = time.perf_counter()
+            status = kern.search(
+                graph, params, patterns, table, slots, buckets, entries, counters, budget
+            )
+            upper = int(counters[kern.C_UPPER])
+            lower = max(lower, min(int(counters[kern.C_LOWER]), upper))
+            if display is not None:
+                display.update(counters, lower, upper, time.perf_counter() - start)
+            if status == kern.TABLE_FULL and capacity < max_states:
+                capacity = min(2 * capacity, max_states)
+                grown = _grown(table, capacity)
+                slots = np.full(_slot_count(capacity), -1, dtype=np.int64)
+                kern.rehash(grown, int(counters[kern.C_STATES]), slots)
+                table = grown
+                status = kern.PAUSED
+            elif status == kern.QUEUE_FULL and entries.shape[0] < 4 * max_states:
+                entries = _grown(entries, 2 * entries.shape[0])
+                status = kern.PAUSED
+        except KeyboardInterrupt:
+            # the table's rows (parent links, costs) and the counters are only ever
+            # extended, so the bounds proven so far and the best goal row still hold
+            interrupted = True
+            break
         if status != kern.PAUSED:
             break
         if deadline is not None and time.perf_counter() >= deadline:
@@ -471,10 +554,18 @@ def _astar(
             break
         spent = time.perf_counter() - tic
         budget = int(min(max(budget * _SLICE_SECONDS / max(spent, 1e-6), 1_000), 10_000_000))
+    upper = int(counters[kern.C_UPPER])
+    lower = max(lower, min(int(counters[kern.C_LOWER]), upper))
     if status == kern.OPTIMAL:
         lower = upper
     return _Run(
-        status, lower, upper, int(counters[kern.C_GOAL]), table, int(counters[kern.C_EXPANDED])
+        status,
+        lower,
+        upper,
+        int(counters[kern.C_GOAL]),
+        table,
+        int(counters[kern.C_EXPANDED]),
+        interrupted,
     )
 
 
@@ -538,14 +629,16 @@ def _check(
             f"colour as one 64-bit word and accepts at most {MAX_VERTICES} vertices "
             "(use a heuristic pebbling for larger graphs)"
         )
-    if isinstance(max_states, bool) or not isinstance(max_states, int) or max_states < 1:
-        raise ParameterError(f"max_states={max_states!r} must be a positive integer")
-    if time_limit is not None and (
-        isinstance(time_limit, bool)
-        or not isinstance(time_limit, int | float)
-        or not time_limit > 0
-    ):
-        raise ParameterError(f"time_limit={time_limit!r} must be a positive number or None")
+    positive_integer("max_states", max_states, ParameterError)
+    available = available_memory()
+    if available is not None and max_states * BYTES_PER_STATE > available:
+        raise ParameterError(
+            f"max_states={max_states:,} (--limit) may need {max_states * BYTES_PER_STATE:,} "
+            f"bytes ({BYTES_PER_STATE} per state) but only {available:,} are available; use "
+            f"at most {available // BYTES_PER_STATE:,} states"
+        )
+    if time_limit is not None:
+        positive_number("time_limit", time_limit, ParameterError)
     if isinstance(rules, str):
         raise ParameterError(f"rules={rules!r} must be an iterable of rule names, not a string")
     flags = 0
@@ -599,54 +692,11 @@ def _certificate(table: np.ndarray, goal: int) -> list[Move]:
 
 
 def _seed_pebbling(dag: Dag, M: int) -> list[Move]:
-    """A legal pebbling in both variants: compute in index order, evict Belady-style.
+    """A legal pebbling in both variants: Belady on the natural order (:func:`.heuristic.play`).
 
-    Each non-input is computed once, in topological order; before loading or computing,
-    a red pebble not needed by the current compute is freed, choosing the vertex whose
-    next use is farthest (HK81-style greedy; no optimality claimed). An evicted vertex
-    still needed later is stored first; outputs are stored right after their compute.
+    Each non-input is computed once, so it is legal in both variants; no optimality claimed.
     """
-    count = dag.num_vertices
-    preds = [dag.predecessors(v).tolist() for v in range(count)]
-    order = [v for v in range(count) if preds[v]]
-    uses: list[list[int]] = [[] for _ in range(count)]  # positions in order, descending
-    for pos in range(len(order) - 1, -1, -1):
-        for p in preds[order[pos]]:
-            uses[p].append(pos)
-    outputs = set(dag.outputs.tolist())
-    blue = set(dag.inputs.tolist())
-    red: set[int] = set()
-    moves: list[Move] = []
-
-    def next_use(u: int, pos: int) -> float:
-        while uses[u] and uses[u][-1] < pos:
-            uses[u].pop()
-        return uses[u][-1] if uses[u] else math.inf
-
-    def make_room(pos: int, keep: set[int]) -> None:
-        while len(red) >= M:
-            victim = max(sorted(red - keep), key=lambda u: next_use(u, pos))
-            if victim not in blue and next_use(victim, pos) < math.inf:
-                moves.append(Move("store", victim))
-                blue.add(victim)
-            moves.append(Move("delete", victim))
-            red.discard(victim)
-
-    for pos, v in enumerate(order):
-        keep = set(preds[v])
-        for p in preds[v]:
-            if p not in red:
-                make_room(pos, keep)
-                moves.append(Move("load", p))
-                red.add(p)
-        make_room(pos, keep)
-        moves.append(Move("compute", v))
-        red.add(v)
-        if v in outputs and v not in blue:
-            moves += [Move("store", v), Move("delete", v)]
-            blue.add(v)
-            red.discard(v)
-    return moves
+    return play(dag, M, moves=True).moves
 
 
 class _Progress:

@@ -1,7 +1,7 @@
 """A slow, obviously correct exact pebbling search: the oracle of the numba solver.
 
 :func:`reference_optimum` runs Dijkstra's algorithm over every reachable game state
-``(red set, blue set, computed set)`` with every legal move of theory.md section 1 and
+``(red set, blue set, computed set)`` with every legal move of docs/game.md and
 nothing else: no pruning, no heuristic, no macro moves. Its only conventions are the
 ones :func:`attnio.pebble.moves.replay` pins (a move must change the state; ``delete``
 removes a red pebble; blue pebbles are never removed), so every path it explores is a

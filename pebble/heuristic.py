@@ -30,7 +30,7 @@ import numpy as np
 
 from . import _kernels
 from .dag import Dag
-from .errors import ParameterError
+from .errors import ParameterError, SearchInterrupted
 from .moves import check_variant, decode_moves
 from .result import Pebbling
 
@@ -281,7 +281,8 @@ def sweep(dag: Dag, Ms: Sequence[int], *, heuristic: str = "belady", **options) 
     A pebbling with M' red pebbles is one with any M >= M' too, so each size
     reports the cheapest pebbling found at it or at a smaller size (its
     ``method`` then says ``"<heuristic> (from M=M')"``): the returned upper
-    bounds never increase with M. ``options`` go to :func:`pebble`.
+    bounds never increase with M. ``options`` go to :func:`pebble`. Ctrl-C raises
+    :class:`~attnio.pebble.errors.SearchInterrupted` holding the sizes finished.
 
     Examples
     --------
@@ -294,7 +295,10 @@ def sweep(dag: Dag, Ms: Sequence[int], *, heuristic: str = "belady", **options) 
         raise ParameterError(f"Ms={Ms} must be strictly increasing")
     results: list[Pebbling] = []
     for M in Ms:
-        found = pebble(dag, M, heuristic=heuristic, **options)
+        try:
+            found = pebble(dag, M, heuristic=heuristic, **options)
+        except KeyboardInterrupt:
+            raise SearchInterrupted(results) from None
         if results and results[-1].io < found.io:
             best = results[-1]
             origin = best.method if "(from" in best.method else f"{best.method} (from M={best.M})"

@@ -1,6 +1,6 @@
 """Moves of the red-blue pebble game and the pure-Python replayer, the oracle of every pebbling.
 
-The rules are theory.md section 1 (HK81; one-shot variant PW20):
+The rules are those of docs/game.md (HK81; one-shot variant PW20):
 
 - ``load`` (R1, cost 1): put a red pebble on a vertex that has a blue one.
 - ``store`` (R2, cost 1): put a blue pebble on a vertex that has a red one.

@@ -3,7 +3,7 @@
 :func:`sat_optimum` encodes "a pebbling of at most ``k`` I/O moves in at most ``T``
 steps" as a propositional formula and finds the least ``k`` that z3 can satisfy. Nothing
 of the A* solver (:mod:`.exact`) is reused: no pruning rule, no heuristic, only the
-rules of theory.md section 1 (HK81; one-shot PW20) written as constraints.
+rules of docs/game.md (HK81; one-shot PW20) written as constraints.
 
 Encoding (``t = 0 .. T-1``, ``v`` a vertex): booleans ``red[t][v]``, ``blue[t][v]``
 (states ``0..T``) and move choices ``load``, ``store``, ``compute``, ``delete``. One step
@@ -44,9 +44,11 @@ from dataclasses import dataclass, field
 
 import z3
 
+from attnio.bounds.arguments import positive_number
+
 from .dag import Dag
 from .errors import InstanceTooLargeError, ParameterError
-from .exact import _seed_pebbling
+from .heuristic import play
 from .moves import Move, check_variant, replay
 
 __all__ = ["MAX_SAT_VERTICES", "SatOptimum", "sat_optimum"]
@@ -142,13 +144,11 @@ def sat_optimum(
     M = dag.validate_memory(M)
     noninputs = int((dag.indegree > 0).sum())
     if horizon is None:
-        horizon = replay(dag, _seed_pebbling(dag, M), M, variant).io + noninputs
+        horizon = play(dag, M).io + noninputs
     if isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 0:
         raise ParameterError(f"horizon={horizon!r} must be a non-negative integer")
-    if timeout is not None and (
-        isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0
-    ):
-        raise ParameterError(f"timeout={timeout!r} must be a positive number or None")
+    if timeout is not None:
+        positive_number("timeout", timeout, ParameterError)
 
     encoding = _Encoding(dag, M, variant == "oneshot", horizon)
     solver = z3.Solver()

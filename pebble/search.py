@@ -25,6 +25,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from attnio.bounds.arguments import positive_number
+
 from . import _kernels
 from .dag import Dag
 from .errors import ParameterError
@@ -125,8 +127,8 @@ def search_order(
     M = dag.validate_memory(M)
     if iterations is not None and (isinstance(iterations, bool) or iterations < 0):
         raise ParameterError(f"iterations={iterations!r} must be a nonnegative integer")
-    if time_limit is not None and not time_limit > 0:
-        raise ParameterError(f"time_limit={time_limit!r} must be a positive number of seconds")
+    if time_limit is not None:
+        positive_number("time_limit", time_limit, ParameterError)
     if iterations is None and time_limit is None:
         iterations = DEFAULT_ITERATIONS
     deadline = None if time_limit is None else time.perf_counter() + time_limit

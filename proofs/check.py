@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 import sympy as sp
 import z3
 
+from attnio.bounds.arguments import positive_number
+
 from .errors import InconsistentAssumptions, ObligationError
 from .obligation import Expectation, Obligation
 from .rounding import strengthen
@@ -313,8 +315,7 @@ def _check(
         raise ObligationError(
             f"obligation {obligation.name!r} has a constant {obligation.constant}: use prove()"
         )
-    if timeout_ms <= 0:
-        raise ObligationError(f"timeout_ms={timeout_ms} must be a positive number of milliseconds")
+    positive_number("timeout_ms", timeout_ms, ObligationError)
     start = time.perf_counter()
     notes: list[str] = []
     last_smtlib = ""

@@ -157,7 +157,7 @@ def _compulsory() -> Derivation:
     )
     unchecked = (
         "every input vertex has a successor, and only R1 puts a red pebble on an input, so "
-        "each input is loaded at least once (game rules, section 1 of theory.md)",
+        "each input is loaded at least once (game rules, docs/game.md)",
         "every output vertex is a non-input sink that must end blue, and only R2 puts a blue "
         "pebble on a non-input, so each output is stored at least once",
         "each used key column holds at most n allowed pairs, so Z <= n k",
@@ -314,7 +314,7 @@ def _record_conditions(record: object) -> tuple[sp.Basic, ...]:
 
 
 def derivations() -> tuple[Derivation, ...]:
-    """Every derivation, in the order of theory.md section 6."""
+    """Every derivation: the compulsory costs, then the large-cache and small-cache bounds."""
     return (_compulsory(), _large(), _small())
 
 

@@ -12,11 +12,11 @@ class ProofError(ValueError):
     """Base class of every error :mod:`attnio.proofs` raises on bad input."""
 
 
-class UnsupportedExpression(ProofError, TypeError):  # noqa: N818 (names from the issue)
+class UnsupportedExpression(ProofError, TypeError):  # noqa: N818 (public names, kept for compatibility)
     """The translator met a sympy expression outside its dispatch table."""
 
 
-class InconsistentAssumptions(ProofError):  # noqa: N818 (names from the issue)
+class InconsistentAssumptions(ProofError):  # noqa: N818 (public names, kept for compatibility)
     """An obligation's assumptions admit no point, so any claim would hold vacuously."""
 
 
@@ -24,5 +24,5 @@ class ObligationError(ProofError):
     """An obligation is malformed: a claim that is not a relation, a bad name or option."""
 
 
-class SolverUnavailable(ProofError):  # noqa: N818 (names from the issue)
+class SolverUnavailable(ProofError):  # noqa: N818 (public names, kept for compatibility)
     """An optional solver (cvc5) was requested but is not installed."""

@@ -3,7 +3,7 @@
 Every claim below is built from the expressions of catalog records, selected by
 kind, regime, pass, cache and algorithm, so that new records (for instance the
 exact counts of :mod:`attnio.bounds.counts`) become obligations automatically.
-The families follow the issue's list:
+The families:
 
 1. ``lower-le-upper``: every explicit lower bound <= every explicit upper bound
    (exact count) of the same regime and pass, where both apply.

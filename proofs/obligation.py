@@ -149,6 +149,6 @@ FAMILIES = (
     "derivation",
     "planted",
 )
-"""Obligation families in the issue's order; derivation steps and planted claims last."""
+"""Obligation families in report order; derivation steps and planted claims last."""
 
 __all__ = ["FAMILIES", "Expectation", "Obligation"]

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import fnmatch
 
+from attnio.bounds.arguments import positive_number
+
 from .check import DEFAULT_TIMEOUT_MS, Outcome, prove
 from .errors import ObligationError
 from .generate import obligations
@@ -44,8 +46,7 @@ def select(pattern: str | None = None) -> list[Obligation]:
 
 def run(pattern: str | None = None, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> list[Outcome]:
     """Check every selected obligation; return the outcomes in catalog order."""
-    if timeout_ms <= 0:
-        raise ObligationError(f"timeout={timeout_ms} must be a positive number of milliseconds")
+    positive_number("timeout_ms", timeout_ms, ObligationError)
     return [prove(obligation, timeout_ms) for obligation in select(pattern)]
 
 

@@ -140,7 +140,7 @@ def topological_orders(draw, dag: Dag) -> np.ndarray:
 
 # ---------------------------------------------------------------- attnio.pebble (pebble-exact)
 variants = st.sampled_from(("standard", "oneshot"))
-"""The two game variants of theory.md section 1."""
+"""The two game variants of docs/game.md."""
 
 
 @st.composite

@@ -38,7 +38,7 @@ def test_every_cell_has_a_lower_and_an_upper_record() -> None:
 
 
 def test_required_algorithm_upper_bounds_are_present() -> None:
-    """The per-algorithm upper bounds the foundation issue lists are all in the catalog."""
+    """The per-algorithm upper bounds attnio implements all have records in the catalog."""
     for name in (
         "standard-forward-upper",
         "flash-forward-upper",
@@ -104,7 +104,7 @@ def test_cited_derivations_exist() -> None:
 
 
 def test_nothing_reconstructed_is_labelled_stated() -> None:
-    """The theory.md candidates of section 6 are never labelled stated."""
+    """The reconstructed explicit-constant candidates are never labelled stated."""
     for name in ("dense-forward-lower-large-explicit", "dense-forward-lower-small-explicit"):
         assert get(name).status in (Status.RECONSTRUCTED, Status.DERIVED)
     assert get("sparse-forward-lower-inputs").status is Status.RECONSTRUCTED

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from attnio.bounds.schema import JSON_SCHEMA_VERSION
 from attnio.cli import main
 from attnio.pebble import builders, read_moves, replay, save_dag
 from attnio.pebble.heuristic import compile_kernels
@@ -32,8 +33,11 @@ def _compiled() -> None:
 
 
 def _json(capsys, argv: list[str]):
+    """Run ``argv``; return its JSON results (one pebbling for --M, the list for --sweep)."""
     assert main(argv) == 0
-    return json.loads(capsys.readouterr().out)
+    data = json.loads(capsys.readouterr().out)
+    assert data["schema"] == JSON_SCHEMA_VERSION and data["partial"] is False
+    return data["results"] if "--sweep" in argv else data["results"][0]
 
 
 @pytest.mark.parametrize("heuristic", ["belady", "lru", "search"])
@@ -145,7 +149,7 @@ def test_text_output(capsys) -> None:
     [
         (["--dag", "attention-forward", "--n", "2", "--d", "2", "--M", "2"], "M >= 3"),
         (["--dag", "attention-forward", "--n", "2", "--M", "4"], "--d"),
-        (["--dag", "attention-forward", "--n", "0", "--d", "1", "--M", "4"], "n=0"),
+        (["--dag", "attention-forward", "--n", "0", "--d", "1", "--M", "4"], "--n: 0"),
         (["--dag", "sparse-forward", "--n", "2", "--d", "1", "--M", "4", "--mask", "x"], "mask"),
         (["--graph", "missing.json", "--M", "4"], "missing.json"),
         (["--graph", "g.json", "--n", "4", "--M", "4"], "--graph"),

@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 
+from attnio.bounds.schema import JSON_SCHEMA_VERSION
 from attnio.cli import main
 
 
@@ -22,7 +23,9 @@ def test_json_output_is_complete(capsys):
     code = main(
         ["simulate", "low-rank", "--n", "30", "--d", "3", "--M", "500", "--degree", "3", "--json"]
     )
-    record = json.loads(capsys.readouterr().out)
+    data = json.loads(capsys.readouterr().out)
+    assert data["schema"] == JSON_SCHEMA_VERSION and len(data["results"]) == 1
+    record = data["results"][0]
     assert code == 0 and record["matches"] is True
     assert record["error"] <= record["error_bound"]
     assert record["io"] == record["loads"] + record["stores"]
@@ -50,7 +53,7 @@ def test_mask_file_and_backward(tmp_path, capsys):
             "--json",
         ]
     )
-    assert code == 0 and json.loads(capsys.readouterr().out)["matches"] is True
+    assert code == 0 and json.loads(capsys.readouterr().out)["results"][0]["matches"] is True
 
 
 def test_sweep_writes_a_png(tmp_path, capsys):

@@ -228,3 +228,14 @@ class ReplayMachine(RuleBasedStateMachine):
 
 ReplayMachine.TestCase.settings = settings(max_examples=40, stateful_step_count=30)
 TestReplayMachine = ReplayMachine.TestCase
+
+
+def test_kernels_read_the_op_codes_of_moves():
+    """The heuristic and exact kernels encode moves with the op codes of attnio.pebble.moves."""
+    from attnio.pebble import _exact_kernels, _kernels, moves
+
+    codes = (moves.LOAD, moves.STORE, moves.COMPUTE, moves.DELETE)
+    assert (_kernels.LOAD, _kernels.STORE, _kernels.COMPUTE, _kernels.DELETE) == codes
+    exact = (_exact_kernels.K_LOAD, _exact_kernels.K_STORE)
+    assert (*exact, _exact_kernels.K_COMPUTE, _exact_kernels.K_DELETE) == codes
+    assert [moves.OPS[code] for code in codes] == ["load", "store", "compute", "delete"]

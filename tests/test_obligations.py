@@ -26,7 +26,7 @@ def test_names_unique_and_families_known(generated):
 
 
 def test_every_family_is_generated(generated):
-    """The catalog yields obligations of every family of the issue's list."""
+    """The catalog yields obligations of every family the generator documents."""
     assert {o.family for o in generated} == set(FAMILIES)
 
 

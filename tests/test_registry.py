@@ -22,3 +22,9 @@ def test_unknown_name_lists_valid_names():
     """get_algorithm refuses an unknown name and lists every valid one."""
     with pytest.raises(UnknownAlgorithmError, match="low-rank"):
         get_algorithm("fast")
+
+
+def test_runners_and_count_records_cover_the_same_passes():
+    """An algorithm runs exactly the passes that have a count record naming it."""
+    for algo in ALGORITHMS.values():
+        assert set(algo.runners) == set(algo.counts), algo.name

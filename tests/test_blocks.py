@@ -1,0 +1,41 @@
+"""Tests of the FlashAttention block rules: one rule serves the count records and the algorithms."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from attnio.algorithms import flash
+from attnio.bounds.blocks import (
+    FLASH2_BACKWARD_BLOCKS,
+    FLASH2_FORWARD_BLOCKS,
+    FLASH_BACKWARD_BLOCKS,
+    FLASH_FORWARD_BLOCKS,
+)
+from attnio.bounds.symbols import M, d
+
+RULES = {
+    flash.forward_blocks: FLASH_FORWARD_BLOCKS,
+    flash.backward_blocks: FLASH_BACKWARD_BLOCKS,
+    flash.forward2_blocks: FLASH2_FORWARD_BLOCKS,
+    flash.backward2_blocks: FLASH2_BACKWARD_BLOCKS,
+}
+
+
+@given(st.integers(1, 64), st.integers(1, 5000))
+def test_symbolic_and_integer_block_sizes_agree(dv, Mv):
+    """The sympy large block evaluated at (d, M) equals the integer one."""
+    for rule in RULES.values():
+        symbolic = rule.large_block(d, M).subs({d: dv, M: Mv})
+        assert int(symbolic) == rule.large_block(dv, Mv)
+
+
+@given(st.integers(1, 32), st.integers(1, 3000))
+def test_algorithms_use_the_rules(dv, Mv):
+    """Each FlashAttention pass takes its block sizes from its rule in attnio.bounds.blocks."""
+    for sizes, rule in RULES.items():
+        if rule.large_block(dv, Mv) >= 1:
+            assert sizes(dv, Mv) == rule.sizes(dv, Mv)
+            br, bc = rule.sizes(dv, Mv)
+            small = br if rule.large == "columns" else bc
+            assert small == min(rule.large_block(dv, Mv), dv)
