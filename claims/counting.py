@@ -101,8 +101,10 @@ def _runs(claim: Claim, names: list[str]) -> Iterator[tuple[str, dict, object, s
                     yield name, point, run, command
 
 
-def _value(expr: sp.Expr, point: dict) -> sp.Expr:
-    return sp.nsimplify(expr.subs({ALL[k]: v for k, v in point.items() if k in ALL}))
+def _value(expr: sp.Expr, point: dict) -> sp.Expr | None:
+    """The exact value of ``expr`` at ``point``; None where it is not a real number."""
+    value = sp.nsimplify(expr.subs({ALL[k]: v for k, v in point.items() if k in ALL}))
+    return value if value.is_real and value.is_finite else None
 
 
 def counting_evidence(claim: Claim) -> list[Evidence]:
@@ -125,8 +127,10 @@ def counting_evidence(claim: Claim) -> list[Evidence]:
         else:
             names = [name for name, algo in ALGORITHMS.items() if algo.regime == regime]
             for name, point, run, command in _runs(claim, names):
-                compared += 1
                 value = _value(lower, point)
+                if value is None:
+                    continue
+                compared += 1
                 if value > run.counts.io:
                     found.append(Evidence(
                         "counting", "refuted",
@@ -148,8 +152,10 @@ def counting_evidence(claim: Claim) -> list[Evidence]:
             notes.append(f"{name} has no {bound.pass_.value} pass")
         else:
             for _, point, run, command in _runs(claim, [name]):
-                compared += 1
                 value = _value(upper, point)
+                if value is None:
+                    continue
+                compared += 1
                 if value < run.counts.io:
                     found.append(Evidence(
                         "counting", "refuted",

@@ -127,8 +127,8 @@ def conditions_evidence(claim: Claim, rlimit: int = RLIMIT) -> Evidence:
             f"claim {claim.name!r}: field 'conditions': {claim.scope} admits no point with "
             "n, d, M >= 1 (z3 proved it unsatisfiable)"
         ) from None
-    except UnsupportedExpression as error:
-        return Evidence("conditions", "unknown", f"z3 cannot read the conditions: {error}",
+    except (UnsupportedExpression, TypeError) as error:
+        return Evidence("conditions", "unknown", f"z3 cannot decide the conditions: {error}",
                         seconds=time.perf_counter() - start)  # fmt: skip
     seconds = time.perf_counter() - start
     if isinstance(result, Counterexample):
@@ -218,8 +218,10 @@ def catalog_evidence(claim: Claim, rlimit: int = RLIMIT) -> list[Evidence]:
                                   against=record.name, advisory=advisory,
                                   seconds=time.perf_counter() - start))  # fmt: skip
             continue
-        except UnsupportedExpression as error:
-            found.append(Evidence("z3", "unknown", f"z3 cannot read it: {error}",
+        except (UnsupportedExpression, TypeError) as error:
+            # TypeError: sympy refuses to compare a value that is not real (a pole, a
+            # square root of a negative number) at the point z3 proposed
+            found.append(Evidence("z3", "unknown", f"z3 cannot decide it: {error}",
                                   against=record.name, advisory=advisory))  # fmt: skip
             continue
         seconds = time.perf_counter() - start
@@ -237,7 +239,8 @@ def catalog_evidence(claim: Claim, rlimit: int = RLIMIT) -> list[Evidence]:
         inside = claim.holds_at(point) and record.applies(
             **{k: v for k, v in point.items() if k in record.parameters}
         ) if set(record.parameters) <= set(point) else False  # fmt: skip
-        violated = (mine > theirs) if below else (theirs > mine)
+        real = all(v.is_real and v.is_finite for v in (mine, theirs))
+        violated = real and ((mine > theirs) if below else (theirs > mine))
         shown = {k: str(v) for k, v in point.items()}
         if not (inside and violated):
             found.append(Evidence("z3", "unknown",
@@ -295,7 +298,7 @@ def monotonicity_evidence(claim: Claim, rlimit: int = RLIMIT) -> list[Evidence]:
     try:
         with resource_limit(rlimit):
             result = check(ob, GUARD_MS)
-    except (InconsistentAssumptions, UnsupportedExpression) as error:
+    except (InconsistentAssumptions, UnsupportedExpression, TypeError) as error:
         return [Evidence("monotonicity", "unknown", f"{statement}: {error}", advisory=not tight)]
     seconds = time.perf_counter() - start
     if isinstance(result, Proved):
@@ -308,7 +311,8 @@ def monotonicity_evidence(claim: Claim, rlimit: int = RLIMIT) -> list[Evidence]:
         }
         subs.pop(None, None)
         first, second = sp.nsimplify(expr.subs(subs)), sp.nsimplify(moved.subs(subs))
-        confirmed = (second > factor * first) if tight else (second > first)
+        real = all(v.is_real and v.is_finite for v in (first, second))
+        confirmed = real and ((second > factor * first) if tight else (second > first))
         plain = set(point) <= PLAIN | {"M_2"}
         text = f"E = {first} at M = {point.get('M')} but {second} at M = {point.get('M_2')}"
         rest = {k: str(v) for k, v in point.items()}

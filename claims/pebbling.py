@@ -106,8 +106,10 @@ def _points(claim: Claim, table: dict) -> Iterator[tuple[str, int, int, int, dic
                 yield kind, n, d, M, point
 
 
-def _value(expr: sp.Expr, point: dict) -> sp.Expr:
-    return sp.nsimplify(expr.subs({ALL[k]: v for k, v in point.items()}))
+def _value(expr: sp.Expr, point: dict) -> sp.Expr | None:
+    """The exact value of ``expr`` at ``point``; None where it is not a real number."""
+    value = sp.nsimplify(expr.subs({ALL[k]: v for k, v in point.items()}))
+    return value if value.is_real and value.is_finite else None
 
 
 def _where(kind: str, n: int, d: int, M: int) -> str:
@@ -144,9 +146,8 @@ def pebbling_evidence(claim: Claim, *, max_states: int = MAX_STATES) -> list[Evi
         proven += result.optimal
         where = _where(kind, n, d, M)
         dag, _ = _dag(kind, n, d)
-        if lower is not None:
+        if lower is not None and (value := _value(lower, point)) is not None:
             compared += 1
-            value = _value(lower, point)
             if value > result.io:
                 what = f"the proven optimum Q = {result.io}" if result.optimal else (
                     f"a pebbling of cost {result.io} (the optimum is at most that)"
@@ -159,9 +160,8 @@ def pebbling_evidence(claim: Claim, *, max_states: int = MAX_STATES) -> list[Evi
                     replay=_command(kind, n, d, M, exact=True),
                     moves=tuple(result.moves), dag=dag, memory=M,
                 ))  # fmt: skip
-        if upper is not None:
+        if upper is not None and (value := _value(upper, point)) is not None:
             compared += 1
-            value = _value(upper, point)
             if value < result.lower:
                 what = f"the proven optimum Q = {result.io}" if result.optimal else (
                     f"the exact search's proven lower bound {result.lower}"
@@ -179,9 +179,11 @@ def pebbling_evidence(claim: Claim, *, max_states: int = MAX_STATES) -> list[Evi
     if lower is not None:
         for kind, n, d, M, point in _points(claim, HEURISTIC):
             result = _heuristic(kind, n, d, M)
+            value = _value(lower, point)
+            if value is None:
+                continue
             heuristic += 1
             compared += 1
-            value = _value(lower, point)
             where = _where(kind, n, d, M)
             if value > result.io:
                 dag, _ = _dag(kind, n, d)
