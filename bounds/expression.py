@@ -125,8 +125,8 @@ def parse_expression(text: object, *, field: str, claim: str, relation: bool = F
     --------
     >>> parse_expression("n**2*d**2/(8*M) - M", field="expression", claim="mine")
     -M + d**2*n**2/(8*M)
-    >>> parse_expression("d <= M < d**2", field="conditions", claim="mine", relation=True)
-    (M >= d) & (M < d**2)
+    >>> parse_expression("M >= d**2 and n >= d", field="conditions", claim="mine", relation=True)
+    (n >= d) & (M >= d**2)
     """
     where = f"claim {claim!r}: field {field!r}"
     if not isinstance(text, str):
