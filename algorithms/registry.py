@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from attnio.bounds.counts import COUNTS
+from attnio.bounds.record import Regime
 
 from . import approximate, flash, sparse, standard, tiling
 from .errors import UnknownAlgorithmError
@@ -31,8 +32,8 @@ class Algorithm:
     counts : dict
         Pass name -> name of the catalog record holding its exact count: the
         count records whose ``algorithm`` field is ``name``.
-    regime : str
-        ``dense``, ``sparse`` or ``approximate``.
+    regime : Regime
+        Dense, sparse or approximate: the regime of its count records.
     block_shape : callable or None
         For sparse algorithms, ``(pass, d, M) -> (rows, cols)`` of a mask block.
     source : str
@@ -41,9 +42,14 @@ class Algorithm:
 
     name: str
     runners: dict[str, Callable]
-    regime: str
     source: str
     block_shape: Callable[[str, int, int], tuple[int, int]] | None = field(default=None)
+
+    @property
+    def regime(self) -> Regime:
+        """The regime of the algorithm's count records (one for every pass)."""
+        (regime,) = {record.regime for record in COUNTS if record.algorithm == self.name}
+        return regime
 
     @property
     def counts(self) -> dict[str, str]:
@@ -59,31 +65,26 @@ ALGORITHMS: dict[str, Algorithm] = {
         Algorithm(
             "standard",
             {"forward": standard.standard_forward, "backward": standard.standard_backward},
-            "dense",
             "DFE22 Alg. 0 and 3",
         ),
         Algorithm(
             "flash",
             {"forward": flash.flash_forward, "backward": flash.flash_backward},
-            "dense",
             "DFE22 Alg. 1 and 4",
         ),
         Algorithm(
             "flash2",
             {"forward": flash.flash2_forward, "backward": flash.flash2_backward},
-            "dense",
             "D23 Alg. 1 and 2",
         ),
         Algorithm(
             "square-tiling",
             {"forward": tiling.square_tiling_forward},
-            "dense",
             "SY24 Alg. 1",
         ),
         Algorithm(
             "tiled-backward",
             {"backward": tiling.tiled_backward},
-            "dense",
             "attnio's small-cache backward (stand-in for LLSSZ24 Alg. 6)",
         ),
         Algorithm(
@@ -92,7 +93,6 @@ ALGORITHMS: dict[str, Algorithm] = {
                 "forward": sparse.block_sparse_flash_forward,
                 "backward": sparse.block_sparse_flash_backward,
             },
-            "sparse",
             "DFE22 Prop 4",
             sparse.flash_block_shape,
         ),
@@ -102,14 +102,12 @@ ALGORITHMS: dict[str, Algorithm] = {
                 "forward": sparse.sparse_square_tiling_forward,
                 "backward": sparse.sparse_tiled_backward,
             },
-            "sparse",
             "SY24 Alg. 1 with empty tiles skipped",
             sparse.tile_block_shape,
         ),
         Algorithm(
             "low-rank",
             {"forward": approximate.low_rank_forward, "backward": approximate.low_rank_backward},
-            "approximate",
             "polynomial method (AS23), docs/results.md#approximate",
         ),
     )

@@ -14,6 +14,7 @@ import numpy as np
 
 from attnio.bounds import get
 from attnio.bounds.arguments import positive_integer
+from attnio.bounds.record import Regime
 
 from . import approximate, reference
 from .errors import MaskError, ParameterError
@@ -133,7 +134,7 @@ def estimate_words(regime: str, n: int, d: int, *, numeric: bool, rank: int = 0)
     0
     """
     words = 10 * n * d + n * n if numeric else 0
-    if regime == "sparse":
+    if Regime(regime) is Regime.SPARSE:
         words += n * n
     return words + 2 * n * rank + rank * d
 
@@ -196,7 +197,7 @@ def simulate(
     n, d, M = _positive("n", n), _positive("d", d), _positive("M", M)
     max_words = _positive("max_words", max_words)
     rank = 0
-    if algo.regime == "approximate" and isinstance(degree, int | np.integer) and degree >= 0:
+    if algo.regime is Regime.APPROXIMATE and isinstance(degree, int | np.integer) and degree >= 0:
         rank = math.comb(d + int(degree), int(degree))
     shown = f"{algorithm} {pass_} with n={n}, d={d}" + (f", degree={degree}" if rank else "")
     _check_words(estimate_words(algo.regime, n, d, numeric=numeric, rank=rank), max_words, shown)
@@ -204,7 +205,7 @@ def simulate(
     params: dict = {"n": n, "d": d, "M": M}
     fine_mask = None
     approx = None
-    if algo.regime == "sparse":
+    if algo.regime is Regime.SPARSE:
         rows, cols = algo.block_shape(pass_, d, M)
         if (mask is None) == (block_density is None):
             raise MaskError(f"{algorithm} needs exactly one of mask and block_density")
@@ -220,7 +221,7 @@ def simulate(
         params["Z"] = int(fine_mask.sum())
     elif mask is not None or block_density is not None:
         raise MaskError(f"{algorithm} is dense; a mask applies only to sparse algorithms")
-    if algo.regime == "approximate":
+    if algo.regime is Regime.APPROXIMATE:
         if degree is None:
             raise ParameterError(f"{algorithm} needs a polynomial degree (degree=g >= 0)")
         if isinstance(degree, bool) or not isinstance(degree, (int, np.integer)) or degree < 0:

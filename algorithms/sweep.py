@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import sympy as sp
 
-from attnio.bounds import catalog, crossover, get
+from attnio.bounds import Kind, Regime, catalog, crossover, get
 
 from .errors import MemoryTooSmallError, ParameterError
 from .registry import get_algorithm
@@ -101,9 +101,9 @@ def sweep(
     result = Sweep(n, d, pass_, memories)
     for name in algorithms:
         own = {k: v for k, v in options.items() if v is not None}
-        if get_algorithm(name).regime != "sparse":
+        if get_algorithm(name).regime is not Regime.SPARSE:
             own.pop("block_density", None)
-        if get_algorithm(name).regime != "approximate":
+        if get_algorithm(name).regime is not Regime.APPROXIMATE:
             own.pop("degree", None)
         measured, closed = [], []
         for M in memories:
@@ -117,7 +117,7 @@ def sweep(
             closed.append(None if run.closed_form is None else float(run.closed_form))
         result.measured[name] = measured
         result.closed[name] = closed
-    for bound in catalog(regime="dense", pass_=pass_, kind="lower"):
+    for bound in catalog(regime=Regime.DENSE, pass_=pass_, kind=Kind.LOWER):
         if bound.explicit is None or set(bound.parameters) - {"n", "d", "M"}:
             continue
         values = []

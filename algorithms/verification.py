@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 import sympy as sp
 
-from attnio.bounds import catalog, crossover, get
+from attnio.bounds import Kind, Regime, catalog, crossover, get
 
 from .errors import MemoryTooSmallError
 from .masks import expand
@@ -91,9 +91,9 @@ def _runs(numeric: bool, sizes: tuple[tuple[int, int], ...]) -> Iterator[Run]:
         algo = ALGORITHMS[name]
         for pass_, M in itertools.product(algo.runners, memories(n, d)):
             options = {}
-            if algo.regime == "sparse":
+            if algo.regime is Regime.SPARSE:
                 options["block_density"] = 0.4
-            if algo.regime == "approximate":
+            if algo.regime is Regime.APPROXIMATE:
                 options["degree"] = 2 if d > 5 else 3
             try:
                 yield simulate(name, pass_, n, d, M, numeric=numeric, **options)
@@ -160,9 +160,9 @@ def check_counts_above_lower_bounds() -> tuple[bool | None, str]:
     for run in _grid(False):
         regime = ALGORITHMS[run.algorithm].regime
         pairs = None
-        if regime == "sparse":
+        if regime is Regime.SPARSE:
             pairs = _mask_pairs(run)
-        for bound in catalog(regime=regime, pass_=run.pass_, kind="lower"):
+        for bound in catalog(regime=regime, pass_=run.pass_, kind=Kind.LOWER):
             if bound.explicit is None:
                 continue
             params = _lower_params(bound, run, pairs)

@@ -25,6 +25,7 @@ from .symbols import Z_QK, M, Z, Z_in, d, n, r, s, s_c
 from .terms import (
     BACKWARD_LARGE,
     BACKWARD_SMALL,
+    CACHE_BOUNDARY,
     FA2_NOTE,
     FORWARD_LARGE,
     FORWARD_SMALL,
@@ -46,8 +47,8 @@ COMPULSORY_SPARSE_FORWARD = 2 * n * d + 2 * d * KEYS_TOUCHED
 COMPULSORY_SPARSE_BACKWARD = 4 * n * d + n + 4 * d * KEYS_TOUCHED
 """Read Q, O, dO, L and write dQ for every row; read K, V and write dK, dV for the keys used."""
 
-LARGE_CACHE = M >= d**2
-SMALL_CACHE = M < d**2
+LARGE_CACHE = M >= CACHE_BOUNDARY
+SMALL_CACHE = M < CACHE_BOUNDARY
 FLASH_RANGE = sp.And(d <= M, M <= n * d)
 
 FULL_DENSITY = {Z: n**2, Z_QK: n**2, Z_in: n * d, s: 1, s_c: 1}
@@ -588,6 +589,10 @@ def get(name: str) -> Bound:
     >>> get("dense-forward-tight").source
     'SY24 Thm 3.1'
     """
+    if not isinstance(name, str):
+        raise UnknownBoundError(
+            f"name={name!r} must be a bound's name, a string such as 'dense-forward-tight'"
+        )
     for bound in _CATALOG:
         if bound.name == name:
             return bound

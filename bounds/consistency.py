@@ -17,7 +17,8 @@ import sympy as sp
 from .catalog import FULL_DENSITY, catalog, cells, get
 from .crossover import crossover, min_branches
 from .record import Bound, Cache, Kind, Regime, Status
-from .symbols import M, d, feature_rank, n
+from .symbols import M, feature_rank, n
+from .terms import CACHE_BOUNDARY
 
 Check = Callable[[], tuple[bool | None, str]]
 
@@ -40,15 +41,18 @@ def check_cells_covered() -> tuple[bool, str]:
 
 
 def check_crossovers() -> tuple[bool, str]:
-    """Every min-form bound's branches meet at M = d^2 (at full density for sparse records)."""
+    """Every min-form bound's branches meet where the cache regimes meet (M = d^2), at full density."""
     found, bad = [], []
     for bound in catalog():
         point = crossover(bound)
         if point is None:
             continue
         found.append(f"{bound.name}: M={point}")
-        if sp.simplify(point.subs(FULL_DENSITY) - d**2) != 0:
-            bad.append(f"{bound.name}: crossover {point} is not d**2 at full density")
+        if sp.simplify(point.subs(FULL_DENSITY) - CACHE_BOUNDARY) != 0:
+            bad.append(
+                f"{bound.name}: crossover {point} is not {CACHE_BOUNDARY} (the cache boundary) "
+                "at full density"
+            )
     if not found:
         return False, "no min-form bound found: the check would be vacuous"
     return (not bad), "; ".join(bad or found)

@@ -32,3 +32,7 @@ class RecordError(BoundError):
 
 class ExpressionError(BoundError):
     """A user's expression or condition text cannot be read (syntax, unknown name, construct)."""
+
+
+class SreprError(BoundError):
+    """An ``srepr`` string is malformed or calls something other than a sympy constructor."""

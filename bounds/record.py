@@ -266,7 +266,8 @@ class Bound:
         ------
         ParameterError
             If a needed parameter is missing, nonpositive, not an integer where
-            the symbol is one, or outside the bound's conditions.
+            the symbol is one, or outside the bound's conditions, or a keyword is
+            not a parameter name (a misspelt ``m=`` is refused, not ignored).
 
         Examples
         --------
@@ -296,6 +297,18 @@ class Bound:
 
 
 def _substitutions(bound: Bound, needed: set[sp.Basic], params: dict[str, Real]) -> dict:
+    unknown = sorted(set(params) - set(symbols.ALL))
+    if unknown:
+        import difflib
+
+        close = [name for name in symbols.ALL if name.lower() == unknown[0].lower()]
+        close = close or difflib.get_close_matches(unknown[0], list(symbols.ALL), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ParameterError(
+            f"bound {bound.name!r} got unknown parameter {unknown[0]!r}{hint}; it takes "
+            f"{', '.join(sorted(map(str, needed))) or 'no parameters'}, and every parameter "
+            f"name is one of {', '.join(symbols.ALL)}"
+        )
     subs = {}
     for sym in sorted(needed, key=str):
         name = str(sym)

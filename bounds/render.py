@@ -1,7 +1,7 @@
 """Render bound records as Markdown, LaTeX (booktabs) and JSON tables.
 
 JSON rows carry ``sympy.srepr`` strings so that other tools rebuild the exact
-expressions with ``sympy.parse_expr``/``eval`` in a sympy namespace.
+expressions with :func:`attnio.bounds.srepr.parse_srepr` (no ``eval``).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import sympy as sp
 
 from .errors import FilterError
 from .record import Bound
+from .srepr import parse_srepr
 
 FORMATS = ("markdown", "latex", "json")
 COLUMNS = (
@@ -185,11 +186,15 @@ def render_json(bounds: Sequence[Bound]) -> str:
 def expression_from_srepr(text: str) -> sp.Basic:
     """Rebuild an expression from its ``srepr`` string (the JSON table's ``srepr`` field).
 
-    Only sympy names are in scope, so the string cannot reach Python builtins.
+    Parsed by :func:`attnio.bounds.srepr.parse_srepr`: only sympy constructor calls
+    over an allow-list, never ``eval``.
+
+    Raises
+    ------
+    SreprError
+        ``text`` is not such a string.
     """
-    namespace = {name: getattr(sp, name) for name in dir(sp) if not name.startswith("_")}
-    namespace["ExprCondPair"] = sp.functions.elementary.piecewise.ExprCondPair
-    return eval(text, {"__builtins__": {}}, namespace)
+    return parse_srepr(text)
 
 
 def render(bounds: Sequence[Bound], fmt: str) -> str:

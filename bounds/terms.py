@@ -20,6 +20,7 @@ __all__ = [
     "BACKWARD_LARGE",
     "BACKWARD_SMALL",
     "BACKWARD_SMALL_WITH_ND",
+    "CACHE_BOUNDARY",
     "FA2_NOTE",
     "FLASH_ORDER",
     "FORWARD_LARGE",
@@ -28,6 +29,9 @@ __all__ = [
     "KEYS_TOUCHED",
     "STANDARD_ORDER",
 ]
+
+CACHE_BOUNDARY = d**2
+"""The M where the small cache (M < d^2) ends and the large cache (M >= d^2) begins."""
 
 FORWARD_LARGE = n**2 * d**2 / M
 """Forward growth term when M >= d^2 (no compulsory nd)."""

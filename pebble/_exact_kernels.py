@@ -32,7 +32,6 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import njit
-
 from .moves import COMPUTE, DELETE, LOAD, STORE
 
 MAX_VERTICES = 62

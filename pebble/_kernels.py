@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import njit
-
 from .moves import COMPUTE, DELETE, LOAD, STORE  # op codes, read by the kernels as constants
 
 OK = 0

@@ -161,6 +161,7 @@ from .heuristic import compulsory_io, pebble, play
 from .moves import Move, check_variant, replay
 from .patterns import PatternSet, build_patterns
 from .result import Pebbling
+from .variants import GAME_VARIANTS, Variant
 
 __all__ = ["DEFAULT_RULES", "MAX_VERTICES", "RULES", "solve_exact", "sweep_exact"]
 
@@ -363,12 +364,20 @@ def _solve(
         # order, each vertex computed once, so legal in both variants; replayed below
         hints.append(pebble(dag, M, heuristic="search", variant=variant, moves=True).moves)
     expanded = 0
-    if variant == "standard" and seed_io > 0:
+    if GAME_VARIANTS[Variant(variant)].recomputation and seed_io > 0:
         # a one-shot pebbling is a standard one, and the one-shot search is far smaller
         quarter = None if time_limit is None else time_limit / 4
         try:
             oneshot_run = _solve(
-                dag, M, "oneshot", max(1, max_states // 4), quarter, False, rules, None, shared
+                dag,
+                M,
+                Variant.ONESHOT,
+                max(1, max_states // 4),
+                quarter,
+                False,
+                rules,
+                None,
+                shared,
             )
         except SearchInterrupted as stop:
             # a one-shot pebbling is a standard one: the best found is a certificate
@@ -405,7 +414,7 @@ def _solve(
             _bits(dag.inputs),
             _bits(dag.outputs),
             M,
-            int(variant == "oneshot"),
+            int(not GAME_VARIANTS[Variant(variant)].recomputation),
             flags & ~kern.PATTERN_DATABASES,
             _bits(np.flatnonzero(dag.outdegree == 1)),
         ],

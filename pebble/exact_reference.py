@@ -23,6 +23,7 @@ import itertools
 from .dag import Dag
 from .errors import InstanceTooLargeError
 from .moves import Move, check_variant
+from .variants import GAME_VARIANTS
 
 __all__ = ["reference_optimum"]
 
@@ -67,7 +68,7 @@ def reference_optimum(
     3
     """
     M = dag.validate_memory(M)
-    oneshot = check_variant(variant) == "oneshot"
+    oneshot = not GAME_VARIANTS[check_variant(variant)].recomputation
     count = dag.num_vertices
     preds = [dag.predecessors(v).tolist() for v in range(count)]
     is_input = [not p for p in preds]

@@ -37,7 +37,8 @@ from typing import NamedTuple
 import numpy as np
 
 from .dag import Dag
-from .errors import IllegalMoveError, MoveFormatError, ParameterError
+from .errors import IllegalMoveError, MoveFormatError
+from .variants import GAME_VARIANTS, VARIANTS, Variant, as_variant
 
 __all__ = [
     "COMPUTE",
@@ -61,9 +62,6 @@ OPS: tuple[str, ...] = ("load", "store", "compute", "delete")
 """Op names by op code."""
 _CODES = {name: code for code, name in enumerate(OPS)}
 
-VARIANTS = ("standard", "oneshot")
-"""The game variants: recomputation allowed (HK81) or each vertex computed at most once (PW20)."""
-
 
 class Move(NamedTuple):
     """One move: ``op`` in ``OPS`` and the vertex index it acts on."""
@@ -82,11 +80,9 @@ class Replay(NamedTuple):
     peak_red: int
 
 
-def check_variant(variant: str) -> str:
-    """Return ``variant`` if it is one of :data:`VARIANTS`, else raise :class:`ParameterError`."""
-    if variant not in VARIANTS:
-        raise ParameterError(f"variant={variant!r} must be one of {VARIANTS}")
-    return variant
+def check_variant(variant: str) -> Variant:
+    """Return ``variant`` as a :class:`Variant` (equal to its string), else raise :class:`ParameterError`."""
+    return as_variant(variant)
 
 
 def replay(
@@ -125,7 +121,7 @@ def replay(
     Replay(io=2, loads=1, stores=1, computes=1, peak_red=2)
     """
     M = dag.validate_memory(M)
-    check_variant(variant)
+    recomputation = GAME_VARIANTS[check_variant(variant)].recomputation
     count = dag.num_vertices
     indegree = dag.indegree.tolist()
     pred_ptr = dag.pred_ptr.tolist()
@@ -166,7 +162,7 @@ def replay(
                     raise IllegalMoveError(
                         index, move, f"predecessor {dag.labels[p]!r} of {label!r} is not red"
                     )
-            if variant == "oneshot" and computed[vertex]:
+            if not recomputation and computed[vertex]:
                 raise IllegalMoveError(
                     index, move, f"vertex {label!r} computed twice in the one-shot variant"
                 )

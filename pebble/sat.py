@@ -50,6 +50,7 @@ from .dag import Dag
 from .errors import InstanceTooLargeError, ParameterError
 from .heuristic import play
 from .moves import Move, check_variant, replay
+from .variants import GAME_VARIANTS, Variant
 
 __all__ = ["MAX_SAT_VERTICES", "SatOptimum", "sat_optimum"]
 
@@ -150,7 +151,8 @@ def sat_optimum(
     if timeout is not None:
         positive_number("timeout", timeout, ParameterError)
 
-    encoding = _Encoding(dag, M, variant == "oneshot", horizon)
+    oneshot = not GAME_VARIANTS[Variant(variant)].recomputation
+    encoding = _Encoding(dag, M, oneshot, horizon)
     solver = z3.Solver()
     if timeout is not None:
         solver.set("timeout", max(1, int(timeout * 1000)))
@@ -167,7 +169,7 @@ def sat_optimum(
             played = replay(dag, moves, M, variant)
             if played.io != k:  # k - 1 was unsatisfiable, so the model costs exactly k
                 raise RuntimeError(f"SAT model decodes to io={played.io}, expected {k}")
-            proven = variant == "oneshot" and horizon >= played.io - 1 + noninputs
+            proven = oneshot and horizon >= played.io - 1 + noninputs
             status = "optimal" if proven else "optimal-within-horizon"
             seconds = time.perf_counter() - start
             return SatOptimum(status, played.io, horizon, variant, M, seconds, moves)

@@ -19,12 +19,13 @@ from collections.abc import Callable, Iterator
 import sympy as sp
 
 from attnio.bounds import catalog, get
-from attnio.bounds.symbols import Z, d, g, n
+from attnio.bounds.record import Regime
 
 from . import builders, reference
 from .dag import Dag
 from .heuristic import POLICIES, compulsory_io, natural_order, pebble, play
 from .moves import replay
+from .variants import Variant
 
 Check = Callable[[], tuple[bool | None, str]]
 
@@ -42,7 +43,12 @@ _EXACT_INSTANCES = (
 _EXACT_SECONDS = 4.0
 """Time limit of one exact solve inside ``attnio verify``."""
 
-_PASSES = {"attention-forward": "forward", "attention-backward": "backward"}
+_PASSES = {
+    spec.kind: spec.pass_.value
+    for spec in builders.BUILDERS.values()
+    if spec.regime is Regime.DENSE
+}
+"""Pass of each dense DAG family (from the builder table)."""
 
 
 def _dense(kind: str, n_: int, d_: int, tree: str = "chain") -> Dag:
@@ -58,37 +64,18 @@ def check_vertex_counts() -> tuple[bool, str]:
     """Every attention DAG builder has exactly the vertex count its formula states."""
     bad, checked = [], 0
     for n_, d_ in _SIZES:
+        mask = builders.causal_mask(n_)
         for tree in builders.TREE_SHAPES:
-            subs = {n: n_, d: d_}
-            pairs = [
-                (builders.attention_forward(n_, d_, tree=tree),
-                 builders.attention_forward_vertices().subs(subs)),
-                (builders.attention_backward(n_, d_, tree=tree),
-                 builders.attention_backward_vertices().subs(subs)),
-                (builders.approx_forward(n_, d_, 2, tree=tree),
-                 builders.approx_forward_vertices().subs({**subs, g: 2})),
-            ]  # fmt: skip
-            mask = builders.causal_mask(n_)
-            z = int(mask.sum())
-            c = int(mask.any(axis=0).sum())
-            pairs.append(
-                (
-                    builders.sparse_forward(n_, d_, mask, tree=tree),
-                    builders.sparse_forward_vertices().subs({**subs, Z: z}),
-                )
-            )
-            pairs.append(
-                (
-                    builders.sparse_backward(n_, d_, mask, tree=tree),
-                    builders.sparse_backward_vertices().subs(
-                        {**subs, Z: z, builders.nonempty_columns: c}
-                    ),
-                )
-            )
-            for dag, formula in pairs:
+            for spec in builders.BUILDERS.values():
+                options = {"mask": mask} if "mask" in spec.parameters else {}
+                dag = builders.build(spec.kind, n_, d_, tree=tree, **options)
+                formula = spec.vertex_count(n_, d_, **options)
                 checked += 1
-                if dag.num_vertices != int(formula):
-                    bad.append(f"n={n_} d={d_} {tree}: built {dag.num_vertices}, formula {formula}")
+                if dag.num_vertices != formula:
+                    bad.append(
+                        f"{spec.kind} n={n_} d={d_} {tree}: built {dag.num_vertices}, "
+                        f"formula {formula}"
+                    )
     return (not bad), "; ".join(bad) or f"{checked} graphs match their formulas"
 
 
@@ -127,7 +114,7 @@ def check_kernel_matches_reference() -> tuple[bool, str]:
 
 
 def _applicable_lower(
-    pass_: str, n_: int, d_: int, M: int, regime: str = "dense", **extra: int
+    pass_: str, n_: int, d_: int, M: int, regime: Regime = Regime.DENSE, **extra: int
 ) -> Iterator[tuple[str, int]]:
     """Explicit lower bounds of ``regime``/``pass_`` that apply at (n, d, M, extra), evaluated."""
     for bound in catalog(regime=regime, pass_=pass_):
@@ -143,13 +130,14 @@ def _instances() -> Iterator[tuple[str, str, str, Dag, int, int, dict[str, int]]
     """(label, regime, pass, DAG, n, d, extra parameters) of the small instances."""
     for kind, pass_ in _PASSES.items():
         for n_, d_ in _SIZES:
-            yield f"{kind} n={n_} d={d_}", "dense", pass_, _dense(kind, n_, d_), n_, d_, {}
-    for kind, pass_ in (("sparse-forward", "forward"), ("sparse-backward", "backward")):
+            yield f"{kind} n={n_} d={d_}", Regime.DENSE, pass_, _dense(kind, n_, d_), n_, d_, {}
+    sparse = [spec for spec in builders.BUILDERS.values() if spec.regime is Regime.SPARSE]
+    for kind, pass_ in ((spec.kind, spec.pass_.value) for spec in sparse):
         for n_, d_ in ((2, 1), (3, 2), (4, 1)):
             for spec in ("causal", "local:2"):
                 mask = builders.mask_from_spec(spec, n_)
                 dag = builders.build(kind, n_, d_, mask=mask)
-                yield (f"{kind} n={n_} d={d_} mask={spec}", "sparse", pass_, dag, n_, d_,
+                yield (f"{kind} n={n_} d={d_} mask={spec}", Regime.SPARSE, pass_, dag, n_, d_,
                        {"Z": int(mask.sum())})  # fmt: skip
 
 
@@ -230,7 +218,7 @@ def check_oneshot_not_below_standard() -> tuple[bool | None, str]:
         dag = _dense(kind, n_, d_)
         for M in (dag.min_memory, dag.min_memory + 1):
             standard = solve_exact(dag, M, time_limit=_EXACT_SECONDS)
-            oneshot = solve_exact(dag, M, variant="oneshot", time_limit=_EXACT_SECONDS)
+            oneshot = solve_exact(dag, M, variant=Variant.ONESHOT, time_limit=_EXACT_SECONDS)
             if not (standard.optimal and oneshot.optimal):
                 continue
             compared += 1

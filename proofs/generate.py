@@ -34,7 +34,18 @@ from collections.abc import Iterable
 
 import sympy as sp
 
-from attnio.bounds import Bound, Cache, Kind, Pass, Status, catalog, crossover, get
+from attnio.bounds import (
+    Bound,
+    Cache,
+    Kind,
+    Pass,
+    RecordError,
+    Regime,
+    Status,
+    catalog,
+    crossover,
+    get,
+)
 from attnio.bounds.catalog import FULL_DENSITY
 from attnio.bounds.crossover import min_branches
 from attnio.bounds.record import BASE_PARAMETERS
@@ -87,8 +98,8 @@ def _conditions(*records: Bound) -> tuple[sp.Basic, ...]:
 # --------------------------------------------------------------- 1. lower <= upper
 def lower_le_upper() -> list[Obligation]:
     """Every explicit lower bound <= every explicit upper bound of its regime and pass."""
-    lowers = [b for b in catalog(kind="lower") if b.explicit is not None]
-    uppers = [b for b in catalog(kind="upper") if b.explicit is not None]
+    lowers = [b for b in catalog(kind=Kind.LOWER) if b.explicit is not None]
+    uppers = [b for b in catalog(kind=Kind.UPPER) if b.explicit is not None]
     found = []
     for lower, upper in itertools.product(lowers, uppers):
         if not lower.comparable(upper):
@@ -139,7 +150,7 @@ def _same_order(expr: sp.Expr, branch: sp.Expr) -> bool:
 def _explicit_lowers(regime: object, pass_: object, cache: Cache) -> list[Bound]:
     return [
         b
-        for b in catalog(regime=regime, pass_=pass_, kind="lower")
+        for b in catalog(regime=regime, pass_=pass_, kind=Kind.LOWER)
         if b.explicit is not None
         and b.cache in (cache, Cache.ANY)
         and set(b.parameters) <= BASE_PARAMETERS
@@ -149,7 +160,7 @@ def _explicit_lowers(regime: object, pass_: object, cache: Cache) -> list[Bound]
 def _counts(regime: object, pass_: object, algorithm: str) -> list[Bound]:
     return [
         b
-        for b in catalog(regime=regime, pass_=pass_, kind="upper", algorithm=algorithm)
+        for b in catalog(regime=regime, pass_=pass_, kind=Kind.UPPER, algorithm=algorithm)
         if b.explicit is not None
     ]
 
@@ -157,7 +168,7 @@ def _counts(regime: object, pass_: object, algorithm: str) -> list[Bound]:
 def tightness() -> list[Obligation]:
     """Exact counts of algorithms claimed optimal on a side are <= C * the explicit lower bounds."""
     found = []
-    for tight in catalog(kind="tight"):
+    for tight in catalog(kind=Kind.TIGHT):
         if min_branches(tight) is None:
             continue
         for cache, condition, branch in _sides(tight):
@@ -167,7 +178,7 @@ def tightness() -> list[Obligation]:
             lower = sp.Max(*[b.explicit for b in lowers]) if len(lowers) > 1 else lowers[0].explicit
             optimal = [
                 u
-                for u in catalog(regime=tight.regime, pass_=tight.pass_, kind="upper")
+                for u in catalog(regime=tight.regime, pass_=tight.pass_, kind=Kind.UPPER)
                 if u.asymptotic is not None
                 and u.algorithm is not None
                 and u.cache in (cache, Cache.ANY)
@@ -218,7 +229,7 @@ def crossovers() -> list[Obligation]:
         for cache in (Cache.SMALL, Cache.LARGE):
             stated = [
                 b
-                for b in catalog(regime=bound.regime, pass_=bound.pass_, kind="lower")
+                for b in catalog(regime=bound.regime, pass_=bound.pass_, kind=Kind.LOWER)
                 if b.cache is cache
                 and b.status in (Status.STATED, Status.STATED_SECONDARY)
                 and b.asymptotic is not None
@@ -239,19 +250,31 @@ def crossovers() -> list[Obligation]:
 
 
 # --------------------------------------------------------------- 4. reductions
+def _twin_key(bound: Bound) -> tuple:
+    return (bound.regime, bound.cache, bound.kind, bound.algorithm, bound.explicit is None)
+
+
 def _backward_twin(bound: Bound) -> Bound | None:
-    if bound.pass_ is not Pass.FORWARD or "forward" not in bound.name:
+    """The backward record of the same regime, cache, kind and algorithm (and form), if any.
+
+    Raises
+    ------
+    RecordError
+        If more than one backward record matches: the pairing would be a guess.
+    """
+    if bound.pass_ is not Pass.FORWARD:
         return None
-    try:
-        return get(bound.name.replace("forward", "backward"))
-    except KeyError:
-        return None
+    twins = [b for b in catalog(pass_=Pass.BACKWARD) if _twin_key(b) == _twin_key(bound)]
+    if len(twins) > 1:
+        names = ", ".join(b.name for b in twins)
+        raise RecordError(f"bound {bound.name!r} has several backward twins: {names}")
+    return twins[0] if twins else None
 
 
 def reductions() -> list[Obligation]:
     """Sparse at full density = dense; approximate >= compulsory; backward >= forward."""
     found = []
-    for sparse in catalog(regime="sparse"):
+    for sparse in catalog(regime=Regime.SPARSE):
         if sparse.reduces_to is None:
             continue
         dense = get(sparse.reduces_to)
@@ -301,9 +324,9 @@ def reductions() -> list[Obligation]:
                     )
                 )
     compulsory = [
-        b for b in catalog(regime="approximate", kind="lower") if b.asymptotic is not None
+        b for b in catalog(regime=Regime.APPROXIMATE, kind=Kind.LOWER) if b.asymptotic is not None
     ]
-    for bound in catalog(regime="approximate"):
+    for bound in catalog(regime=Regime.APPROXIMATE):
         if bound.kind is Kind.LOWER:
             continue
         for which, expr in _expressions(bound):
@@ -321,7 +344,7 @@ def reductions() -> list[Obligation]:
                         f"{bound.name} is at least the compulsory term of {lower.name}",
                     )
                 )
-    for forward in catalog(pass_="forward"):
+    for forward in catalog(pass_=Pass.FORWARD):
         backward = _backward_twin(forward)
         if backward is None or backward.kind is not forward.kind:
             continue
@@ -350,7 +373,7 @@ def reductions() -> list[Obligation]:
             and forward.algorithm == backward.algorithm
             and forward.regime is backward.regime
             and set(forward.parameters) <= set(backward.parameters)
-            and backward.name != forward.name.replace("forward", "backward")  # twins done above
+            and _backward_twin(forward) != backward  # twins done above
         ):
             found.append(
                 Obligation(

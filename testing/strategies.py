@@ -271,6 +271,23 @@ def proof_points() -> st.SearchStrategy[dict[str, int]]:
     return st.fixed_dictionaries({sym.name: st.integers(1, 400) for sym in PROOF_SYMBOLS})
 
 
+def rounded_proof_expressions() -> st.SearchStrategy[sp.Expr]:
+    """Proof expressions with at least one floor or ceiling, of a quotient that stays fractional."""
+    import operator
+
+    rounding = st.sampled_from((sp.floor, sp.ceiling))
+    divisor = st.sampled_from((2, 3, _M + 1, _d + 1, 5 * _d + 4))
+    combine = st.sampled_from((operator.add, operator.mul, operator.sub))
+    return st.builds(
+        lambda outer, rnd, inner, k, op: op(outer, rnd(inner / k)),
+        proof_expressions(),
+        rounding,
+        proof_expressions(),
+        divisor,
+        combine,
+    ).filter(lambda expr: bool(expr.atoms(sp.floor, sp.ceiling)))
+
+
 # ---------------------------------------------------------------- attnio.testing (public)
 @st.composite
 def points(

@@ -1,9 +1,14 @@
-"""Shared pytest configuration: hypothesis profiles (fixed seed in CI)."""
+"""Shared pytest configuration: hypothesis profiles (fixed seed in CI) and session fixtures.
+
+The fixtures below compute something expensive once per test session; every test that
+needs it asks for it by name, so no test depends on another having run first.
+"""
 
 from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -15,3 +20,28 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None, print_blob=True)
 settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+@pytest.fixture(scope="session")
+def compiled_heuristic_kernels() -> None:
+    """The heuristic pebbler's numba kernels, compiled (or loaded from cache) once."""
+    from attnio.pebble.heuristic import compile_kernels
+
+    compile_kernels()
+
+
+@pytest.fixture(scope="session")
+def generated_obligations() -> list:
+    """Every obligation the generator derives from the catalog (sympy work, seconds)."""
+    from attnio.proofs import generate
+
+    return generate.obligations()
+
+
+@pytest.fixture(scope="session")
+def derivation_outcomes() -> list:
+    """Every derivation step proved by z3 once: the outcomes, in derivation order."""
+    from attnio.proofs import prove
+    from attnio.proofs.derivation import derivation_obligations
+
+    return [prove(step) for step in derivation_obligations()]

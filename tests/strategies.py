@@ -1,4 +1,9 @@
-"""Shared hypothesis strategies: they live in :mod:`attnio.testing.strategies` (public)."""
+"""Shared hypothesis strategies: they live in :mod:`attnio.testing.strategies` (public).
+
+Only the test-run configuration below stays here.
+"""
+
+import os
 
 from attnio.testing.strategies import *  # noqa: F403
 from attnio.testing.strategies import (  # noqa: F401 (names the star import leaves out)
@@ -8,3 +13,17 @@ from attnio.testing.strategies import (  # noqa: F401 (names the star import lea
     _proof_extend,
     _proof_leaves,
 )
+
+# ---------------------------------------------------------------- kernels as plain Python
+JIT_DISABLED = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
+"""Whether numba runs the kernels as plain Python (``NUMBA_DISABLE_JIT=1``)."""
+
+
+def oracle_examples(count: int) -> int:
+    """Return ``count`` hypothesis examples, or a few when the kernels run as plain Python.
+
+    The kernel-versus-reference oracle tests (marker ``kernel_oracle``) run a second time
+    under ``NUMBA_DISABLE_JIT=1`` (tests/test_kernels_nojit.py), where each example is
+    slow; a few examples there exercise every Python path of the kernels.
+    """
+    return min(count, 10) if JIT_DISABLED else count

@@ -14,6 +14,9 @@ from attnio.bounds import get
 from attnio.bounds.symbols import Z, d, g, n
 from attnio.pebble import builders
 from attnio.pebble.builders import (
+    BUILDERS,
+    KINDS,
+    TREE_SHAPES,
     approx_forward,
     approx_forward_vertices,
     attention_backward,
@@ -198,3 +201,22 @@ def test_bad_mask_file(tmp_path) -> None:
     path.write_text("{")
     with pytest.raises(ParameterError, match="not valid JSON"):
         mask_from_spec(str(path), 2)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 3), st.integers(1, 3), st.sampled_from(TREE_SHAPES), st.data())
+def test_every_registered_builder_has_its_vertex_count(n_, d_, tree, data):
+    """Each family of the builder table builds a DAG of exactly its formula's vertex count."""
+    mask = data.draw(st.lists(st.booleans(), min_size=n_ * n_, max_size=n_ * n_))
+    mask = np.array(mask, dtype=bool).reshape(n_, n_)
+    mask[np.arange(n_), np.arange(n_)] = True  # every row nonempty
+    for spec in BUILDERS.values():
+        options = {"mask": mask} if "mask" in spec.parameters else {}
+        dag = build(spec.kind, n_, d_, tree=tree, **options)
+        assert dag.num_vertices == spec.vertex_count(n_, d_, **options), spec.kind
+
+
+def test_builder_table_is_the_kinds():
+    """KINDS lists the builder table's families, each with a pass and a regime."""
+    assert KINDS == tuple(BUILDERS)
+    assert all(spec.kind == kind for kind, spec in BUILDERS.items())

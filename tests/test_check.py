@@ -79,7 +79,9 @@ def test_integer_inconsistent_assumptions_raise():
 
 def test_planted_false_claim_is_refuted():
     """The planted claim (FlashAttention never worse than square tiling for M < d^2) is refuted."""
-    for obligation in planted():
+    obligations = planted()
+    assert obligations
+    for obligation in obligations:
         outcome = prove(obligation)
         assert isinstance(outcome.result, Counterexample)
         assert confirm(obligation, outcome.result.point)[0]
@@ -149,5 +151,9 @@ def test_check_refuses_constants_and_bad_timeouts():
 
 
 def test_expectation_enum_accepts_strings():
-    """Expectation values are the strings holds, open, fails."""
+    """An obligation takes its expectation as a string and stores the enum; others are refused."""
     assert {e.value for e in Expectation} == {"holds", "open", "fails"}
+    for value in ("holds", "open", "fails"):
+        assert _ob(n >= 1, expected=value).expected is Expectation(value)
+    with pytest.raises(ObligationError, match="expected='maybe' is not one of: holds, open, fails"):
+        _ob(n >= 1, expected="maybe")

@@ -207,7 +207,6 @@ def test_bad_graph_file_exits_2(capsys, tmp_path) -> None:
 
 def test_exact_option(capsys, tmp_path) -> None:
     """--exact reports a proven optimum with a certificate that replays."""
-    pytest.importorskip("attnio.pebble.exact")
     moves = tmp_path / "m.jsonl"
     out = _json(
         capsys,

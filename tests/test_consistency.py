@@ -13,11 +13,19 @@ from attnio.bounds.catalog import get as real_get
 from attnio.bounds.symbols import M, d, n
 
 
-@pytest.mark.parametrize("check", consistency.CHECKS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize(
+    "check",
+    [
+        # The growth check compares thousands of record pairs at sample points.
+        pytest.param(c, marks=pytest.mark.slow) if c is consistency.check_asymptotic_growth else c
+        for c in consistency.CHECKS
+    ],
+    ids=lambda c: c.__name__,
+)
 def test_real_catalog_passes(check) -> None:
-    """Every consistency check passes (or is honestly skipped) on the shipped catalog."""
+    """Every consistency check passes on the shipped catalog; one with nothing to check fails here."""
     passed, detail = check()
-    assert passed in (True, None), detail
+    assert passed is True, detail
     assert detail
 
 
@@ -86,6 +94,7 @@ def test_reduction_check_fails_when_full_density_differs(monkeypatch: pytest.Mon
     assert passed is False and "sparse-forward-compulsory" in detail
 
 
+@pytest.mark.slow
 def test_growth_check_fails_when_a_lower_bound_outgrows_an_upper(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -49,3 +49,108 @@ def test_readme_python_tour_runs() -> None:
 def test_version_is_exposed() -> None:
     """attnio exposes a version string that the CLI prints."""
     assert re.fullmatch(r"\d+\.\d+\.\d+", attnio.__version__)
+
+
+# ------------------------------------------------------------------ docs/ pages and pointers
+DOCS = REPO / "docs"
+_OUTSIDE_POINTER = re.compile(r"\.\./shared|theory\.md")
+_PROCESS_WORDS = re.compile(r"\bthe (issue|brief)\b|\bissue's\b|\bproject brief\b|\bthis branch\b")
+_DOC_PATH = re.compile(r"docs/([A-Za-z0-9_-]+\.md)(#[A-Za-z0-9_-]+)?")
+_RELATIVE_LINK = re.compile(r"\]\(([A-Za-z0-9_-]+\.md)?(#[A-Za-z0-9_-]+)?\)")
+_TEXT_SUFFIXES = {".py", ".md", ".toml", ".txt", ".cfg", ".in", ".yml", ".yaml", ""}
+
+
+def _tracked_files() -> list[pathlib.Path]:
+    """The repository's tracked text files (git), or its source tree when git is unavailable."""
+    import subprocess
+
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files"], cwd=REPO, check=True, capture_output=True, text=True, timeout=60
+        ).stdout.split()
+        paths = [REPO / name for name in listed]
+    except (OSError, subprocess.SubprocessError):
+        skip = {".git", ".venv", "build", "dist", ".hypothesis", ".pytest_cache", "__pycache__"}
+        paths = [
+            p for p in REPO.rglob("*") if p.is_file() and not skip & set(p.relative_to(REPO).parts)
+        ]
+    return [p for p in paths if p.is_file() and p.suffix in _TEXT_SUFFIXES]
+
+
+def _anchors(page: pathlib.Path) -> set[str]:
+    """GitHub-style anchors of a Markdown page's headings."""
+    anchors = set()
+    for line in page.read_text().splitlines():
+        heading = re.match(r"#{1,6}\s+(.*)", line)
+        if heading:
+            text = re.sub(r"[^\w\s-]", "", heading.group(1).strip().lower().replace("`", ""))
+            anchors.add(re.sub(r"\s", "-", text))
+    return anchors
+
+
+def test_docs_pages_exist_and_the_index_lists_them() -> None:
+    """docs/ holds the theory pages and its index links every one of them."""
+    expected = {
+        "README.md",
+        "game.md",
+        "notation.md",
+        "results.md",
+        "evidence.md",
+        "verdicts.md",
+        "derivations.md",
+        "references.md",
+    }
+    present = {p.name for p in DOCS.glob("*.md")}
+    assert expected <= present
+    index = (DOCS / "README.md").read_text()
+    for name in present - {"README.md"}:
+        assert f"]({name})" in index, name
+
+
+def test_nothing_outside_docs_points_at_material_outside_the_repository() -> None:
+    """No tracked file outside docs/ points at a sibling folder or theory file outside the repository."""
+    offenders = []
+    for path in _tracked_files():
+        if path.is_relative_to(DOCS):
+            continue
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            if _OUTSIDE_POINTER.search(line):
+                offenders.append(f"{path.relative_to(REPO)}:{number}: {line.strip()}")
+    assert not offenders, "\n".join(offenders)
+
+
+def test_code_and_comments_carry_no_process_words() -> None:
+    """Python sources speak of the code, not of the process that produced it."""
+    offenders = []
+    for path in _tracked_files():
+        if path.suffix != ".py" or path == pathlib.Path(__file__).resolve():
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if _PROCESS_WORDS.search(line):
+                offenders.append(f"{path.relative_to(REPO)}:{number}: {line.strip()}")
+    assert not offenders, "\n".join(offenders)
+
+
+def test_every_docs_pointer_resolves() -> None:
+    """Every docs/<page>.md path (and #anchor) named in code, README or docs exists."""
+    pointers = 0
+    missing = []
+    for path in _tracked_files():
+        text = path.read_text(errors="replace")
+        found = [(m.group(1), m.group(2)) for m in _DOC_PATH.finditer(text)]
+        if path.is_relative_to(DOCS) and path.suffix == ".md":
+            found += [(m.group(1) or path.name, m.group(2)) for m in _RELATIVE_LINK.finditer(text)]
+        for page, anchor in found:
+            pointers += 1
+            target = DOCS / page
+            if not target.is_file():
+                missing.append(f"{path.relative_to(REPO)}: docs/{page}")
+            elif anchor and anchor[1:] not in _anchors(target):
+                missing.append(f"{path.relative_to(REPO)}: docs/{page}{anchor}")
+    assert pointers >= 20
+    assert not missing, "\n".join(missing)
+
+
+def test_readme_links_the_docs() -> None:
+    """The README, what a user reads first, links the docs index."""
+    assert "](docs/README.md)" in (REPO / "README.md").read_text()

@@ -14,7 +14,7 @@ from attnio.pebble.errors import InstanceTooLargeError, MemoryTooSmallError, Par
 from attnio.pebble.exact import DEFAULT_RULES, MAX_VERTICES, RULES, solve_exact, sweep_exact
 from attnio.pebble.exact_reference import reference_optimum
 from attnio.pebble.moves import replay
-from strategies import pebbling_instances, relabellings, variants
+from strategies import oracle_examples, pebbling_instances, relabellings, variants
 
 DIAMOND = Dag.from_edges(["a", "b", "c", "d"], [(0, 2), (1, 2), (2, 3), (0, 3)])
 # two outputs sharing inputs, a recomputation candidate at small M
@@ -35,7 +35,8 @@ def _check_certificate(dag: Dag, M: int, variant: str, result) -> None:
     assert (played.loads, played.stores) == (result.loads, result.stores)
 
 
-@settings(max_examples=300)
+@pytest.mark.kernel_oracle
+@settings(max_examples=oracle_examples(300))
 @given(pebbling_instances(max_vertices=7, extra=3), variants)
 @example((DIAMOND, 3), "standard")
 @example((FORK, 3), "oneshot")

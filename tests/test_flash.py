@@ -82,6 +82,7 @@ def test_relabelling_keys_changes_nothing():
     assert outs[0][1] == outs[1][1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pass_", ["forward", "backward"])
 def test_io_grows_like_n_squared(pass_):
     """FlashAttention's measured I/O(2n) / I/O(n) is close to 4 at fixed d and M."""

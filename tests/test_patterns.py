@@ -26,7 +26,7 @@ from attnio.pebble.patterns import (
     reference_costs,
     table_entries,
 )
-from strategies import pattern_choices, pebbling_instances, variants
+from strategies import oracle_examples, pattern_choices, pebbling_instances, variants
 
 FORK = Dag.from_edges(6, [(0, 2), (1, 2), (2, 3), (0, 3), (2, 4), (1, 4), (3, 5), (4, 5)])
 
@@ -36,7 +36,8 @@ def _table(dag: Dag, vertices, charged, M: int) -> np.ndarray:
     return kern.build_table(pred, is_input, weight, goal, M, kern.binomials(64))
 
 
-@settings(max_examples=150)
+@pytest.mark.kernel_oracle
+@settings(max_examples=oracle_examples(150))
 @given(st.data(), pebbling_instances(max_vertices=7, extra=2))
 @example(None, (FORK, 3)).via("the fork: two outputs sharing inputs")
 def test_table_equals_reference(data, instance):
@@ -55,7 +56,8 @@ def test_table_equals_reference(data, instance):
         assert pattern.value(dag, red, blue) == cost
 
 
-@settings(max_examples=60)
+@pytest.mark.kernel_oracle
+@settings(max_examples=oracle_examples(60))
 @given(st.data(), pebbling_instances(max_vertices=8, extra=2))
 def test_kernel_sum_equals_python_value(data, instance):
     """The search kernel's pattern sum at a random state equals the Python sum of the
@@ -117,7 +119,8 @@ def test_chosen_patterns_respect_the_limits_and_charge_each_vertex_once(instance
     assert sum(table_entries(dag, v, M) for v, _ in chosen) <= 4 * cap
 
 
-@settings(max_examples=200)
+@pytest.mark.kernel_oracle
+@settings(max_examples=oracle_examples(200))
 @given(pebbling_instances(max_vertices=7, extra=3), variants)
 @example((FORK, 3), "standard")
 def test_search_with_patterns_equals_reference(instance, variant):

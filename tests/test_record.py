@@ -143,3 +143,21 @@ def test_comparable_needs_same_regime_pass_and_parameters():
     assert not compulsory.comparable(get("flash-forward-count"))  # dense
     assert not get("dense-forward-compulsory").comparable(get("flash-backward-count"))
     assert get("dense-forward-compulsory").comparable(get("flash-forward-count"))
+
+
+def test_misspelt_parameter_is_refused() -> None:
+    """A keyword that names no parameter (m for M) raises, naming it and the valid names."""
+    from attnio.bounds import get
+    from attnio.bounds.errors import ParameterError
+
+    with pytest.raises(ParameterError, match="unknown parameter 'm'.*did you mean 'M'"):
+        get("dense-forward-compulsory").evaluate(n=8, d=2, M=16, m=4096)
+
+
+def test_get_needs_a_string() -> None:
+    """get(None) raises a one-line UnknownBoundError, not a TypeError from inside."""
+    from attnio.bounds import get
+    from attnio.bounds.errors import UnknownBoundError
+
+    with pytest.raises(UnknownBoundError, match="name=None"):
+        get(None)

@@ -11,6 +11,7 @@ import pytest
 import sympy as sp
 
 from attnio.bounds import FilterError, catalog, render
+from attnio.bounds.errors import SreprError
 from attnio.bounds.render import expression_from_srepr, latex_escape
 from attnio.bounds.symbols import ALL
 
@@ -40,8 +41,8 @@ def test_json_rebuilds_every_expression_exactly() -> None:
 
 
 def test_srepr_reader_has_no_builtins() -> None:
-    """The srepr reader cannot reach Python builtins."""
-    with pytest.raises(NameError):
+    """The srepr reader cannot reach Python builtins: it refuses names outside sympy's."""
+    with pytest.raises(SreprError):
         expression_from_srepr("__import__('os')")
 
 
@@ -100,10 +101,10 @@ def _as_key(value: sp.Basic) -> object:
     return round(float(sp.N(value, 30)), 6)
 
 
+@pytest.mark.slow
 def test_latex_cells_parse_back_to_the_same_values() -> None:
     """Every math cell of the LaTeX table parses with sympy's LaTeX parser and evaluates like the record."""
-    pytest.importorskip("lark")
-    from sympy.parsing.latex import parse_latex
+    from sympy.parsing.latex import parse_latex  # needs lark, a test dependency
 
     values = {
         "n": 40,

@@ -1,0 +1,224 @@
+"""Every kind of bad input to the command line is one line on stderr and exit code 2.
+
+The table covers the categories a new user hits: empty, truncated, binary and
+non-UTF-8 files, cyclic graphs, sizes too large to allocate, integers beyond
+int64, negative and zero counts, NaN and infinity, unknown names, and output
+paths that cannot be written. Each case runs ``main()`` in-process.
+"""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from attnio.cli import main
+
+DAG = ["pebble", "--dag", "attention-forward", "--n", "2", "--d", "1"]
+SIM = ["simulate", "flash", "--n", "64", "--d", "8"]
+
+FILES = {
+    "empty.json": b"",
+    "blank.dot": b"  \n\n",
+    "truncated.json": b'{"nodes": ["a", "b"], "edges": [["a"',
+    "truncated.graphml": b"<graphml",
+    "binary.dot": b"\x89PNG\r\n\x1a\n\x00\x00\x00",
+    "latin1.dot": b'digraph { "a" -> "\xff\xfe"; }',
+    "cyclic.dot": b"digraph { a -> b; b -> a; }",
+    "cyclic.json": b'{"nodes": ["a", "b"], "edges": [["a", "b"], ["b", "a"]]}',
+    "wrong.json": b'{"vertices": []}',
+    "pickle.npy": b"not a numpy file",
+}
+
+CASES = [
+    # graph files: empty, truncated, binary, non-UTF-8, cyclic, malformed, missing, unknown
+    (["pebble", "--graph", "{tmp}/empty.json", "--M", "4"], "empty"),
+    (["pebble", "--graph", "{tmp}/blank.dot", "--M", "4"], "empty"),
+    (["pebble", "--graph", "{tmp}/truncated.json", "--M", "4"], "not valid JSON"),
+    (["pebble", "--graph", "{tmp}/truncated.graphml", "--M", "4"], "not valid GraphML"),
+    (["pebble", "--graph", "{tmp}/binary.dot", "--M", "4"], "binary.dot' is binary"),
+    (["pebble", "--graph", "{tmp}/latin1.dot", "--M", "4"], "latin1.dot' is not UTF-8"),
+    (["pebble", "--graph", "{tmp}/cyclic.dot", "--M", "4"], "cycle"),
+    (["pebble", "--graph", "{tmp}/cyclic.json", "--M", "4"], "cycle"),
+    (["pebble", "--graph", "{tmp}/wrong.json", "--M", "4"], "expected one object"),
+    (["pebble", "--graph", "{tmp}/missing.json", "--M", "4"], "missing.json"),
+    (["pebble", "--graph", "{tmp}", "--M", "4"], "suffix"),
+    (["pebble", "--graph", "{tmp}/g.txt", "--M", "4"], "suffix '.txt'"),
+    # sizes that would not fit in memory, refused before allocating
+    (["pebble", "--dag", "attention-forward", "--n", "100000", "--d", "64", "--M", "100"],
+     "--max-vertices"),
+    (["pebble", "--dag", "approx-forward", "--n", "2", "--d", "64", "--degree", "12",
+      "--M", "4"], "--max-vertices"),
+    (["pebble", "--dag", "sparse-forward", "--n", "1000000", "--d", "1", "--M", "4",
+      "--mask", "local:2"], "--max-vertices"),
+    ([*DAG, "--M", "4", "--max-vertices", "10"], "more than max_vertices=10"),
+    ([*DAG, "--M", "4", "--exact", "--limit", "999999999999"], "--limit"),
+    (["simulate", "flash", "--n", "10000000", "--d", "64", "--M", "16384"], "--max-words"),
+    (["simulate", "low-rank", "--n", "64", "--d", "64", "--M", "2048", "--degree", "12"],
+     "--max-words"),
+    # integers beyond int64, negative, zero; NaN and infinity
+    ([*DAG, "--M", "99999999999999999999999"], "too large"),
+    ([*SIM, "--M", "99999999999999999999999"], "too large"),
+    ([*DAG, "--M", "-3"], ">= 1"),
+    ([*DAG, "--M", "0"], ">= 1"),
+    ([*DAG, "--M", "four"], "not an integer"),
+    (["pebble", "--dag", "attention-forward", "--n", "-2", "--d", "1", "--M", "4"], "--n"),
+    ([*DAG, "--M", "4", "--exact", "--limit", "0"], "--limit"),
+    ([*DAG, "--M", "4", "--heuristic", "search", "--iterations", "0"], "--iterations"),
+    ([*DAG, "--M", "4", "--seed", "-1"], "--seed"),
+    ([*DAG, "--M", "4", "--time-limit", "nan"], "finite"),
+    ([*DAG, "--M", "4", "--time-limit", "-1"], "finite number > 0"),
+    (["pebble", "--dag", "approx-forward", "--n", "2", "--d", "1", "--M", "4", "--degree",
+      "0"], "--degree"),
+    ([*SIM, "--sweep", "M=64:512", "--points", "0"], "--points"),
+    ([*SIM, "--sweep", "M=64:512", "--points", "-5"], "--points"),
+    ([*SIM, "--M", "512", "--seed", "-1"], "--seed"),
+    ([*SIM, "--M", "3"], "M >= "),
+    (["simulate", "block-sparse-flash", "--n", "64", "--d", "8", "--M", "512",
+      "--block-density", "nan"], "finite"),
+    (["simulate", "block-sparse-flash", "--n", "64", "--d", "8", "--M", "512",
+      "--block-density", "1.5"], "(0, 1]"),
+    (["simulate", "low-rank", "--n", "64", "--d", "8", "--M", "512", "--degree", "-1"], ">= 0"),
+    (["simulate", "low-rank", "--n", "64", "--d", "8", "--M", "512", "--degree", "3",
+      "--entry-bound", "inf"], "finite"),
+    (["prove", "--timeout", "0"], "--timeout"),
+    # sweep grammar (one for both commands)
+    ([*SIM, "--sweep", "64:512"], "M=LO:HI"),
+    ([*SIM, "--sweep", "M=512:64"], "LO <= HI"),
+    ([*DAG, "--sweep", "M=4"], "M=LO:HI"),
+    ([*DAG, "--sweep", "N=3:4"], "M=LO:HI"),
+    ([*DAG, "--sweep", "M=1:4"], "M >= 3"),
+    # unknown names
+    (["nosuchcommand"], "invalid choice"),
+    (["--bogus"], "unrecognized arguments"),
+    (["pebble", "--dag", "nosuch", "--n", "2", "--d", "1", "--M", "4"], "invalid choice"),
+    (["simulate", "nosuch", "--n", "64", "--d", "8", "--M", "512"], "nosuch"),
+    (["table", "--status", "bogus"], "invalid choice"),
+    (["prove", "--only", "nosuch/*"], "matches no obligation"),
+    (["verify", "--only", "nosuch"], "--only list"),
+    (["pebble", "--dag", "sparse-forward", "--n", "2", "--d", "1", "--M", "4", "--mask",
+      "band:x"], "width"),
+    (["simulate", "block-sparse-flash", "--n", "64", "--d", "8", "--M", "512", "--mask",
+      "{tmp}/pickle.npy"], "pickle.npy"),
+    (["simulate", "block-sparse-flash", "--n", "64", "--d", "8", "--M", "512", "--mask",
+      "{tmp}/missing.npy"], "missing.npy"),
+    # missing or conflicting arguments
+    ([], "no command given"),
+    (["pebble"], "required"),
+    ([*DAG], "required"),
+    ([*SIM], "--M is required"),
+    ([*SIM, "--M", "512", "--plot", "{tmp}/p.png"], "--plot draws a sweep"),
+    # output paths that cannot be written fail before the work
+    ([*DAG, "--M", "4", "--moves", "/nonexistent-dir/m.jsonl"], "does not exist"),
+    ([*DAG, "--M", "4", "--moves", "{tmp}"], "is a directory"),
+    ([*SIM, "--sweep", "M=64:512", "--plot", "{tmp}"], "is a directory"),
+    ([*SIM, "--sweep", "M=64:512", "--plot", "{tmp}/plot.xyz"], "suffix .xyz"),
+    ([*SIM, "--sweep", "M=64:512", "--plot", "/nonexistent-dir/p.png"], "does not exist"),
+    (["prove", "--smtlib", "{tmp}/empty.json", "--only", "planted/*"], "not a directory"),
+    (["table", "-o", "{tmp}"], "is a directory"),
+    (["table", "-o", "/nonexistent-dir/t.md"], "does not exist"),
+]  # fmt: skip
+
+
+@pytest.fixture
+def files(tmp_path):
+    for name, data in FILES.items():
+        (tmp_path / name).write_bytes(data)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"), CASES, ids=lambda x: " ".join(x)[:60] if isinstance(x, list) else None
+)
+def test_bad_input_is_one_line_and_exit_2(capsys, files, argv, message) -> None:
+    """Bad input exits 2 with exactly one stderr line naming the problem, never a traceback."""
+    argv = [arg.replace("{tmp}", str(files)) for arg in argv]
+    code = main(argv)
+    _, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert code == 2, (code, err)
+    assert len(lines) == 1 and lines[0].startswith("attnio: error: "), err
+    assert "Traceback" not in err and "attnio: error: attnio" not in err
+    if message is not None:
+        assert message in lines[0]
+
+
+def test_stdin_graph(capsys, monkeypatch) -> None:
+    """--graph - reads a graph from standard input; an empty one is a clear error."""
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"digraph { a -> c; b -> c; }")))
+    assert main(["pebble", "--graph", "-", "--M", "3"]) == 0
+    assert "<stdin>: 3 vertices" in capsys.readouterr().out
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"")))
+    assert main(["pebble", "--graph", "-", "--M", "3"]) == 2
+    assert capsys.readouterr().err.strip() == "attnio: error: graph file '<stdin>' is empty"
+
+
+def test_node_link_json(capsys, tmp_path) -> None:
+    """networkx node-link JSON is read as well as attnio's own JSON, with the same cost."""
+    import json
+
+    import networkx as nx
+
+    graph = nx.DiGraph([("a", "c"), ("b", "c"), ("c", "d")])
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(nx.node_link_data(graph, edges="links")))
+    assert main(["pebble", "--graph", str(path), "--M", "3", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)["results"][0]
+    assert result["vertices"] == 4 and result["io"] == 3
+
+
+def _interrupt_after(calls: int, function):
+    """Wrap ``function`` so that its ``calls``-th call raises KeyboardInterrupt (Ctrl-C)."""
+    count = {"n": 0}
+
+    def wrapped(*args, **kwargs):
+        count["n"] += 1
+        if count["n"] == calls:
+            raise KeyboardInterrupt
+        return function(*args, **kwargs)
+
+    return wrapped
+
+
+def test_interrupted_exact_search_keeps_proven_bounds(capsys, monkeypatch, tmp_path) -> None:
+    """Ctrl-C in the exact search prints certified bounds, writes a replayable move file, exits 130."""
+    import json
+
+    from attnio.pebble import _exact_kernels, builders, read_moves, replay
+
+    monkeypatch.setattr(_exact_kernels, "search", _interrupt_after(2, _exact_kernels.search))
+    moves = tmp_path / "m.jsonl"
+    argv = [*DAG, "--M", "3", "--exact", "--variant", "oneshot", "--moves", str(moves), "--json"]
+    assert main(argv) == 130
+    out, err = capsys.readouterr()
+    data = json.loads(out)
+    assert data["partial"] is True and len(data["results"]) == 1
+    result = data["results"][0]
+    assert result["lower"] <= result["io"] == result["upper"]
+    dag = builders.attention_forward(2, 1)
+    assert replay(dag, read_moves(moves, dag), 3, variant="oneshot").io == result["io"]
+    assert err.startswith("attnio: interrupted")
+
+
+def test_interrupted_sweep_keeps_finished_sizes(capsys, monkeypatch) -> None:
+    """Ctrl-C during a heuristic sweep prints the sizes finished, marked partial, and exits 130."""
+    import json
+
+    from attnio.pebble import heuristic
+
+    monkeypatch.setattr(heuristic, "pebble", _interrupt_after(3, heuristic.pebble))
+    assert main([*DAG, "--sweep", "M=4:8", "--json"]) == 130
+    data = json.loads(capsys.readouterr().out)
+    assert data["partial"] is True and [r["M"] for r in data["results"]] == [4, 5]
+
+
+def test_interrupted_prove_keeps_finished_obligations(capsys, monkeypatch) -> None:
+    """Ctrl-C during prove prints the obligations finished, marked partial, and exits 130."""
+    import importlib
+    import json
+
+    check = importlib.import_module("attnio.proofs.check")
+    monkeypatch.setattr(check, "prove", _interrupt_after(2, check.prove))
+    assert main(["prove", "--only", "crossover/dense-forward-tight/*", "--json"]) == 130
+    data = json.loads(capsys.readouterr().out)
+    assert data["partial"] is True and len(data["outcomes"]) == 1
