@@ -248,7 +248,7 @@ def catalog_evidence(claim: Claim, rlimit: int = RLIMIT) -> list[Evidence]:
                                   "by sympy", against=record.name, point=shown,
                                   advisory=advisory, seconds=seconds))  # fmt: skip
             continue
-        which = "lower side" if side is claim.lower_side else "upper side"
+        which = "lower side" if below else "upper side"
         if below:
             text = f"{which} {mine} > {record.name} = {theirs} at {_show_point(point)}"
         else:

@@ -215,7 +215,12 @@ def test_tight_claims_are_checked_both_ways_with_their_constant() -> None:
     text = _toml(kind="tight", expression="n*d", constant=4)
     (report,) = check(parse_claims(text), skip=NO_NUMERICS)
     assert report.verdict == "refuted"
-    assert any("upper side" in e.summary for e in report.refutations())
+    refuting = [e for e in report.refutations() if e.check == "z3"]
+    assert refuting and all(e.summary.startswith("upper side") for e in refuting)
+    assert {e.against for e in refuting} == {"dense-forward-lower-large-explicit"}
+    item = refuting[0]
+    point = {k: sp.Integer(v) for k, v in item.point.items()}
+    assert sp.Integer(item.claim_value) == 4 * point["n"] * point["d"]
 
 
 def test_tight_claims_must_not_grow_with_memory() -> None:
