@@ -96,20 +96,35 @@ class Evidence:
             )
 
     def to_dict(self) -> dict[str, object]:
-        """The JSON-ready fields (moves and DAG left out; ``certificate`` names the file)."""
+        """The JSON-ready fields (moves and DAG left out; ``certificate`` names the file).
+
+        Integer values are JSON integers; other exact values (``3136/3``, ``3*sqrt(6)``)
+        are strings in sympy's notation.
+        """
+        point = None if self.point is None else {k: _number(v) for k, v in self.point.items()}
         return {
             "check": self.check,
             "verdict": self.verdict,
             "summary": self.summary,
             "against": self.against,
-            "point": self.point,
-            "claim_value": self.claim_value,
-            "other_value": self.other_value,
+            "point": point,
+            "claim_value": _number(self.claim_value),
+            "other_value": _number(self.other_value),
             "replay": self.replay,
             "certificate": self.certificate,
             "advisory": self.advisory,
             "seconds": round(self.seconds, 3),
         }
+
+
+def _number(text: str | None) -> int | str | None:
+    """``text`` as an int when it is one, else unchanged."""
+    if text is None:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        return text
 
 
 @dataclass(frozen=True)

@@ -96,7 +96,8 @@ def test_refutations_write_replayable_evidence(tmp_path, capsys) -> None:
     (row,) = json.loads(capsys.readouterr().out)
     item = next(e for e in row["evidence"] if e["verdict"] == "refuted")
     dag = load_dag(item["certificate"].replace(".moves.jsonl", ".dag.json"))
-    assert replay(dag, read_moves(item["certificate"], dag), 6).io == int(item["other_value"]) == 8
+    assert replay(dag, read_moves(item["certificate"], dag), 6).io == item["other_value"] == 8
+    assert item["point"] == {"n": 2, "d": 1, "M": 6}
 
 
 @pytest.mark.parametrize(
