@@ -8,13 +8,15 @@ it must not import ``attnio.pebble`` or ``attnio.proofs``.
 
 from .errors import (
     AlgorithmError,
+    AlgorithmParameterError,
+    BlocksDoNotFitError,
     CapacityError,
     MachineError,
     MaskError,
-    MemoryTooSmallError,
-    ParameterError,
     UnknownAlgorithmError,
 )
+from .errors import MemoryTooSmallError as MemoryTooSmallError  # the former name
+from .errors import ParameterError as ParameterError  # the former name
 from .machine import Counts, TwoLevelMachine
 from .registry import ALGORITHMS, Algorithm, get_algorithm
 from .simulation import Run, simulate
@@ -24,12 +26,12 @@ __all__ = [
     "ALGORITHMS",
     "Algorithm",
     "AlgorithmError",
+    "AlgorithmParameterError",
+    "BlocksDoNotFitError",
     "CapacityError",
     "Counts",
     "MachineError",
     "MaskError",
-    "MemoryTooSmallError",
-    "ParameterError",
     "Run",
     "Sweep",
     "TwoLevelMachine",

@@ -39,7 +39,7 @@ from functools import cache
 import numpy as np
 from numpy.polynomial import Chebyshev, Polynomial
 
-from .errors import MemoryTooSmallError, ParameterError
+from .errors import AlgorithmParameterError, BlocksDoNotFitError
 from .machine import TwoLevelMachine, blocks
 
 ROUNDING_SLACK = 1e-10
@@ -73,9 +73,9 @@ def approximate_exp(degree: int, radius: float) -> Approximation:
     True
     """
     if isinstance(degree, bool) or not isinstance(degree, int) or degree < 0:
-        raise ParameterError(f"degree={degree!r} must be a nonnegative integer")
+        raise AlgorithmParameterError(f"degree={degree!r} must be a nonnegative integer")
     if not (radius > 0 and math.isfinite(radius)):
-        raise ParameterError(f"score radius {radius!r} must be positive and finite")
+        raise AlgorithmParameterError(f"score radius {radius!r} must be positive and finite")
     cheb = Chebyshev.interpolate(np.exp, degree, domain=[-radius, radius])
     poly = cheb.convert(kind=Polynomial, domain=[-radius, radius], window=[-radius, radius])
     coefficients = tuple(np.pad(poly.coef, (0, degree + 1 - len(poly.coef))).tolist())
@@ -180,7 +180,7 @@ def schedule(n: int, d: int, r: int, M: int) -> tuple[bool, int, int]:
         return True, r, (M - r * (d + 2)) // (2 * d + 1)
     features, rows = M // (2 * (d + 2)), M // (2 * (2 * d + 1))
     if features < 1 or rows < 1:
-        raise MemoryTooSmallError(
+        raise BlocksDoNotFitError(
             f"low-rank: M={M} holds neither [W | w] ({r} x {d + 1}) nor one feature block; "
             f"it needs M >= {min(4 * d + 2, r * (d + 2) + 2 * d + 1)}"
         )
@@ -261,7 +261,7 @@ def backward_schedule(d: int, r: int, M: int) -> tuple[bool, int, int]:
         return True, r, rows
     features, rows = M // (4 * (d + 2)), M // (2 * (4 * d + 1))
     if features < 1 or rows < 1:
-        raise MemoryTooSmallError(
+        raise BlocksDoNotFitError(
             f"low-rank backward: M={M} holds neither [W | w] and [dW | dw] ({r} x {d + 1} "
             f"each) nor one feature block; it needs M >= "
             f"{min(2 * r * (d + 2) + 4 * d + 1, max(4 * d + 8, 8 * d + 2))}"

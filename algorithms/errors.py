@@ -15,12 +15,19 @@ class CapacityError(AlgorithmError):
     """A step of an algorithm would hold more than M words in fast memory."""
 
 
-class ParameterError(AlgorithmError):
+class AlgorithmParameterError(AlgorithmError):
     """A size (n, d, M, degree, entry bound) is outside what the algorithm accepts."""
 
 
-class MemoryTooSmallError(ParameterError):
+class BlocksDoNotFitError(AlgorithmParameterError):
     """M is below the smallest fast memory an algorithm's blocks fit in; the message names it."""
+
+
+ParameterError = AlgorithmParameterError
+"""The former name, kept for callers that import it."""
+
+MemoryTooSmallError = BlocksDoNotFitError
+"""The former name (it clashed with :class:`attnio.pebble.MemoryTooSmallError`)."""
 
 
 class MaskError(AlgorithmError):
@@ -36,3 +43,11 @@ class UnknownAlgorithmError(AlgorithmError, KeyError):
 
 class MachineError(AlgorithmError):
     """A transfer names an array or buffer the machine does not hold, or a slice outside it."""
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a sweep; ``result`` holds the runs finished (the rest ``None``)."""
+
+    def __init__(self, result: object) -> None:
+        self.result = result
+        super().__init__("sweep interrupted")

@@ -30,14 +30,14 @@ from attnio.bounds.blocks import (
     BlockRule,
 )
 
-from .errors import MemoryTooSmallError
+from .errors import BlocksDoNotFitError
 from .machine import TwoLevelMachine, blocks
 
 
 def _sizes(rule: BlockRule, d: int, M: int) -> tuple[int, int]:
     """Return ``(B_r, B_c)`` of ``rule``, or raise if M leaves no room for a block."""
     if rule.large_block(d, M) < 1:
-        raise MemoryTooSmallError(
+        raise BlocksDoNotFitError(
             f"{rule.label}: M={M} leaves no room for a block; it needs M >= {rule.words(d)} words"
         )
     return rule.sizes(d, M)

@@ -33,7 +33,7 @@ import numpy as np
 
 from attnio.bounds.arguments import positive_integer
 
-from .errors import CapacityError, MachineError, ParameterError
+from .errors import AlgorithmParameterError, CapacityError, MachineError
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,7 @@ class TwoLevelMachine:
     )
 
     def __init__(self, M: int, *, numeric: bool = True, algorithm: str = "algorithm") -> None:
-        self.M = positive_integer("M", M, ParameterError)
+        self.M = positive_integer("M", M, AlgorithmParameterError)
         self.numeric = bool(numeric)
         self.algorithm = algorithm
         self.loads = 0

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import MaskError, ParameterError
+from .errors import AlgorithmParameterError, MaskError
 
 
 @dataclass(frozen=True)
@@ -43,11 +43,11 @@ def check_inputs(Q: np.ndarray, K: np.ndarray, V: np.ndarray) -> tuple[int, int]
     shape = np.shape(Q)
     for name, array in arrays.items():
         if np.ndim(array) != 2 or np.shape(array) != shape:
-            raise ParameterError(
+            raise AlgorithmParameterError(
                 f"{name} has shape {np.shape(array)}; Q, K, V must all be n x d, Q is {shape}"
             )
         if not np.all(np.isfinite(array)):
-            raise ParameterError(f"{name} has non-finite entries; give finite floats")
+            raise AlgorithmParameterError(f"{name} has non-finite entries; give finite floats")
     return int(shape[0]), int(shape[1])
 
 

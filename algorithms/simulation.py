@@ -17,7 +17,7 @@ from attnio.bounds.arguments import positive_integer
 from attnio.bounds.record import Regime
 
 from . import approximate, reference
-from .errors import MaskError, ParameterError
+from .errors import AlgorithmParameterError, MaskError
 from .machine import Counts, TwoLevelMachine, blocks
 from .masks import (
     block_mask,
@@ -101,7 +101,7 @@ class Run:
 
 
 def _positive(name: str, value: object) -> int:
-    return positive_integer(name, value, ParameterError)
+    return positive_integer(name, value, AlgorithmParameterError)
 
 
 def inputs(
@@ -141,7 +141,7 @@ def estimate_words(regime: str, n: int, d: int, *, numeric: bool, rank: int = 0)
 
 def _check_words(words: int, max_words: int, shown: str) -> None:
     if words > max_words:
-        raise ParameterError(
+        raise AlgorithmParameterError(
             f"{shown} needs about {words:,} words of memory, more than max_words="
             f"{max_words:,}; choose smaller sizes, --count-only, or raise the limit "
             "(--max-words)"
@@ -180,7 +180,7 @@ def simulate(
 
     Raises
     ------
-    ParameterError, MaskError, UnknownAlgorithmError, CapacityError
+    AlgorithmParameterError, MaskError, UnknownAlgorithmError, CapacityError
         On bad parameters, with the valid range in the message.
 
     Examples
@@ -191,9 +191,11 @@ def simulate(
     """
     algo = get_algorithm(algorithm)
     if pass_ not in PASSES:
-        raise ParameterError(f"pass={pass_!r} is not one of: {', '.join(PASSES)}")
+        raise AlgorithmParameterError(f"pass={pass_!r} is not one of: {', '.join(PASSES)}")
     if pass_ not in algo.runners:
-        raise ParameterError(f"{algorithm} has no {pass_} pass; it has: {', '.join(algo.runners)}")
+        raise AlgorithmParameterError(
+            f"{algorithm} has no {pass_} pass; it has: {', '.join(algo.runners)}"
+        )
     n, d, M = _positive("n", n), _positive("d", d), _positive("M", M)
     max_words = _positive("max_words", max_words)
     rank = 0
@@ -223,19 +225,21 @@ def simulate(
         raise MaskError(f"{algorithm} is dense; a mask applies only to sparse algorithms")
     if algo.regime is Regime.APPROXIMATE:
         if degree is None:
-            raise ParameterError(f"{algorithm} needs a polynomial degree (degree=g >= 0)")
+            raise AlgorithmParameterError(f"{algorithm} needs a polynomial degree (degree=g >= 0)")
         if isinstance(degree, bool) or not isinstance(degree, (int, np.integer)) or degree < 0:
-            raise ParameterError(f"degree={degree!r} must be a nonnegative integer")
+            raise AlgorithmParameterError(f"degree={degree!r} must be a nonnegative integer")
         degree = int(degree)
         if entry_bound is None:
             entry_bound = 1 / math.sqrt(d)
         if not (entry_bound > 0 and math.isfinite(entry_bound)):
-            raise ParameterError(f"entry_bound={entry_bound!r} must be positive and finite")
+            raise AlgorithmParameterError(
+                f"entry_bound={entry_bound!r} must be positive and finite"
+            )
         approx = approximate.approximate_exp(degree, d * entry_bound**2) if numeric else None
         options.update(degree=degree, approx=approx)
         params["r"] = approximate.feature_rank(d, degree)
     elif degree is not None:
-        raise ParameterError(f"{algorithm} is exact; degree applies only to low-rank")
+        raise AlgorithmParameterError(f"{algorithm} is exact; degree applies only to low-rank")
 
     machine = TwoLevelMachine(M, numeric=numeric, algorithm=f"{algorithm} {pass_}")
     data = _place(machine, pass_, n, d, seed, entry_bound if approx else None, fine_mask)

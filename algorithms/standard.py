@@ -20,21 +20,22 @@ DFE22 Algorithm 0, Algorithm 3, Theorem 2, Theorem 5.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from .errors import MemoryTooSmallError
+from attnio.bounds.blocks import STANDARD_TILES
+
+from .errors import BlocksDoNotFitError
 from .machine import TwoLevelMachine, blocks
 from .tiling import rowsum_product, tiled_product
 
 
 def standard_tile(M: int) -> int:
     """Return the tile side ``floor(sqrt(M / 3))``; refuse M < 3."""
-    tile = math.isqrt(M // 3)
+    tile = STANDARD_TILES.side(M)
     if tile < 1:
-        raise MemoryTooSmallError(
-            f"standard attention: M={M} leaves no room for a tile; it needs M >= 3"
+        raise BlocksDoNotFitError(
+            f"{STANDARD_TILES.label}: M={M} leaves no room for a tile; "
+            f"it needs M >= {STANDARD_TILES.tiles}"
         )
     return tile
 

@@ -15,7 +15,7 @@ import sympy as sp
 
 from attnio.bounds import Kind, Regime, catalog, crossover, get
 
-from .errors import MemoryTooSmallError, ParameterError
+from .errors import AlgorithmParameterError, BlocksDoNotFitError, SweepInterrupted
 from .registry import get_algorithm
 from .simulation import simulate
 
@@ -73,9 +73,11 @@ def parse_range(text: str) -> tuple[int, int]:
     try:
         lo, hi = (int(part) for part in parts)
     except ValueError:
-        raise ParameterError(f"sweep={text!r} must look like M=lo:hi with integers") from None
+        raise AlgorithmParameterError(
+            f"sweep={text!r} must look like M=lo:hi with integers"
+        ) from None
     if not 1 <= lo < hi:
-        raise ParameterError(f"sweep={text!r} needs 1 <= lo < hi")
+        raise AlgorithmParameterError(f"sweep={text!r} needs 1 <= lo < hi")
     return lo, hi
 
 
@@ -92,11 +94,15 @@ def sweep(
     """Run each algorithm at ``points`` geometric values of M in [lo, hi] (counting mode).
 
     An M below an algorithm's minimum leaves a gap (``None``) for that algorithm.
+    Ctrl-C raises :class:`~attnio.algorithms.errors.SweepInterrupted` holding the runs
+    finished (the others ``None``, the bounds not computed).
     """
     for name in algorithms:
         algo = get_algorithm(name)
         if pass_ not in algo.runners:
-            raise ParameterError(f"{name} has no {pass_} pass; it has: {', '.join(algo.runners)}")
+            raise AlgorithmParameterError(
+                f"{name} has no {pass_} pass; it has: {', '.join(algo.runners)}"
+            )
     memories = sorted({round(float(m)) for m in np.geomspace(lo, hi, points)})
     result = Sweep(n, d, pass_, memories)
     for name in algorithms:
@@ -105,18 +111,23 @@ def sweep(
             own.pop("block_density", None)
         if get_algorithm(name).regime is not Regime.APPROXIMATE:
             own.pop("degree", None)
-        measured, closed = [], []
+        measured: list[float | None] = []
+        closed: list[float | None] = []
+        result.measured[name] = measured
+        result.closed[name] = closed
         for M in memories:
             try:
                 run = simulate(name, pass_, n, d, M, numeric=False, **own)
-            except MemoryTooSmallError:
+            except BlocksDoNotFitError:
                 measured.append(None)
                 closed.append(None)
                 continue
+            except KeyboardInterrupt:
+                for values in (*result.measured.values(), *result.closed.values()):
+                    values.extend([None] * (len(memories) - len(values)))
+                raise SweepInterrupted(result) from None
             measured.append(float(run.counts.io))
             closed.append(None if run.closed_form is None else float(run.closed_form))
-        result.measured[name] = measured
-        result.closed[name] = closed
     for bound in catalog(regime=Regime.DENSE, pass_=pass_, kind=Kind.LOWER):
         if bound.explicit is None or set(bound.parameters) - {"n", "d", "M"}:
             continue

@@ -30,12 +30,13 @@ small-cache backward bound this algorithm meets); HK81 (square tiling of matmul)
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 import numpy as np
 
-from .errors import MemoryTooSmallError
+from attnio.bounds.blocks import SQUARE_TILES
+
+from .errors import BlocksDoNotFitError
 from .machine import TwoLevelMachine, blocks
 
 Hook = Callable[[int, int, int], None]
@@ -43,10 +44,11 @@ Hook = Callable[[int, int, int], None]
 
 def square_tile(M: int) -> int:
     """Return SY24's tile side ``floor(sqrt(M / 4))``; refuse M < 4."""
-    tile = math.isqrt(M // 4)
+    tile = SQUARE_TILES.side(M)
     if tile < 1:
-        raise MemoryTooSmallError(
-            f"square tiling: M={M} leaves no room for a tile; it needs M >= 4"
+        raise BlocksDoNotFitError(
+            f"{SQUARE_TILES.label}: M={M} leaves no room for a tile; "
+            f"it needs M >= {SQUARE_TILES.tiles}"
         )
     return tile
 

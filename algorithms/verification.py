@@ -12,19 +12,18 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import numpy as np
 import sympy as sp
 
 from attnio.bounds import Kind, Regime, catalog, crossover, get
+from attnio.bounds.checks import Check
 
-from .errors import MemoryTooSmallError
+from .errors import BlocksDoNotFitError
 from .masks import expand
 from .registry import ALGORITHMS
 from .simulation import Run, simulate
-
-Check = Callable[[], tuple[bool | None, str]]
 
 TIGHT_FACTORS: dict[tuple[str, str], tuple[float, str]] = {
     ("flash", "forward"): (40.0, "large"),
@@ -97,7 +96,7 @@ def _runs(numeric: bool, sizes: tuple[tuple[int, int], ...]) -> Iterator[Run]:
                 options["degree"] = 2 if d > 5 else 3
             try:
                 yield simulate(name, pass_, n, d, M, numeric=numeric, **options)
-            except MemoryTooSmallError:
+            except BlocksDoNotFitError:
                 continue  # M below the algorithm's minimum: refused, as documented
 
 
@@ -214,7 +213,7 @@ def check_within_tight_factor() -> tuple[bool | None, str]:
                     continue
                 try:
                     run = simulate(name, pass_, n, d, M, numeric=False)
-                except MemoryTooSmallError:
+                except BlocksDoNotFitError:
                     continue  # below the algorithm's minimum M
                 ratio = run.counts.io / float(tight.evaluate(which="asymptotic", n=n, d=d, M=M))
                 compared += 1
@@ -244,7 +243,7 @@ def measured_crossover(n: int, d: int, lo: int, hi: int, points: int = 48) -> in
     for M in sorted({int(m) for m in np.geomspace(lo, hi, points)}):
         try:
             flash = simulate("flash", "forward", n, d, M, numeric=False).counts.io
-        except MemoryTooSmallError:
+        except BlocksDoNotFitError:
             continue
         if flash <= simulate("square-tiling", "forward", n, d, M, numeric=False).counts.io:
             return M

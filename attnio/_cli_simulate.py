@@ -173,6 +173,7 @@ def _dump(results: list[dict], partial: bool, **extra: object) -> None:
 
 def _run_sweep(args: argparse.Namespace) -> int:
     from attnio.algorithms import sweep
+    from attnio.algorithms.errors import SweepInterrupted
 
     if args.M is not None:
         raise ValueError("--M and --sweep exclude each other; --sweep M=LO:HI gives the range")
@@ -199,11 +200,15 @@ def _run_sweep(args: argparse.Namespace) -> int:
             degree=args.degree,
             max_words=args.max_words,
         )
-    except KeyboardInterrupt:
-        # the library sweep returns only complete grids: nothing finished to show
+    except SweepInterrupted as stop:
+        data = stop.result.to_dict()
+        finished = [row for row in data.pop("results") if row["io"] is not None]
         if args.json:
-            _dump([], partial=True)
-        return interrupted("the sweep had not finished; no partial results")
+            _dump(finished, partial=True, **data)
+        else:
+            for row in finished:
+                print(f"{row['algorithm']:>22} M={row['M']:<10} io={row['io']}")
+        return interrupted(f"{len(finished)} runs of the sweep finished (shown above)")
     if args.plot:
         from attnio.algorithms import plot_sweep
 

@@ -13,7 +13,7 @@ HELP = "print the bound catalog (Markdown, LaTeX booktabs or JSON)"
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Register ``attnio table``."""
-    from attnio.bounds import FORMATS, Cache, Kind, Pass, Regime, Status
+    from attnio.bounds import TABLE_FORMATS, Cache, Kind, Pass, Regime, Status
 
     parser = subparsers.add_parser(
         NAME,
@@ -26,7 +26,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "  attnio table --format json --status reconstructed",
     )
     parser.add_argument(
-        "--format", choices=FORMATS, default="markdown", help="output format (default markdown)"
+        "--format",
+        choices=TABLE_FORMATS,
+        default="markdown",
+        help="output format (default markdown)",
     )
     parser.add_argument(
         "--regime", choices=[r.value for r in Regime], help="only bounds of this regime"

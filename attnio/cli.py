@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     "attnio._cli_simulate",
     "attnio._cli_prove",
     "attnio._cli_check",
+    "attnio._cli_campaign",
 )
 """The command modules, in the order ``attnio --help`` lists them."""
 

@@ -6,19 +6,23 @@ else of attnio: the other packages read it, never the reverse.
 """
 
 from .catalog import catalog, get
+from .checks import Check, CheckResult
 from .crossover import crossover
-from .errors import BoundError, FilterError, ParameterError, RecordError, UnknownBoundError
+from .errors import BoundError, BoundParameterError, FilterError, RecordError, UnknownBoundError
+from .errors import ParameterError as ParameterError  # the former name
 from .record import Bound, Cache, Kind, Pass, Regime, Status
-from .render import FORMATS, render
+from .render import TABLE_FORMATS, render
 
 __all__ = [
-    "FORMATS",
+    "TABLE_FORMATS",
     "Bound",
     "BoundError",
+    "BoundParameterError",
     "Cache",
+    "Check",
+    "CheckResult",
     "FilterError",
     "Kind",
-    "ParameterError",
     "Pass",
     "RecordError",
     "Regime",

@@ -1,4 +1,4 @@
-"""Block sizes of attnio's FlashAttention algorithms, typed once.
+"""Block and tile sizes of attnio's algorithms, typed once.
 
 DFE22 takes ``B_c = ceil(M / 4d)``, ``B_r = min(B_c, d)``, which overflows M
 words by the score tile and the row statistics. attnio keeps the shape of the
@@ -16,13 +16,18 @@ flash2 forward             B_r = floor(M/(5d+3))   B_c = min(B_r, d)
 flash2 backward            B_c = floor(M/(9d+2))   B_r = min(B_c, d)
 =========================  ======================  =============================
 
+The tiled algorithms use square tiles of side ``T = floor(sqrt(M / k))``, k
+tiles fitting in fast memory: k = 3 for standard attention, k = 4 for square
+tiling and the tiled backward (:class:`TileRule`).
+
 References
 ----------
-DFE22 Algorithms 1 and 4, Theorems 2 and 5; D23 Algorithms 1 and 2.
+DFE22 Algorithms 0, 1 and 4, Theorems 2 and 5; D23 Algorithms 1 and 2; SY24 Algorithm 1.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -34,7 +39,10 @@ __all__ = [
     "FLASH2_FORWARD_BLOCKS",
     "FLASH_BACKWARD_BLOCKS",
     "FLASH_FORWARD_BLOCKS",
+    "SQUARE_TILES",
+    "STANDARD_TILES",
     "BlockRule",
+    "TileRule",
 ]
 
 
@@ -91,3 +99,30 @@ FLASH2_FORWARD_BLOCKS = BlockRule("flash2 forward", lambda d: 5 * d + 3, "rows")
 
 FLASH2_BACKWARD_BLOCKS = BlockRule("flash2 backward", lambda d: 9 * d + 2, "columns")
 """D23 Alg. 2."""
+
+
+@dataclass(frozen=True)
+class TileRule:
+    """Square tiles of side ``floor(sqrt(M / tiles))``: ``tiles`` of them fit in M words.
+
+    Examples
+    --------
+    >>> SQUARE_TILES.side(100), STANDARD_TILES.side(100)
+    (5, 5)
+    """
+
+    label: str
+    tiles: int
+
+    def side(self, M):
+        """The tile side: ``isqrt(M // tiles)`` for an int, ``floor(sqrt(M / tiles))`` symbolically."""
+        if isinstance(M, sp.Basic):
+            return sp.floor(sp.sqrt(M / self.tiles))
+        return math.isqrt(M // self.tiles)
+
+
+STANDARD_TILES = TileRule("standard attention", 3)
+"""Standard attention (DFE22 Alg. 0): two operand tiles and one product tile."""
+
+SQUARE_TILES = TileRule("square tiling", 4)
+"""SY24 Alg. 1 and the tiled backward: three tiles and one row of statistics."""

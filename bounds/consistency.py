@@ -10,17 +10,16 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import sympy as sp
 
 from .catalog import FULL_DENSITY, catalog, cells, get
+from .checks import Check
 from .crossover import crossover, min_branches
 from .record import Bound, Cache, Kind, Regime, Status
 from .symbols import M, feature_rank, n
 from .terms import CACHE_BOUNDARY
-
-Check = Callable[[], tuple[bool | None, str]]
 
 
 def check_cells_covered() -> tuple[bool, str]:

@@ -7,9 +7,9 @@ every ceiling of a partial last block; the machine reproduces it exactly
 nothing of attnio but :mod:`attnio.bounds`: the algorithms read these records,
 never the reverse.
 
-Block and tile sizes: the FlashAttention rules are :mod:`attnio.bounds.blocks`'s;
-the tiles are ``T = floor(sqrt(M / 3))`` (standard), ``T = floor(sqrt(M / 4))``
-(square tiling, tiled backward); low-rank forward ``F = floor(M / (2(d + 2)))``,
+Block and tile sizes: the FlashAttention blocks and the square tiles
+(``T = floor(sqrt(M / 3))`` standard, ``floor(sqrt(M / 4))`` square tiling and
+tiled backward) are the rules of :mod:`attnio.bounds.blocks`; low-rank forward ``F = floor(M / (2(d + 2)))``,
 ``R = floor(M / (2(2d + 1)))``, backward ``F = floor(M / (4(d + 2)))``,
 ``R = floor(M / (2(4d + 1)))``.
 """
@@ -23,6 +23,8 @@ from .blocks import (
     FLASH2_FORWARD_BLOCKS,
     FLASH_BACKWARD_BLOCKS,
     FLASH_FORWARD_BLOCKS,
+    SQUARE_TILES,
+    STANDARD_TILES,
 )
 from .record import Bound, Cache, Kind, Pass, Regime, Status
 from .symbols import M, Z, d, n, r, s, s_c
@@ -42,8 +44,8 @@ FLASH_FORWARD_COLUMNS = FLASH_FORWARD_BLOCKS.large_block(d, M)
 FLASH_BACKWARD_COLUMNS = FLASH_BACKWARD_BLOCKS.large_block(d, M)
 FLASH2_FORWARD_ROWS = FLASH2_FORWARD_BLOCKS.large_block(d, M)
 FLASH2_BACKWARD_COLUMNS = FLASH2_BACKWARD_BLOCKS.large_block(d, M)
-STANDARD_TILE = sp.floor(sp.sqrt(M / 3))
-SQUARE_TILE = sp.floor(sp.sqrt(M / 4))
+STANDARD_TILE = STANDARD_TILES.side(M)
+SQUARE_TILE = SQUARE_TILES.side(M)
 LOW_RANK_FEATURES = sp.floor(M / (2 * (d + 2)))
 LOW_RANK_ROWS = sp.floor(M / (2 * (2 * d + 1)))
 LOW_RANK_RESIDENT = r * (d + 2) + 2 * d + 1 <= M

@@ -11,8 +11,12 @@ class BoundError(ValueError):
     """Base class of every error :mod:`attnio.bounds` raises on bad input."""
 
 
-class ParameterError(BoundError):
+class BoundParameterError(BoundError):
     """A parameter passed to ``Bound.evaluate`` is missing, nonpositive or outside the bound's conditions."""
+
+
+ParameterError = BoundParameterError
+"""The former name, kept for callers that import it."""
 
 
 class UnknownBoundError(BoundError, KeyError):

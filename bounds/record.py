@@ -14,7 +14,7 @@ from numbers import Real
 import sympy as sp
 
 from . import symbols
-from .errors import ParameterError, RecordError
+from .errors import BoundParameterError, RecordError
 
 
 class Kind(enum.StrEnum):
@@ -234,13 +234,13 @@ class Bound:
 
         Raises
         ------
-        ParameterError
+        BoundParameterError
             If a parameter the conditions need is missing or invalid.
         """
         subs = _substitutions(self, self.conditions.free_symbols, params)
         value = self.conditions.subs(subs)
         if value not in (sp.true, sp.false):
-            raise ParameterError(
+            raise BoundParameterError(
                 f"bound {self.name!r}: conditions {self.conditions} do not decide at {params}"
             )
         return bool(value)
@@ -264,7 +264,7 @@ class Bound:
 
         Raises
         ------
-        ParameterError
+        BoundParameterError
             If a needed parameter is missing, nonpositive, not an integer where
             the symbol is one, or outside the bound's conditions, or a keyword is
             not a parameter name (a misspelt ``m=`` is refused, not ignored).
@@ -276,16 +276,16 @@ class Bound:
         64
         """
         if which not in ("explicit", "asymptotic"):
-            raise ParameterError(f"which={which!r} is not one of: explicit, asymptotic")
+            raise BoundParameterError(f"which={which!r} is not one of: explicit, asymptotic")
         expr = self.explicit if which == "explicit" else self.asymptotic
         if expr is None:
-            raise ParameterError(f"bound {self.name!r} has no {which} expression")
+            raise BoundParameterError(f"bound {self.name!r} has no {which} expression")
         needed = set(expr.free_symbols) | (set(self.conditions.free_symbols) if check else set())
         subs = _substitutions(self, needed, params)
         if check:
             held = self.conditions.subs(subs)
             if held is not sp.true:
-                raise ParameterError(
+                raise BoundParameterError(
                     f"bound {self.name!r} does not apply at "
                     f"{', '.join(f'{k}={v}' for k, v in sorted(params.items()))}: "
                     f"its conditions are {self.conditions}"
@@ -304,7 +304,7 @@ def _substitutions(bound: Bound, needed: set[sp.Basic], params: dict[str, Real])
         close = [name for name in symbols.ALL if name.lower() == unknown[0].lower()]
         close = close or difflib.get_close_matches(unknown[0], list(symbols.ALL), n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise ParameterError(
+        raise BoundParameterError(
             f"bound {bound.name!r} got unknown parameter {unknown[0]!r}{hint}; it takes "
             f"{', '.join(sorted(map(str, needed))) or 'no parameters'}, and every parameter "
             f"name is one of {', '.join(symbols.ALL)}"
@@ -313,7 +313,7 @@ def _substitutions(bound: Bound, needed: set[sp.Basic], params: dict[str, Real])
     for sym in sorted(needed, key=str):
         name = str(sym)
         if name not in params:
-            raise ParameterError(
+            raise BoundParameterError(
                 f"bound {bound.name!r} needs parameter {name!r}; got only "
                 f"{sorted(params) or 'none'}"
             )
@@ -323,15 +323,15 @@ def _substitutions(bound: Bound, needed: set[sp.Basic], params: dict[str, Real])
 
 def _check_value(name: str, value: object) -> sp.Expr:
     if isinstance(value, bool) or not isinstance(value, (Real, sp.Number)):
-        raise ParameterError(f"parameter {name}={value!r} must be a real number")
+        raise BoundParameterError(f"parameter {name}={value!r} must be a real number")
     if isinstance(value, float) and not math.isfinite(value):
-        raise ParameterError(f"parameter {name}={value!r} must be finite")
+        raise BoundParameterError(f"parameter {name}={value!r} must be finite")
     number = sp.Rational(value) if isinstance(value, float) else sp.sympify(value)
     if name in symbols.INTEGER_NAMES and not number.is_integer:
-        raise ParameterError(f"parameter {name}={value!r} must be an integer")
+        raise BoundParameterError(f"parameter {name}={value!r} must be an integer")
     if name in symbols.NONNEGATIVE_NAMES:
         if number < 0:
-            raise ParameterError(f"parameter {name}={value!r} must be nonnegative")
+            raise BoundParameterError(f"parameter {name}={value!r} must be nonnegative")
     elif number <= 0:
-        raise ParameterError(f"parameter {name}={value!r} must be positive")
+        raise BoundParameterError(f"parameter {name}={value!r} must be positive")
     return number

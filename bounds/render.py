@@ -15,7 +15,8 @@ from .errors import FilterError
 from .record import Bound
 from .srepr import parse_srepr
 
-FORMATS = ("markdown", "latex", "json")
+TABLE_FORMATS = ("markdown", "latex", "json")
+"""The formats :func:`render` writes a table of bounds in."""
 COLUMNS = (
     "name",
     "regime",
@@ -198,13 +199,13 @@ def expression_from_srepr(text: str) -> sp.Basic:
 
 
 def render(bounds: Sequence[Bound], fmt: str) -> str:
-    """Render ``bounds`` in format ``fmt`` (one of :data:`FORMATS`).
+    """Render ``bounds`` in format ``fmt`` (one of :data:`TABLE_FORMATS`).
 
     Raises
     ------
     FilterError
-        If ``fmt`` is not one of :data:`FORMATS`.
+        If ``fmt`` is not one of :data:`TABLE_FORMATS`.
     """
-    if fmt not in FORMATS:
-        raise FilterError(f"format={fmt!r} is not one of: {', '.join(FORMATS)}")
+    if fmt not in TABLE_FORMATS:
+        raise FilterError(f"format={fmt!r} is not one of: {', '.join(TABLE_FORMATS)}")
     return {"markdown": render_markdown, "latex": render_latex, "json": render_json}[fmt](bounds)

@@ -19,7 +19,7 @@ from attnio.pebble import save_dag, write_moves
 from .claim import Claim, as_claim
 from .counting import counting_evidence
 from .errors import ClaimError
-from .obligations import RLIMIT, catalog_evidence, conditions_evidence
+from .obligations import BUDGET_MS, catalog_evidence, conditions_evidence
 from .pebbling import MAX_STATES, pebbling_evidence
 from .verdict import ClaimReport, Evidence, verdict_of
 
@@ -32,7 +32,7 @@ def check(
     *,
     skip: Iterable[str] = (),
     evidence_dir: str | Path | None = None,
-    rlimit: int = RLIMIT,
+    budget_ms: int = BUDGET_MS,
     max_states: int = MAX_STATES,
     on_report: Callable[[ClaimReport], None] | None = None,
 ) -> list[ClaimReport]:
@@ -48,8 +48,9 @@ def check(
     evidence_dir : path, optional
         Write each pebbling refutation here: the DAG (``.dag.json``) and its moves
         (``.moves.jsonl``), which :func:`attnio.pebble.replay` accepts.
-    rlimit : int
-        z3 resource limit of one solver call.
+    budget_ms : int
+        Budget of one z3 call, turned into z3's deterministic resource limit
+        (:mod:`attnio.proofs.budget`).
     max_states : int
         State limit of one exact pebbling search.
     on_report : callable, optional
@@ -79,13 +80,13 @@ def check(
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:
         raise ClaimError(f"two claims share the name(s) {duplicates}")
-    conditions = {c.name: conditions_evidence(c, rlimit) for c in claims}  # bad input first
+    conditions = {c.name: conditions_evidence(c, budget_ms) for c in claims}  # bad input first
     reports = []
     for claim in claims:
         start = time.perf_counter()
         evidence: list[Evidence] = [conditions[claim.name]]
         if "z3" not in skip:
-            evidence.extend(catalog_evidence(claim, rlimit))
+            evidence.extend(catalog_evidence(claim, budget_ms))
         if "pebbling" not in skip:
             evidence.extend(pebbling_evidence(claim, max_states=max_states))
         if "counting" not in skip:

@@ -21,19 +21,18 @@ rationals before it is shown, and counts as a refutation only at a point of n, d
 alone: a point that also sets a density, a pair count or a rank may not be realised by
 any actual mask or feature map, so it is reported as unknown with the point.
 
-z3 runs under a resource limit (:data:`RLIMIT`, z3's ``rlimit``) so that the verdict
-does not depend on the machine's load; the wall-clock timeout is only a guard.
+Each z3 call gets a budget of :data:`BUDGET_MS`, which :mod:`attnio.proofs.budget` turns
+into z3's deterministic resource limit (``rlimit``), so the verdicts do not depend on the
+machine's load; processor and wall-clock time are only safety nets.
 """
 
 from __future__ import annotations
 
-import contextlib
 import re
 import time
 from collections.abc import Iterator
 
 import sympy as sp
-import z3
 
 from attnio.bounds import Bound, Kind, catalog
 from attnio.bounds.symbols import ALL, M
@@ -52,25 +51,12 @@ from .claim import Claim
 from .errors import ClaimError
 from .verdict import Evidence
 
-RLIMIT = 2_000_000
-"""z3 resource limit of one solver call (about a second on one core; machine-independent)."""
-
-GUARD_MS = 120_000
-"""Wall-clock timeout of one z3 call: a guard only, far above what the resource limit allows."""
+BUDGET_MS = 500
+"""Budget of one z3 call in milliseconds: a resource limit of 2 million z3 steps
+(:func:`attnio.proofs.budget.rlimit`), enough for every obligation of the example claims."""
 
 PLAIN = frozenset({"n", "d", "M"})
 """Parameters at which a z3 counterexample is a refutation by itself."""
-
-
-@contextlib.contextmanager
-def resource_limit(rlimit: int = RLIMIT) -> Iterator[None]:
-    """Run z3 calls under the resource limit ``rlimit`` (restored afterwards)."""
-    previous = z3.get_param("rlimit")
-    z3.set_param("rlimit", int(rlimit))
-    try:
-        yield
-    finally:
-        z3.set_param("rlimit", previous)
 
 
 def _slug(name: str) -> str:
@@ -99,7 +85,7 @@ def _obligation(claim: Claim, what: str, relation: sp.Basic, *assumptions: sp.Ba
     )
 
 
-def conditions_evidence(claim: Claim, rlimit: int = RLIMIT) -> Evidence:
+def conditions_evidence(claim: Claim, budget_ms: int = BUDGET_MS) -> Evidence:
     """Check that the claim's scope has a point; raise :class:`ClaimError` if it has none."""
     start = time.perf_counter()
     scope = sp.And(claim.scope, *claim.domain())
@@ -120,8 +106,7 @@ def conditions_evidence(claim: Claim, rlimit: int = RLIMIT) -> Evidence:
         "the conditions have a point",
     )
     try:
-        with resource_limit(rlimit):
-            result = check(ob, GUARD_MS)
+        result = check(ob, budget_ms)
     except InconsistentAssumptions:
         raise ClaimError(
             f"claim {claim.name!r}: field 'conditions': {claim.scope} admits no point with "
@@ -190,7 +175,7 @@ def _values(
     return sp.nsimplify(side.subs(subs)), sp.nsimplify(other.subs(subs))
 
 
-def catalog_evidence(claim: Claim, rlimit: int = RLIMIT) -> list[Evidence]:
+def catalog_evidence(claim: Claim, budget_ms: int = BUDGET_MS) -> list[Evidence]:
     """z3 obligations of ``claim`` against the catalog's explicit records, as evidence."""
     found: list[Evidence] = []
     if claim.bound.explicit is None:
@@ -210,8 +195,7 @@ def catalog_evidence(claim: Claim, rlimit: int = RLIMIT) -> list[Evidence]:
         ob = _obligation(claim, what, relation, record.conditions, sources=(record.name,),
                          statement=statement)  # fmt: skip
         try:
-            with resource_limit(rlimit):
-                result = check(ob, GUARD_MS)
+            result = check(ob, budget_ms)
         except InconsistentAssumptions:
             found.append(Evidence("z3", "not-applicable",
                                   f"the claim's scope and {record.name}'s conditions do not meet",
@@ -273,11 +257,11 @@ def catalog_evidence(claim: Claim, rlimit: int = RLIMIT) -> list[Evidence]:
         found.append(Evidence("z3", "not-applicable",
                               "no established catalog record of this regime and pass to compare "
                               "with"))  # fmt: skip
-    found.extend(monotonicity_evidence(claim, rlimit))
+    found.extend(monotonicity_evidence(claim, budget_ms))
     return found
 
 
-def monotonicity_evidence(claim: Claim, rlimit: int = RLIMIT) -> list[Evidence]:
+def monotonicity_evidence(claim: Claim, budget_ms: int = BUDGET_MS) -> list[Evidence]:
     """Tight: E(M') <= C^2 E(M) for M < M' (refutable); lower/upper: non-increasing (advisory)."""
     expr = claim.bound.explicit
     if expr is None or M not in expr.free_symbols:
@@ -296,8 +280,7 @@ def monotonicity_evidence(claim: Claim, rlimit: int = RLIMIT) -> list[Evidence]:
                      statement=statement)  # fmt: skip
     start = time.perf_counter()
     try:
-        with resource_limit(rlimit):
-            result = check(ob, GUARD_MS)
+        result = check(ob, budget_ms)
     except (InconsistentAssumptions, UnsupportedExpression, TypeError) as error:
         return [Evidence("monotonicity", "unknown", f"{statement}: {error}", advisory=not tight)]
     seconds = time.perf_counter() - start
@@ -331,11 +314,9 @@ def monotonicity_evidence(claim: Claim, rlimit: int = RLIMIT) -> list[Evidence]:
 
 
 __all__ = [
-    "GUARD_MS",
+    "BUDGET_MS",
     "PLAIN",
-    "RLIMIT",
     "catalog_evidence",
     "conditions_evidence",
     "monotonicity_evidence",
-    "resource_limit",
 ]

@@ -6,8 +6,8 @@ It may read :mod:`attnio.bounds`; it must not import ``attnio.algorithms`` or
 ``attnio.proofs``.
 """
 
-from .builders import KINDS, build
-from .dag import Dag, load_dag, save_dag
+from .builders import BUILDERS, KINDS, BuilderSpec, build
+from .dag import GRAPH_SUFFIXES, Dag, load_dag, save_dag
 from .errors import (
     CycleError,
     GraphFormatError,
@@ -15,40 +15,62 @@ from .errors import (
     InstanceTooLargeError,
     MemoryTooSmallError,
     MoveFormatError,
-    ParameterError,
     PebbleError,
+    PebbleParameterError,
     SearchInterrupted,
 )
-from .heuristic import compulsory_io, pebble, play
+from .errors import ParameterError as ParameterError  # the former name
+from .exact import solve_exact, sweep_exact
+from .heuristic import HEURISTICS, solve_heuristic
+from .heuristic import pebble as pebble  # the former name of solve_heuristic
+from .heuristic import sweep as sweep_heuristic
 from .moves import COMPUTE, DELETE, LOAD, STORE, Move, Replay, read_moves, replay, write_moves
+from .player import POLICIES, OrderPlayer, compulsory_io, play
 from .result import Pebbling
+from .sat import SatOptimum, sat_optimum
+from .variants import GAME_VARIANTS, VARIANTS, GameVariant, Variant
 
 __all__ = [
+    "BUILDERS",
     "COMPUTE",
     "DELETE",
+    "GAME_VARIANTS",
+    "GRAPH_SUFFIXES",
+    "HEURISTICS",
     "KINDS",
     "LOAD",
+    "POLICIES",
     "STORE",
+    "VARIANTS",
+    "BuilderSpec",
     "CycleError",
     "Dag",
+    "GameVariant",
     "GraphFormatError",
     "IllegalMoveError",
     "InstanceTooLargeError",
     "MemoryTooSmallError",
     "Move",
     "MoveFormatError",
-    "ParameterError",
+    "OrderPlayer",
     "PebbleError",
+    "PebbleParameterError",
     "Pebbling",
     "Replay",
+    "SatOptimum",
     "SearchInterrupted",
+    "Variant",
     "build",
     "compulsory_io",
     "load_dag",
-    "pebble",
     "play",
     "read_moves",
     "replay",
+    "sat_optimum",
     "save_dag",
+    "solve_exact",
+    "solve_heuristic",
+    "sweep_exact",
+    "sweep_heuristic",
     "write_moves",
 ]

@@ -1,6 +1,6 @@
 """numba kernels of the heuristic pebbler. Flat arrays in, numbers and status codes out.
 
-The driver (:mod:`attnio.pebble.heuristic`) validates every argument; the slow,
+The driver (:mod:`attnio.pebble.player`) validates every argument; the slow,
 obviously correct twin of :func:`play_order` is
 :func:`attnio.pebble.reference.play_order`, and the tests require identical
 move sequences from both.

@@ -2,7 +2,7 @@
 
 Each builder adds vertices stage by stage in the order of the formula (all
 products, then all sums, then ...), which is the *natural schedule* that
-:func:`attnio.pebble.heuristic.pebble` plays by default: the unfused "standard
+:func:`attnio.pebble.player.play` plays by default: the unfused "standard
 attention" order that materialises every intermediate (DFE22 Thm 2's baseline).
 Each builder has a ``*_vertices`` function giving its vertex count as a sympy
 expression in the symbols of :mod:`attnio.bounds.symbols`; the tests check it
@@ -43,7 +43,7 @@ from attnio.bounds.record import Pass, Regime
 from attnio.bounds.symbols import Z, d, feature_rank, g, n
 
 from .dag import Dag
-from .errors import ParameterError
+from .errors import PebbleParameterError
 
 __all__ = [
     "BUILDERS",
@@ -79,7 +79,7 @@ class _Builder:
 
     def __init__(self, shape: str) -> None:
         if shape not in TREE_SHAPES:
-            raise ParameterError(f"tree={shape!r} must be one of {TREE_SHAPES}")
+            raise PebbleParameterError(f"tree={shape!r} must be one of {TREE_SHAPES}")
         self.shape = shape
         self.labels: list[str] = []
         self.heads: list[int] = []
@@ -141,20 +141,22 @@ class _Builder:
 
 def _check_size(**sizes: int) -> None:
     for name, value in sizes.items():
-        positive_integer(name, value, ParameterError)
+        positive_integer(name, value, PebbleParameterError)
 
 
 def _check_mask(mask: object, n_: int) -> np.ndarray:
     array = np.asarray(mask)
     if array.shape != (n_, n_):
-        raise ParameterError(f"mask of shape {array.shape} must have shape (n, n) = ({n_}, {n_})")
+        raise PebbleParameterError(
+            f"mask of shape {array.shape} must have shape (n, n) = ({n_}, {n_})"
+        )
     if array.dtype != bool:
         if not np.isin(array, (0, 1)).all():
-            raise ParameterError("mask entries must be booleans or 0/1")
+            raise PebbleParameterError("mask entries must be booleans or 0/1")
         array = array.astype(bool)
     empty = np.flatnonzero(~array.any(axis=1))
     if empty.size:
-        raise ParameterError(
+        raise PebbleParameterError(
             f"mask row {int(empty[0])} has no allowed key; every query must attend to a key "
             f"(rows without one: {empty[:5].tolist()})"
         )
@@ -241,7 +243,7 @@ def sparse_forward(n_: int, d_: int, mask: object, *, tree: str = "chain") -> Da
 
     Raises
     ------
-    ParameterError
+    PebbleParameterError
         ``mask`` is not an n x n boolean (or 0/1) array, or has an empty row.
 
     Examples
@@ -351,7 +353,7 @@ def sparse_backward(n_: int, d_: int, mask: object, *, tree: str = "chain") -> D
 
     Raises
     ------
-    ParameterError
+    PebbleParameterError
         ``mask`` is not an n x n boolean (or 0/1) array, or has an empty row.
 
     Examples
@@ -433,7 +435,7 @@ def approx_forward(n_: int, d_: int, degree: int, *, tree: str = "chain") -> Dag
 
     Raises
     ------
-    ParameterError
+    PebbleParameterError
         ``degree`` < 1 (degree 0 makes every output independent of Q and K).
 
     Examples
@@ -620,23 +622,23 @@ def mask_from_spec(spec: str, n_: int) -> np.ndarray:
         except ValueError:
             w = -1
         if w < (0 if name == "band" else 1):
-            raise ParameterError(
+            raise PebbleParameterError(
                 f"mask={spec!r}: the width must be an integer >= {0 if name == 'band' else 1}"
             )
         return (np.abs(i - j) <= w) if name == "band" else ((j <= i) & (j > i - w))
     path = Path(spec)
     if path.suffix.lower() != ".json":
-        raise ParameterError(
+        raise PebbleParameterError(
             f"mask={spec!r} must be causal, full, band:W, local:W or a .json file of an n x n array"
         )
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
-        raise ParameterError(f"mask file {spec!r} is not valid JSON ({error})") from None
+        raise PebbleParameterError(f"mask file {spec!r} is not valid JSON ({error})") from None
     try:
         array = np.asarray(data)
     except ValueError:
-        raise ParameterError(f"mask file {spec!r} must hold an n x n array") from None
+        raise PebbleParameterError(f"mask file {spec!r} must hold an n x n array") from None
     return _check_mask(array, n_)
 
 
@@ -656,7 +658,7 @@ def estimate_vertices(kind: str, n_: int, d_: int, *, degree: int = 2) -> int:
     26
     """
     if kind not in KINDS:
-        raise ParameterError(f"dag={kind!r} must be one of {KINDS}")
+        raise PebbleParameterError(f"dag={kind!r} must be one of {KINDS}")
     _check_size(n=n_, d=d_)
     spec = BUILDERS[kind]
     if "degree" in spec.parameters:
@@ -670,12 +672,12 @@ def _check_vertices(kind: str, n_: int, d_: int, degree: int, max_vertices: int)
     parameters = BUILDERS[kind].parameters
     shown = f"n={n_}, d={d_}" + (f", degree={degree}" if "degree" in parameters else "")
     if count > max_vertices:
-        raise ParameterError(
+        raise PebbleParameterError(
             f"dag {kind} with {shown} has {count:,} vertices, more than max_vertices="
             f"{max_vertices:,}; choose smaller sizes or raise the limit (--max-vertices)"
         )
     if "mask" in parameters and n_ * n_ > 100 * max_vertices:
-        raise ParameterError(
+        raise PebbleParameterError(
             f"dag {kind} with n={n_} needs an n x n mask of {n_ * n_:,} entries, more than "
             f"100 * max_vertices={100 * max_vertices:,}; choose a smaller n or raise the "
             "limit (--max-vertices)"
@@ -701,7 +703,7 @@ def build(
 
     Raises
     ------
-    ParameterError
+    PebbleParameterError
         Unknown kind, non-positive sizes, or more than ``max_vertices`` vertices.
 
     Examples

@@ -20,10 +20,9 @@ starts blue, is already a finished output, and costs nothing. ``min_memory`` is
 ``k + 1`` red pebbles because no pebble slides.
 
 Files: ``.json`` (``{"nodes": [...], "edges": [[u, v], ...]}``, edges by node
-name), ``.graphml`` (via networkx) and ``.dot`` (a small reader and writer for the
-subset ``digraph [name] { "a" -> "b" -> "c"; "d"; }`` with quoted or bare
-identifiers and ``//``/``#`` comments; attributes, subgraphs, ``strict`` and
-undirected graphs are refused).
+name, or networkx's node-link JSON), ``.graphml`` (via networkx) and ``.dot``
+(read by pydot: ``digraph`` or ``strict digraph`` with any attributes; undirected
+graphs and subgraphs are refused; written as ``digraph { "a"; "a" -> "b"; }``).
 
 References
 ----------
@@ -33,7 +32,6 @@ HK81 (the game); PW20 (the one-shot variant).
 from __future__ import annotations
 
 import heapq
-import itertools
 import json
 import re
 import sys
@@ -46,11 +44,11 @@ import numpy as np
 
 from attnio.bounds.arguments import positive_integer
 
-from .errors import CycleError, GraphFormatError, MemoryTooSmallError, ParameterError
+from .errors import CycleError, GraphFormatError, MemoryTooSmallError, PebbleParameterError
 
-__all__ = ["FORMATS", "Dag", "load_dag", "save_dag"]
+__all__ = ["GRAPH_SUFFIXES", "Dag", "load_dag", "save_dag"]
 
-FORMATS = (".json", ".graphml", ".dot")
+GRAPH_SUFFIXES = (".json", ".graphml", ".dot")
 """File suffixes :func:`load_dag` and :func:`save_dag` understand."""
 
 
@@ -290,13 +288,13 @@ class Dag:
 
         Raises
         ------
-        ParameterError
+        PebbleParameterError
             No vertex carries that label.
         """
         try:
             return self._label_index[label]
         except KeyError:
-            raise ParameterError(f"label={label!r} names no vertex of this graph") from None
+            raise PebbleParameterError(f"label={label!r} names no vertex of this graph") from None
 
     def edges(self) -> np.ndarray:
         """All edges as an ``(E, 2)`` int64 array of ``(u, v)``, sorted by ``v`` then ``u``."""
@@ -308,7 +306,7 @@ class Dag:
 
         Raises
         ------
-        ParameterError
+        PebbleParameterError
             ``M`` is not a positive integer, or above ``2**62`` (the kernels count in int64).
         MemoryTooSmallError
             ``M < min_memory``; names a vertex of maximum in-degree and the minimum.
@@ -318,9 +316,9 @@ class Dag:
         >>> Dag.from_edges(3, [(0, 2), (1, 2)]).validate_memory(3)
         3
         """
-        M = positive_integer("M", M, ParameterError)
+        M = positive_integer("M", M, PebbleParameterError)
         if M > 2**62:
-            raise ParameterError(f"M={M} must be a positive integer of at most 2**62")
+            raise PebbleParameterError(f"M={M} must be a positive integer of at most 2**62")
         if self.min_memory > M:
             vertex = int(np.argmax(self.indegree))
             raise MemoryTooSmallError(M, self.labels[vertex], self.min_memory)
@@ -459,9 +457,9 @@ def load_dag(path: str | Path, *, stdin: BinaryIO | None = None) -> Dag:
         path = Path(path)
         name = str(path)
         suffix = path.suffix.lower()
-        if suffix not in FORMATS:
+        if suffix not in GRAPH_SUFFIXES:
             raise GraphFormatError(
-                f"graph file {name!r}: suffix {suffix!r} is not one of {FORMATS} "
+                f"graph file {name!r}: suffix {suffix!r} is not one of {GRAPH_SUFFIXES} "
                 "(or '-' for standard input)"
             )
         if path.is_dir():
@@ -505,9 +503,9 @@ def save_dag(dag: Dag, path: str | Path) -> None:
     """
     path = Path(path)
     suffix = path.suffix.lower()
-    if suffix not in FORMATS:
+    if suffix not in GRAPH_SUFFIXES:
         raise GraphFormatError(
-            f"graph file {str(path)!r}: suffix {suffix!r} is not one of {FORMATS}"
+            f"graph file {str(path)!r}: suffix {suffix!r} is not one of {GRAPH_SUFFIXES}"
         )
     if suffix == ".json":
         text = _write_json(dag)
@@ -593,83 +591,63 @@ def _multi_keys(graph: nx.MultiDiGraph) -> Iterable[tuple[object, object, list]]
         yield u, v, list(graph[u][v])
 
 
-_DOT_TOKEN = re.compile(
-    r'\s+|//[^\n]*|#[^\n]*|/\*.*?\*/|(?P<q>"(?:[^"\\]|\\.)*")|(?P<id>[A-Za-z0-9_.]+)'
-    r"|(?P<arrow>->)|(?P<p>[{};])|(?P<bad>.)",
-    re.DOTALL,
-)
-_DOT_KEYWORDS = {"strict", "graph", "digraph", "node", "edge", "subgraph"}
-
-
-def _dot_tokens(text: str) -> list[tuple[str, str]]:
-    tokens = []
-    for match in _DOT_TOKEN.finditer(text):
-        kind = match.lastgroup
-        if kind is None:
-            continue
-        value = match.group(kind)
-        if kind == "bad":
-            raise GraphFormatError(
-                f"DOT: unsupported character {value!r} at offset {match.start()}; only the "
-                'subset digraph { "a" -> "b"; "c"; } is read (no attributes, no "--")'
-            )
-        if kind == "q":
-            value = re.sub(r"\\(.)", r"\1", value[1:-1])
-        tokens.append((kind, value))
-    return tokens
-
-
 def _read_dot(text: str) -> Dag:
-    tokens = _dot_tokens(text)
-    subset = 'only the subset digraph [name] { "a" -> "b"; "c"; } is read'
-    if not tokens or tokens[0] != ("id", "digraph"):
-        first = tokens[0][1] if tokens else ""
-        raise GraphFormatError(f"DOT: expected 'digraph', found {first!r}; {subset}")
-    pos = 1
-    if pos < len(tokens) and tokens[pos][0] in ("id", "q") and tokens[pos][1] != "{":
-        pos += 1
-    if pos >= len(tokens) or tokens[pos] != ("p", "{"):
-        raise GraphFormatError(f"DOT: expected '{{' after the graph name; {subset}")
-    if tokens[-1] != ("p", "}"):
-        raise GraphFormatError(f"DOT: the graph must end with '}}'; {subset}")
-    body = tokens[pos + 1 : -1]
+    """A DAG from DOT text, parsed by pydot: ``digraph`` or ``strict digraph``, any attributes.
+
+    Vertices are numbered in their order of first appearance (node or edge statement);
+    a repeated edge is one edge. Undirected graphs and subgraphs are refused (a subgraph's
+    edges would otherwise be lost without notice).
+    """
+    import contextlib
+    import io
+    import warnings
+
+    import pydot
+
+    messages = io.StringIO()
+    try:
+        # pydot prints its parse errors; pyparsing warns about pydot's use of old names
+        with contextlib.redirect_stdout(messages), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            graphs = pydot.graph_from_dot_data(text)
+    except Exception as error:  # pyparsing raises several types
+        raise GraphFormatError(f"not valid DOT ({type(error).__name__}: {error})") from None
+    if not graphs:
+        lines = [line.strip() for line in messages.getvalue().splitlines() if line.strip()]
+        reason = next((line for line in lines if line.startswith("Expected")), "cannot parse")
+        raise GraphFormatError(f"not valid DOT ({reason})")
+    if len(graphs) != 1:
+        raise GraphFormatError(f"DOT text holds {len(graphs)} graphs; give one")
+    graph = graphs[0]
+    if graph.get_type() != "digraph":
+        raise GraphFormatError("DOT graph is undirected; the pebble game needs a digraph")
+    if graph.get_subgraph_list():
+        raise GraphFormatError("DOT subgraphs are not read; list their nodes and edges directly")
+    statements = []
+    for node in graph.get_node_list():
+        name = _dot_name(node.get_name())
+        if name not in ("node", "edge", "graph") or node.get_name().startswith('"'):
+            statements.append((node.obj_dict.get("sequence", 0), [name]))
+    for edge in graph.get_edge_list():
+        ends = [_dot_name(edge.get_source()), _dot_name(edge.get_destination())]
+        statements.append((edge.obj_dict.get("sequence", 0), ends))
     names: dict[str, int] = {}
-    pairs: list[tuple[int, int]] = []
-    statement: list[tuple[str, str]] = []
-
-    def finish() -> None:
-        if not statement:
-            return
-        ids = statement[0::2]
-        arrows = statement[1::2]
-        if (
-            len(statement) % 2 == 0
-            or any(kind not in ("id", "q") for kind, _ in ids)
-            or any(kind != "arrow" for kind, _ in arrows)
-        ):
-            shown = " ".join(v for _, v in statement)
-            raise GraphFormatError(f"DOT: cannot read statement {shown!r}; {subset}")
-        for kind, value in ids:
-            if kind == "id" and value.lower() in _DOT_KEYWORDS:
-                raise GraphFormatError(f"DOT: {value!r} statements are not supported; {subset}")
-        chain = [names.setdefault(value, len(names)) for _, value in ids]
-        pairs.extend(itertools.pairwise(chain))
-        statement.clear()
-
-    for kind, value in body:
-        if kind == "p" and value == ";":
-            finish()
-        elif kind == "p":
-            raise GraphFormatError(f"DOT: unexpected {value!r}; {subset}")
-        else:
-            if statement and statement[-1][0] != "arrow" and kind != "arrow":
-                finish()  # a new statement without a separating ';'
-            statement.append((kind, value))
-    finish()
+    pairs = set()
+    for _, ends in sorted(statements, key=lambda item: item[0]):
+        chain = [names.setdefault(name, len(names)) for name in ends]
+        if len(chain) == 2:
+            pairs.add((chain[0], chain[1]))
     if not names:
         raise GraphFormatError("DOT graph has no vertices")
-    unique = sorted(set(pairs))
-    return Dag.from_edges(list(names), unique)
+    return Dag.from_edges(list(names), sorted(pairs))
+
+
+def _dot_name(raw: object) -> str:
+    """A DOT identifier as text: outer quotes removed, escapes undone."""
+    text = str(raw)
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        return re.sub(r"\\(.)", r"\1", text[1:-1])
+    return text
 
 
 def _dot_quote(label: str) -> str:

@@ -8,7 +8,7 @@ Design contract (shared with the exact solver, which may append classes here):
 
 - :class:`PebbleError` -- base class.
 - :class:`CycleError` -- the graph has a cycle; ``cycle`` lists its vertex labels.
-- :class:`MemoryTooSmallError` -- ``M`` is below ``max in-degree + 1``; attributes
+- :class:`MemoryTooSmallError` -- (a :class:`PebbleParameterError`) ``M`` is below ``max in-degree + 1``; attributes
   ``vertex`` (label of a vertex of maximum in-degree), ``minimum`` and ``M``.
 - :class:`GraphFormatError` -- an empty, malformed or unsupported graph or graph file.
 - :class:`IllegalMoveError` -- a move breaks the rules of docs/game.md;
@@ -16,7 +16,7 @@ Design contract (shared with the exact solver, which may append classes here):
   sequence ends without every output blue), ``move`` (``None`` in that case)
   and ``reason``.
 - :class:`MoveFormatError` -- a move file or move value is malformed.
-- :class:`ParameterError` -- any other bad argument (variant, sizes, masks, degrees).
+- :class:`PebbleParameterError` -- any other bad argument (variant, sizes, masks, degrees).
 - :class:`InstanceTooLargeError` -- an instance the exact search refuses.
 - :class:`SearchInterrupted` -- Ctrl-C during a search or sweep; ``results`` holds
   the pebblings finished (and the interrupted one, with its proven bounds).
@@ -31,8 +31,12 @@ class PebbleError(ValueError):
     """Base class of every error :mod:`attnio.pebble` raises on bad input."""
 
 
-class ParameterError(PebbleError):
+class PebbleParameterError(PebbleError):
     """An argument (variant, size, mask, degree, policy) is outside its valid values."""
+
+
+ParameterError = PebbleParameterError
+"""The former name, kept for callers that import it."""
 
 
 class GraphFormatError(PebbleError):
@@ -48,7 +52,7 @@ class CycleError(PebbleError):
         super().__init__(f"graph has a directed cycle {shown}; the pebble game needs a DAG")
 
 
-class MemoryTooSmallError(PebbleError):
+class MemoryTooSmallError(PebbleParameterError):
     """``M`` is below ``max in-degree + 1``: some vertex can never be computed (no sliding)."""
 
     def __init__(self, M: int, vertex: str, minimum: int) -> None:

@@ -156,10 +156,11 @@ from attnio.bounds.arguments import positive_integer, positive_number
 
 from . import _exact_kernels as kern
 from .dag import Dag
-from .errors import InstanceTooLargeError, ParameterError, SearchInterrupted
-from .heuristic import compulsory_io, pebble, play
+from .errors import InstanceTooLargeError, PebbleParameterError, SearchInterrupted
+from .heuristic import solve_heuristic
 from .moves import Move, check_variant, replay
 from .patterns import PatternSet, build_patterns
+from .player import compulsory_io, play
 from .result import Pebbling
 from .variants import GAME_VARIANTS, Variant
 
@@ -279,7 +280,7 @@ def solve_exact(
         More than :data:`MAX_VERTICES` vertices.
     MemoryTooSmallError
         ``M < dag.min_memory``.
-    ParameterError
+    PebbleParameterError
         Unknown variant or rule, non-positive ``max_states`` or ``time_limit``.
 
     References
@@ -362,7 +363,7 @@ def _solve(
     if count > _ORDER_SEARCH_FROM:
         # the heuristic order search (attnio.pebble.heuristic): Belady on a searched
         # order, each vertex computed once, so legal in both variants; replayed below
-        hints.append(pebble(dag, M, heuristic="search", variant=variant, moves=True).moves)
+        hints.append(solve_heuristic(dag, M, heuristic="search", variant=variant, moves=True).moves)
     expanded = 0
     if GAME_VARIANTS[Variant(variant)].recomputation and seed_io > 0:
         # a one-shot pebbling is a standard one, and the one-shot search is far smaller
@@ -630,7 +631,7 @@ def _check(
     dag: Dag, variant: str, max_states: int, time_limit: float | None, rules: Iterable[str]
 ) -> int:
     if not isinstance(dag, Dag):
-        raise ParameterError(f"dag must be an attnio.pebble.Dag, got {type(dag).__name__}")
+        raise PebbleParameterError(f"dag must be an attnio.pebble.Dag, got {type(dag).__name__}")
     check_variant(variant)
     if dag.num_vertices > MAX_VERTICES:
         raise InstanceTooLargeError(
@@ -638,22 +639,24 @@ def _check(
             f"colour as one 64-bit word and accepts at most {MAX_VERTICES} vertices "
             "(use a heuristic pebbling for larger graphs)"
         )
-    positive_integer("max_states", max_states, ParameterError)
+    positive_integer("max_states", max_states, PebbleParameterError)
     available = available_memory()
     if available is not None and max_states * BYTES_PER_STATE > available:
-        raise ParameterError(
+        raise PebbleParameterError(
             f"max_states={max_states:,} (--limit) may need {max_states * BYTES_PER_STATE:,} "
             f"bytes ({BYTES_PER_STATE} per state) but only {available:,} are available; use "
             f"at most {available // BYTES_PER_STATE:,} states"
         )
     if time_limit is not None:
-        positive_number("time_limit", time_limit, ParameterError)
+        positive_number("time_limit", time_limit, PebbleParameterError)
     if isinstance(rules, str):
-        raise ParameterError(f"rules={rules!r} must be an iterable of rule names, not a string")
+        raise PebbleParameterError(
+            f"rules={rules!r} must be an iterable of rule names, not a string"
+        )
     flags = 0
     for rule in rules:
         if rule not in RULES:
-            raise ParameterError(f"rule {rule!r} is not one of {tuple(RULES)}")
+            raise PebbleParameterError(f"rule {rule!r} is not one of {tuple(RULES)}")
         flags |= RULES[rule]
     return flags
 
@@ -701,7 +704,7 @@ def _certificate(table: np.ndarray, goal: int) -> list[Move]:
 
 
 def _seed_pebbling(dag: Dag, M: int) -> list[Move]:
-    """A legal pebbling in both variants: Belady on the natural order (:func:`.heuristic.play`).
+    """A legal pebbling in both variants: Belady on the natural order (:func:`.player.play`).
 
     Each non-input is computed once, so it is legal in both variants; no optimality claimed.
     """

@@ -52,7 +52,7 @@ def reference_optimum(
 
     Raises
     ------
-    MemoryTooSmallError, ParameterError
+    MemoryTooSmallError, PebbleParameterError
         ``M`` below ``dag.min_memory``; unknown variant.
     InstanceTooLargeError
         More than ``max_states`` states were reached.

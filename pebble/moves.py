@@ -81,7 +81,7 @@ class Replay(NamedTuple):
 
 
 def check_variant(variant: str) -> Variant:
-    """Return ``variant`` as a :class:`Variant` (equal to its string), else raise :class:`ParameterError`."""
+    """Return ``variant`` as a :class:`Variant` (equal to its string), else raise :class:`PebbleParameterError`."""
     return as_variant(variant)
 
 
@@ -111,7 +111,7 @@ def replay(
     IllegalMoveError
         At the first illegal move (``index``, ``move``, ``reason``), or with
         ``index == len(moves)`` if some output is not blue at the end.
-    MemoryTooSmallError, ParameterError
+    MemoryTooSmallError, PebbleParameterError
         ``M`` below ``dag.min_memory`` or not a positive integer; unknown variant.
 
     Examples

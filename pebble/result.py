@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from .errors import ParameterError
+from .errors import PebbleParameterError
 from .moves import Move
 
 __all__ = ["Pebbling"]
@@ -52,13 +52,13 @@ class Pebbling:
 
     def __post_init__(self) -> None:
         if self.io != self.loads + self.stores:
-            raise ParameterError(
+            raise PebbleParameterError(
                 f"io={self.io} must equal loads + stores = {self.loads + self.stores}"
             )
         if not self.lower <= self.upper:
-            raise ParameterError(f"lower={self.lower} exceeds upper={self.upper}")
+            raise PebbleParameterError(f"lower={self.lower} exceeds upper={self.upper}")
         if self.optimal and not self.lower == self.io == self.upper:
-            raise ParameterError(
+            raise PebbleParameterError(
                 f"optimal=True needs lower == io == upper, got "
                 f"{self.lower}, {self.io}, {self.upper}"
             )

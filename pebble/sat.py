@@ -47,9 +47,9 @@ import z3
 from attnio.bounds.arguments import positive_number
 
 from .dag import Dag
-from .errors import InstanceTooLargeError, ParameterError
-from .heuristic import play
+from .errors import InstanceTooLargeError, PebbleParameterError
 from .moves import Move, check_variant, replay
+from .player import play
 from .variants import GAME_VARIANTS, Variant
 
 __all__ = ["MAX_SAT_VERTICES", "SatOptimum", "sat_optimum"]
@@ -119,7 +119,7 @@ def sat_optimum(
     ------
     InstanceTooLargeError
         More than :data:`MAX_SAT_VERTICES` vertices.
-    MemoryTooSmallError, ParameterError
+    MemoryTooSmallError, PebbleParameterError
         ``M`` too small; bad variant, horizon or timeout.
 
     References
@@ -136,7 +136,7 @@ def sat_optimum(
     start = time.perf_counter()
     check_variant(variant)
     if not isinstance(dag, Dag):
-        raise ParameterError(f"dag must be an attnio.pebble.Dag, got {type(dag).__name__}")
+        raise PebbleParameterError(f"dag must be an attnio.pebble.Dag, got {type(dag).__name__}")
     if dag.num_vertices > MAX_SAT_VERTICES:
         raise InstanceTooLargeError(
             f"graph has {dag.num_vertices} vertices; the SAT cross-check encodes at most "
@@ -147,9 +147,9 @@ def sat_optimum(
     if horizon is None:
         horizon = play(dag, M).io + noninputs
     if isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 0:
-        raise ParameterError(f"horizon={horizon!r} must be a non-negative integer")
+        raise PebbleParameterError(f"horizon={horizon!r} must be a non-negative integer")
     if timeout is not None:
-        positive_number("timeout", timeout, ParameterError)
+        positive_number("timeout", timeout, PebbleParameterError)
 
     oneshot = not GAME_VARIANTS[Variant(variant)].recomputation
     encoding = _Encoding(dag, M, oneshot, horizon)

@@ -1,6 +1,6 @@
 """Order-improving search for heuristic pebbling: better compute orders than the natural one.
 
-Two starting orders are played with Belady (:func:`attnio.pebble.heuristic.play`):
+Two starting orders are played with Belady (:func:`attnio.pebble.player.play`):
 the natural (stage-by-stage) order and :func:`depth_first_order`, which computes
 a vertex as soon as it becomes ready after its predecessor (a fused,
 FlashAttention-like order on attention DAGs). The cheaper one seeds a local
@@ -27,10 +27,9 @@ import numpy as np
 
 from attnio.bounds.arguments import positive_number
 
-from . import _kernels
 from .dag import Dag
-from .errors import ParameterError
-from .heuristic import _Arrays, _run, natural_order
+from .errors import PebbleParameterError
+from .player import OrderPlayer, natural_order
 
 __all__ = ["SearchResult", "depth_first_order", "search_order"]
 
@@ -126,17 +125,13 @@ def search_order(
     """
     M = dag.validate_memory(M)
     if iterations is not None and (isinstance(iterations, bool) or iterations < 0):
-        raise ParameterError(f"iterations={iterations!r} must be a nonnegative integer")
+        raise PebbleParameterError(f"iterations={iterations!r} must be a nonnegative integer")
     if time_limit is not None:
-        positive_number("time_limit", time_limit, ParameterError)
+        positive_number("time_limit", time_limit, PebbleParameterError)
     if iterations is None and time_limit is None:
         iterations = DEFAULT_ITERATIONS
     deadline = None if time_limit is None else time.perf_counter() + time_limit
-    arrays = _Arrays(dag)
-
-    def cost(order: np.ndarray) -> int:
-        loads, stores, _, _ = _run(arrays, order, M, _kernels.BELADY, False)
-        return loads + stores
+    cost = OrderPlayer(dag, M, "belady").cost
 
     natural = natural_order(dag)
     natural_io = cost(natural)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from .errors import ParameterError
+from .errors import PebbleParameterError
 
 __all__ = ["GAME_VARIANTS", "VARIANTS", "GameVariant", "Variant", "as_variant"]
 
@@ -53,7 +53,7 @@ VARIANTS: tuple[str, ...] = tuple(variant.value for variant in Variant)
 
 
 def as_variant(variant: str) -> Variant:
-    """Return ``variant`` as a :class:`Variant`, or raise :class:`ParameterError` naming the valid ones.
+    """Return ``variant`` as a :class:`Variant`, or raise :class:`PebbleParameterError` naming the valid ones.
 
     Examples
     --------
@@ -63,4 +63,4 @@ def as_variant(variant: str) -> Variant:
     try:
         return Variant(variant)
     except ValueError:
-        raise ParameterError(f"variant={variant!r} must be one of {VARIANTS}") from None
+        raise PebbleParameterError(f"variant={variant!r} must be one of {VARIANTS}") from None

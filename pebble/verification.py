@@ -14,20 +14,20 @@ HK81 (the game), SY24 section 2 (the forward graph), D23 (the backward graph).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import sympy as sp
 
 from attnio.bounds import catalog, get
+from attnio.bounds.checks import Check
 from attnio.bounds.record import Regime
 
 from . import builders, reference
 from .dag import Dag
-from .heuristic import POLICIES, compulsory_io, natural_order, pebble, play
+from .heuristic import solve_heuristic
 from .moves import replay
+from .player import POLICIES, compulsory_io, natural_order, play
 from .variants import Variant
-
-Check = Callable[[], tuple[bool | None, str]]
 
 _SIZES = ((1, 1), (1, 2), (2, 1), (2, 2), (3, 2))
 """(n, d) of the small dense DAGs the checks pebble."""
@@ -146,7 +146,7 @@ def check_heuristic_above_lower_bounds() -> tuple[bool | None, str]:
     bad, compared = [], 0
     for where, regime, pass_, dag, n_, d_, extra in _instances():
         for M in _memories(dag):
-            found = pebble(dag, M, heuristic="search", iterations=200, moves=True)
+            found = solve_heuristic(dag, M, heuristic="search", iterations=200, moves=True)
             replayed = replay(dag, found.moves, M)
             if replayed.io != found.io:
                 bad.append(f"{where} M={M}: reported {found.io}, replayed {replayed.io}")
@@ -167,7 +167,7 @@ def check_search_improves_natural_order() -> tuple[bool, str]:
         for M in (dag.min_memory + 2, 2 * dag.min_memory + 4):
             total += 1
             natural = play(dag, M).io
-            found = pebble(dag, M, heuristic="search", iterations=300).io
+            found = solve_heuristic(dag, M, heuristic="search", iterations=300).io
             if found > natural:
                 worse.append(f"{kind} M={M}: search {found} > natural {natural}")
             better += found < natural

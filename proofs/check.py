@@ -18,7 +18,9 @@ reason. Every Proved also carries a sympy-confirmed *witness*: an integer
 point where the assumptions hold, so no proof is vacuous; assumptions with no
 point raise :class:`~attnio.proofs.errors.InconsistentAssumptions`.
 
-Every z3 call has a timeout; z3's answers are compared with ``z3.sat``,
+Every z3 call runs under a deterministic resource limit derived from its
+budget in milliseconds (:mod:`attnio.proofs.budget`), with a wall-clock timeout
+only as a safety net, so statuses do not depend on machine load; z3's answers are compared with ``z3.sat``,
 ``z3.unsat`` and ``z3.unknown``, never with strings.
 """
 
@@ -34,6 +36,8 @@ import z3
 
 from attnio.bounds.arguments import positive_number
 
+from .budget import check as check_budgeted
+from .budget import limit
 from .errors import InconsistentAssumptions, ObligationError
 from .obligation import Expectation, Obligation
 from .rounding import strengthen
@@ -44,7 +48,8 @@ _SEEDS = (0, 7, 13)
 _GLANCE_MS = 500
 
 DEFAULT_TIMEOUT_MS = 3000
-"""Timeout of one z3 call, in milliseconds."""
+"""Budget of one z3 call, in milliseconds: its resource limit is
+:func:`attnio.proofs.budget.rlimit` of it (the wall clock only a safety net)."""
 
 CONSTANT_LIMIT = 4096
 """Largest constant a tightness search tries."""
@@ -145,7 +150,7 @@ class _Query:
 
     def solver(self, timeout_ms: int, negate: bool = True, seed: int = 0) -> z3.Solver:
         solver = z3.Solver() if self.integers else z3.SolverFor("QF_NRA")
-        solver.set("timeout", int(timeout_ms))
+        limit(solver, timeout_ms)
         if seed:
             solver.set("random_seed", seed)
         solver.add(*self.translator.side_conditions(), *self.assumptions)
@@ -252,7 +257,7 @@ def _witness(query: _Query, timeout_ms: int) -> dict[str, sp.Expr] | None:
     for integers in (False, True):
         q = query if query.integers == integers else _Query(query.obligation, integers)
         solver = q.solver(timeout_ms, negate=False)
-        answer = solver.check()
+        answer = check_budgeted(solver)
         if answer == z3.unsat:
             raise InconsistentAssumptions(
                 f"obligation {query.obligation.name!r}: the assumptions "
@@ -336,7 +341,7 @@ def _check(
         seeds = _SEEDS if integers else (0,)
         for seed in seeds:
             solver = query.solver(timeout_ms // len(seeds), seed=seed)
-            answer = solver.check()
+            answer = check_budgeted(solver)
             if answer != z3.unknown:
                 break
         mode = "integers" if integers else "real relaxation"
@@ -371,7 +376,7 @@ def _check_relaxed(obligation: Obligation, timeout_ms: int) -> Result:
     start = time.perf_counter()
     query = _Query(obligation, False)
     solver = query.solver(timeout_ms)
-    answer = solver.check()
+    answer = check_budgeted(solver)
     if answer == z3.unsat:
         witness = _witness(query, timeout_ms)
         if witness is not None:

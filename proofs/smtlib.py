@@ -16,6 +16,8 @@ from pathlib import Path
 
 import z3
 
+from .budget import check as check_budgeted
+from .budget import limit
 from .check import Counterexample, Outcome, Proved
 from .errors import SolverUnavailable
 
@@ -66,10 +68,9 @@ def z3_answer(path: str | Path, timeout_ms: int = 3000) -> str:
     file could answer unknown within the timeout.
     """
     context = z3.Context()
-    solver = z3.Solver(ctx=context)
-    solver.set("timeout", int(timeout_ms))
+    solver = limit(z3.Solver(ctx=context), timeout_ms)
     solver.add(z3.parse_smt2_file(str(path), ctx=context))
-    answer = solver.check()
+    answer = check_budgeted(solver)
     if answer == z3.unsat:
         return "unsat"
     if answer == z3.sat:

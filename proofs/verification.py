@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import random
 import tempfile
-from collections.abc import Callable
 
 import sympy as sp
 import z3
 
 from attnio.bounds import Status, catalog
+from attnio.bounds.checks import Check
 from attnio.bounds.consistency import strip_mask_point
 
 from . import smtlib
@@ -22,8 +22,6 @@ from .check import Counterexample, Outcome, Proved, prove
 from .derivation import derivations
 from .generate import obligations, planted
 from .translate import Translator
-
-Check = Callable[[], tuple[bool | None, str]]
 
 _OUTCOMES: list[Outcome] = []
 

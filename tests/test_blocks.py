@@ -39,3 +39,16 @@ def test_algorithms_use_the_rules(dv, Mv):
             br, bc = rule.sizes(dv, Mv)
             small = br if rule.large == "columns" else bc
             assert small == min(rule.large_block(dv, Mv), dv)
+
+
+@given(st.integers(1, 100_000))
+def test_tile_sides_agree_with_the_algorithms(Mv):
+    """The symbolic tile side at M equals the integer one the tiled algorithms use."""
+    from attnio.algorithms.standard import standard_tile
+    from attnio.algorithms.tiling import square_tile
+    from attnio.bounds.blocks import SQUARE_TILES, STANDARD_TILES
+
+    for rule, side in ((STANDARD_TILES, standard_tile), (SQUARE_TILES, square_tile)):
+        assert int(rule.side(M).subs(M, Mv)) == rule.side(Mv)
+        if rule.side(Mv) >= 1:
+            assert side(Mv) == rule.side(Mv)

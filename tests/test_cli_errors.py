@@ -206,7 +206,9 @@ def test_interrupted_sweep_keeps_finished_sizes(capsys, monkeypatch) -> None:
 
     from attnio.pebble import heuristic
 
-    monkeypatch.setattr(heuristic, "pebble", _interrupt_after(3, heuristic.pebble))
+    monkeypatch.setattr(
+        heuristic, "solve_heuristic", _interrupt_after(3, heuristic.solve_heuristic)
+    )
     assert main([*DAG, "--sweep", "M=4:8", "--json"]) == 130
     data = json.loads(capsys.readouterr().out)
     assert data["partial"] is True and [r["M"] for r in data["results"]] == [4, 5]
@@ -222,3 +224,58 @@ def test_interrupted_prove_keeps_finished_obligations(capsys, monkeypatch) -> No
     assert main(["prove", "--only", "crossover/dense-forward-tight/*", "--json"]) == 130
     data = json.loads(capsys.readouterr().out)
     assert data["partial"] is True and len(data["outcomes"]) == 1
+
+
+def test_every_option_is_described_and_every_command_has_an_example() -> None:
+    """Each command's help shows an example and the exit codes; each option has a help text."""
+    import argparse
+
+    from attnio.cli import build_parser
+
+    parser = build_parser("*")
+    commands = parser._subparsers._group_actions[0].choices
+    assert set(commands) == {"table", "verify", "pebble", "simulate", "prove"}
+    for name, sub in commands.items():
+        assert "example" in sub.epilog and "130" in sub.epilog, name
+        for action in sub._actions:
+            if not isinstance(action, argparse._HelpAction):
+                assert action.help, (name, action.option_strings or action.dest)
+    assert "exit codes" in parser.format_help()
+
+
+def test_python_dash_m_and_help_import_nothing_heavy() -> None:
+    """python -m attnio --help runs without importing numba, z3, sympy or matplotlib."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, runpy; sys.argv = ['attnio', '--help']\n"
+        "try:\n    runpy.run_module('attnio', run_name='__main__')\n"
+        "except SystemExit as stop:\n    assert stop.code == 0\n"
+        "heavy = {'numba', 'z3', 'sympy', 'matplotlib'} & set(sys.modules)\n"
+        "assert not heavy, heavy\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "usage: attnio" in done.stdout
+
+
+def test_only_list_names_the_checks(capsys) -> None:
+    """verify --only list prints the check names, one a line, and exits 0."""
+    assert main(["verify", "--only", "list"]) == 0
+    names = capsys.readouterr().out.split("\n")
+    assert any(line.startswith("proofs.smtlib_round_trip") for line in names)
+
+
+def test_interrupted_simulate_sweep_keeps_finished_runs(capsys, monkeypatch) -> None:
+    """Ctrl-C during a simulate sweep prints the runs finished, marked partial, and exits 130."""
+    import importlib
+    import json
+
+    module = importlib.import_module("attnio.algorithms.sweep")
+    monkeypatch.setattr(module, "simulate", _interrupt_after(3, module.simulate))
+    argv = [*SIM, "--sweep", "M=64:512", "--points", "4", "--json"]
+    assert main(argv) == 130
+    data = json.loads(capsys.readouterr().out)
+    assert data["partial"] is True and len(data["results"]) == 2
+    assert all(isinstance(row["io"], int) for row in data["results"])

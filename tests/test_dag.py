@@ -213,13 +213,11 @@ def test_memory_must_be_positive_integer(M) -> None:
             'target="b"/></graph></graphml>',
         ),
         ("g.dot", "graph { a -- b; }"),
-        ("g.dot", "digraph { a -> b [color=red]; }"),
         ("g.dot", "digraph { subgraph x { a; } }"),
-        ("g.dot", "digraph { node; a -> b; }"),
         ("g.dot", "digraph { }"),
         ("g.dot", "digraph { a -> ; }"),
         ("g.dot", "digraph { a -> b"),
-        ("g.dot", "strict digraph { a -> b; }"),
+        ("g.dot", "digraph { a -> b; } digraph { c; }"),
         ("g.txt", "a b"),
     ],
 )
@@ -244,6 +242,14 @@ def test_missing_file_is_oserror(tmp_path) -> None:
     """A missing file raises OSError (the CLI reports it in one line)."""
     with pytest.raises(OSError):
         load_dag(tmp_path / "absent.json")
+
+
+def test_dot_strict_digraph_with_attributes() -> None:
+    """DOT is read by pydot: strict digraphs and attributes are accepted, repeated edges merge."""
+    text = 'strict digraph G { node [shape=box]; a -> b [color=red]; "c" [label="x"]; a -> b; }'
+    dag = dag_module._read_dot(text)
+    assert dag.labels == ("a", "b", "c")
+    assert _edge_set(dag) == {("a", "b")}
 
 
 def test_dot_subset_reader() -> None:

@@ -154,3 +154,22 @@ def test_every_docs_pointer_resolves() -> None:
 def test_readme_links_the_docs() -> None:
     """The README, what a user reads first, links the docs index."""
     assert "](docs/README.md)" in (REPO / "README.md").read_text()
+
+
+def test_results_page_names_every_record_and_only_records() -> None:
+    """docs/results.md presents every catalog record, and every record name it shows exists."""
+    from attnio.bounds import catalog
+
+    names = {bound.name for bound in catalog()}
+    text = (DOCS / "results.md").read_text()
+    shown = set(re.findall(r"`([a-z0-9]+(?:-[a-z0-9]+)+)`", text))
+    assert shown == names, (sorted(shown - names), sorted(names - shown))
+
+
+def test_evidence_page_defines_every_level() -> None:
+    """docs/evidence.md has a table row for every evidence level a record can carry."""
+    from attnio.bounds import Status
+
+    text = (DOCS / "evidence.md").read_text()
+    for status in Status:
+        assert f"| `{status.value}` |" in text, status.value

@@ -150,7 +150,7 @@ def test_misspelt_parameter_is_refused() -> None:
     from attnio.bounds import get
     from attnio.bounds.errors import ParameterError
 
-    with pytest.raises(ParameterError, match="unknown parameter 'm'.*did you mean 'M'"):
+    with pytest.raises(ParameterError, match=r"unknown parameter 'm'.*did you mean 'M'"):
         get("dense-forward-compulsory").evaluate(n=8, d=2, M=16, m=4096)
 
 

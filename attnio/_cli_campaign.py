@@ -1,0 +1,195 @@
+"""``attnio campaign``: run a campaign spec into a result store, report on it, export it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from attnio._arguments import count, interactive, interrupted, writable_directory, writable_file
+
+NAME = "campaign"
+HELP = "run many pebblings and simulations into a result store; report on it"
+
+_EPILOG = """\
+examples:
+  attnio campaign spec.toml                          # local cluster, one worker per core
+  attnio campaign spec.toml --workers 0              # in this process, no Dask
+  attnio campaign spec.toml --scheduler tcp://10.0.0.5:8786
+  attnio campaign report --store results.sqlite      # Markdown; --format latex or json
+  attnio campaign export --store results.sqlite --format csv -o results.csv
+
+A second run of the same spec answers every unit from the store. An exact result with
+proven bounds only runs again when the spec raises max_states or time_limit. Exit codes:
+0 every unit ran (or came from the store), 1 a unit failed or the report found a refuted
+bound, 2 bad input, 130 interrupted (results written so far stay in the store).
+"""
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Register ``attnio campaign``."""
+    parser = subparsers.add_parser(
+        NAME,
+        help=HELP,
+        description="Run every unit of work of a campaign spec (TOML; see "
+        "docs/campaigns.md) that the result store does not hold yet, on a Dask cluster or "
+        "in this process; or report on, or export, a store.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "target",
+        metavar="SPEC|report|export",
+        help="a campaign spec (TOML), or 'report' / 'export' to read a store",
+    )
+    parser.add_argument(
+        "--store",
+        metavar="FILE",
+        default="results.sqlite",
+        help="the SQLite result store (default results.sqlite; created when running a spec)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=count(0),
+        metavar="N",
+        help="local Dask worker processes (default: one per core; 0 runs in this process)",
+    )
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="address of a running Dask scheduler, e.g. tcp://10.0.0.5:8786 (instead of a local cluster)",
+    )
+    parser.add_argument(
+        "--memory-limit",
+        default="4GiB",
+        metavar="SIZE",
+        help="memory limit of each local worker, Dask syntax (default 4GiB)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=["markdown", "latex", "json", "csv"],
+        help="report: markdown (default), latex or json; export: csv (default) or json",
+    )
+    parser.add_argument(
+        "--figures",
+        metavar="DIR",
+        help="report: also write a Q(M) figure per DAG instance into DIR (PDF and PNG)",
+    )
+    parser.add_argument("-o", "--output", metavar="FILE", help="report/export: write to FILE")
+    parser.set_defaults(run=run_command)
+    return parser
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Dispatch on the target: a spec runs, ``report`` reports, ``export`` exports."""
+    if args.target in ("report", "export"):
+        if args.workers is not None or args.scheduler is not None:
+            raise ValueError(
+                f"--workers and --scheduler apply to running a spec, not to {args.target}"
+            )
+        if args.output is not None:
+            writable_file("-o", args.output)
+        if args.figures is not None:
+            writable_directory("--figures", args.figures)
+        return _report(args) if args.target == "report" else _export(args)
+    if args.format or args.figures or args.output:
+        raise ValueError("--format, --figures and -o apply to 'report' and 'export', not to a spec")
+    if args.workers is not None and args.scheduler is not None:
+        raise ValueError("give --workers or --scheduler, not both")
+    return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from attnio.campaign import Store, read_spec, run_campaign
+
+    spec = read_spec(args.target)
+    console = Console(stderr=True)
+    progress = Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        disable=not interactive(),
+        transient=True,
+    )
+    task = None
+
+    def started(count: int) -> None:
+        nonlocal task
+        task = progress.add_task("campaign", total=count)
+
+    def finished(unit, result) -> None:
+        progress.advance(task)
+
+    with Store(args.store) as store, progress:
+        store.remember_bounds(spec.bounds)
+        outcome = run_campaign(
+            spec,
+            store,
+            workers=args.workers,
+            scheduler=args.scheduler,
+            memory_limit=args.memory_limit,
+            on_start=started,
+            on_result=finished,
+        )
+    print(
+        f"{outcome.total} units: {outcome.from_store} from the store, {outcome.ran} ran, "
+        f"{outcome.failed} failed, in {outcome.seconds:.1f} s; store {args.store}"
+    )
+    for line in outcome.skipped:
+        print(f"skipped: {line}")
+    for line in outcome.errors:
+        print(f"failed: {line}", file=sys.stderr)
+    if outcome.interrupted:
+        left = outcome.total - outcome.from_store - outcome.ran - outcome.failed
+        return interrupted(
+            f"{left} units did not finish; their results so far are in {args.store}. "
+            "Run the same command again to resume."
+        )
+    return 1 if outcome.failed else 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from attnio.campaign import Store, build_report
+
+    with Store(args.store, create=False) as store:
+        records = store.records()
+        report = build_report(records, store.compared_bounds())
+    fmt = args.format or "markdown"
+    if fmt == "csv":
+        raise ValueError("--format csv is for 'export'; report takes markdown, latex or json")
+    if fmt == "json":
+        text = json.dumps(report.to_dict(), indent=2) + "\n"
+    elif fmt == "latex":
+        text = report.latex()
+    else:
+        text = report.markdown()
+    if args.figures:
+        from attnio.campaign.report import write_figures
+
+        for path in write_figures(report, args.figures):
+            print(f"wrote {path}", file=sys.stderr)
+    _emit(text, args.output)
+    return 1 if report.refutations or report.errors else 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from attnio.campaign import export
+
+    fmt = args.format or "csv"
+    if fmt not in ("csv", "json"):
+        raise ValueError(f"--format {fmt} is for 'report'; export takes csv or json")
+    _emit(export(args.store, fmt), args.output)
+    return 0
+
+
+def _emit(text: str, path: str | None) -> None:
+    if path is None:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    else:
+        Path(path).write_text(text, encoding="utf-8")

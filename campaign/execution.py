@@ -1,0 +1,292 @@
+"""Running a campaign: units answered from the store, the rest on Dask or in this process.
+
+The client (this process) expands the spec, looks every unit up in the store, sends
+the rest to the workers, and writes each result to the store as it arrives, so an
+interrupted campaign loses at most the units that were running. Workers run
+:func:`execute`, a plain function of plain values: every pebbling it returns has
+already been replayed by :func:`attnio.pebble.replay` on the worker, and the store
+replays it again when it is read back.
+
+Execution backends
+------------------
+``workers=0``
+    Every unit in this process, one after the other (no Dask; for debugging and tiny
+    campaigns).
+``workers=N`` (default: the number of cores)
+    A :class:`distributed.LocalCluster` of N single-threaded worker processes, each
+    with ``memory_limit`` bytes; a worker that exceeds it is restarted and its unit is
+    stored as an error saying so.
+``scheduler="tcp://host:8786"``
+    An existing Dask scheduler (a real cluster). Its workers need the same attnio
+    version installed: a worker of another version refuses each unit, which is stored
+    as an error saying so.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from .errors import CampaignError
+from .spec import Spec, Unit, dag_from_json
+from .store import Store
+
+__all__ = ["Outcome", "execute", "run_campaign"]
+
+
+@dataclass
+class Outcome:
+    """What one campaign run did: units answered from the store, run, failed, still open."""
+
+    total: int
+    from_store: int = 0
+    ran: int = 0
+    failed: int = 0
+    interrupted: bool = False
+    seconds: float = 0.0
+    skipped: tuple[str, ...] = ()
+    errors: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        """The counts as plain values."""
+        return {
+            "total": self.total,
+            "from_store": self.from_store,
+            "ran": self.ran,
+            "failed": self.failed,
+            "interrupted": self.interrupted,
+            "seconds": round(self.seconds, 3),
+            "skipped": list(self.skipped),
+            "errors": list(self.errors),
+        }
+
+
+def execute(kind: str, params: dict, dag_json: str | None, version: str) -> dict:
+    """Run one unit and return its result as plain values (runs on a worker).
+
+    Pebble units return ``status`` (``optimal``, ``bounds`` or ``heuristic``), ``io``,
+    ``loads``, ``stores``, ``lower``, ``upper``, ``states``, ``seconds`` and ``moves``
+    (a list of ``[op, vertex]``), replayed here before they are returned. Simulate
+    units return ``status="count"``, the machine's ``loads``, ``stores``, ``peak``,
+    the count record's ``closed_form`` and whether they are equal. Bad parameters
+    raise; the client stores the message as an error result.
+    """
+    from attnio import __version__
+
+    if version != __version__:
+        raise CampaignError(
+            f"worker runs attnio {__version__}, the client {version}: install the same version"
+        )
+    if kind == "pebble":
+        return _pebble(params, dag_json)
+    return _simulate(params)
+
+
+def _pebble(params: dict, dag_json: str | None) -> dict:
+    from attnio.pebble import pebble, replay
+    from attnio.pebble.exact import solve_exact
+
+    dag = dag_from_json(dag_json)
+    solver, options, M, variant = (
+        params["solver"],
+        params["options"],
+        params["M"],
+        params["variant"],
+    )
+    if solver == "exact":
+        result = solve_exact(dag, M, variant=variant, **options)
+        status = "optimal" if result.optimal else "bounds"
+    else:
+        result = pebble(dag, M, heuristic=solver, variant=variant, moves=True, **options)
+        status = "heuristic"
+    checked = replay(dag, result.moves, M, variant)
+    if checked.io != result.io:
+        raise CampaignError(
+            f"{solver} returned a pebbling of cost {result.io} that replays to {checked.io}"
+        )
+    return {
+        "status": status,
+        "io": result.io,
+        "loads": result.loads,
+        "stores": result.stores,
+        "lower": result.lower,
+        "upper": result.upper,
+        "states": result.states_explored,
+        "seconds": result.seconds,
+        "moves": [[op, int(v)] for op, v in result.moves],
+    }
+
+
+def _simulate(params: dict) -> dict:
+    from attnio.algorithms import simulate
+
+    options = {k: v for k, v in params.items() if k not in ("algorithm", "pass", "n", "d", "M")}
+    start = time.perf_counter()
+    run = simulate(
+        params["algorithm"], params["pass"], params["n"], params["d"], params["M"], **options
+    )
+    return {
+        "status": "count",
+        "io": run.counts.io,
+        "loads": run.counts.loads,
+        "stores": run.counts.stores,
+        "peak": run.counts.peak,
+        "record": run.record,
+        "closed_form": run.closed_form,
+        "matches": run.matches,
+        "parameters": {
+            k: (float(v) if not isinstance(v, int) else v) for k, v in run.parameters.items()
+        },
+        "error": run.error,
+        "seconds": time.perf_counter() - start,
+    }
+
+
+# --------------------------------------------------------------------- the client
+
+
+def _pending(spec: Spec, store: Store, outcome: Outcome) -> list[Unit]:
+    """The units the store cannot answer: absent, or bounds-only with a higher limit now."""
+    todo = []
+    for unit in spec.units:
+        if store.answers(unit):
+            outcome.from_store += 1
+        else:
+            todo.append(unit)
+    return todo
+
+
+def run_campaign(
+    spec: Spec,
+    store: Store,
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    memory_limit: str | int = "4GiB",
+    on_result: Callable[[Unit, dict], None] | None = None,
+    on_start: Callable[[int], None] | None = None,
+) -> Outcome:
+    """Run every unit of ``spec`` that ``store`` cannot answer; write results as they arrive.
+
+    Parameters
+    ----------
+    workers : int, optional
+        ``0`` runs in this process; ``N`` starts a local cluster of N worker processes
+        (default: the number of cores). Ignored when ``scheduler`` is given.
+    scheduler : str, optional
+        Address of a running Dask scheduler, e.g. ``"tcp://10.0.0.5:8786"``.
+    memory_limit : str or int
+        Per-worker memory limit of the local cluster (Dask's syntax, e.g. ``"4GiB"``).
+    on_result, on_start
+        Called with each finished unit and its result, and once with the number of
+        units about to run (for progress display).
+
+    Returns
+    -------
+    Outcome
+        Counts of units answered from the store, run, and failed. On
+        ``KeyboardInterrupt`` the results written so far stay in the store and the
+        outcome says ``interrupted=True``.
+    """
+    from attnio import __version__
+
+    start = time.perf_counter()
+    outcome = Outcome(total=len(spec.units), skipped=spec.skipped)
+    todo = _pending(spec, store, outcome)
+    if on_start is not None:
+        on_start(len(todo))
+
+    def record(unit: Unit, result: dict) -> None:
+        store.put(unit, result)
+        if result["status"] == "error":
+            outcome.failed += 1
+            outcome.errors.append(f"{unit.label}: {result['error']}")
+        else:
+            outcome.ran += 1
+        if on_result is not None:
+            on_result(unit, result)
+
+    try:
+        if todo and scheduler is None and workers == 0:
+            for unit in todo:
+                record(unit, _guarded(unit, __version__))
+        elif todo:
+            _run_dask(todo, record, __version__, workers, scheduler, memory_limit)
+    except KeyboardInterrupt:
+        outcome.interrupted = True
+    outcome.seconds = time.perf_counter() - start
+    return outcome
+
+
+def _guarded(unit: Unit, version: str) -> dict:
+    try:
+        return execute(unit.kind, unit.params, unit.dag_json, version)
+    except (ValueError, TypeError, MemoryError) as error:
+        return {"status": "error", "error": f"{type(error).__name__}: {error}"}
+
+
+def _run_dask(
+    todo: Iterable[Unit],
+    record: Callable[[Unit, dict], None],
+    version: str,
+    workers: int | None,
+    scheduler: str | None,
+    memory_limit: str | int,
+) -> None:
+    try:
+        import dask
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError:  # pragma: no cover - dask is a dependency
+        raise CampaignError(
+            "Dask is not installed: pip install 'dask[distributed]', or use --workers 0"
+        ) from None
+
+    with contextlib.ExitStack() as stack:
+        # One failure is enough: a worker killed for memory would kill the next one too.
+        stack.enter_context(dask.config.set({"distributed.scheduler.allowed-failures": 0}))
+        if scheduler is not None:
+            client = stack.enter_context(Client(scheduler, timeout="10s"))
+        else:
+            import os
+
+            cluster = stack.enter_context(
+                LocalCluster(
+                    n_workers=workers or os.cpu_count() or 1,
+                    threads_per_worker=1,
+                    processes=True,
+                    memory_limit=memory_limit,
+                    dashboard_address=None,
+                    host="127.0.0.1",
+                    silence_logs=logging.ERROR,
+                )
+            )
+            client = stack.enter_context(Client(cluster))
+        units = list(todo)
+        futures = {
+            client.submit(
+                execute, u.kind, u.params, u.dag_json, version, key=f"attnio-{u.key}", pure=False
+            ): u
+            for u in units
+        }
+        try:
+            for future in as_completed(futures):
+                unit = futures[future]
+                try:
+                    result = future.result()
+                except (ValueError, TypeError, MemoryError) as error:
+                    result = {"status": "error", "error": f"{type(error).__name__}: {error}"}
+                except Exception as error:  # a killed worker (memory limit) or a lost one
+                    name = type(error).__name__
+                    reason = (
+                        f"worker exceeded memory_limit={memory_limit} or died"
+                        if name == "KilledWorker"
+                        else f"{name}: {error}"
+                    )
+                    result = {"status": "error", "error": reason}
+                record(unit, result)
+        except KeyboardInterrupt:
+            client.cancel(list(futures))
+            raise

@@ -1,0 +1,288 @@
+"""The campaign report: exact optima, bound comparisons, refutations, Q(M) figures.
+
+Every pebbling result is a proven fact about its DAG: ``lower <= Q(G, M) <= upper``
+(an exact result proves both; a heuristic pebbling, replayed, proves the upper one).
+A catalog lower bound L that applies to the DAG's cell is
+
+- *confirmed* at that point when ``L <= lower``,
+- *refuted* when ``L > upper`` (a replayed pebbling costs less than L),
+- *undecided* otherwise.
+
+A simulated run is compared with its own count record (they must be equal) and with
+every explicit lower bound of its cell (a count below one refutes the bound).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from attnio.bounds import Bound, Kind, Pass, Regime, catalog, get
+from attnio.bounds.schema import JSON_SCHEMA_VERSION
+
+__all__ = ["Comparison", "Report", "build_report"]
+
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One catalog lower bound at one result's point: its value and what the result says."""
+
+    bound: str
+    label: str
+    M: int
+    point: dict
+    value: float
+    lower: int
+    upper: int
+    verdict: str
+    """``confirmed``, ``undecided`` or ``refuted``."""
+
+    def to_dict(self) -> dict:
+        """Plain values."""
+        return {
+            "bound": self.bound,
+            "instance": self.label,
+            "M": self.M,
+            "point": self.point,
+            "value": self.value,
+            "lower": self.lower,
+            "upper": self.upper,
+            "verdict": self.verdict,
+        }
+
+
+@dataclass
+class Report:
+    """What a store holds, arranged for a paper: optima per instance and bound comparisons."""
+
+    optima: dict = field(default_factory=dict)
+    """``(instance, variant) -> {M: (lower, upper, solver)}``, the tightest proven per M."""
+    comparisons: list[Comparison] = field(default_factory=list)
+    counts: list[dict] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def refutations(self) -> list[Comparison]:
+        """The comparisons in which a result refutes a catalog bound."""
+        return [c for c in self.comparisons if c.verdict == "refuted"]
+
+    def to_dict(self) -> dict:
+        """Plain values, with the JSON schema version."""
+        return {
+            "schema": JSON_SCHEMA_VERSION,
+            "optima": [
+                {"instance": inst, "variant": var, "M": M, "lower": lo, "upper": hi, "solver": how}
+                for (inst, var), row in sorted(self.optima.items())
+                for M, (lo, hi, how) in sorted(row.items())
+            ],
+            "comparisons": [c.to_dict() for c in self.comparisons],
+            "counts": self.counts,
+            "refutations": [c.to_dict() for c in self.refutations],
+            "errors": self.errors,
+        }
+
+    # ------------------------------------------------------------ rendering
+
+    def markdown(self) -> str:
+        """The report as Markdown: optima table, refutations, count checks, errors."""
+        lines = ["## Q(G, M): proven optima (a range where only bounds are proven)", ""]
+        for (inst, variant), row in sorted(self.optima.items()):
+            Ms = sorted(row)
+            lines += [f"**{inst}, {variant}**", ""]
+            lines.append("| M | " + " | ".join(str(M) for M in Ms) + " |")
+            lines.append("|---|" + "---|" * len(Ms))
+            lines.append("| Q | " + " | ".join(_cell(*row[M][:2]) for M in Ms) + " |")
+            lines.append("")
+        confirmed = sum(c.verdict == "confirmed" for c in self.comparisons)
+        undecided = sum(c.verdict == "undecided" for c in self.comparisons)
+        lines += [
+            "## Catalog lower bounds against the results",
+            "",
+            f"{len(self.comparisons)} comparisons: {confirmed} confirmed, {undecided} undecided, "
+            f"{len(self.refutations)} refuted.",
+            "",
+        ]
+        if self.refutations:
+            lines += [
+                "| bound | instance | M | bound's value | proven Q range |",
+                "|---|---|---|---|---|",
+            ]
+            for c in self.refutations:
+                lines.append(
+                    f"| {c.bound} | {c.label} | {c.M} | {c.value:g} | {_cell(c.lower, c.upper)} |"
+                )
+            lines.append("")
+        if self.counts:
+            bad = [c for c in self.counts if c["matches"] is False]
+            lines += [
+                "## Machine counts against their closed forms",
+                "",
+                f"{len(self.counts)} simulated runs, {len(bad)} differ from their count record.",
+                "",
+            ]
+        if self.errors:
+            lines += ["## Units that failed", ""] + [f"- {e}" for e in self.errors] + [""]
+        return "\n".join(lines)
+
+    def latex(self) -> str:
+        """The optima as booktabs tables (one per instance and variant), for a paper."""
+        from attnio.bounds.render import latex_optima_table
+
+        return "\n".join(
+            latex_optima_table(inst, variant, {M: lo_hi[:2] for M, lo_hi in row.items()})
+            for (inst, variant), row in sorted(self.optima.items())
+        )
+
+
+def _cell(lower: int, upper: int) -> str:
+    return str(upper) if lower == upper else f"[{lower}, {upper}]"
+
+
+def _point(params: dict) -> tuple[dict, tuple[Regime, Pass] | None]:
+    """The catalog parameters of a pebble unit's DAG and its catalog cell."""
+    from attnio.pebble.builders import BUILDERS
+
+    desc = params["dag"]
+    spec = BUILDERS.get(desc.get("kind"))
+    if spec is None:
+        return {}, None
+    point: dict = {"n": desc["n"], "d": desc["d"], "M": params["M"]}
+    if "mask" in desc:
+        from attnio.pebble.builders import mask_from_spec
+
+        point["Z"] = int(mask_from_spec(desc["mask"], desc["n"]).sum())
+    if "degree" in desc:
+        from attnio.bounds.symbols import feature_rank
+
+        point["g"] = desc["degree"]
+        point["r"] = int(feature_rank(desc["d"], desc["degree"]))
+    return point, (spec.regime, spec.pass_)
+
+
+def _applicable(cell: tuple[Regime, Pass], point: dict, bounds: Sequence[Bound | str] | None):
+    regime, pass_ = cell
+    records = (
+        [get(b) if isinstance(b, str) else b for b in bounds]
+        if bounds is not None
+        else catalog(regime=regime.value, pass_=pass_.value, kind="lower")
+    )
+    for record in records:
+        if record.explicit is None or record.kind is not Kind.LOWER:
+            continue
+        if record.regime is not regime or record.pass_ is not pass_:
+            continue
+        if not set(record.parameters) <= set(point):
+            continue
+        used = {k: v for k, v in point.items() if k in record.parameters}
+        if record.applies(**used):
+            yield record, used
+
+
+def build_report(records: list[dict], bounds: Sequence[Bound | str] | None = None) -> Report:
+    """Arrange store records (from :func:`attnio.campaign.load`) into a :class:`Report`.
+
+    ``bounds`` restricts the comparisons to those lower bounds: catalog record names,
+    or :class:`~attnio.bounds.Bound` records of one's own (to test a new bound against
+    every result a store holds). By default every explicit catalog lower bound whose
+    regime, pass and conditions apply is compared.
+    """
+    report = Report()
+    best: dict = defaultdict(dict)
+    for record in records:
+        params, result = record["params"], record["result"]
+        if record["status"] == "error":
+            report.errors.append(f"{record['label']}: {result.get('error')}")
+            continue
+        if record["kind"] == "simulate":
+            report.counts.append(
+                {
+                    "label": record["label"],
+                    "io": result["io"],
+                    "closed_form": result["closed_form"],
+                    "matches": result["matches"],
+                    "record": result["record"],
+                }
+            )
+            continue
+        slot = (params["dag"]["name"], params["variant"])
+        lower = result["lower"]  # heuristics report the compulsory I/O, also a proven bound
+        known = best[slot].get(params["M"])
+        if known is None:
+            best[slot][params["M"]] = (lower, result["upper"], params["solver"])
+        else:
+            lo, hi, how = known
+            how = params["solver"] if result["upper"] < hi else how
+            best[slot][params["M"]] = (max(lo, lower), min(hi, result["upper"]), how)
+    report.optima = dict(best)
+    for (label, variant), row in sorted(best.items()):
+        sample = next(
+            r for r in records if r["kind"] == "pebble" and r["params"]["dag"]["name"] == label
+        )
+        for M, (lower, upper, _) in sorted(row.items()):
+            point, cell = _point({**sample["params"], "M": M})
+            if cell is None:
+                continue
+            for bound, used in _applicable(cell, point, bounds):
+                value = float(bound.evaluate(**used))
+                verdict = (
+                    "refuted" if value > upper else "confirmed" if value <= lower else "undecided"
+                )
+                report.comparisons.append(
+                    Comparison(
+                        bound.name, f"{label} ({variant})", M, used, value, lower, upper, verdict
+                    )
+                )
+    return report
+
+
+def write_figures(report: Report, folder: str) -> list[str]:
+    """Write one Q(M) figure per DAG instance and variant into ``folder`` (PDF and PNG).
+
+    Each shows the proven range of Q(G, M) per M (a point where it is proven, a bar
+    where only bounds are) and the compared catalog lower bounds, drawn only where
+    they are positive.
+    """
+    from pathlib import Path
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for (label, variant), row in sorted(report.optima.items()):
+        Ms = sorted(row)
+        fig, ax = plt.subplots(figsize=(3.3, 2.4), layout="constrained")
+        exact = [M for M in Ms if row[M][0] == row[M][1]]
+        ax.plot(
+            exact, [row[M][1] for M in exact], "o", ms=3.5, color="black", label=r"$Q(G,M)$ proven"
+        )
+        open_ = [M for M in Ms if row[M][0] != row[M][1]]
+        if open_:
+            lo = [row[M][0] for M in open_]
+            hi = [row[M][1] for M in open_]
+            ax.vlines(open_, lo, hi, color="0.5", lw=2, label="proven range")
+        names = sorted({c.bound for c in report.comparisons if c.label == f"{label} ({variant})"})
+        for name in names:
+            pts = sorted(
+                (c.M, c.value)
+                for c in report.comparisons
+                if c.bound == name and c.label == f"{label} ({variant})" and c.value > 0
+            )
+            if pts:
+                ax.plot(*zip(*pts, strict=True), "-", lw=1, label=name)
+        ax.set_xlabel(r"fast memory $M$ (words)")
+        ax.set_ylabel(r"I/O $Q$ (words)")
+        ax.set_title(f"{label}, {variant}", fontsize=8)
+        ax.legend(fontsize=6, frameon=False)
+        stem = f"{label}-{variant}".replace(" ", "_").replace("=", "")
+        for suffix in ("pdf", "png"):
+            path = out / f"{stem}.{suffix}"
+            fig.savefig(path, dpi=200, metadata={"CreationDate": None} if suffix == "pdf" else {})
+            written.append(str(path))
+        plt.close(fig)
+    return written

@@ -1,0 +1,325 @@
+"""The result store: one SQLite file holding every campaign result, keyed by content.
+
+SQLite is embedded (nothing to start) and every result is committed as it arrives,
+so a campaign that is interrupted keeps what it finished. Pebblings are stored with
+their moves (compressed) and the DAG they pebble, and are replayed by
+:func:`attnio.pebble.replay` whenever they are read back: a store that was edited by
+hand, or written by a buggy version, cannot slip a wrong cost into a report.
+
+The store is readable without attnio's CLI: :func:`load` returns plain dicts, and
+:func:`export` writes CSV or JSON.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import io
+import json
+import math
+import sqlite3
+import zlib
+from pathlib import Path
+
+from attnio.bounds.schema import JSON_SCHEMA_VERSION
+
+from .errors import StoreError
+from .spec import EXACT_LIMITS, Unit, dag_from_json
+
+__all__ = ["FORMAT", "Store", "export", "load"]
+
+FORMAT = "attnio-campaign-store"
+"""Marker in the store's meta table, so another SQLite file is refused with a clear error."""
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS dags (digest TEXT PRIMARY KEY, json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS results (
+    key TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    label TEXT NOT NULL,
+    params TEXT NOT NULL,
+    status TEXT NOT NULL,
+    io INTEGER,
+    lower INTEGER,
+    upper INTEGER,
+    seconds REAL,
+    result TEXT NOT NULL,
+    certificate BLOB,
+    version TEXT NOT NULL,
+    updated TEXT NOT NULL
+);
+"""
+
+_COLUMNS = ("key", "kind", "label", "params", "status", "io", "lower", "upper", "seconds",
+            "result", "certificate", "version", "updated")  # fmt: skip
+_FLAT = ("key", "kind", "label", "status", "io", "lower", "upper", "seconds", "version", "updated")
+
+_DEFAULT_MAX_STATES = 4_000_000
+"""The exact solver's default state limit (``attnio.pebble.exact.solve_exact``)."""
+
+
+def _effort(options: dict) -> tuple[float, float]:
+    """The exact solver's limits as comparable numbers; absent time means unlimited."""
+    return (
+        float(options.get("max_states", _DEFAULT_MAX_STATES)),
+        float(options.get("time_limit", math.inf)),
+    )
+
+
+class Store:
+    """An open result store; use as a context manager or call :meth:`close`.
+
+    Parameters
+    ----------
+    path : str or Path
+        The SQLite file; created (with its parent folder) when it does not exist.
+    create : bool
+        When False, a missing file raises :class:`StoreError` instead.
+
+    Raises
+    ------
+    StoreError
+        The file exists but is not an attnio result store.
+    """
+
+    def __init__(self, path: str | Path, *, create: bool = True) -> None:
+        self.path = Path(path)
+        if not self.path.exists():
+            if not create:
+                raise StoreError(f"store {str(self.path)!r} does not exist")
+            if not self.path.parent.is_dir():
+                raise StoreError(
+                    f"store {str(self.path)!r}: folder {str(self.path.parent)!r} does not exist"
+                )
+        try:
+            self._db = sqlite3.connect(self.path)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master")}
+        except sqlite3.DatabaseError as error:
+            raise StoreError(
+                f"store {str(self.path)!r} is not an SQLite database ({error})"
+            ) from None
+        if tables and "meta" not in tables:
+            self._db.close()
+            raise StoreError(f"store {str(self.path)!r} is an SQLite file but not an attnio store")
+        self._db.executescript(_SCHEMA)
+        marker = self._db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        if marker is None and tables:
+            self._db.close()
+            raise StoreError(f"store {str(self.path)!r} is an SQLite file but not an attnio store")
+        if marker is None:
+            self._db.executemany(
+                "INSERT INTO meta VALUES (?, ?)",
+                [("format", FORMAT), ("schema", str(JSON_SCHEMA_VERSION))],
+            )
+            self._db.commit()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the database connection."""
+        self._db.close()
+
+    def remember_bounds(self, bounds: tuple[str, ...] | None) -> None:
+        """Record which catalog bounds the spec's report compares with (None: applicable)."""
+        value = json.dumps(None if bounds is None else list(bounds))
+        self._db.execute("INSERT OR REPLACE INTO meta VALUES ('compare', ?)", (value,))
+        self._db.commit()
+
+    def compared_bounds(self) -> tuple[str, ...] | None:
+        """The catalog bounds the last spec run into this store asked to compare with."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'compare'").fetchone()
+        names = None if row is None else json.loads(row[0])
+        return None if names is None else tuple(names)
+
+    def __len__(self) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+
+    # ---------------------------------------------------------------- lookups
+
+    def _row(self, key: str) -> dict | None:
+        row = self._db.execute(
+            f"SELECT {', '.join(_COLUMNS)} FROM results WHERE key = ?", (key,)
+        ).fetchone()
+        return None if row is None else dict(zip(_COLUMNS, row, strict=True))
+
+    def answers(self, unit: Unit) -> bool:
+        """Whether the store holds a result for ``unit`` that running it again cannot improve.
+
+        An exact result with proven bounds only is not an answer when ``unit`` asks
+        for a higher state or time limit than every earlier attempt.
+        """
+        row = self._row(unit.key)
+        if row is None:
+            return False
+        if row["status"] != "bounds":
+            return True
+        tried = _effort(json.loads(row["params"])["options"])
+        wanted = _effort(unit.params["options"])
+        return not any(w > t for w, t in zip(wanted, tried, strict=True))
+
+    # ---------------------------------------------------------------- writing
+
+    def put(self, unit: Unit, result: dict) -> None:
+        """Store ``result`` for ``unit`` and commit.
+
+        A new exact result for a unit that already holds proven bounds is combined
+        with them: both runs' bounds are proven, so the larger lower bound and the
+        smaller upper bound (with its certificate) hold. The options recorded are the
+        larger limits of the two attempts.
+        """
+        params = dict(unit.params)
+        result = dict(result)
+        moves = result.pop("moves", None)
+        old = self._row(unit.key)
+        if old is not None and unit.kind == "pebble" and old["status"] in ("bounds", "optimal"):
+            old_options = json.loads(old["params"])["options"]
+            options = dict(params["options"])
+            for limit in EXACT_LIMITS:
+                values = [o[limit] for o in (old_options, options) if limit in o]
+                if limit in options and limit in old_options:
+                    options[limit] = max(values)
+                else:  # an attempt without the limit was unlimited in it
+                    options.pop(limit, None)
+            params["options"] = options
+            if result["status"] == "error":
+                return  # keep the proven bounds; the failed attempt adds nothing
+            old_result = json.loads(old["result"])
+            if old["upper"] < result["upper"]:
+                moves = _decode(old["certificate"])
+                for name in ("io", "loads", "stores", "upper"):
+                    result[name] = old_result[name]
+            result["lower"] = max(result["lower"], old["lower"])
+            result["status"] = "optimal" if result["lower"] == result["upper"] else "bounds"
+            result["states"] = result.get("states", 0) + old_result.get("states", 0)
+            result["seconds"] = result.get("seconds", 0.0) + old_result.get("seconds", 0.0)
+        if unit.dag_json is not None:
+            self._db.execute(
+                "INSERT OR IGNORE INTO dags VALUES (?, ?)", (params["dag_digest"], unit.dag_json)
+            )
+        from attnio import __version__
+
+        self._db.execute(
+            f"INSERT OR REPLACE INTO results ({', '.join(_COLUMNS)}) "
+            f"VALUES ({', '.join('?' * len(_COLUMNS))})",
+            (
+                unit.key,
+                unit.kind,
+                unit.label,
+                json.dumps(params, sort_keys=True),
+                result["status"],
+                result.get("io"),
+                result.get("lower"),
+                result.get("upper"),
+                result.get("seconds"),
+                json.dumps(result, sort_keys=True),
+                None if moves is None else zlib.compress(json.dumps(moves).encode()),
+                __version__,
+                datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+            ),
+        )
+        self._db.commit()
+
+    # ---------------------------------------------------------------- reading
+
+    def records(self, *, replay: bool = True, moves: bool = False) -> list[dict]:
+        """Every result as a plain dict, oldest key order; pebblings replayed first.
+
+        Raises
+        ------
+        StoreError
+            A stored pebbling fails replay, or replays to a cost other than the one
+            stored; the message names the unit.
+        """
+        rows = self._db.execute(
+            f"SELECT {', '.join(_COLUMNS)} FROM results ORDER BY kind, label"
+        ).fetchall()
+        dags: dict[str, object] = {}
+        out = []
+        for raw in rows:
+            row = dict(zip(_COLUMNS, raw, strict=True))
+            record = {k: row[k] for k in _FLAT}
+            record["params"] = json.loads(row["params"])
+            record["result"] = json.loads(row["result"])
+            certificate = None if row["certificate"] is None else _decode(row["certificate"])
+            if replay and certificate is not None:
+                record["replayed"] = self._replay(row, record["params"], certificate, dags)
+            if moves:
+                record["moves"] = certificate
+            out.append(record)
+        return out
+
+    def _replay(self, row: dict, params: dict, moves: list, dags: dict) -> bool:
+        from attnio.pebble import IllegalMoveError, replay
+
+        digest = params["dag_digest"]
+        if digest not in dags:
+            text = self._db.execute("SELECT json FROM dags WHERE digest = ?", (digest,)).fetchone()
+            if text is None:
+                raise StoreError(f"store {str(self.path)!r}: {row['label']}: its DAG is missing")
+            dags[digest] = dag_from_json(text[0])
+        try:
+            checked = replay(
+                dags[digest], [tuple(m) for m in moves], params["M"], params["variant"]
+            )
+        except (IllegalMoveError, ValueError) as error:
+            raise StoreError(
+                f"store {str(self.path)!r}: {row['label']}: its certificate fails replay ({error})"
+            ) from None
+        if checked.io != row["io"]:
+            raise StoreError(
+                f"store {str(self.path)!r}: {row['label']}: certificate replays to I/O "
+                f"{checked.io}, the store says {row['io']}"
+            )
+        return True
+
+
+def _decode(blob: bytes) -> list:
+    return json.loads(zlib.decompress(blob))
+
+
+def load(path: str | Path, *, replay: bool = True) -> list[dict]:
+    """Return every result of the store at ``path`` as plain dicts (pebblings replayed).
+
+    Each dict has ``key``, ``kind`` (``pebble`` or ``simulate``), ``label``,
+    ``status`` (``optimal``, ``bounds``, ``heuristic``, ``count`` or ``error``),
+    ``io``, ``lower``, ``upper``, ``seconds``, ``version``, ``updated``, ``params``
+    (the unit's parameters) and ``result`` (everything the run returned but its
+    moves); pebblings also have ``replayed=True``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> load(pathlib.Path(tempfile.mkdtemp()) / "none.sqlite")
+    Traceback (most recent call last):
+    ...
+    attnio.campaign.errors.StoreError: store '...none.sqlite' does not exist
+    """
+    with Store(path, create=False) as store:
+        return store.records(replay=replay)
+
+
+def export(path: str | Path, fmt: str = "csv") -> str:
+    """Return the store's results as CSV (one flat row per result) or JSON text."""
+    records = load(path)
+    if fmt == "json":
+        return json.dumps({"schema": JSON_SCHEMA_VERSION, "results": records}, indent=2) + "\n"
+    if fmt != "csv":
+        raise StoreError(f"format={fmt!r} must be 'csv' or 'json'")
+    buffer = io.StringIO()
+    names = [*_FLAT, "dag", "M", "variant", "solver", "algorithm", "pass", "n", "d"]
+    writer = csv.DictWriter(buffer, fieldnames=names, lineterminator="\n")
+    writer.writeheader()
+    for record in records:
+        p = record["params"]
+        row = {k: record[k] for k in _FLAT}
+        row["dag"] = p["dag"]["name"] if "dag" in p else ""
+        for name in ("M", "variant", "solver", "algorithm", "pass", "n", "d"):
+            row[name] = p.get(name, "")
+        writer.writerow(row)
+    return buffer.getvalue()

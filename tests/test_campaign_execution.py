@@ -1,0 +1,124 @@
+"""Tests of attnio.campaign.execution: units run once, on Dask or in process, resumably."""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+
+from attnio.campaign import Store, execute, load, read_spec, run_campaign
+
+SPEC = """
+[[pebble]]
+dag = "attention-forward"
+n = 1
+d = [1, 2]
+M = [3, 4, 6]
+variants = ["standard", "oneshot"]
+solvers = ["exact", "belady", "lru"]
+
+[[simulate]]
+algorithm = ["flash", "standard"]
+pass = ["forward", "backward"]
+n = 8
+d = 2
+M = [32, 64]
+"""
+
+
+@pytest.fixture
+def spec(tmp_path: pathlib.Path):
+    path = tmp_path / "spec.toml"
+    path.write_text(SPEC)
+    return read_spec(path)
+
+
+def test_second_run_answers_everything_from_the_store(tmp_path: pathlib.Path, spec) -> None:
+    """Every unit runs once: the second run of the same spec runs nothing."""
+    with Store(tmp_path / "r.sqlite") as store:
+        first = run_campaign(spec, store, workers=0)
+        second = run_campaign(spec, store, workers=0)
+    assert (first.ran, first.failed, first.from_store) == (len(spec.units), 0, 0)
+    assert (second.ran, second.from_store) == (0, len(spec.units))
+
+
+def test_results_are_the_engines_answers(tmp_path: pathlib.Path, spec) -> None:
+    """Stored pebblings equal a direct call of the solver; stored counts equal their closed forms."""
+    from attnio.pebble import build, pebble
+    from attnio.pebble.exact import solve_exact
+
+    with Store(tmp_path / "r.sqlite") as store:
+        run_campaign(spec, store, workers=0)
+    for record in load(tmp_path / "r.sqlite"):
+        p = record["params"]
+        if record["kind"] == "simulate":
+            assert record["result"]["matches"] is True
+            continue
+        dag = build(p["dag"]["kind"], p["dag"]["n"], p["dag"]["d"])
+        if p["solver"] == "exact":
+            direct = solve_exact(dag, p["M"], variant=p["variant"])
+            assert record["status"] == "optimal" and record["io"] == direct.io
+        else:
+            direct = pebble(dag, p["M"], heuristic=p["solver"], variant=p["variant"])
+            assert record["io"] == direct.io
+
+
+def test_interrupted_campaign_resumes(tmp_path: pathlib.Path, spec) -> None:
+    """Ctrl-C keeps the results written so far; the next run runs only the rest."""
+    seen = []
+
+    def stop_after_three(unit, result) -> None:
+        seen.append(unit)
+        if len(seen) == 3:
+            raise KeyboardInterrupt
+
+    with Store(tmp_path / "r.sqlite") as store:
+        first = run_campaign(spec, store, workers=0, on_result=stop_after_three)
+        assert first.interrupted and len(store) == 3
+        second = run_campaign(spec, store, workers=0)
+    assert second.from_store == 3 and second.ran == len(spec.units) - 3
+
+
+def test_bad_unit_is_stored_as_an_error_not_a_crash(tmp_path: pathlib.Path) -> None:
+    """A unit whose parameters the engine refuses is stored as an error with the message."""
+    path = tmp_path / "spec.toml"
+    path.write_text('[[simulate]]\nalgorithm = "flash"\nn = 8\nd = 4\nM = 3\n')
+    spec = read_spec(path)
+    with Store(tmp_path / "r.sqlite") as store:
+        outcome = run_campaign(spec, store, workers=0)
+    assert outcome.failed == 1 and "M" in outcome.errors[0]
+    assert load(tmp_path / "r.sqlite")[0]["status"] == "error"
+
+
+def test_version_mismatch_is_refused() -> None:
+    """A worker refuses a unit from a client running another attnio version."""
+    with pytest.raises(ValueError, match="install the same version"):
+        execute("simulate", {}, None, "0.0.0-other")
+
+
+@pytest.mark.slow
+def test_local_cluster_gives_the_in_process_results(tmp_path: pathlib.Path, spec) -> None:
+    """A LocalCluster of two worker processes stores the same results as running in process."""
+    with Store(tmp_path / "a.sqlite") as store:
+        run_campaign(spec, store, workers=0)
+    with Store(tmp_path / "b.sqlite") as store:
+        outcome = run_campaign(spec, store, workers=2, memory_limit="2GiB")
+    assert outcome.ran == len(spec.units) and outcome.failed == 0
+    a = {r["key"]: (r["status"], r["io"], r["lower"]) for r in load(tmp_path / "a.sqlite")}
+    b = {r["key"]: (r["status"], r["io"], r["lower"]) for r in load(tmp_path / "b.sqlite")}
+    assert a == b
+
+
+@pytest.mark.slow
+def test_existing_scheduler_on_loopback(tmp_path: pathlib.Path, spec) -> None:
+    """A campaign pointed at a running scheduler's tcp://127.0.0.1 address runs there."""
+    from distributed import LocalCluster
+
+    with LocalCluster(
+        n_workers=1, processes=False, protocol="tcp", host="127.0.0.1", dashboard_address=None
+    ) as cluster:
+        assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
+        with Store(tmp_path / "r.sqlite") as store:
+            outcome = run_campaign(spec, store, scheduler=cluster.scheduler_address)
+    assert outcome.ran == len(spec.units) and outcome.failed == 0
+    assert all(r.get("replayed", True) for r in load(tmp_path / "r.sqlite"))

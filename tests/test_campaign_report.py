@@ -1,0 +1,84 @@
+"""Tests of attnio.campaign.report: optima tables and bound comparisons from a store."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import pytest
+
+from attnio.bounds import Bound
+from attnio.campaign import Store, build_report, load, read_spec, run_campaign
+
+SPEC = """
+[[pebble]]
+dag = "attention-forward"
+n = 2
+d = 1
+M = [4, 5, 6]
+variants = ["standard", "oneshot"]
+solvers = ["exact", "belady"]
+"""
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
+    folder = tmp_path_factory.mktemp("report")
+    (folder / "spec.toml").write_text(SPEC)
+    with Store(folder / "r.sqlite") as store:
+        run_campaign(read_spec(folder / "spec.toml"), store, workers=0)
+    return load(folder / "r.sqlite")
+
+
+def test_optima_are_the_tightest_proven_values(records: list[dict]) -> None:
+    """Each (instance, variant, M) shows the exact optimum, the best of every solver's bounds."""
+    report = build_report(records)
+    row = report.optima[("attention-forward n=2 d=1", "standard")]
+    assert {M: row[M][:2] for M in row} == {4: (12, 12), 5: (10, 10), 6: (8, 8)}
+
+
+def test_catalog_lower_bounds_hold_on_every_result(records: list[dict]) -> None:
+    """No catalog lower bound is refuted by a replayed pebbling; each comparison has a verdict."""
+    report = build_report(records)
+    assert report.comparisons and not report.refutations
+    assert {c.verdict for c in report.comparisons} <= {"confirmed", "undecided"}
+    assert any(c.bound == "dense-forward-compulsory" for c in report.comparisons)
+
+
+def test_a_too_high_lower_bound_is_refuted(records: list[dict]) -> None:
+    """A planted lower bound above a proven optimum is listed as refuted, with the point."""
+    wrong = Bound(
+        name="planted-too-high",
+        kind="lower",
+        regime="dense",
+        pass_="forward",
+        cache="any",
+        asymptotic="n**2*d",
+        explicit="4*n**2*d + 1",
+        conditions=None,
+        source="test",
+        status="reconstructed",
+    )
+    report = build_report(records, [wrong])
+    refuted = report.refutations
+    # 4 n^2 d + 1 = 17 exceeds Q = 12, 10, 8 at M = 4, 5, 6, in both variants
+    assert len(refuted) == 6
+    assert all(c.value == 17 and c.upper < 17 for c in refuted)
+    assert "planted-too-high" in report.markdown()
+
+
+def test_renderings_carry_every_result(records: list[dict], tmp_path: pathlib.Path) -> None:
+    """Markdown shows each instance's table; JSON has the schema and every optimum."""
+    report = build_report(records)
+    text = report.markdown()
+    assert "attention-forward n=2 d=1, oneshot" in text and "| Q | 12 | 10 | 8 |" in text
+    data = json.loads(json.dumps(report.to_dict()))
+    assert data["schema"] >= 1 and len(data["optima"]) == 6
+
+
+def test_figures_are_written(records: list[dict], tmp_path: pathlib.Path) -> None:
+    """One PDF and one PNG per instance and variant."""
+    from attnio.campaign.report import write_figures
+
+    paths = write_figures(build_report(records), str(tmp_path / "fig"))
+    assert len(paths) == 4 and all(pathlib.Path(p).stat().st_size > 0 for p in paths)

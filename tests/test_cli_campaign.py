@@ -1,0 +1,63 @@
+"""Tests of ``attnio campaign``: run, report, export; bad input is one line and exit 2."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import pytest
+
+from attnio.cli import main
+
+SPEC = """
+[[pebble]]
+dag = "attention-forward"
+n = 1
+d = 1
+M = [3, 4]
+solvers = ["exact", "lru"]
+"""
+
+
+def test_run_then_report_then_export(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture) -> None:
+    """The second run comes from the store; the report and export read what the runs wrote."""
+    spec, store = tmp_path / "spec.toml", tmp_path / "r.sqlite"
+    spec.write_text(SPEC)
+    assert main(["campaign", str(spec), "--store", str(store), "--workers", "0"]) == 0
+    assert "4 ran" in capsys.readouterr().out
+    assert main(["campaign", str(spec), "--store", str(store), "--workers", "0"]) == 0
+    assert "4 from the store, 0 ran" in capsys.readouterr().out
+    assert main(["campaign", "report", "--store", str(store), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["refutations"] == [] and report["optima"]
+    out = tmp_path / "r.csv"
+    assert main(["campaign", "export", "--store", str(store), "-o", str(out)]) == 0
+    assert len(out.read_text().splitlines()) == 5
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["campaign", "missing.toml", "--workers", "0"], "missing.toml"),
+        (["campaign", "report", "--store", "missing.sqlite"], "does not exist"),
+        (["campaign", "SPEC", "--workers", "-1"], "--workers"),
+        (["campaign", "SPEC", "--workers", "1", "--scheduler", "tcp://127.0.0.1:1"], "not both"),
+        (["campaign", "report", "--store", "STORE", "--format", "csv"], "export"),
+        (["campaign", "report", "--store", "STORE", "-o", "/no/such/dir/x.md"], "does not exist"),
+        (["campaign", "SPEC", "--format", "latex"], "apply to 'report'"),
+    ],
+)
+def test_bad_input_is_one_line(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture, argv: list[str], message: str
+) -> None:
+    """Each bad invocation exits 2 with one line on stderr naming the problem."""
+    spec, store = tmp_path / "spec.toml", tmp_path / "r.sqlite"
+    spec.write_text(SPEC)
+    from attnio.campaign import Store
+
+    Store(store).close()
+    argv = [str(spec) if a == "SPEC" else str(store) if a == "STORE" else a for a in argv]
+    argv = [str(tmp_path / a) if a.startswith("missing") else a for a in argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err and "Traceback" not in err

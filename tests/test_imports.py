@@ -1,0 +1,105 @@
+"""Tests of the package surfaces: no private names across modules, lazy top-level imports."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("attnio", "bounds", "pebble", "algorithms", "proofs", "claims", "testing", "figures",
+            "explorer", "campaign")  # fmt: skip
+
+
+def _modules():
+    for package in PACKAGES:
+        yield from sorted((ROOT / package).glob("*.py"))
+
+
+def _is_module(folder: Path, name: str) -> bool:
+    return (folder / f"{name}.py").exists() or (folder / name / "__init__.py").exists()
+
+
+def test_reexported_names_do_not_clash():
+    """No public name means two things across the core packages."""
+    import attnio
+
+    names = [name for names in attnio._PACKAGES.values() for name in names]
+    assert len(names) == len(set(names))
+
+
+def test_no_private_name_is_imported_from_another_module():
+    """A module imports only public names from another module (private modules such as
+    _kernels may be imported whole, as modules)."""
+    offenders = []
+    for path in _modules():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            source = node.module or ""
+            if node.level == 0 and not source.startswith("attnio"):
+                continue
+            folder = path.parent
+            for _ in range(max(node.level - 1, 0)):
+                folder = folder.parent
+            if node.level:
+                folder = folder.joinpath(*source.split(".")) if source else folder
+            for alias in node.names:
+                if not alias.name.startswith("_") or alias.name.startswith("__"):
+                    continue
+                if node.level and _is_module(folder, alias.name):
+                    continue  # a private module, imported as a module
+                offenders.append(f"{path.relative_to(ROOT)}: from {source} import {alias.name}")
+    assert not offenders, offenders
+
+
+def test_importing_attnio_does_not_import_numba_z3_or_matplotlib():
+    """``import attnio`` stays fast: the heavy dependencies load only when used."""
+    code = (
+        "import sys, attnio; "
+        "print(sorted(m for m in ('numba', 'z3', 'matplotlib', 'sympy') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_attnio_reexports_the_public_api_of_the_core_packages():
+    """Every name in the __all__ of bounds, pebble, algorithms and proofs is attnio.<name>."""
+    import attnio
+
+    for package in ("bounds", "pebble", "algorithms", "proofs"):
+        module = importlib.import_module(f"attnio.{package}")
+        assert set(attnio._PACKAGES[f"attnio.{package}"]) == set(module.__all__), package
+        for name in module.__all__:
+            assert getattr(attnio, name) is getattr(module, name), f"attnio.{name}"
+    assert set(attnio.__all__) >= {"solve_exact", "catalog", "simulate", "Dag"}
+
+
+def test_exact_solver_is_exported():
+    """The exact solver is part of attnio.pebble's public surface."""
+    from attnio import pebble
+
+    assert {"solve_exact", "sweep_exact", "Variant"} <= set(pebble.__all__)
+
+
+def test_no_import_cycle_inside_a_package():
+    """The modules of each package import one another without a cycle (lazy imports included)."""
+    import networkx as nx
+
+    for package in PACKAGES:
+        graph = nx.DiGraph()
+        folder = ROOT / package
+        for path in folder.glob("*.py"):
+            graph.add_node(path.stem)
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and node.level == 1:
+                    targets = [node.module] if node.module else [a.name for a in node.names]
+                    for target in targets:
+                        target = target.split(".")[0]
+                        if (folder / f"{target}.py").exists() and target != "__init__":
+                            graph.add_edge(path.stem, target)
+        graph.remove_nodes_from(["__init__"])
+        assert nx.is_directed_acyclic_graph(graph), (package, list(nx.simple_cycles(graph)))
