@@ -20,7 +20,7 @@ from .errors import ParameterError as ParameterError  # the former name
 from .machine import Counts, TwoLevelMachine
 from .registry import ALGORITHMS, Algorithm, get_algorithm
 from .simulation import Run, simulate
-from .sweep import Sweep, parse_range, plot_sweep, sweep
+from .sweep import Sweep, parse_range, sweep
 
 __all__ = [
     "ALGORITHMS",
@@ -38,7 +38,6 @@ __all__ = [
     "UnknownAlgorithmError",
     "get_algorithm",
     "parse_range",
-    "plot_sweep",
     "simulate",
     "sweep",
 ]

@@ -39,6 +39,8 @@ from functools import cache
 import numpy as np
 from numpy.polynomial import Chebyshev, Polynomial
 
+from attnio.bounds.blocks import LOW_RANK_BACKWARD_BLOCKS, LOW_RANK_FORWARD_BLOCKS
+
 from .errors import AlgorithmParameterError, BlocksDoNotFitError
 from .machine import TwoLevelMachine, blocks
 
@@ -176,9 +178,10 @@ def approximate_gradients(
 
 def schedule(n: int, d: int, r: int, M: int) -> tuple[bool, int, int]:
     """Return ``(resident, F, R)``: whether [W | w] stays in fast memory, feature and row blocks."""
-    if r * (d + 2) + 2 * d + 1 <= M:
-        return True, r, (M - r * (d + 2)) // (2 * d + 1)
-    features, rows = M // (2 * (d + 2)), M // (2 * (2 * d + 1))
+    rule = LOW_RANK_FORWARD_BLOCKS
+    if rule.resident(r, d, M):
+        return True, r, rule.resident_rows(r, d, M)
+    features, rows = rule.features(d, M), rule.rows(d, M)
     if features < 1 or rows < 1:
         raise BlocksDoNotFitError(
             f"low-rank: M={M} holds neither [W | w] ({r} x {d + 1}) nor one feature block; "
@@ -256,10 +259,10 @@ def backward_schedule(d: int, r: int, M: int) -> tuple[bool, int, int]:
     [dW | dw] (two blocks and two feature rows take at most M / 2) and row blocks of
     ``R = floor(M / (2(4d + 1)))`` (the other M / 2).
     """
-    rows = (M - 2 * r * (d + 2)) // (4 * d + 1)
-    if rows >= 1:
-        return True, r, rows
-    features, rows = M // (4 * (d + 2)), M // (2 * (4 * d + 1))
+    rule = LOW_RANK_BACKWARD_BLOCKS
+    if rule.resident(r, d, M):
+        return True, r, rule.resident_rows(r, d, M)
+    features, rows = rule.features(d, M), rule.rows(d, M)
     if features < 1 or rows < 1:
         raise BlocksDoNotFitError(
             f"low-rank backward: M={M} holds neither [W | w] and [dW | dw] ({r} x {d + 1} "

@@ -2,13 +2,12 @@
 
 :func:`sweep` runs the algorithms in counting mode over a geometric grid of M and
 collects, at each M, the measured I/O, the explicit lower bounds of the catalog
-that apply, and the tight bound; :func:`plot_sweep` draws it (matplotlib, Agg).
+that apply, and the tight bound; ``attnio.figures.sweep_figure`` turns it into a figure.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import sympy as sp
@@ -144,79 +143,3 @@ def sweep(
     value = point.subs(symbol, d) if symbol is not None else point
     object.__setattr__(result, "crossover", float(sp.N(value)))
     return result
-
-
-def plot_sweep(result: Sweep, path: str) -> None:
-    """Write a log-log plot of measured I/O against M with bounds and the crossover.
-
-    The format follows the suffix of ``path`` (``.png``, ``.pdf``, ``.svg``; PNG
-    without a suffix); the file is written at exactly ``path``.
-    """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(10, 5.5), dpi=120)
-    markers = "osD^v<>p"
-    for k, (name, values) in enumerate(result.measured.items()):
-        closed = [
-            (m, v)
-            for m, v in zip(result.memories, result.closed[name], strict=True)
-            if v is not None
-        ]
-        line = None
-        if closed:
-            line = ax.plot(
-                *zip(*closed, strict=True), lw=1.2, label=f"{name}: closed form (upper)"
-            )[0]
-        xs = [m for m, v in zip(result.memories, values, strict=True) if v is not None]
-        ys = [v for v in values if v is not None]
-        ax.plot(
-            xs,
-            ys,
-            ls="none",
-            marker=markers[k % len(markers)],
-            ms=5,
-            mfc="none",
-            color=None if line is None else line.get_color(),
-            label=f"{name}: measured",
-        )
-    styles = iter((("--", "0.35"), ("-.", "0.5"), (":", "0.2"), ((0, (5, 1)), "0.6")))
-    for name, values in result.lower.items():
-        pts = [
-            (m, v) for m, v in zip(result.memories, values, strict=True) if v is not None and v > 0
-        ]
-        style, shade = next(styles, ("--", "0.5"))
-        if pts:
-            ax.plot(*zip(*pts, strict=True), ls=style, color=shade, lw=1.5, label=f"{name} (lower)")
-    ax.plot(
-        result.memories,
-        result.tight,
-        color="black",
-        lw=2.5,
-        alpha=0.25,
-        label=f"dense-{result.pass_}-tight (Theta, constant 1)",
-    )
-    if result.crossover is not None:
-        ax.axvline(result.crossover, color="red", lw=1, ls="--")
-        ax.text(
-            result.crossover,
-            ax.get_ylim()[1],
-            " M = d^2 (catalog crossover)",
-            color="red",
-            va="top",
-            ha="left",
-            fontsize=8,
-        )
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("fast memory M (words)")
-    ax.set_ylabel("I/O (words moved)")
-    ax.set_title(f"attention {result.pass_} I/O, n = {result.n}, d = {result.d}")
-    ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    fig.tight_layout()
-    # the format named by the suffix (PNG without one): the file is written at exactly ``path``
-    fig.savefig(path, format=Path(path).suffix.lower().lstrip(".") or "png")
-    plt.close(fig)

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import numpy as np
 import sympy as sp
 
-from attnio.bounds import Kind, Regime, catalog, crossover, get
+from attnio.bounds import Cache, Kind, Regime, catalog, crossover, get
 from attnio.bounds.checks import Check
 
 from .errors import BlocksDoNotFitError
@@ -25,13 +25,13 @@ from .masks import expand
 from .registry import ALGORITHMS
 from .simulation import Run, simulate
 
-TIGHT_FACTORS: dict[tuple[str, str], tuple[float, str]] = {
-    ("flash", "forward"): (40.0, "large"),
-    ("flash", "backward"): (100.0, "large"),
-    ("flash2", "forward"): (24.0, "large"),
-    ("flash2", "backward"): (80.0, "large"),
-    ("square-tiling", "forward"): (16.0, "small"),
-    ("tiled-backward", "backward"): (32.0, "small"),
+TIGHT_FACTORS: dict[tuple[str, str], tuple[float, Cache]] = {
+    ("flash", "forward"): (40.0, Cache.LARGE),
+    ("flash", "backward"): (100.0, Cache.LARGE),
+    ("flash2", "forward"): (24.0, Cache.LARGE),
+    ("flash2", "backward"): (80.0, Cache.LARGE),
+    ("square-tiling", "forward"): (16.0, Cache.SMALL),
+    ("tiled-backward", "backward"): (32.0, Cache.SMALL),
 }
 """Stated constant: measured I/O <= factor x the tight bound (dense-*-tight) in the regime.
 
@@ -203,12 +203,12 @@ def check_within_tight_factor() -> tuple[bool | None, str]:
     compared, bad, worst = 0, [], {}
     for (name, pass_), (factor, regime) in TIGHT_FACTORS.items():
         tight = get(f"dense-{pass_}-tight")
-        sizes = LARGE_SIZES if regime == "large" else SMALL_SIZES
+        sizes = LARGE_SIZES if regime is Cache.LARGE else SMALL_SIZES
         for n, d in sizes:
             for M in sorted(
                 {*memories(n, d, 10_000), 2 * d * d, 16 * d * d, d * d // 2, d * d // 8, 64}
             ):
-                inside = d * d <= M <= n * d if regime == "large" else 16 <= M < d * d
+                inside = d * d <= M <= n * d if regime is Cache.LARGE else 16 <= M < d * d
                 if not inside or _tile_steps(n, d, M) > 10_000:
                     continue
                 try:

@@ -36,7 +36,7 @@ _PACKAGES: dict[str, tuple[str, ...]] = {
         "ALGORITHMS", "Algorithm", "AlgorithmError", "AlgorithmParameterError",
         "BlocksDoNotFitError", "CapacityError", "Counts", "MachineError", "MaskError", "Run",
         "Sweep", "TwoLevelMachine", "UnknownAlgorithmError", "get_algorithm", "parse_range",
-        "plot_sweep", "simulate", "sweep",
+        "simulate", "sweep",
     ),
     "attnio.proofs": (
         "CONSTANT_LIMIT", "DEFAULT_TIMEOUT_MS", "Counterexample", "Expectation",
@@ -49,6 +49,7 @@ _PACKAGES: dict[str, tuple[str, ...]] = {
 
 _EXPORTS = {name: package for package, names in _PACKAGES.items() for name in names}
 _EXPORTS["check"] = "attnio.claims"  # attnio.check checks users' claims
+_EXPORTS["explore"] = "attnio.explorer"  # the notebook widget (needs attnio[notebook])
 
 __all__ = ["__version__", *sorted(_EXPORTS)]
 

@@ -115,6 +115,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "--moves", metavar="FILE", help="write the move sequence as JSON lines (not with --sweep)"
     )
     parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument(
+        "--format",
+        choices=("text", "json", "latex"),
+        default="text",
+        help="output: text (default), json (as --json) or latex (a booktabs table of "
+        "optima and proven bounds per M, for papers)",
+    )
     parser.set_defaults(run=run)
     return parser
 
@@ -156,7 +163,7 @@ def _pebblings(dag, args: argparse.Namespace) -> list:
             variant=args.variant,
             max_states=args.limit,
             time_limit=args.time_limit,
-            progress=not args.json and interactive(),
+            progress=not args.json and args.format == "text" and interactive(),
         )
     options = {
         "heuristic": args.heuristic,
@@ -207,7 +214,16 @@ def _report(dag, args: argparse.Namespace, results: list, partial: bool) -> int:
     for row in rows:
         row["seconds"] = round(row["seconds"], 6)
     name = "<stdin>" if args.graph == "-" else args.graph or f"{args.dag} n={args.n} d={args.d}"
-    if args.json:
+    if args.format == "latex":
+        from attnio.bounds.render import latex_escape, render_pebblings_latex
+
+        subject = latex_escape(name) if args.graph else (
+            f"the {args.dag} DAG ($n = {args.n}$, $d = {args.d}$)"
+        )  # fmt: skip
+        text = render_pebblings_latex(rows, subject, dag.num_vertices, args.variant, partial)
+        sys.stdout.write(text)
+        return 0
+    if args.json or args.format == "json":
         record = {
             "schema": JSON_SCHEMA_VERSION,
             "partial": partial,

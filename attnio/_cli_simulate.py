@@ -84,7 +84,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "--points", type=count(), default=24, help="number of M values to sweep (default 24)"
     )
-    parser.add_argument("--plot", metavar="FILE.png", help="write the sweep's plot to this file")
+    parser.add_argument(
+        "--plot",
+        metavar="FILE",
+        help="write the sweep's figure to this file (.pdf, .png or .svg; 7 in wide)",
+    )
     parser.add_argument(
         "--max-words",
         type=count(),
@@ -210,9 +214,9 @@ def _run_sweep(args: argparse.Namespace) -> int:
                 print(f"{row['algorithm']:>22} M={row['M']:<10} io={row['io']}")
         return interrupted(f"{len(finished)} runs of the sweep finished (shown above)")
     if args.plot:
-        from attnio.algorithms import plot_sweep
+        from attnio.figures import draw, save, sweep_figure
 
-        plot_sweep(result, args.plot)
+        save(draw(sweep_figure(result), "two"), args.plot)
     if args.json:
         data = result.to_dict()
         _dump(data.pop("results"), partial=False, **data)

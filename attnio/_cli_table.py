@@ -14,15 +14,23 @@ HELP = "print the bound catalog (Markdown, LaTeX booktabs or JSON)"
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Register ``attnio table``."""
     from attnio.bounds import TABLE_FORMATS, Cache, Kind, Pass, Regime, Status
+    from attnio.bounds.render import DEFAULT_LATEX_COLUMNS, LATEX_COLUMNS, LAYOUTS
 
     parser = subparsers.add_parser(
         NAME,
         help=HELP,
-        description="Print one row per bound: regime, pass, cache, kind, expression, "
-        "conditions, source and evidence status (docs/evidence.md).",
+        description="Print one row per bound: its name, asymptotic statement, explicit form, "
+        "conditions, source and evidence level (docs/evidence.md). LaTeX tables fit the "
+        "text block of a one- or two-column article (one table per regime and pass, or one "
+        "longtable), cite their sources with \\cite keys from the BibTeX file that --bib "
+        "writes, and need \\usepackage{amsmath,array,booktabs} (and longtable for that "
+        "layout).",
         epilog="examples:\n"
         "  attnio table --regime dense --pass forward\n"
-        "  attnio table --format latex -o bounds.tex\n"
+        "  attnio table --format latex --regime dense -o bounds.tex --bib refs.bib\n"
+        "  attnio table --format latex --layout table* "
+        "--columns name,bound,explicit,leading,conditions,source,status\n"
+        "  attnio table --format latex --standalone -o catalog.tex\n"
         "  attnio table --format json --status reconstructed",
     )
     parser.add_argument(
@@ -47,6 +55,29 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "--status", choices=[s.value for s in Status], help="only this evidence level"
     )
     parser.add_argument(
+        "--columns",
+        metavar="LIST",
+        help=f"LaTeX: comma-separated columns out of {','.join(LATEX_COLUMNS)} "
+        f"(default {','.join(DEFAULT_LATEX_COLUMNS)}, which fits a 3.3-inch column; "
+        "all seven fit table* or a 7-inch page)",
+    )
+    parser.add_argument(
+        "--layout",
+        choices=LAYOUTS,
+        default="table",
+        help="LaTeX: one float per regime and pass as wide as the column (table, default), "
+        "spanning both columns (table*), or one table over pages (longtable, one-column "
+        "documents)",
+    )
+    parser.add_argument(
+        "--standalone",
+        action="store_true",
+        help="LaTeX: a complete document that compiles as-is with pdflatex",
+    )
+    parser.add_argument(
+        "--bib", metavar="FILE", help="also write the BibTeX entries of the \\cite keys here"
+    )
+    parser.add_argument(
         "--output", "-o", metavar="FILE", help="write to this file instead of standard output"
     )
     parser.set_defaults(run=run)
@@ -56,13 +87,29 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 def run(args: argparse.Namespace) -> int:
     """Print (or write) the filtered catalog."""
     from attnio.bounds import catalog, render
+    from attnio.bounds.citations import bibtex
+    from attnio.bounds.render import parse_columns, render_latex, render_standalone
 
-    if args.output:
-        writable_file("--output", args.output)
+    latex_only = args.columns is not None or args.standalone or args.layout != "table"
+    if latex_only and args.format != "latex":
+        raise ValueError(
+            f"--columns, --layout and --standalone shape LaTeX tables; got --format {args.format}"
+        )
+    for option, path in (("--output", args.output), ("--bib", args.bib)):
+        if path:
+            writable_file(option, path)
+    columns = parse_columns(args.columns)
     bounds = catalog(
         regime=args.regime, pass_=args.pass_, cache=args.cache, kind=args.kind, status=args.status
     )
-    text = render(bounds, args.format)
+    if args.format == "latex":
+        shape = render_standalone if args.standalone else render_latex
+        text = shape(bounds, columns, args.layout)
+    else:
+        text = render(bounds, args.format)
+    if args.bib:
+        with open(args.bib, "w", encoding="utf-8") as handle:
+            handle.write(bibtex())
     if args.output:
         with open(args.output, "w", encoding="utf-8") as handle:
             handle.write(text)

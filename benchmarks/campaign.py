@@ -65,7 +65,9 @@ def main() -> None:
     again, outcome = timed(again_spec, folder / "two.sqlite", 2)
     again += time.perf_counter() - start - again
     rows.append(("2 workers, second run", outcome, again))
-    print(f"{'run':<24} {'units':>6} {'store':>6} {'ran':>5} {'failed':>6} {'seconds':>8} {'ratio':>7}")
+    print(
+        f"{'run':<24} {'units':>6} {'store':>6} {'ran':>5} {'failed':>6} {'seconds':>8} {'ratio':>7}"
+    )
     for name, o, seconds in rows:
         print(
             f"{name:<24} {o.total:>6} {o.from_store:>6} {o.ran:>5} {o.failed:>6} "

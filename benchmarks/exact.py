@@ -28,7 +28,9 @@ from attnio.pebble import builders
 from attnio.pebble.errors import InstanceTooLargeError
 from attnio.pebble.exact import DEFAULT_RULES, solve_exact
 from attnio.pebble.exact_reference import reference_optimum
+from attnio.pebble.heuristic import compulsory_io
 from attnio.pebble.patterns import build_patterns
+from attnio.pebble.symmetry import automorphisms
 
 
 def _cost(result) -> str:
@@ -143,19 +145,113 @@ def sweep_table(kind: str, n: int, d: int, Ms: list[int], time_limit: float) -> 
             )
 
 
+FRONTIER = (
+    ("attention-forward", 2, 2),
+    ("attention-forward", 3, 1),
+    ("attention-backward", 2, 1),
+)
+"""The frontier instances: the largest attention DAGs the one-word state encoding holds."""
+
+
+def frontier_table(
+    time_limit: float,
+    cases=FRONTIER,
+    variants=("standard", "oneshot"),
+    compare: float = 60.0,
+    max_states: int = MAX_STATES,
+) -> None:
+    """Every M of each frontier instance, from the smallest feasible M until Q reaches the
+    compulsory I/O (then every larger M has the same Q). Each run proven within
+    ``compare`` seconds is repeated without the symmetry reduction, side by side (the
+    states-expanded ratio is the fraction the reduction keeps)."""
+    plain_rules = tuple(rule for rule in DEFAULT_RULES if rule != "symmetry")
+    print(f"\n## Frontier: every M, time limit {time_limit:g} s each\n")
+    head = "| dag | n | d | V | automorphisms | variant | M | Q (or proven bounds) | seconds | expanded |"
+    rule = "|---|---|---|---|---|---|---|---|---|---|"
+    if compare:
+        head += " without symmetry | seconds | expanded | expanded ratio |"
+        rule += "---|---|---|---|"
+    print(head)
+    print(rule)
+    for kind, n, d in cases:
+        dag = builders.build(kind, n, d)
+        order = len(automorphisms(dag))
+        floor = compulsory_io(dag)
+        for variant in variants:
+            for M in range(dag.min_memory, dag.num_vertices + 1):
+                result = solve_exact(
+                    dag, M, variant=variant, time_limit=time_limit, max_states=max_states
+                )
+                row = (
+                    f"| {kind} | {n} | {d} | {dag.num_vertices} | {order} | {variant} | {M} "
+                    f"| {_cost(result)} | {result.seconds:.1f} | {result.states_explored:,} |"
+                )
+                if compare and result.optimal and result.seconds <= compare:
+                    plain = solve_exact(
+                        dag,
+                        M,
+                        variant=variant,
+                        time_limit=time_limit,
+                        max_states=max_states,
+                        rules=plain_rules,
+                    )
+                    if result.optimal and plain.optimal and result.io != plain.io:
+                        raise RuntimeError(f"{kind} {variant} M={M}: {result.io} != {plain.io}")
+                    ratio = (
+                        f"{result.states_explored / plain.states_explored:.2f}"
+                        if result.optimal and plain.optimal and plain.states_explored
+                        else "-"
+                    )
+                    row += (
+                        f" {_cost(plain)} | {plain.seconds:.1f} | {plain.states_explored:,} "
+                        f"| {ratio} |"
+                    )
+                elif compare:
+                    row += " not run | | | |"
+                print(row, flush=True)
+                if result.optimal and result.io == floor:
+                    break
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--reference-states", type=int, default=3_000_000)
     parser.add_argument("--skip-stretch", action="store_true", help="skip n = 2, d = 2")
+    parser.add_argument(
+        "--frontier-only", action="store_true", help="only the frontier table (every M)"
+    )
+    parser.add_argument(
+        "--compare-below",
+        type=float,
+        default=60.0,
+        help="repeat without symmetry the frontier runs proven within this many seconds (0: never)",
+    )
+    parser.add_argument("--max-states", type=int, default=MAX_STATES)
+    parser.add_argument(
+        "--case",
+        action="append",
+        default=None,
+        metavar="KIND:N:D",
+        help="frontier instance (repeatable), e.g. attention-forward:2:2",
+    )
+    parser.add_argument("--variant", action="append", default=None)
     args = parser.parse_args()
     solve_exact(builders.build("attention-forward", 1, 1), 3)  # compile the kernels
     solve_exact(builders.build("attention-forward", 1, 1), 3, variant="oneshot", rules=())
     build_patterns(builders.build("attention-forward", 1, 1), 3)  # compile the table build
-    compare_table(args.time_limit, args.reference_states)
-    sweep_table("attention-forward", 2, 1, list(range(3, 8)), args.time_limit)
-    if not args.skip_stretch:
-        sweep_table("attention-forward", 2, 2, list(range(3, 11)), args.time_limit)
+    cases = FRONTIER
+    if args.case:
+        cases = tuple((kind, int(n), int(d)) for kind, n, d in (c.split(":") for c in args.case))
+    variants = tuple(args.variant) if args.variant else ("standard", "oneshot")
+    if not args.frontier_only:
+        compare_table(args.time_limit, args.reference_states)
+        sweep_table("attention-forward", 2, 1, list(range(3, 8)), args.time_limit)
+        if not args.skip_stretch:
+            sweep_table("attention-forward", 2, 2, list(range(3, 11)), args.time_limit)
+    frontier_table(
+        args.time_limit, cases, variants, compare=args.compare_below, max_states=args.max_states
+    )
 
 
 if __name__ == "__main__":

@@ -18,7 +18,9 @@ flash2 backward            B_c = floor(M/(9d+2))   B_r = min(B_c, d)
 
 The tiled algorithms use square tiles of side ``T = floor(sqrt(M / k))``, k
 tiles fitting in fast memory: k = 3 for standard attention, k = 4 for square
-tiling and the tiled backward (:class:`TileRule`).
+tiling and the tiled backward (:class:`TileRule`). The low-rank (polynomial
+method) passes keep their feature table resident when it fits, else split M in
+halves between feature blocks and row blocks (:class:`LowRankRule`).
 
 References
 ----------
@@ -39,9 +41,12 @@ __all__ = [
     "FLASH2_FORWARD_BLOCKS",
     "FLASH_BACKWARD_BLOCKS",
     "FLASH_FORWARD_BLOCKS",
+    "LOW_RANK_BACKWARD_BLOCKS",
+    "LOW_RANK_FORWARD_BLOCKS",
     "SQUARE_TILES",
     "STANDARD_TILES",
     "BlockRule",
+    "LowRankRule",
     "TileRule",
 ]
 
@@ -126,3 +131,70 @@ STANDARD_TILES = TileRule("standard attention", 3)
 
 SQUARE_TILES = TileRule("square tiling", 4)
 """SY24 Alg. 1 and the tiled backward: three tiles and one row of statistics."""
+
+
+def _floor_div(M, words):
+    return (
+        sp.floor(M / words)
+        if isinstance(M, sp.Basic) or isinstance(words, sp.Basic)
+        else M // words
+    )
+
+
+@dataclass(frozen=True)
+class LowRankRule:
+    """How a low-rank pass sizes its blocks: a resident feature table, or halves of M.
+
+    Attributes
+    ----------
+    label : str
+        The pass, as error messages name it.
+    table : callable
+        ``(r, d) -> words`` of the feature tables the pass keeps ([W | w], and
+        [dW | dw] backward) for ``r`` features.
+    row : callable
+        ``d -> words`` one row of work costs.
+
+    The table is resident when ``table(r, d) + row(d) <= M``; otherwise feature
+    blocks of ``floor(M / (2 table(1, d)))`` features and row blocks of
+    ``floor(M / (2 row(d)))`` rows each take at most half of M. Plain arithmetic,
+    so every method takes ints or sympy expressions.
+
+    Examples
+    --------
+    >>> LOW_RANK_FORWARD_BLOCKS.features(2, 100), LOW_RANK_FORWARD_BLOCKS.rows(2, 100)
+    (12, 10)
+    """
+
+    label: str
+    table: Callable
+    row: Callable
+
+    def resident_words(self, r, d):
+        """Words of the resident schedule's tables and one row of work."""
+        return self.table(r, d) + self.row(d)
+
+    def resident(self, r, d, M):
+        """Whether the tables stay in fast memory (a sympy relation for symbols)."""
+        return self.resident_words(r, d) <= M
+
+    def resident_rows(self, r, d, M):
+        """Rows per block when the tables are resident."""
+        return _floor_div(M - self.table(r, d), self.row(d))
+
+    def features(self, d, M):
+        """Features per block when the tables are not resident."""
+        return _floor_div(M, 2 * self.table(1, d))
+
+    def rows(self, d, M):
+        """Rows per block when the tables are not resident."""
+        return _floor_div(M, 2 * self.row(d))
+
+
+LOW_RANK_FORWARD_BLOCKS = LowRankRule("low-rank", lambda r, d: r * (d + 2), lambda d: 2 * d + 1)
+"""[W | w] (r x (d + 1)) and one feature row; a row of K, V (or of Q, O, den)."""
+
+LOW_RANK_BACKWARD_BLOCKS = LowRankRule(
+    "low-rank backward", lambda r, d: 2 * r * (d + 2), lambda d: 4 * d + 1
+)
+"""[W | w] and [dW | dw] (r x (d + 1) each) and two feature rows; a row of four operands."""

@@ -7,11 +7,10 @@ every ceiling of a partial last block; the machine reproduces it exactly
 nothing of attnio but :mod:`attnio.bounds`: the algorithms read these records,
 never the reverse.
 
-Block and tile sizes: the FlashAttention blocks and the square tiles
-(``T = floor(sqrt(M / 3))`` standard, ``floor(sqrt(M / 4))`` square tiling and
-tiled backward) are the rules of :mod:`attnio.bounds.blocks`; low-rank forward ``F = floor(M / (2(d + 2)))``,
-``R = floor(M / (2(2d + 1)))``, backward ``F = floor(M / (4(d + 2)))``,
-``R = floor(M / (2(4d + 1)))``.
+Block and tile sizes are the rules of :mod:`attnio.bounds.blocks`, which the
+algorithms read too: FlashAttention blocks, square tiles (``T = floor(sqrt(M / 3))``
+standard, ``floor(sqrt(M / 4))`` square tiling and tiled backward) and the
+low-rank blocks.
 """
 
 from __future__ import annotations
@@ -23,6 +22,8 @@ from .blocks import (
     FLASH2_FORWARD_BLOCKS,
     FLASH_BACKWARD_BLOCKS,
     FLASH_FORWARD_BLOCKS,
+    LOW_RANK_BACKWARD_BLOCKS,
+    LOW_RANK_FORWARD_BLOCKS,
     SQUARE_TILES,
     STANDARD_TILES,
 )
@@ -46,9 +47,9 @@ FLASH2_FORWARD_ROWS = FLASH2_FORWARD_BLOCKS.large_block(d, M)
 FLASH2_BACKWARD_COLUMNS = FLASH2_BACKWARD_BLOCKS.large_block(d, M)
 STANDARD_TILE = STANDARD_TILES.side(M)
 SQUARE_TILE = SQUARE_TILES.side(M)
-LOW_RANK_FEATURES = sp.floor(M / (2 * (d + 2)))
-LOW_RANK_ROWS = sp.floor(M / (2 * (2 * d + 1)))
-LOW_RANK_RESIDENT = r * (d + 2) + 2 * d + 1 <= M
+LOW_RANK_FEATURES = LOW_RANK_FORWARD_BLOCKS.features(d, M)
+LOW_RANK_ROWS = LOW_RANK_FORWARD_BLOCKS.rows(d, M)
+LOW_RANK_RESIDENT = LOW_RANK_FORWARD_BLOCKS.resident(r, d, M)
 """[W | w] (r x (d + 1)), one feature row and one row of K, V (or of Q, O, den) fit."""
 
 
@@ -134,10 +135,10 @@ LOW_RANK_FORWARD = sp.Piecewise(
     ),
 )
 
-LOW_RANK_BACKWARD_RESIDENT = 2 * r * (d + 2) + 4 * d + 1 <= M
+LOW_RANK_BACKWARD_RESIDENT = LOW_RANK_BACKWARD_BLOCKS.resident(r, d, M)
 """[W | w] and [dW | dw] (r x (d + 1) each), two feature rows and one row of work fit."""
-LOW_RANK_BACKWARD_FEATURES = sp.floor(M / (4 * (d + 2)))
-LOW_RANK_BACKWARD_ROWS = sp.floor(M / (2 * (4 * d + 1)))
+LOW_RANK_BACKWARD_FEATURES = LOW_RANK_BACKWARD_BLOCKS.features(d, M)
+LOW_RANK_BACKWARD_ROWS = LOW_RANK_BACKWARD_BLOCKS.rows(d, M)
 
 LOW_RANK_BACKWARD = sp.Piecewise(
     (9 * n * d, LOW_RANK_BACKWARD_RESIDENT),

@@ -1,18 +1,31 @@
 """Render bound records as Markdown, LaTeX (booktabs) and JSON tables.
 
-JSON rows carry ``sympy.srepr`` strings so that other tools rebuild the exact
-expressions with :func:`attnio.bounds.srepr.parse_srepr` (no ``eval``).
+The LaTeX tables are written for papers: a reader's label per row, math typeset by sympy
+with products as thin spaces, sources as ``\\cite`` commands whose BibTeX entries ship in
+``references.bib``, evidence levels as compact marks explained in the caption, and column
+widths that are shares of ``\\linewidth`` so that a table fits its column (or, with
+``table*``, the page) without overfull boxes. JSON rows carry ``sympy.srepr`` strings so
+that other tools rebuild the exact expressions with :func:`attnio.bounds.srepr.parse_srepr`
+(no ``eval``).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
 import sympy as sp
+from sympy.printing.latex import LatexPrinter
 
+from . import symbols
+from .citations import citations, cite_latex, entries
 from .errors import FilterError
-from .record import Bound
+from .forms import forms
+from .labels import label
+from .record import Bound, Cache, Kind, Pass, Regime, Status
+from .schema import JSON_SCHEMA_VERSION
 from .srepr import parse_srepr
 
 TABLE_FORMATS = ("markdown", "latex", "json")
@@ -93,67 +106,516 @@ def latex_escape(text: str) -> str:
     return "".join(_LATEX_SPECIALS.get(ch, ch) for ch in text)
 
 
-def _latex_math(expr: sp.Basic) -> str:
-    return sp.latex(expr, mul_symbol="dot")
+# ----------------------------------------------------------------- math typesetting
+PRODUCT = r"\,\penalty900 "
+"""The product sign of table cells: a thin space where a line may break if it must."""
+
+_PRINT_ORDER = ("n", "d", "M", "Z", "Z_in", "Z_QK", "s", "s_c", "r", "g", "B", "epsilon")
+"""Factors print in this order (n^2 d / M, as papers write them), whatever sympy's sort."""
 
 
-def _latex_condition(bound: Bound) -> str:
+class _Printer(LatexPrinter):
+    """sympy's LaTeX printer with breakable max/min and thin-space products."""
+
+    def _minmax(self, name: str, expr: sp.Basic) -> str:
+        args = r",\allowbreak ".join(self._print(arg) for arg in expr.args)
+        return rf"\{name}\bigl({args}\bigr)"
+
+    def _print_Mul(self, expr: sp.Mul) -> str:
+        # Slash a fraction only over a single factor: n^2 d / M, never n^2 d^2 / 8 M.
+        _, denominator = sp.fraction(expr, exact=True)
+        single = (
+            denominator.is_Symbol
+            or denominator.is_Integer
+            or (denominator.is_Pow and denominator.base.is_Symbol)
+        )
+        saved = self._settings["fold_short_frac"]
+        self._settings["fold_short_frac"] = bool(saved and single)
+        try:
+            return super()._print_Mul(expr)
+        finally:
+            self._settings["fold_short_frac"] = saved
+
+    def _print_Max(self, expr: sp.Max) -> str:
+        return self._minmax("max", expr)
+
+    def _print_Min(self, expr: sp.Min) -> str:
+        return self._minmax("min", expr)
+
+
+def latex_math(expr: sp.Basic, abbreviations: dict[sp.Basic, sp.Symbol] | None = None) -> str:
+    """Return ``expr`` as LaTeX math (no dollar signs) for a table cell.
+
+    Products are thin spaces, factors appear in the order n, d, M, ... (``n^{2}\\,d``
+    rather than sympy's ``d n^{2}``), short fractions are slashed, and parentheses,
+    ``max`` and ``min`` use ``\\bigl(``/``\\bigr)`` so that a long expression can break
+    after a ``+`` or a comma inside a narrow column. ``abbreviations`` replaces
+    subexpressions (block sizes) by named symbols before printing.
+
+    Examples
+    --------
+    >>> from attnio.bounds.symbols import M, d, n
+    >>> print(latex_math(n**2 * d / M))
+    n^{2}\\,\\penalty900 d / M
+    """
+    expr = sp.sympify(expr)
+    if abbreviations:
+        expr = expr.xreplace(abbreviations)
+    stand_ins = {}
+    names = {}
+    for k, name in enumerate(_PRINT_ORDER):
+        sym = symbols.ALL[name]
+        stand_in = sp.Symbol(f"x{k:02d}", **sym.assumptions0)
+        stand_ins[sym] = stand_in
+        names[stand_in] = sp.latex(sym)
+    for sym in (abbreviations or {}).values():
+        names[sym] = f"b_{{{sym.name[1:]}}}"
+    printer = _Printer({"mul_symbol": PRODUCT, "symbol_names": names, "fold_short_frac": True})
+    text = printer.doprint(expr.xreplace(stand_ins))
+    return text.replace(r"\left(", r"\bigl(").replace(r"\right)", r"\bigr)")
+
+
+def abbreviations(bounds: Sequence[Bound], columns: Sequence[str]) -> dict[sp.Basic, sp.Symbol]:
+    """Name each distinct floor (a block size or tile side) in the shown cells b_1, b_2, ...
+
+    Only the ``explicit`` and ``conditions`` columns hold floors; the caption defines the
+    names (:func:`_definitions`).
+    """
+    found: list[sp.Basic] = []
+    for bound in bounds:
+        exprs = []
+        if "explicit" in columns and bound.explicit is not None:
+            exprs.append(bound.explicit)
+        if "conditions" in columns:
+            exprs.append(bound.conditions)
+        for expr in exprs:
+            for atom in sorted(expr.atoms(sp.floor), key=sp.default_sort_key):
+                if atom not in found:
+                    found.append(atom)
+    return {
+        atom: sp.Symbol(f"y{k + 1}", integer=True, positive=True) for k, atom in enumerate(found)
+    }
+
+
+def _definitions(names: dict[sp.Basic, sp.Symbol]) -> str:
+    if not names:
+        return ""
+    parts = [f"${latex_math(sym, names)} = {latex_math(atom)}$" for atom, sym in names.items()]
+    return " Block sizes: " + ", ".join(parts) + "."
+
+
+def _breakable(text: str) -> str:
+    """Allow a hyphen between the parts of CamelCase words (Flash\\-Attention)."""
+    return re.sub(r"([a-z])([A-Z])", r"\1\\-\2", text)
+
+
+_PREFIX = {Kind.UPPER: "O", Kind.LOWER: r"\Omega", Kind.TIGHT: r"\Theta"}
+
+
+def latex_statement(bound: Bound) -> str:
+    """Return the asymptotic statement, e.g. ``$\\Theta\\bigl(...\\bigr)$``, or a word."""
+    if bound.asymptotic is None:
+        return "unknown" if bound.status is Status.OPEN else "claimed, not retrieved"
+    return rf"${_PREFIX[bound.kind]}\bigl({latex_math(bound.asymptotic)}\bigr)$"
+
+
+_Names = dict[sp.Basic, sp.Symbol]
+
+
+def _latex_condition(bound: Bound, names: _Names) -> str:
     if bound.conditions is sp.true:
-        return "always"
+        return "none"
     parts = bound.conditions.args if isinstance(bound.conditions, sp.And) else (bound.conditions,)
     texts = []
     for part in sorted(parts, key=sp.default_sort_key):
         if isinstance(part, sp.Or):
             options = sorted(part.args, key=sp.default_sort_key)
-            texts.append("(" + " or ".join(f"${_latex_math(a)}$" for a in options) + ")")
+            texts.append(" or ".join(_math_or_conjuncts(a, names) for a in options))
         else:
-            texts.append(f"${_latex_math(part)}$")
+            texts.append(f"${latex_math(part, names)}$")
     return ", ".join(texts)
 
 
-def render_latex(bounds: Sequence[Bound]) -> str:
-    """Return a booktabs ``table*`` that compiles as-is with ``booktabs``, ``array`` and ``amsmath``.
+def _math_or_conjuncts(expr: sp.Basic, names: _Names) -> str:
+    if isinstance(expr, sp.And):
+        inner = sorted(expr.args, key=sp.default_sort_key)
+        return "(" + " and ".join(f"${latex_math(a, names)}$" for a in inner) + ")"
+    return f"${latex_math(expr, names)}$"
 
-    Each expression cell is ``$...$`` produced by ``sympy.latex`` with an explicit
-    ``\\cdot`` for products, so that a LaTeX parser reads every cell back; a
-    condition cell lists its conjuncts separated by commas (a disjunction as
-    "a or b"); piecewise counts use amsmath's ``cases``.
-    """
-    header = (
-        "Regime & Pass & Cache & Kind & Bound & Explicit & Conditions & Source & Status "
-        r"\\"
+
+_REGIME_MATH = {
+    Cache.SMALL: r"$M \leq d^{2}$: ",
+    Cache.LARGE: r"$M \geq d^{2}$: ",
+    Cache.ANY: "",
+}
+
+
+def _pieces(expr: sp.Expr, names: _Names) -> str:
+    """A piecewise expression as one line per piece: ``$e_1$ if $c_1$; $e_2$ otherwise``."""
+    if not isinstance(expr, sp.Piecewise):
+        return f"${latex_math(expr, names)}$"
+    lines = []
+    for piece, cond in expr.args:
+        when = "otherwise" if cond is sp.true else f"if {_math_or_conjuncts(cond, names)}"
+        lines.append(f"${latex_math(piece, names)}$ {when}")
+    return ";\\newline ".join(lines)
+
+
+def _latex_leading(bound: Bound, names: _Names) -> str:
+    leading = forms(bound).leading
+    return r"\newline ".join(
+        _REGIME_MATH[cache] + _pieces(expr, names) for cache, expr in leading.items()
     )
+
+
+def _latex_explicit(bound: Bound, names: _Names) -> str:
+    return "--" if bound.explicit is None else _pieces(bound.explicit, names)
+
+
+STATUS_MARKS: dict[Status, tuple[str, str]] = {
+    Status.STATED: (r"$\bullet$", "stated in the paper's theorem"),
+    Status.STATED_SECONDARY: (r"$\circ$", "stated in secondary sources"),
+    Status.DERIVED: (r"$\ast$", "derived by attnio, steps machine-checked, or an exact count"),
+    Status.RECONSTRUCTED: (r"$\dagger$", "reconstructed, unverified"),
+    Status.CLAIMED_UNRETRIEVED: ("?", "claimed, statement not retrieved"),
+    Status.OPEN: ("--", "open"),
+}
+"""Evidence level -> (compact mark, its legend in the caption)."""
+
+
+@dataclass(frozen=True)
+class _Column:
+    header: str
+    weight: float
+    cell: Callable[[Bound, _Names], str]
+    centred: bool = False
+
+
+LATEX_COLUMNS: dict[str, _Column] = {
+    "name": _Column("", 0.27, lambda b, _: _breakable(latex_escape(label(b)))),
+    "bound": _Column("Bound", 0.31, lambda b, _: latex_statement(b)),
+    "explicit": _Column("Explicit form", 0.42, _latex_explicit),
+    "leading": _Column("Leading term", 0.27, _latex_leading),
+    "conditions": _Column("Conditions", 0.21, _latex_condition),
+    "source": _Column("Source", 0.21, lambda b, _: cite_latex(b)),
+    "status": _Column("Ev.", 0.0, lambda b, _: STATUS_MARKS[b.status][0], centred=True),
+}
+"""The columns ``render_latex`` can show, with their share of the line width."""
+
+DEFAULT_LATEX_COLUMNS = ("name", "bound", "conditions", "source", "status")
+"""Columns that fit a 3.3-inch column of a two-column article."""
+
+LAYOUTS = ("table", "table*", "longtable")
+"""``table``: one float per (regime, pass), as wide as the column. ``table*``: the same,
+spanning both columns of a two-column article. ``longtable``: one table over pages,
+grouped by regime and pass (one-column documents only)."""
+
+_KIND_ORDER = {Kind.LOWER: 0, Kind.TIGHT: 1, Kind.UPPER: 2}
+_REGIME_TEXT = {
+    Regime.DENSE: "Dense attention",
+    Regime.SPARSE: "Sparse attention",
+    Regime.APPROXIMATE: "Approximate attention",
+}
+
+
+def parse_columns(text: str | Sequence[str] | None) -> tuple[str, ...]:
+    """Return the column names of ``text`` (comma-separated or a sequence), checked.
+
+    Raises
+    ------
+    FilterError
+        If a name is not one of :data:`LATEX_COLUMNS` or ``name`` is missing.
+    """
+    if text is None:
+        return DEFAULT_LATEX_COLUMNS
+    names = tuple(p.strip() for p in text.split(",")) if isinstance(text, str) else tuple(text)
+    unknown = [name for name in names if name not in LATEX_COLUMNS]
+    if unknown or not names:
+        raise FilterError(
+            f"columns={','.join(names)!r} has unknown names {unknown}; choose from: "
+            f"{','.join(LATEX_COLUMNS)}"
+        )
+    if len(set(names)) != len(names):
+        raise FilterError(f"columns={','.join(names)!r} names a column twice")
+    return names
+
+
+_FIXED_WIDTH = "1.6em"
+"""Width of the centred mark column (``status``): its header "Ev." and one symbol."""
+
+
+def _column_spec(columns: Sequence[str]) -> str:
+    """Paragraph columns whose widths plus the inter-column space make exactly \\linewidth."""
+    shared = [c for c in columns if not LATEX_COLUMNS[c].centred]
+    total = sum(LATEX_COLUMNS[c].weight for c in shared)
+    fixed = len(columns) - len(shared)
+    # @{} at both ends: 2 (count - 1) tabcolseps lie between the columns.
+    rest = rf"\linewidth-{2 * (len(columns) - 1)}\tabcolsep"
+    rest += f"-{_FIXED_WIDTH}" * fixed
+    specs = []
+    for name in columns:
+        column = LATEX_COLUMNS[name]
+        if column.centred:
+            specs.append(rf">{{\centering\arraybackslash}}p{{{_FIXED_WIDTH}}}")
+            continue
+        share = round(10000 * column.weight / total)
+        specs.append(
+            rf">{{\raggedright\arraybackslash\hspace{{0pt}}}}p{{\dimexpr({rest})*{share}/10000\relax}}"
+        )
+    return "@{}" + "".join(specs) + "@{}"
+
+
+def _groups(bounds: Sequence[Bound]) -> list[tuple[tuple[Regime, Pass], list[Bound]]]:
+    grouped: dict[tuple[Regime, Pass], list[Bound]] = {}
+    for bound in bounds:
+        grouped.setdefault((bound.regime, bound.pass_), []).append(bound)
+    return [(key, sorted(rows, key=lambda b: _KIND_ORDER[b.kind])) for key, rows in grouped.items()]
+
+
+def _rows(bounds: Sequence[Bound], columns: Sequence[str], names: _Names) -> list[str]:
+    lines = []
+    previous = None
+    for bound in bounds:
+        if previous is not None and bound.kind is not previous:
+            lines.append(r"\addlinespace[2pt]")
+        previous = bound.kind
+        lines.append(" & ".join(LATEX_COLUMNS[c].cell(bound, names) for c in columns) + r" \\")
+    return lines
+
+
+def _caption(bounds: Sequence[Bound], columns: Sequence[str], what: str, names: _Names) -> str:
+    text = (
+        f"{what}: I/O bounds (words moved between a fast memory of $M$ words and slow "
+        r"memory; $n$ sequence length, $d$ head dimension; small cache $M < d^{2}$, large "
+        r"cache $M \geq d^{2}$)."
+    )
+    if "leading" in columns:
+        text += (
+            r" Leading terms assume $n \geq d$ and $d \leq M \leq d^{2}$ (small cache) or "
+            r"$d^{2} \leq M \leq n\,d$ (large cache); empty where the bound already is one."
+        )
+    text += _definitions(names)
+    if "status" in columns:
+        present = [s for s in Status if any(b.status is s for b in bounds)]
+        legend = "; ".join(f"{STATUS_MARKS[s][0]} {STATUS_MARKS[s][1]}" for s in present)
+        text += f" Evidence (Ev.): {legend}."
+    return text
+
+
+def _header(columns: Sequence[str]) -> str:
+    return " & ".join(LATEX_COLUMNS[c].header for c in columns) + r" \\"
+
+
+def _label(key: tuple[Regime, Pass] | None) -> str:
+    if key is None:
+        return r"\label{tab:attnio-bounds}"
+    return rf"\label{{tab:attnio-{key[0].value}-{key[1].value}}}"
+
+
+def _float(env: str, key: tuple[Regime, Pass], rows: list[Bound], columns: Sequence[str]) -> str:
+    names = abbreviations(rows, columns)
+    what = f"{_REGIME_TEXT[key[0]]}, {key[1].value} pass"
     lines = [
-        r"% generated by attnio; needs \usepackage{booktabs,array,amsmath}",
-        r"\begin{table*}[t]",
+        rf"\begin{{{env}}}[tbp]",
         r"\centering",
         r"\footnotesize",
-        r"\begin{tabular}{lllllll>{\raggedright\arraybackslash}p{3.6cm}l}",
+        r"\setlength{\tabcolsep}{3pt}",
+        rf"\caption{{{_caption(rows, columns, what, names)}}}{_label(key)}",
+        rf"\begin{{tabular}}{{{_column_spec(columns)}}}",
         r"\toprule",
-        header,
+        _header(columns),
         r"\midrule",
-    ]
-    for b in bounds:
-        explicit = "--" if b.explicit is None else f"${_latex_math(b.explicit)}$"
-        statement = f"${b.latex()}$" if b.asymptotic is not None else b.notation
-        cells = [
-            b.regime.value,
-            b.pass_.value,
-            b.cache.value,
-            b.kind.value,
-            statement,
-            explicit,
-            _latex_condition(b),
-            latex_escape(b.source),
-            b.status.value,
-        ]
-        lines.append(" & ".join(cells) + r" \\")
-    lines += [
+        *_rows(rows, columns, names),
         r"\bottomrule",
         r"\end{tabular}",
-        r"\caption{I/O bounds for attention (generated by attnio).}",
-        r"\end{table*}",
+        rf"\end{{{env}}}",
     ]
+    return "\n".join(lines) + "\n"
+
+
+def _longtable(bounds: Sequence[Bound], columns: Sequence[str]) -> str:
+    count = len(columns)
+    names = abbreviations(bounds, columns)
+    lines = [
+        r"\begingroup",
+        r"\footnotesize",
+        r"\setlength{\tabcolsep}{3pt}",
+        rf"\begin{{longtable}}{{{_column_spec(columns)}}}",
+        rf"\caption{{{_caption(bounds, columns, 'Attention', names)}}}{_label(None)} \\",
+        r"\toprule",
+        _header(columns),
+        r"\midrule",
+        r"\endfirsthead",
+        r"\toprule",
+        _header(columns),
+        r"\midrule",
+        r"\endhead",
+        r"\midrule",
+        rf"\multicolumn{{{count}}}{{@{{}}r@{{}}}}{{\textit{{continued on the next page}}}} \\",
+        r"\endfoot",
+        r"\bottomrule",
+        r"\endlastfoot",
+    ]
+    for k, (key, rows) in enumerate(_groups(bounds)):
+        if k:
+            lines.append(r"\midrule")
+        heading = f"{_REGIME_TEXT[key[0]]}, {key[1].value} pass"
+        lines.append(rf"\multicolumn{{{count}}}{{@{{}}l@{{}}}}{{\textit{{{heading}}}}} \\*")
+        lines += _rows(rows, columns, names)
+    lines += [r"\end{longtable}", r"\endgroup"]
+    return "\n".join(lines) + "\n"
+
+
+LATEX_PACKAGES = ("amsmath", "array", "booktabs", "longtable")
+"""Packages the LaTeX tables need (texlive-latex-base and -recommended)."""
+
+
+def render_latex(
+    bounds: Sequence[Bound],
+    columns: str | Sequence[str] | None = None,
+    layout: str = "table",
+) -> str:
+    """Return LaTeX tables of ``bounds`` that fit the text block without overfull boxes.
+
+    Parameters
+    ----------
+    bounds
+        The records, in catalog order; rows are grouped by regime and pass, lower bounds
+        first, then tight bounds, then upper bounds (algorithms), with space between kinds.
+    columns
+        Column names (:data:`LATEX_COLUMNS`), comma-separated or a sequence; default
+        :data:`DEFAULT_LATEX_COLUMNS`, which fits a 3.3-inch column.
+    layout
+        One of :data:`LAYOUTS`.
+
+    Notes
+    -----
+    Needs ``\\usepackage{amsmath,array,booktabs}`` (and ``longtable`` for that layout).
+    Every column is a ragged-right paragraph whose width is a share of ``\\linewidth``, so
+    the table is exactly as wide as the column or page; math breaks at ``+``, relations and
+    the commas of ``max``/``min``. Sources are ``\\cite`` commands with the keys of
+    ``references.bib`` (``attnio table --bib``).
+    """
+    names = parse_columns(columns)
+    if layout not in LAYOUTS:
+        raise FilterError(f"layout={layout!r} is not one of: {', '.join(LAYOUTS)}")
+    head = rf"% generated by attnio; needs \usepackage{{{','.join(LATEX_PACKAGES)}}}"
+    if layout == "longtable":
+        return head + "\n" + _longtable(bounds, names)
+    body = [_float(layout, key, rows, names) for key, rows in _groups(bounds)]
+    return head + "\n" + "\n".join(body)
+
+
+def _bibitems(keys: Iterable[str]) -> str:
+    every = entries()
+    lines = [r"\begin{thebibliography}{99}"]
+    for key in keys:
+        fields = dict(re.findall(r"^\s*(\w+)\s*=\s*\{(.*)\},?\s*$", every[key], flags=re.M))
+        authors = []
+        for author in fields["author"].split(" and "):
+            if author.startswith("{") and author.endswith("}"):
+                authors.append(author[1:-1])
+            else:
+                authors.append(" ".join(reversed(author.split(", ", 1))))
+        who = authors[0] if len(authors) == 1 else ", ".join(authors[:-1]) + " and " + authors[-1]
+        where = fields.get("booktitle") or fields.get("howpublished", "")
+        parts = [who, fields["title"], f"{where}, {fields['year']}", fields.get("note", "")]
+        text = " ".join(p if p.endswith((".", "?", "!")) else p + "." for p in parts if p)
+        lines.append(rf"\bibitem{{{key}}} {text}")
+    lines.append(r"\end{thebibliography}")
+    return "\n".join(lines) + "\n"
+
+
+def render_standalone(
+    bounds: Sequence[Bound],
+    columns: str | Sequence[str] | None = None,
+    layout: str = "table",
+) -> str:
+    """Return a complete LaTeX document holding :func:`render_latex`'s tables.
+
+    It compiles as-is with ``pdflatex`` (twice, for the citations): the references are
+    typeset from ``references.bib`` into a ``thebibliography`` list, so BibTeX is not needed.
+    """
+    # Here-or-top placement keeps the tables after the heading; \clearpage before the
+    # references flushes every float.
+    tables = render_latex(bounds, columns, layout).replace("}[tbp]", "}[!htbp]")
+    used = {c.key for b in bounds for c in citations(b)}
+    cited = [key for key in entries() if key in used]
+    preamble = [
+        r"\documentclass[11pt]{article}",
+        rf"\usepackage{{{','.join(LATEX_PACKAGES)}}}",
+        r"\begin{document}",
+        r"\section*{I/O bounds for attention}",
+        "Generated from attnio's bound catalog.",
+        "",
+    ]
+    bib = _bibitems(cited) if cited else ""
+    body = tables.split("\n", 1)[1]
+    return "\n".join(preamble) + body + "\n\\clearpage\n" + bib + r"\end{document}" + "\n"
+
+
+def render_pebblings_latex(
+    rows: Sequence[dict[str, object]],
+    subject: str,
+    vertices: int,
+    variant: str,
+    partial: bool = False,
+    table_label: str = "tab:attnio-pebbling",
+) -> str:
+    """Return a booktabs table of pebbling costs per M: proven optima, or proven bounds.
+
+    Parameters
+    ----------
+    rows
+        One dict per memory size with ``M``, ``io``, ``optimal``, ``lower``, ``upper`` and
+        ``method`` (``attnio.pebble`` results' ``to_dict()``).
+    subject
+        The graph, as LaTeX text (escape file names with :func:`latex_escape`).
+    vertices, variant
+        The graph's size and the game variant (``standard`` or ``oneshot``).
+    partial
+        Whether the run was interrupted (the caption then says so).
+    table_label
+        The table's LaTeX label (give each table of one document its own).
+
+    Notes
+    -----
+    A value is printed as the optimum only when the row says ``optimal`` (the exact solver
+    proved it and its certificate replayed); otherwise the row shows the proven bounds
+    ``lower <= Q <= upper``, where ``upper`` is the cost of a pebbling actually found.
+    """
+    lines = [
+        rf"% generated by attnio; needs \usepackage{{{','.join(LATEX_PACKAGES[:3])}}}",
+        r"\begin{table}[tbp]",
+        r"\centering",
+        r"\footnotesize",
+    ]
+    heuristic = any(not row["optimal"] and "exact" not in str(row["method"]) for row in rows)
+    caption = (
+        f"Red-blue pebbling of {subject} ({vertices} vertices, {latex_escape(variant)} game): "
+        r"the least I/O $Q$ for each number $M$ of red pebbles. A single value is a proven "
+        r"optimum whose move certificate an independent replayer accepted; a range is the "
+        r"proven bounds $\text{lower} \leq Q \leq \text{upper}$, the upper one the cost of a "
+        "pebbling found"
+    )
+    caption += " by a heuristic" if heuristic else " before the exact search stopped"
+    caption += "." + (" The run was interrupted: the table is partial." if partial else "")
+    lines += [
+        rf"\caption{{{caption}}}\label{{{table_label}}}",
+        r"\begin{tabular}{@{}rrl@{}}",
+        r"\toprule",
+        r"$M$ & $Q$ & \\",
+        r"\midrule",
+    ]
+    for row in rows:
+        if row["optimal"]:
+            value, note = f"${row['io']}$", "optimal"
+        else:
+            value = rf"${row['lower']} \leq Q \leq {row['upper']}$"
+            method = str(row["method"])
+            note = "search stopped" if "exact" in method else f"heuristic ({latex_escape(method)})"
+        lines.append(f"${row['M']}$ & {value} & {note} \\\\")
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
     return "\n".join(lines) + "\n"
 
 
@@ -176,12 +638,15 @@ def bound_to_dict(bound: Bound) -> dict[str, object]:
         "status": bound.status.value,
         "algorithm": bound.algorithm,
         "notes": bound.notes,
+        "label": label(bound),
+        "cites": [c.key for c in citations(bound)],
     }
 
 
 def render_json(bounds: Sequence[Bound]) -> str:
-    """Return a JSON array of :func:`bound_to_dict` rows."""
-    return json.dumps([bound_to_dict(b) for b in bounds], indent=2) + "\n"
+    """Return ``{"schema": JSON_SCHEMA_VERSION, "bounds": [...]}`` of :func:`bound_to_dict` rows."""
+    document = {"schema": JSON_SCHEMA_VERSION, "bounds": [bound_to_dict(b) for b in bounds]}
+    return json.dumps(document, indent=2) + "\n"
 
 
 def expression_from_srepr(text: str) -> sp.Basic:

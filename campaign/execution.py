@@ -86,8 +86,7 @@ def execute(kind: str, params: dict, dag_json: str | None, version: str) -> dict
 
 
 def _pebble(params: dict, dag_json: str | None) -> dict:
-    from attnio.pebble import pebble, replay
-    from attnio.pebble.exact import solve_exact
+    from attnio.pebble import replay, solve_exact, solve_heuristic
 
     dag = dag_from_json(dag_json)
     solver, options, M, variant = (
@@ -100,7 +99,7 @@ def _pebble(params: dict, dag_json: str | None) -> dict:
         result = solve_exact(dag, M, variant=variant, **options)
         status = "optimal" if result.optimal else "bounds"
     else:
-        result = pebble(dag, M, heuristic=solver, variant=variant, moves=True, **options)
+        result = solve_heuristic(dag, M, heuristic=solver, variant=variant, moves=True, **options)
         status = "heuristic"
     checked = replay(dag, result.moves, M, variant)
     if checked.io != result.io:

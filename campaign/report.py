@@ -14,6 +14,7 @@ every explicit lower bound of its cell (a count below one refutes the bound).
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -22,7 +23,6 @@ from attnio.bounds import Bound, Kind, Pass, Regime, catalog, get
 from attnio.bounds.schema import JSON_SCHEMA_VERSION
 
 __all__ = ["Comparison", "Report", "build_report"]
-
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,8 @@ class Report:
     comparisons: list[Comparison] = field(default_factory=list)
     counts: list[dict] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    vertices: dict = field(default_factory=dict)
+    """``instance -> number of vertices`` of each pebbled DAG."""
 
     @property
     def refutations(self) -> list[Comparison]:
@@ -127,13 +129,36 @@ class Report:
         return "\n".join(lines)
 
     def latex(self) -> str:
-        """The optima as booktabs tables (one per instance and variant), for a paper."""
-        from attnio.bounds.render import latex_optima_table
+        """The optima as booktabs tables (one per instance and variant), for a paper.
 
-        return "\n".join(
-            latex_optima_table(inst, variant, {M: lo_hi[:2] for M, lo_hi in row.items()})
-            for (inst, variant), row in sorted(self.optima.items())
-        )
+        Rendered by :func:`attnio.bounds.render.render_pebblings_latex`, the table
+        ``attnio pebble --sweep --format latex`` writes.
+        """
+        from attnio.bounds.render import latex_escape, render_pebblings_latex
+
+        tables = []
+        for index, ((inst, variant), row) in enumerate(sorted(self.optima.items())):
+            rows = [
+                {
+                    "M": M,
+                    "io": hi,
+                    "optimal": lo == hi,
+                    "lower": lo,
+                    "upper": hi,
+                    "method": "exact" if how == "exact" else how,
+                }
+                for M, (lo, hi, how) in sorted(row.items())
+            ]
+            tables.append(
+                render_pebblings_latex(
+                    rows,
+                    latex_escape(inst),
+                    self.vertices[inst],
+                    variant,
+                    table_label=f"tab:attnio-campaign-{index + 1}",
+                )
+            )
+        return "\n".join(tables)
 
 
 def _cell(lower: int, upper: int) -> str:
@@ -207,6 +232,7 @@ def build_report(records: list[dict], bounds: Sequence[Bound | str] | None = Non
             )
             continue
         slot = (params["dag"]["name"], params["variant"])
+        report.vertices[slot[0]] = params["vertices"]
         lower = result["lower"]  # heuristics report the compulsory I/O, also a proven bound
         known = best[slot].get(params["M"])
         if known is None:
@@ -240,49 +266,59 @@ def build_report(records: list[dict], bounds: Sequence[Bound | str] | None = Non
 def write_figures(report: Report, folder: str) -> list[str]:
     """Write one Q(M) figure per DAG instance and variant into ``folder`` (PDF and PNG).
 
-    Each shows the proven range of Q(G, M) per M (a point where it is proven, a bar
-    where only bounds are) and the compared catalog lower bounds, drawn only where
-    they are positive.
+    Drawn by :mod:`attnio.figures`, like ``attnio plot pebbling``: proven optima as
+    filled markers, proven bounds as bars, and the compared lower bounds, each only
+    where it holds and is positive (the caption, written beside each figure as a
+    ``.txt`` file, says what was left out).
     """
     from pathlib import Path
 
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from attnio.bounds import get
+    from attnio.figures import IOFigure, Series, draw, save
+    from attnio.figures.data import bound_series
 
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for (label, variant), row in sorted(report.optima.items()):
         Ms = sorted(row)
-        fig, ax = plt.subplots(figsize=(3.3, 2.4), layout="constrained")
-        exact = [M for M in Ms if row[M][0] == row[M][1]]
-        ax.plot(
-            exact, [row[M][1] for M in exact], "o", ms=3.5, color="black", label=r"$Q(G,M)$ proven"
-        )
-        open_ = [M for M in Ms if row[M][0] != row[M][1]]
-        if open_:
-            lo = [row[M][0] for M in open_]
-            hi = [row[M][1] for M in open_]
-            ax.vlines(open_, lo, hi, color="0.5", lw=2, label="proven range")
-        names = sorted({c.bound for c in report.comparisons if c.label == f"{label} ({variant})"})
-        for name in names:
-            pts = sorted(
-                (c.M, c.value)
-                for c in report.comparisons
-                if c.bound == name and c.label == f"{label} ({variant})" and c.value > 0
+        proven = tuple(float(row[M][1]) if row[M][0] == row[M][1] else math.nan for M in Ms)
+        series = [Series("Exact optimum", "exact", tuple(Ms), proven, "exact")]
+        if any(row[M][0] != row[M][1] for M in Ms):
+            high = tuple(math.nan if row[M][0] == row[M][1] else float(row[M][1]) for M in Ms)
+            low = tuple(math.nan if row[M][0] == row[M][1] else float(row[M][0]) for M in Ms)
+            series.append(
+                Series("Proven bounds", "exact-bounds", tuple(Ms), high, "exact", None, low)
             )
-            if pts:
-                ax.plot(*zip(*pts, strict=True), "-", lw=1, label=name)
-        ax.set_xlabel(r"fast memory $M$ (words)")
-        ax.set_ylabel(r"I/O $Q$ (words)")
-        ax.set_title(f"{label}, {variant}", fontsize=8)
-        ax.legend(fontsize=6, frameon=False)
+        mine = [c for c in report.comparisons if c.label == f"{label} ({variant})"]
+        omitted = []
+        for name in sorted({c.bound for c in mine}):
+            point = next(c.point for c in mine if c.bound == name)
+            fixed = {k: v for k, v in point.items() if k != "M"}
+            one, notes = bound_series(get(name), Ms, "lower", **fixed)
+            if notes:
+                omitted.append(f"{one.label}: {', '.join(notes)}")
+            if not all(math.isnan(v) for v in one.values):
+                series.append(one)
+        first = next(c for c in mine) if mine else None
+        n_, d_ = (first.point.get("n", 0), first.point.get("d", 0)) if first else (0, 0)
+        data = IOFigure(
+            "backward" if "backward" in label else "forward",
+            n_,
+            d_,
+            tuple(series),
+            None,
+            tuple(omitted),
+            subject=f"pebbling {label} ({report.vertices[label]} vertices, {variant} game)",
+            log=False,
+        )
+        fig = draw(data)
         stem = f"{label}-{variant}".replace(" ", "_").replace("=", "")
         for suffix in ("pdf", "png"):
             path = out / f"{stem}.{suffix}"
-            fig.savefig(path, dpi=200, metadata={"CreationDate": None} if suffix == "pdf" else {})
+            save(fig, path)
             written.append(str(path))
-        plt.close(fig)
+        caption = out / f"{stem}.txt"
+        caption.write_text(data.caption() + "\n", encoding="utf-8")
+        written.append(str(caption))
     return written

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from attnio.bounds import catalog
+from attnio.bounds import Regime, catalog
 
 from .errors import SpecError
 
@@ -408,11 +408,11 @@ def _simulate_units(table: dict, where: str, version: str) -> list[Unit]:
         if pass_ not in algo.runners:
             raise SpecError(f"{where}: {algorithm} has no {pass_} pass")
         options: dict = {"numeric": numeric, "seed": seed}
-        if algo.regime == "sparse":
+        if algo.regime is Regime.SPARSE:
             if density is None:
                 raise SpecError(f"{where}: {algorithm} is sparse and needs block_density")
             options["block_density"] = float(density)
-        if algo.regime == "approximate":
+        if algo.regime is Regime.APPROXIMATE:
             if degree is None:
                 raise SpecError(f"{where}: {algorithm} needs degree")
             options["degree"] = degree

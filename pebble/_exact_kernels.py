@@ -18,6 +18,8 @@ The kernels take a handful of flat arrays and return numbers or status codes:
   (the last: the vertices with exactly one successor);
 - ``patterns``: the pattern databases (built by :mod:`._pattern_kernels`) as
   :func:`pattern_sum` reads them (read only with the PATTERN_DATABASES flag);
+- ``symmetry`` (K, 8, 256) int64: byte lookup tables of K automorphisms, the identity
+  first (:func:`attnio.pebble.symmetry.lookup_tables`; read only with the SYMMETRY flag);
 - ``table`` (capacity, 8) int64: one row per state (one cache line), columns
   ``T_RED .. T_MOVE``; ``T_MOVE`` holds ``2 * code + closed``;
 - ``slots``: open-addressing hash table of state indices (-1 = empty), size a power of 2;
@@ -47,6 +49,8 @@ RELOAD_AFTER_STORE = 32
 USE_BEFORE_DELETE = 64
 SINGLE_SUCCESSOR = 128
 PATTERN_DATABASES = 256
+SYMMETRY = 512
+EAGER_OUTPUT = 1024
 ALL_FLAGS = (
     DELETE_WHEN_FULL
     | OUTPUT_MACRO
@@ -57,9 +61,14 @@ ALL_FLAGS = (
     | USE_BEFORE_DELETE
     | SINGLE_SUCCESSOR
     | PATTERN_DATABASES
+    | SYMMETRY
+    | EAGER_OUTPUT
 )
 
-# transitions recorded for the certificate: code = kind * 64 + vertex
+# transitions recorded for the certificate: code = sym * SYM_CODE + kind * 64 + vertex,
+# where sym is the index of the automorphism that turned the result into the stored
+# representative (rule symmetry; 0, the identity, otherwise)
+SYM_CODE = 512
 K_LOAD, K_STORE, K_COMPUTE, K_DELETE = LOAD, STORE, COMPUTE, DELETE  # the moves' op codes
 K_WRITEBACK = 4  # store v, then delete v
 K_OUTPUT = 5  # compute output v, store it, delete its red pebble
@@ -236,6 +245,50 @@ def state_h(graph, params, patterns, red, blue, computed, pending):
 
 
 @njit(cache=True)
+def permute(symmetry, k, bits):
+    """Image of the vertex set ``bits`` under automorphism ``k`` (byte lookup tables)."""
+    out = np.int64(0)
+    byte = 0
+    while bits:
+        value = bits & 255
+        if value:
+            out |= symmetry[k, byte, value]
+        bits >>= 8
+        byte += 1
+    return out
+
+
+@njit(cache=True)
+def canonical(symmetry, red, blue, computed, pending, unused):
+    """The smallest image of the state over the automorphisms, and the index of its map.
+
+    Images compare field by field (red, blue, computed, pending, unused) as integers; on
+    a tie the earlier automorphism wins (the identity is first). Reference:
+    :func:`attnio.pebble.symmetry.canonical_state`.
+    """
+    best = (red, blue, computed, pending, unused)
+    which = 0
+    for k in range(1, symmetry.shape[0]):
+        r = permute(symmetry, k, red)
+        if r > best[0]:
+            continue  # the common case: decided by the red set alone
+        image = (
+            r,
+            permute(symmetry, k, blue),
+            permute(symmetry, k, computed),
+            permute(symmetry, k, pending),
+            permute(symmetry, k, unused),
+        )
+        for field in range(5):
+            if image[field] != best[field]:
+                if image[field] < best[field]:
+                    best = image
+                    which = k
+                break
+    return best[0], best[1], best[2], best[3], best[4], which
+
+
+@njit(cache=True)
 def _lookup(table, slots, red, blue, computed, pending, unused):
     """Return (slot, index) of the state; index -1 and its free slot if absent."""
     mask = slots.size - 1
@@ -317,11 +370,11 @@ def init_search(graph, params, patterns, table, slots, buckets, entries, counter
 def _relax(ctx, counters, parent, red, blue, computed, pending, unused, g, code, dead):
     """Offer a successor reached with cost ``g``; return _GO_ON, TABLE_FULL or QUEUE_FULL.
 
-    ``ctx`` is ``(graph, params, patterns, table, slots, buckets, entries)``. ``dead`` is the
+    ``ctx`` is ``(graph, params, patterns, table, slots, buckets, entries, symmetry)``. ``dead`` is the
     parent's dead set, or -1 when the move changed the blue or computed set (it depends
     on nothing else), in which case it is recomputed.
     """
-    graph, params, patterns, table, slots, buckets, entries = ctx
+    graph, params, patterns, table, slots, buckets, entries, symmetry = ctx
     flags = params[P_FLAGS]
     if flags & DEAD_PEBBLES:
         if dead < 0:
@@ -335,6 +388,11 @@ def _relax(ctx, counters, parent, red, blue, computed, pending, unused, g, code,
         unused &= ~spare
         if pending & dead:
             return _GO_ON  # a stored vertex that will never be loaded: the store was wasted
+    if flags & SYMMETRY:
+        red, blue, computed, pending, unused, sym = canonical(
+            symmetry, red, blue, computed, pending, unused
+        )
+        code += sym * SYM_CODE
     h = state_h(graph, params, patterns, red, blue, computed, pending)
     if h >= INFEASIBLE:
         return _GO_ON
@@ -370,7 +428,7 @@ def _relax(ctx, counters, parent, red, blue, computed, pending, unused, g, code,
 
 
 @njit(cache=True)
-def search(graph, params, patterns, table, slots, buckets, entries, counters, budget):
+def search(graph, params, patterns, symmetry, table, slots, buckets, entries, counters, budget):
     """Expand up to ``budget`` states; return PAUSED, OPTIMAL, TABLE_FULL or QUEUE_FULL.
 
     OPTIMAL: no queue entry has ``f < counters[C_UPPER]``, so the upper bound is the
@@ -379,7 +437,7 @@ def search(graph, params, patterns, table, slots, buckets, entries, counters, bu
     lower bound: it was the smallest ``f`` in the queue when it was read, and some
     queued state of an optimal pebbling always has ``f`` at most the optimum.
     """
-    ctx = (graph, params, patterns, table, slots, buckets, entries)
+    ctx = (graph, params, patterns, table, slots, buckets, entries, symmetry)
     done = 0
     while True:
         upper = counters[C_UPPER]
@@ -444,6 +502,15 @@ def _expand(ctx, counters, s):
     frozen = np.int64(0)  # never loaded or stored (rule single-successor)
     if flags & SINGLE_SUCCESSOR and not oneshot:
         frozen = proxied(graph, params, blue)
+    if flags & EAGER_OUTPUT and not full:
+        # an output ready to compute is finished at once, and nothing else is tried
+        ready = outputs & ~red & ~blue & ~computed
+        for v in range(params[P_V]):
+            bit = np.int64(1) << v
+            if (ready & bit) != 0 and (graph[G_PRED, v] & ~red) == 0:
+                done = computed | bit if oneshot else computed
+                return _relax(ctx, counters, s, red, blue | bit, done, pending,
+                              unused & ~graph[G_PRED, v], g + 1, K_OUTPUT * 64 + v, -1)  # fmt: skip
     for v in range(params[P_V]):
         bit = np.int64(1) << v
         is_output = (outputs & bit) != 0

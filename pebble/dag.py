@@ -353,6 +353,12 @@ class Dag:
             f"max_indegree={self.max_indegree})"
         )
 
+    def _repr_svg_(self) -> str | None:
+        """A layered drawing for notebooks (``None`` above the drawing limit)."""
+        from .picture import dag_svg
+
+        return dag_svg(self)
+
 
 def _duplicates(names: Sequence[str]) -> list[str]:
     seen: set[str] = set()

@@ -128,6 +128,45 @@ properties established before it.
     ``h`` stays consistent), and, with ``"dead-pebbles"`` (under which a dead vertex is
     never loaded), a state where a vertex of P is dead is abandoned.
 
+``"symmetry"``
+    Every state is stored as its canonical representative under the DAG's
+    automorphisms (:mod:`.symmetry`): the smallest image, over a fixed list of
+    automorphisms with the identity first, of the state after the move (and after the
+    rules above dropped pebbles). Why: the game and every rule above are defined from
+    the graph only (predecessors, successors, inputs, outputs, reachability, out-degree,
+    red-pebble count), so an automorphism ``s`` maps the transitions of a state ``x``
+    one to one onto those of ``s(x)``, with equal costs, and goal states onto goal
+    states; the cheapest completion of ``x`` and of ``s(x)`` cost the same, and a
+    cheapest path over representatives costs Q(G, M). Any admissible heuristic value of
+    ``s(x)`` bounds the remaining cost of ``x`` as well (the pattern databases are not
+    symmetric, which costs consistency but not admissibility; the search re-opens
+    states). Each transition records which automorphism it applied, and the certificate
+    is mapped back through the composed permutations onto the original graph before
+    ``replay`` checks it. Automorphisms are enumerated once per graph, at most
+    :data:`attnio.pebble.symmetry.DEFAULT_MAX_ELEMENTS` of them.
+
+``"eager-output"``
+    When fewer than M red pebbles are in use and some output ``o`` has neither pebble
+    (one-shot: is not computed) but all its predecessors red, the only transition tried
+    is the output macro of the lowest-numbered such ``o`` (compute, store, delete; cost
+    1). Why, from any state ``y`` where it applies: take any pebbling ``p`` that
+    finishes from ``y``; it stores ``o`` at least once (``o`` is not blue and must end
+    blue). Play the macro first (legal: a pebble is free, the predecessors are red, and
+    the red set is unchanged afterwards), then ``p`` without its moves on ``o``: ``o``
+    is a sink, so no other move needs its red pebble, the red count never exceeds
+    ``p``'s, and ``o`` ends blue; the cost is at most ``p``'s. So the cheapest
+    completion of ``y`` is 1 plus that of the macro's result. The other default rules
+    are argued by rewriting the moves after a state only, so the search with them is
+    exact from every state it reaches; by induction on (cheapest completion, length of a
+    shortest cheapest completion under the other rules), it stays exact with this one:
+    where the rule applies the forced move loses nothing (the completion drops by 1),
+    elsewhere the successors are those of the other rules. (Where the rule's choice of
+    the lowest-numbered output is not symmetric, the symmetry rule still holds, since the
+    search is exact from every state and the cheapest completion is symmetric.)
+    ``"use-before-delete"`` and ``"reload-after-store"`` rewrite moves before a state
+    too (they drop a wasted load or store of the past), so with either of them this
+    rule is ignored.
+
 Outside the rules, the search never tries a no-op move (load or compute onto a red
 vertex, store onto a blue one) and stops expanding a state once ``f`` reaches the cost of
 the best complete pebbling known. That is first the cheapest of a Belady-style greedy
@@ -162,6 +201,7 @@ from .moves import Move, check_variant, replay
 from .patterns import PatternSet, build_patterns
 from .player import compulsory_io, play
 from .result import Pebbling
+from .symmetry import automorphisms, lookup_tables, permute_bits
 from .variants import GAME_VARIANTS, Variant
 
 __all__ = ["DEFAULT_RULES", "MAX_VERTICES", "RULES", "solve_exact", "sweep_exact"]
@@ -179,17 +219,23 @@ RULES: dict[str, int] = {
     "use-before-delete": kern.USE_BEFORE_DELETE,
     "single-successor": kern.SINGLE_SUCCESSOR,
     "pattern-databases": kern.PATTERN_DATABASES,
+    "symmetry": kern.SYMMETRY,
+    "eager-output": kern.EAGER_OUTPUT,
 }
 """Search rules by name (see the module docstring)."""
 
 DEFAULT_RULES: tuple[str, ...] = tuple(
-    rule for rule in RULES if rule not in ("reload-after-store", "use-before-delete")
+    rule
+    for rule in RULES
+    if rule not in ("reload-after-store", "use-before-delete", "eager-output")
 )
 """The rules :func:`solve_exact` enables by default. ``"reload-after-store"`` and
 ``"use-before-delete"`` are sound but off: each adds a bit set to the state, which splits
 states, and on the attention DAGs measured that costs more than it prunes (one-shot dense
 forward n=2, d=1, M=3: 0.64M expansions without them, 2.4M with the first, 0.82M with
-the second)."""
+the second). ``"eager-output"`` is sound but off: A* already finishes ready outputs
+early, so it saves little (same graph, standard, M=3: 190k expansions against 203k;
+M=4 and 5 and one-shot: within 1%) for a forced-move rule that excludes two others."""
 
 _SLICE_SECONDS = 0.25
 _FIRST_CAPACITY = 1 << 14
@@ -354,6 +400,8 @@ def _solve(
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
     flags = _check(dag, variant, max_states, time_limit, rules)
+    if flags & (kern.USE_BEFORE_DELETE | kern.RELOAD_AFTER_STORE):
+        flags &= ~kern.EAGER_OUTPUT  # its argument needs rules local to the future
     M = dag.validate_memory(M)
     shared = {} if shared is None else shared
     count = dag.num_vertices
@@ -409,6 +457,13 @@ def _solve(
             seed_moves, seed_io = hint, hint_io
 
     graph = _graph_arrays(dag)
+    if flags & kern.SYMMETRY:
+        if "symmetry" not in shared:
+            shared["symmetry"] = automorphisms(dag)
+        perms = shared["symmetry"]
+    else:
+        perms = [np.arange(count, dtype=np.int64)]
+    symmetry = lookup_tables(perms)
     params = np.array(
         [
             count,
@@ -427,34 +482,34 @@ def _solve(
         # pattern databases cost a table build and pay off only on the hard ones
         probe = _PROBE_EXPANSIONS if flags & kern.PATTERN_DATABASES else None
         run = _astar(
-            graph, params, PatternSet(M, ()).packed(dag), seed_io, max_states, deadline,
-            display, start, expansions=probe,
+            graph, params, PatternSet(M, ()).packed(dag), symmetry, seed_io, max_states,
+            deadline, display, start, expansions=probe,
         )  # fmt: skip
         expanded += run.expanded
         lower = run.lower
         if run.interrupted:
-            _stop(dag, M, variant, run, seed_moves, lower, expanded, start)
+            _stop(dag, M, variant, run, seed_moves, lower, expanded, start, perms)
         if run.status == _PROBE_DONE:
             if "patterns" not in shared:
                 shared["patterns"] = build_patterns(dag, M)
             if run.goal >= 0:
-                seed_moves, seed_io = _certificate(run.table, run.goal), run.upper
+                seed_moves, seed_io = _certificate(run.table, run.goal, perms), run.upper
             packed = shared["patterns"].packed(dag)
             if _patterns_help(graph, params, packed):
                 params[kern.P_FLAGS] = flags
             run = _astar(
-                graph, params, packed, seed_io, max_states, deadline, display, start,
-                expansions=None,
+                graph, params, packed, symmetry, seed_io, max_states, deadline, display,
+                start, expansions=None,
             )  # fmt: skip
             expanded += run.expanded
             lower = max(lower, run.lower)
             if run.interrupted:
-                _stop(dag, M, variant, run, seed_moves, lower, expanded, start)
+                _stop(dag, M, variant, run, seed_moves, lower, expanded, start, perms)
     finally:
         if display is not None:
             display.close()
     if run.goal >= 0:
-        seed_moves = _certificate(run.table, run.goal)
+        seed_moves = _certificate(run.table, run.goal, perms)
     return _finish(dag, M, variant, seed_moves, lower, run.upper, expanded, start)
 
 
@@ -467,9 +522,10 @@ def _stop(
     lower: int,
     expanded: int,
     start: float,
+    perms: Sequence[np.ndarray],
 ) -> NoReturn:
     """Raise :class:`SearchInterrupted` holding the interrupted run's certified bounds."""
-    moves = _certificate(run.table, run.goal) if run.goal >= 0 else seed_moves
+    moves = _certificate(run.table, run.goal, perms) if run.goal >= 0 else seed_moves
     result = _finish(dag, M, variant, moves, min(lower, run.upper), run.upper, expanded, start)
     raise SearchInterrupted([result])
 
@@ -506,6 +562,7 @@ def _astar(
     graph: np.ndarray,
     params: np.ndarray,
     patterns: tuple[np.ndarray, ...],
+    symmetry: np.ndarray,
     seed_io: int,
     max_states: int,
     deadline: float | None,
@@ -534,7 +591,16 @@ def _astar(
         try:
             tic = time.perf_counter()
             status = kern.search(
-                graph, params, patterns, table, slots, buckets, entries, counters, budget
+                graph,
+                params,
+                patterns,
+                symmetry,
+                table,
+                slots,
+                buckets,
+                entries,
+                counters,
+                budget,
             )
             upper = int(counters[kern.C_UPPER])
             lower = max(lower, min(int(counters[kern.C_LOWER]), upper))
@@ -668,38 +734,56 @@ def _bits(vertices: Iterable[int] | np.ndarray) -> np.int64:
     return np.int64(out)
 
 
-def _certificate(table: np.ndarray, goal: int) -> list[Move]:
-    """Expand the transitions on the path to ``goal`` into primitive moves."""
+def _certificate(table: np.ndarray, goal: int, perms: Sequence[np.ndarray]) -> list[Move]:
+    """Expand the transitions on the path to ``goal`` into primitive moves.
+
+    With the symmetry rule each stored state is the image ``s(x)`` of the state ``x``
+    its transition reached, under the automorphism ``s = perms[sym]`` the transition
+    records. The moves are found in each parent's frame and mapped to the original
+    graph through ``frame``: the composed permutation taking the vertices of the
+    current stored state to those of the real state of the pebbling (the identity at
+    the start, which every automorphism fixes); after a transition it becomes
+    ``frame o s^-1``.
+    """
     chain = []
     state = goal
     while table[state, kern.T_PARENT] >= 0:
         chain.append(state)
         state = int(table[state, kern.T_PARENT])
+    inverses = [np.argsort(perm) for perm in perms]
+    frame = np.arange(len(perms[0]), dtype=np.int64)
     moves: list[Move] = []
     for state in reversed(chain):
         parent = int(table[state, kern.T_PARENT])
-        kind, v = divmod(int(table[state, kern.T_MOVE]) >> 1, 64)  # low bit: closed
+        sym, code = divmod(int(table[state, kern.T_MOVE]) >> 1, kern.SYM_CODE)  # low bit: closed
+        kind, v = divmod(code, 64)
+        local: list[Move] = []
         red = int(table[parent, kern.T_RED])
         if kind == kern.K_LOAD:
-            moves.append(Move("load", v))
+            local.append(Move("load", v))
             red |= 1 << v
         elif kind == kern.K_STORE:
-            moves.append(Move("store", v))
+            local.append(Move("store", v))
         elif kind == kern.K_COMPUTE:
-            moves.append(Move("compute", v))
+            local.append(Move("compute", v))
             red |= 1 << v
         elif kind == kern.K_DELETE:
-            moves.append(Move("delete", v))
+            local.append(Move("delete", v))
             red &= ~(1 << v)
         elif kind == kern.K_WRITEBACK:
-            moves += [Move("store", v), Move("delete", v)]
+            local += [Move("store", v), Move("delete", v)]
             red &= ~(1 << v)
         elif kind == kern.K_OUTPUT:
-            moves += [Move("compute", v), Move("store", v), Move("delete", v)]
+            local += [Move("compute", v), Move("store", v), Move("delete", v)]
         else:
             raise RuntimeError(f"exact search recorded an unknown transition code {kind}")
-        gone = red & ~int(table[state, kern.T_RED])  # dead pebbles dropped after the move
-        moves += [Move("delete", u) for u in range(gone.bit_length()) if gone >> u & 1]
+        if sym >= len(perms):
+            raise RuntimeError(f"exact search recorded an unknown automorphism {sym}")
+        reached = permute_bits(inverses[sym], int(table[state, kern.T_RED]))
+        gone = red & ~reached  # dead pebbles dropped after the move
+        local += [Move("delete", u) for u in range(gone.bit_length()) if gone >> u & 1]
+        moves += [Move(move.op, int(frame[move.vertex])) for move in local]
+        frame = frame[inverses[sym]]
     return moves
 
 

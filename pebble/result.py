@@ -63,6 +63,12 @@ class Pebbling:
                 f"{self.lower}, {self.io}, {self.upper}"
             )
 
+    def _repr_html_(self) -> str:
+        """A small table for notebooks."""
+        from .picture import pebbling_html
+
+        return pebbling_html(self)
+
     def to_dict(self) -> dict[str, object]:
         """Return the JSON-ready fields (``moves`` reduced to their count)."""
         out = asdict(self)

@@ -180,6 +180,28 @@ def pebbling_instances(draw, min_vertices: int = 1, max_vertices: int = 8, extra
 
 
 @st.composite
+def symmetric_instances(draw, max_vertices: int = 9, extra: int = 2):
+    """A DAG with a non-trivial automorphism and a legal M: a random DAG's non-inputs
+    doubled, the copies sharing the inputs (swapping the copies is the automorphism),
+    vertices given in a random order; at most ``max_vertices`` vertices."""
+    count, edges = draw(edge_lists(2, (max_vertices + 1) // 2))
+    if not edges:
+        edges = [(0, 1)]
+    has_pred = {v for _, v in edges}
+    inner = [v for v in range(count) if v in has_pred]
+    twin = {v: count + k for k, v in enumerate(inner)}
+    copied = [(twin.get(u, u), twin[v]) for u, v in edges]
+    total = count + len(inner)
+    perm = draw(st.permutations(range(total)))
+    where = {u: i for i, u in enumerate(perm)}
+    dag = Dag.from_edges(
+        [f"s{p}" for p in perm], [(where[u], where[v]) for u, v in [*edges, *copied]]
+    )
+    M = draw(st.integers(dag.min_memory, dag.min_memory + extra))
+    return dag, M
+
+
+@st.composite
 def pattern_choices(draw, dag: Dag, max_size: int = 5):
     """``(vertices, charged)``: a random nonempty vertex set of ``dag`` (increasing) and a
     random subset of it whose loads and stores the pattern charges."""

@@ -52,3 +52,32 @@ def test_tile_sides_agree_with_the_algorithms(Mv):
         assert int(rule.side(M).subs(M, Mv)) == rule.side(Mv)
         if rule.side(Mv) >= 1:
             assert side(Mv) == rule.side(Mv)
+
+
+@given(st.integers(1, 16), st.integers(1, 40), st.integers(1, 4000))
+def test_low_rank_rules_agree_symbolically_and_with_the_schedules(dv, rv, Mv):
+    """The low-rank rules give the same blocks symbolically and numerically, and the
+    algorithms' schedules read them."""
+    from attnio.algorithms.approximate import backward_schedule, schedule
+    from attnio.algorithms.errors import BlocksDoNotFitError
+    from attnio.bounds.blocks import LOW_RANK_BACKWARD_BLOCKS, LOW_RANK_FORWARD_BLOCKS
+    from attnio.bounds.symbols import r
+
+    at = {d: dv, M: Mv, r: rv}
+    for rule, plan in (
+        (LOW_RANK_FORWARD_BLOCKS, lambda: schedule(1, dv, rv, Mv)),
+        (LOW_RANK_BACKWARD_BLOCKS, lambda: backward_schedule(dv, rv, Mv)),
+    ):
+        resident = rule.resident(rv, dv, Mv)
+        assert bool(rule.resident(r, d, M).subs(at)) == resident
+        assert int(rule.features(d, M).subs(at)) == rule.features(dv, Mv)
+        assert int(rule.rows(d, M).subs(at)) == rule.rows(dv, Mv)
+        try:
+            planned = plan()
+        except BlocksDoNotFitError:
+            assert not resident and min(rule.features(dv, Mv), rule.rows(dv, Mv)) < 1
+            continue
+        if resident:
+            assert planned == (True, rv, rule.resident_rows(rv, dv, Mv))
+        else:
+            assert planned == (False, rule.features(dv, Mv), rule.rows(dv, Mv))

@@ -77,8 +77,37 @@ def test_renderings_carry_every_result(records: list[dict], tmp_path: pathlib.Pa
 
 
 def test_figures_are_written(records: list[dict], tmp_path: pathlib.Path) -> None:
-    """One PDF and one PNG per instance and variant."""
+    """One PDF, one PNG and a caption per instance and variant, drawn by attnio.figures."""
     from attnio.campaign.report import write_figures
 
     paths = write_figures(build_report(records), str(tmp_path / "fig"))
-    assert len(paths) == 4 and all(pathlib.Path(p).stat().st_size > 0 for p in paths)
+    assert len(paths) == 6 and all(pathlib.Path(p).stat().st_size > 0 for p in paths)
+    caption = next(p for p in paths if p.endswith(".txt"))
+    assert "Filled markers: proven optimal pebbling cost." in pathlib.Path(caption).read_text()
+
+
+def test_latex_tables_compile(records: list[dict], tmp_path: pathlib.Path) -> None:
+    """The report's LaTeX (the pebble table code) compiles, one labelled table per instance."""
+    import shutil
+    import subprocess
+
+    text = build_report(records).latex()
+    assert text.count(r"\begin{table}") == 2 and "tab:attnio-campaign-2" in text
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex is not installed")
+    doc = tmp_path / "doc.tex"
+    doc.write_text(
+        "\\documentclass{article}\\usepackage{amsmath,booktabs}\\begin{document}\n"
+        + text
+        + "\\end{document}\n"
+    )
+    run = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", doc.name],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout[-2000:]
+    assert "Overfull" not in run.stdout

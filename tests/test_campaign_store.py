@@ -62,7 +62,7 @@ def test_tampered_certificate_is_refused(tmp_path: pathlib.Path, spec) -> None:
     )
     db.commit()
     db.close()
-    with pytest.raises(StoreError, match="fails replay|replays to"):
+    with pytest.raises(StoreError, match=r"fails replay|replays to"):
         load(path)
 
 

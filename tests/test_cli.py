@@ -22,23 +22,36 @@ def run(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str, str]:
 def test_table_prints_every_format(capsys: pytest.CaptureFixture, fmt: str) -> None:
     """attnio table prints the whole catalog in each format and exits 0.
 
-    Markdown and JSON name every record; the LaTeX table has no name column, so it
-    must have one row per record, in catalog order, with its cells and its bound.
+    Markdown and JSON name every record; the LaTeX tables show a reader's label instead,
+    so every record must have exactly one row with its label, its bound and its evidence
+    mark, in the table of its regime and pass.
     """
+    from attnio.bounds.labels import label
+    from attnio.bounds.render import STATUS_MARKS, latex_escape, latex_statement
+
     code, out, _ = run(capsys, "table", "--format", fmt)
     assert code == 0
     if fmt != "latex":
         assert all(b.name in out for b in catalog())
         return
-    body = out.split(r"\midrule", 1)[1].split(r"\bottomrule", 1)[0]
-    rows = [line.strip() for line in body.splitlines() if line.strip().endswith("\\\\")]
-    assert len(rows) == len(catalog())
-    for bound, row in zip(catalog(), rows, strict=True):
-        cells = (bound.regime, bound.pass_, bound.cache, bound.kind)
-        assert row.startswith(" & ".join(c.value for c in cells) + " & "), (bound.name, row)
-        shown = bound.latex() if bound.asymptotic is not None else bound.notation
-        assert shown in row, (bound.name, row)
-        assert row.endswith(f"& {bound.status.value} \\\\"), (bound.name, row)
+    found = []
+    for table in out.split(r"\begin{table}")[1:]:
+        what = table.split(r"\caption{", 1)[1].split(":", 1)[0]
+        body = table.split(r"\midrule", 1)[1].split(r"\bottomrule", 1)[0]
+        for line in body.splitlines():
+            if line.endswith("\\\\") and " & " in line:
+                cells = line.removesuffix(" \\\\").split(" & ")
+                found.append((what, cells[0].replace("\\-", ""), cells[1], cells[-1]))
+    expected = [
+        (
+            f"{b.regime.value.capitalize()} attention, {b.pass_.value} pass",
+            latex_escape(label(b)),
+            latex_statement(b),
+            STATUS_MARKS[b.status][0],
+        )
+        for b in catalog()
+    ]
+    assert sorted(found) == sorted(expected)
 
 
 def test_table_filters(capsys: pytest.CaptureFixture) -> None:
@@ -56,7 +69,7 @@ def test_table_filters(capsys: pytest.CaptureFixture) -> None:
         "small",
     )
     assert code == 0
-    names = [row["name"] for row in json.loads(out)]
+    names = [row["name"] for row in json.loads(out)["bounds"]]
     assert names == [b.name for b in catalog(regime="dense", pass_="backward", cache="small")]
 
 

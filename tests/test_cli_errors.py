@@ -234,7 +234,17 @@ def test_every_option_is_described_and_every_command_has_an_example() -> None:
 
     parser = build_parser("*")
     commands = parser._subparsers._group_actions[0].choices
-    assert set(commands) == {"table", "verify", "pebble", "simulate", "prove", "campaign", "check"}
+    assert set(commands) == {
+        "table",
+        "verify",
+        "pebble",
+        "simulate",
+        "prove",
+        "campaign",
+        "explore",
+        "plot",
+        "check",
+    }
     for name, sub in commands.items():
         assert "example" in sub.epilog and "130" in sub.epilog, name
         for action in sub._actions:

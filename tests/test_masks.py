@@ -5,6 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -60,6 +61,7 @@ def _weighted_sums(coarse: np.ndarray, n: int, tile: int) -> tuple[int, int, int
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(problem=tile_masks(max_n=40, max_memory=400))
 @example(problem=(7, 1, 36, np.array([[False, False, True]] * 3)))  # only the 1-wide band

@@ -1,0 +1,341 @@
+"""The data of a figure: series of I/O against M, read from the catalog, the machine and the game.
+
+Everything drawn comes from one of three places: a catalog record evaluated with
+``Bound.evaluate`` (closed forms of attnio's schedules, explicit lower bounds), a run of the
+two-level machine (``attnio.algorithms.simulate``, counting mode), or a pebbling
+(``attnio.pebble``: the exact solver's proven optimum or bounds, or a heuristic). A bound is
+kept only where its conditions hold and its value is positive; every point dropped is
+listed in :attr:`IOFigure.omitted` so that the caption can say what is not drawn.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy as sp
+
+from attnio.bounds import Bound, Status, catalog, crossover, get
+from attnio.bounds.labels import label
+
+from .errors import FigureError
+
+KINDS = ("closed", "measured", "lower", "exact", "exact-bounds", "heuristic")
+"""What a series is: an exact closed form (line), a machine count (markers), an explicit
+lower bound (dashed), a proven pebbling optimum (filled markers), the proven bounds of an
+unfinished exact search (error bars), a heuristic pebbling (open markers)."""
+
+
+@dataclass(frozen=True)
+class Series:
+    """One drawn series: a reader's label, its kind, and values at memory sizes.
+
+    ``values`` holds ``nan`` where nothing is drawn; ``low`` holds the lower ends of
+    ``exact-bounds`` error bars. ``group`` ties a closed form to its measured points (one
+    colour); ``record`` names the catalog record the values come from, if any.
+    """
+
+    label: str
+    kind: str
+    memories: tuple[int, ...]
+    values: tuple[float, ...]
+    group: str = ""
+    record: str | None = None
+    low: tuple[float, ...] | None = None
+
+
+@dataclass(frozen=True)
+class IOFigure:
+    """Everything one I/O-against-M figure shows, and what its caption must say."""
+
+    pass_: str
+    n: int
+    d: int
+    series: tuple[Series, ...]
+    crossover: float | None = None
+    omitted: tuple[str, ...] = ()
+    subject: str = ""
+    log: bool = True
+    notes: tuple[str, ...] = field(default=())
+
+    def caption(self) -> str:
+        """Return a caption a paper can use as it is (plain text with $...$ math)."""
+        kinds = {s.kind for s in self.series}
+        parts = [f"I/O of {self.subject or 'attention'} against the fast-memory size $M$ "
+                 f"($n = {self.n}$, $d = {self.d}$)."]  # fmt: skip
+        if "closed" in kinds:
+            parts.append("Lines: exact closed-form I/O of each schedule.")
+        if "measured" in kinds:
+            parts.append("Markers: words moved, counted on the two-level machine.")
+        if "exact" in kinds:
+            parts.append("Filled markers: proven optimal pebbling cost.")
+        if "exact-bounds" in kinds:
+            parts.append("Bars: proven bounds where the exact search stopped early.")
+        if "heuristic" in kinds:
+            parts.append("Open markers: heuristic pebbling cost (an upper bound).")
+        if "lower" in kinds:
+            parts.append("Dashed: explicit lower bounds.")
+        if self.crossover is not None:
+            parts.append(
+                "Dotted vertical line: the crossover $M = d^2$ of the optimal bound's branches."
+            )
+        if any(s.kind == "lower" and "dagger" in s.label for s in self.series):
+            parts.append(r"$^\dagger$ reconstructed, unverified.")
+        parts.extend(self.notes)
+        if self.omitted:
+            parts.append("Not drawn: " + "; ".join(self.omitted) + ".")
+        return " ".join(parts)
+
+
+def _grid(lo: int, hi: int, points: int) -> list[int]:
+    if not 1 <= lo < hi:
+        raise FigureError(f"memory range {lo}:{hi} needs 1 <= lo < hi")
+    if points < 2:
+        raise FigureError(f"points={points} must be at least 2")
+    return sorted({round(float(m)) for m in np.geomspace(lo, hi, points)})
+
+
+def _lower_label(bound: Bound) -> str:
+    """A legend name: "Lower bound, large cache"; a dagger marks a reconstructed bound."""
+    text = label(bound).replace("Explicit lower bound", "Lower bound")
+    if bound.status is Status.RECONSTRUCTED:
+        text += r"$^\dagger$"
+    return text
+
+
+def _condition_text(bound: Bound) -> str:
+    return "$" + sp.latex(bound.conditions).replace(r"\wedge", r",\ ") + "$"
+
+
+def bound_series(
+    bound: Bound, memories: list[int], kind: str, group: str = "", **params: int
+) -> tuple[Series, list[str]]:
+    """Evaluate ``bound``'s explicit form at each M; ``nan`` outside its conditions or at values <= 0.
+
+    Returns the series and the notes on what was dropped (for the caption).
+    """
+    values, outside, nonpositive = [], False, False
+    for M in memories:
+        point = {"M": M, **params}
+        needed = {k: v for k, v in point.items() if k in bound.parameters}
+        if not bound.applies(**needed):
+            values.append(math.nan)
+            outside = True
+            continue
+        value = float(bound.evaluate(**needed))
+        if value <= 0:
+            values.append(math.nan)
+            nonpositive = True
+            continue
+        values.append(value)
+    name = _lower_label(bound) if kind == "lower" else label(bound).removesuffix(", exact")
+    notes = []
+    if outside:
+        notes.append(f"outside its conditions ({_condition_text(bound)})")
+    if nonpositive:
+        notes.append("where it is not positive")
+    series = Series(name, kind, tuple(memories), tuple(values), group or name, bound.name)
+    return series, notes
+
+
+def _lower_bounds(pass_: str, memories: list[int], n: int, d: int) -> tuple[list, list]:
+    """The explicit lower bounds in n, d, M, each drawn only where it says more than the
+    compulsory I/O (below it, the compulsory bound is the better lower bound)."""
+    series, omitted = [], []
+    compulsory = get(f"dense-{pass_}-compulsory")
+    floor = float(compulsory.evaluate(n=n, d=d))
+    for bound in catalog(regime="dense", pass_=pass_, kind="lower"):
+        if bound.explicit is None or set(bound.parameters) - {"n", "d", "M"}:
+            continue
+        one, notes = bound_series(bound, memories, "lower", n=n, d=d)
+        if bound.name != compulsory.name:
+            kept = tuple(v if v > floor else math.nan for v in one.values)
+            if any(v <= floor for v in one.values if not math.isnan(v)):
+                notes.append("where it is below the compulsory I/O")
+            one = Series(one.label, one.kind, one.memories, kept, one.group, one.record)
+        joined = ", ".join(notes[:-1]) + (" and " if len(notes) > 1 else "") + "".join(notes[-1:])
+        if all(math.isnan(v) for v in one.values):
+            omitted.append(f"{one.label}: nowhere in this range ({joined})")
+            continue
+        if notes:
+            omitted.append(f"{one.label}: {joined}")
+        series.append(one)
+    return series, omitted
+
+
+def _crossover(pass_: str, d: int) -> float | None:
+    point = crossover(get(f"dense-{pass_}-tight"))
+    if point is None:
+        return None
+    return float(point.subs({s: d for s in point.free_symbols if s.name == "d"}))
+
+
+def algorithm_figure(
+    algorithms: list[str],
+    pass_: str,
+    n: int,
+    d: int,
+    lo: int,
+    hi: int,
+    points: int = 12,
+    measured: bool = True,
+    lower: bool = True,
+) -> IOFigure:
+    """Closed forms (dense grid), machine counts (``points`` Ms) and lower bounds against M.
+
+    Only dense algorithms are drawn: their counts depend on n, d and M alone.
+
+    Raises
+    ------
+    FigureError
+        If an algorithm is unknown, not dense, or has no ``pass_`` pass.
+    """
+    from attnio.algorithms import ALGORITHMS, simulate
+    from attnio.algorithms.errors import MemoryTooSmallError
+
+    if pass_ not in ("forward", "backward"):
+        raise FigureError(f"pass={pass_!r} is not one of: forward, backward")
+    for name in algorithms:
+        algo = ALGORITHMS.get(name)
+        dense = [a for a, x in ALGORITHMS.items() if x.regime == "dense"]
+        if algo is None or algo.regime != "dense":
+            raise FigureError(f"algorithm={name!r} is not one of the dense algorithms: {dense}")
+        if pass_ not in algo.counts:
+            raise FigureError(f"{name} has no {pass_} pass; it has: {', '.join(algo.counts)}")
+    line_grid = _grid(lo, hi, 160)
+    marker_grid = _grid(lo, hi, points)
+    series: list[Series] = []
+    omitted: list[str] = []
+    for name in algorithms:
+        record = get(ALGORITHMS[name].counts[pass_])
+        closed, _ = bound_series(record, line_grid, "closed", group=name, n=n, d=d)
+        series.append(closed)
+        if measured:
+            values = []
+            for M in marker_grid:
+                try:
+                    run = simulate(name, pass_, n, d, M, numeric=False)
+                except MemoryTooSmallError:
+                    values.append(math.nan)
+                    continue
+                values.append(float(run.counts.io))
+            series.append(
+                Series(closed.label, "measured", tuple(marker_grid), tuple(values), name, None)
+            )
+    if lower:
+        more, notes = _lower_bounds(pass_, line_grid, n, d)
+        series += more
+        omitted += notes
+    return IOFigure(
+        pass_,
+        n,
+        d,
+        tuple(series),
+        _crossover(pass_, d),
+        tuple(omitted),
+        subject=f"attention's {pass_} pass",
+    )
+
+
+_DAG_PASS = {"attention-forward": "forward", "attention-backward": "backward"}
+
+
+def pebbling_figure(
+    dag_kind: str,
+    n: int,
+    d: int,
+    memories: list[int],
+    exact: bool = True,
+    heuristic: str | None = "belady",
+    variant: str = "standard",
+    max_states: int = 4_000_000,
+    time_limit: float | None = None,
+) -> IOFigure:
+    """Exact and heuristic pebbling costs of a small attention DAG against M, with lower bounds.
+
+    Raises
+    ------
+    FigureError
+        If ``dag_kind`` is not a dense attention DAG, or neither exact nor heuristic is asked.
+    """
+    from attnio.pebble import builders
+    from attnio.pebble.heuristic import pebble
+
+    if dag_kind not in _DAG_PASS:
+        raise FigureError(f"dag={dag_kind!r} is not one of: {', '.join(_DAG_PASS)}")
+    if not exact and heuristic is None:
+        raise FigureError("ask for the exact optimum, a heuristic, or both")
+    pass_ = _DAG_PASS[dag_kind]
+    dag = builders.build(dag_kind, n, d)
+    dag.validate_memory(min(memories))
+    series: list[Series] = []
+    if exact:
+        from attnio.pebble.exact import solve_exact
+
+        results = [
+            solve_exact(dag, M, variant=variant, max_states=max_states, time_limit=time_limit)
+            for M in memories
+        ]
+        proven = [float(r.io) if r.optimal else math.nan for r in results]
+        series.append(Series("Exact optimum", "exact", tuple(memories), tuple(proven), "exact"))
+        if not all(r.optimal for r in results):
+            high = [math.nan if r.optimal else float(r.upper) for r in results]
+            low = [math.nan if r.optimal else float(r.lower) for r in results]
+            series.append(
+                Series(
+                    "Proven bounds",
+                    "exact-bounds",
+                    tuple(memories),
+                    tuple(high),
+                    "exact",
+                    None,
+                    tuple(low),
+                )
+            )
+    if heuristic is not None:
+        values = tuple(float(pebble(dag, M, heuristic=heuristic, variant=variant).io)
+                       for M in memories)  # fmt: skip
+        name = {"belady": "Belady"}.get(heuristic, heuristic.capitalize())
+        series.append(Series(f"Heuristic ({name})", "heuristic", tuple(memories), values, "h"))
+    more, omitted = _lower_bounds(pass_, memories, n, d)
+    return IOFigure(
+        pass_,
+        n,
+        d,
+        tuple(series + more),
+        None,
+        tuple(omitted),
+        subject=f"pebbling the {pass_} attention DAG ({dag.num_vertices} vertices, {variant} game)",
+        log=False,
+    )
+
+
+def sweep_figure(result: object) -> IOFigure:
+    """Turn an ``attnio.algorithms.Sweep`` (``attnio simulate --sweep``) into a figure.
+
+    Closed forms and counts come from the sweep; lower bounds are re-evaluated from the
+    catalog on the sweep's grid, so that what is dropped is reported.
+    """
+    memories = list(result.memories)
+    series: list[Series] = []
+    from attnio.algorithms import ALGORITHMS
+
+    for name, values in result.measured.items():
+        record = ALGORITHMS[name].counts.get(result.pass_)
+        text = label(get(record)).removesuffix(", exact") if record else name
+        closed = tuple(math.nan if v is None else v for v in result.closed[name])
+        if not all(math.isnan(v) for v in closed):
+            series.append(Series(text, "closed", tuple(memories), closed, name, record))
+        counts = tuple(math.nan if v is None else v for v in values)
+        series.append(Series(text, "measured", tuple(memories), counts, name))
+    more, omitted = _lower_bounds(result.pass_, memories, result.n, result.d)
+    return IOFigure(
+        result.pass_,
+        result.n,
+        result.d,
+        tuple(series + more),
+        result.crossover,
+        tuple(omitted),
+        subject=f"attention's {result.pass_} pass",
+    )

@@ -1,0 +1,81 @@
+"""Tests of attnio.bounds.citations: every source maps to BibTeX keys that the shipped .bib defines."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from attnio.bounds import Bound, RecordError, catalog, get
+from attnio.bounds.citations import (
+    ATTNIO_KEY,
+    KEYS,
+    NO_SOURCE,
+    Citation,
+    bibliography,
+    bibtex,
+    citations,
+    cite_latex,
+    entries,
+)
+
+
+def test_every_record_source_maps_to_known_keys() -> None:
+    """Every record cites at least one key with a BibTeX entry, unless it says nothing is published."""
+    known = set(entries())
+    for bound in catalog():
+        cites = citations(bound)
+        assert cites or bound.source in NO_SOURCE, bound.name
+        assert {c.key for c in cites} <= known, bound.name
+
+
+def test_every_short_name_and_attnio_have_an_entry() -> None:
+    """The .bib defines every paper short name's key and attnio's own, each once."""
+    keys = re.findall(r"^@\w+\{([^,]+),", bibtex(), flags=re.M)
+    assert len(keys) == len(set(keys))
+    assert set(KEYS.values()) | {ATTNIO_KEY} == set(keys)
+
+
+def test_attnio_derivations_cite_attnio() -> None:
+    """A record derived in attnio's own derivations cites attnio."""
+    assert Citation(ATTNIO_KEY) in citations(get("dense-forward-lower-large-explicit"))
+    assert citations(get("dense-forward-tight")) == (Citation("saha2024io", "Thm. 3.1"),)
+
+
+def test_unknown_short_name_is_refused() -> None:
+    """A source naming a paper without a BibTeX key raises RecordError naming it."""
+    record = get("dense-forward-tight")
+    fake = Bound(**{**_fields(record), "source": "XY99 Thm 1"})
+    with pytest.raises(RecordError, match="XY99"):
+        citations(fake)
+
+
+def test_locators_are_tied_and_bare_keys_share_a_cite() -> None:
+    """Locators become \\cite[Thm.~3.7]{...}; works without locators share one \\cite."""
+    assert cite_latex(get("dense-forward-lower-small-explicit")) == (
+        r"\cite[Thm.~3.7]{saha2024io}, \cite{smith2017tight,attnio}"
+    )
+    assert cite_latex(get("sparse-backward-upper")) == "--"
+
+
+def test_bibliography_selects_entries() -> None:
+    """bibliography() returns exactly the requested entries and refuses unknown keys."""
+    text = bibliography(["attnio", "saha2024io"])
+    assert re.findall(r"^@\w+\{([^,]+),", text, flags=re.M) == ["saha2024io", "attnio"]
+    with pytest.raises(RecordError, match="nokey"):
+        bibliography(["nokey"])
+
+
+def _fields(bound: Bound) -> dict:
+    return {
+        "name": bound.name,
+        "kind": bound.kind,
+        "regime": bound.regime,
+        "pass_": bound.pass_,
+        "cache": bound.cache,
+        "asymptotic": bound.asymptotic,
+        "explicit": bound.explicit,
+        "conditions": bound.conditions,
+        "source": bound.source,
+        "status": bound.status,
+    }

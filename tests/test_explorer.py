@@ -1,0 +1,361 @@
+"""The explorer's Python side: layout, instance, request validation, server, command, widget."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+
+import pytest
+from hypothesis import given, settings
+
+from attnio.cli import main
+from attnio.explorer import (
+    MAX_DRAW_VERTICES,
+    Instance,
+    NotebookMissingError,
+    RequestError,
+    TooLargeToDrawError,
+    layout,
+)
+from attnio.explorer.api import answer, request_key, validate
+from attnio.explorer.layout import stage_names
+from attnio.explorer.page import ASSETS, asset
+from attnio.explorer.server import ExplorerServer
+from attnio.pebble import Dag, builders, replay, solve_heuristic
+from attnio.pebble.picture import MAX_PICTURE_VERTICES
+from strategies import dags
+
+
+@pytest.fixture(scope="module")
+def small():
+    return Instance.from_builder("attention-forward", 2, 1, exact_seconds=120)
+
+
+# ------------------------------------------------------------------ layout
+
+
+def test_builder_stages_follow_the_formula():
+    """The forward DAG's stages are named from its labels, in the order of the formula."""
+    dag = builders.build("attention-forward", 2, 2)
+    assert list(dict.fromkeys(stage_names(dag))) == [
+        "Q", "K", "V", "QK", "S", "exp", "rowsum", "P", "PV", "O",
+    ]  # fmt: skip
+
+
+@settings(max_examples=60)
+@given(dags(min_vertices=1, max_vertices=12))
+def test_topological_layers_put_every_edge_downwards(dag):
+    """In topological layers every edge goes to a strictly lower row; every vertex is placed."""
+    picture = layout(dag, staged=False)
+    assert len(picture["x"]) == len(picture["y"]) == dag.num_vertices
+    for u, v in dag.edges().tolist():
+        assert picture["y"][u] < picture["y"][v]
+
+
+@pytest.mark.parametrize("kind", builders.KINDS)
+def test_stage_layers_never_point_upwards(kind):
+    """For every builder family, edges never go to a higher row of the staged drawing."""
+    dag = builders.build(kind, 3, 2)
+    picture = layout(dag, staged=True)
+    assert all(picture["y"][u] <= picture["y"][v] for u, v in dag.edges().tolist())
+    titles = [row["title"] for row in picture["rows"] if row["title"]]
+    assert titles[0].startswith("inputs Q, K, V") and len(titles) < len(set(stage_names(dag)))
+    inputs = set(dag.inputs.tolist()) - set(dag.outputs.tolist())
+    assert len({picture["y"][v] for v in inputs}) == 1
+
+
+def test_too_large_to_draw_is_refused_with_the_limit():
+    """A DAG above the drawing limit is refused, and the message states the limit."""
+    dag = builders.build("attention-forward", 8, 4)
+    assert dag.num_vertices > MAX_DRAW_VERTICES
+    with pytest.raises(TooLargeToDrawError, match=str(MAX_DRAW_VERTICES)):
+        Instance.from_builder("attention-forward", 8, 4)
+
+
+# ------------------------------------------------------------------ instance and requests
+
+
+def test_exact_solve_is_the_replayed_certificate(small):
+    """The exact reply is a proven optimum whose moves the replayer accepts at the same cost."""
+    reply = small.solve(4, "standard", "exact")
+    assert reply["optimal"] and reply["lower"] == reply["io"] == reply["upper"] == 12
+    assert replay(small.dag, [tuple(m) for m in reply["moves"]], 4).io == reply["io"]
+
+
+@pytest.mark.parametrize("method", ["belady", "lru", "search"])
+def test_heuristic_replies_are_legal_and_never_claim_more(small, method):
+    """Heuristic replies replay at their cost and are never below the proven optimum."""
+    reply = small.solve(4, "oneshot", method)
+    assert replay(small.dag, [tuple(m) for m in reply["moves"]], 4, "oneshot").io == reply["io"]
+    assert reply["io"] >= small.solve(4, "standard", "exact")["io"]
+
+
+def test_bounds_rows_carry_evidence_and_values(small):
+    """The bounds panel evaluates the compulsory record at the DAG's compulsory I/O and labels
+    every row with its evidence status; rows outside their conditions say so."""
+    rows = {row["name"]: row for row in small.bounds(4)["rows"]}
+    assert rows["dense-forward-compulsory"]["value"] == small.bounds(4)["compulsory"] == 8
+    assert all(row["status"] for row in rows.values())
+    assert rows["dense-forward-lower-small"]["applies"] is False
+
+
+def test_curve_is_monotone_and_proven_where_marked(small):
+    """Q(M) never increases with M, and every point marked optimal equals the exact optimum."""
+    curve = small.curve("standard", 4, 6)
+    uppers = [p["upper"] for p in curve["points"]]
+    assert uppers == sorted(uppers, reverse=True)
+    for point in curve["points"]:
+        assert point["lower"] <= point["upper"]
+        if point["optimal"]:
+            assert point["upper"] == small.solve(point["M"], "standard", "exact")["io"]
+    assert any(s["name"] == "dense-forward-compulsory" for s in curve["bounds"])
+
+
+@pytest.mark.parametrize(
+    ("request_", "fragment"),
+    [
+        ([], "JSON object"),
+        ({"kind": "shell"}, "kind"),
+        ({"kind": "bounds"}, "exactly the fields"),
+        ({"kind": "bounds", "M": 4, "path": "/etc/passwd"}, "exactly the fields"),
+        ({"kind": "bounds", "M": True}, "type int"),
+        ({"kind": "bounds", "M": "4"}, "type int"),
+        ({"kind": "bounds", "M": 2}, "M=2"),
+        ({"kind": "bounds", "M": 10**9}, "M=1000000000"),
+        ({"kind": "solve", "M": 4, "variant": "fast", "method": "exact"}, "variant"),
+        ({"kind": "solve", "M": 4, "variant": "standard", "method": "guess"}, "method"),
+        ({"kind": "curve", "variant": "standard", "low": 3, "high": 26}, "at most"),
+        ({"kind": "curve", "variant": "standard", "low": 6, "high": 5}, "low <= high"),
+        ({"kind": "moves"}, "no moves file"),
+    ],
+)
+def test_bad_requests_are_refused_naming_the_field(small, request_, fragment):
+    """Every malformed or out-of-range request is refused before any work, naming the field."""
+    with pytest.raises(RequestError, match=fragment):
+        answer(small, request_)
+
+
+def test_request_key_is_order_free():
+    """The static page's reply key does not depend on the order of the request's fields."""
+    assert request_key({"kind": "bounds", "M": 4}) == request_key({"M": 4, "kind": "bounds"})
+    assert validate({"kind": "moves"}) == {"kind": "moves"}
+
+
+# ------------------------------------------------------------------ server
+
+
+@pytest.fixture(scope="module")
+def server(small):
+    server = ExplorerServer(small, 4, "standard")
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1})
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+    thread.join()
+
+
+def _call(server, method, path, body=None, host=None, headers=None):
+    connection = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=60)
+    headers = {"Content-Type": "application/json", **(headers or {})}
+    if host is not None:
+        headers["Host"] = host
+    connection.request(method, path, body=body, headers=headers)
+    response = connection.getresponse()
+    data = response.read()
+    connection.close()
+    return response.status, data
+
+
+def test_server_binds_loopback_and_serves_the_page(server):
+    """The server listens on 127.0.0.1 and serves the page and exactly the shipped assets."""
+    assert server.server_address[0] == "127.0.0.1"
+    status, page = _call(server, "GET", "/")
+    assert status == 200 and b"/static/explorer.js" in page
+    for name in ASSETS:
+        status, body = _call(server, "GET", f"/static/{name}")
+        assert status == 200 and body.decode() == asset(name)
+    for path in ("/static/../instance.py", "/static/explorer.py", "/etc/passwd", "/api"):
+        assert _call(server, "GET", path)[0] == 404
+
+
+def test_server_validates_requests(server):
+    """The API answers a valid request, refuses bad JSON, bad fields, oversized bodies,
+    foreign Host headers and origins and non-JSON posts, always with a JSON error."""
+    good = json.dumps({"kind": "bounds", "M": 4}).encode()
+    status, body = _call(server, "POST", "/api", good)
+    assert status == 200 and json.loads(body)["M"] == 4
+    status, body = _call(server, "POST", "/api", b"{not json")
+    assert status == 400 and "not JSON" in json.loads(body)["error"]
+    status, body = _call(server, "POST", "/api", json.dumps({"kind": "bounds", "M": 1}).encode())
+    assert status == 400 and "M=1" in json.loads(body)["error"]
+    status, body = _call(server, "POST", "/api", b" " * 5000)
+    assert status == 413
+    status, _ = _call(server, "POST", "/api", good, host="evil.example:80")
+    assert status == 403
+    status, _ = _call(server, "POST", "/api", good, headers={"Origin": "http://evil.example"})
+    assert status == 403
+    status, _ = _call(server, "POST", "/api", good, headers={"Origin": server.url.rstrip("/")})
+    assert status == 200
+    status, _ = _call(server, "POST", "/api", good, headers={"Content-Type": "text/plain"})
+    assert status == 415
+
+
+# ------------------------------------------------------------------ command
+
+
+def test_html_file_is_self_contained(tmp_path):
+    """`attnio explore --html` writes one file with the module, style and replies inlined
+    and no address outside the file."""
+    out = tmp_path / "x.html"
+    code = main(
+        ["explore", "--dag", "attention-forward", "--n", "1", "--d", "1", "--M", "3",
+         "--Ms", "3:4", "--html", str(out)]
+    )  # fmt: skip
+    assert code == 0
+    text = out.read_text()
+    assert "function render" in text and "staticTransport" in text
+    assert ".attnio-explorer" in text
+    assert "http://" not in text.replace("http://www.w3.org/2000/svg", "")
+    assert "https://" not in text and "src=" not in text
+
+
+def test_moves_file_is_offered_to_the_page(tmp_path):
+    """A move file given on the command line is offered to the page (and precomputed in the
+    HTML file) as read by read_moves; without one, the page's request is refused."""
+    from attnio.pebble import write_moves
+
+    dag = builders.build("attention-forward", 1, 1)
+    moves = solve_heuristic(dag, 3, moves=True).moves
+    path = tmp_path / "m.jsonl"
+    write_moves(path, moves, dag)
+    out = tmp_path / "m.html"
+    argv = ["explore", "--dag", "attention-forward", "--n", "1", "--d", "1", "--M", "3"]
+    assert main([*argv, "--moves", str(path), "--html", str(out)]) == 0
+    text = out.read_text()
+    start = text.index('id="attnio-replies">') + len('id="attnio-replies">')
+    replies = json.loads(text[start : text.index("</script>", start)])
+    offered = replies[request_key({"kind": "moves"})]
+    assert offered["moves"] == [[op, v] for op, v in moves]
+    instance = Instance.from_builder("attention-forward", 1, 1)
+    instance.moves, instance.moves_name = moves, "m.jsonl"
+    reply = answer(instance, {"kind": "moves"})
+    assert reply == {"name": "m.jsonl", "moves": [[op, v] for op, v in moves]}
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["--dag", "attention-forward", "--n", "8", "--d", "4"], str(MAX_DRAW_VERTICES)),
+        (["--dag", "attention-forward", "--n", "2"], "needs --d"),
+        (["--dag", "attention-forward", "--n", "2", "--d", "1", "--M", "2"], "M=2"),
+        (["--dag", "attention-forward", "--n", "2", "--d", "1", "--Ms", "3:4"], "--html"),
+    ],
+)
+def test_bad_command_lines_exit_2(argv, fragment, capsys):
+    """Bad input to `attnio explore` is one line on stderr and exit code 2."""
+    assert main(["explore", *argv]) == 2
+    assert fragment in capsys.readouterr().err
+
+
+def test_command_serves_and_stops():
+    """`attnio explore` prints a 127.0.0.1 URL, serves the page, and Ctrl-C (SIGINT) stops it
+    with exit code 130."""
+    command = [sys.executable, "-m", "attnio.cli", "explore", "--dag", "attention-forward",
+               "--n", "1", "--d", "1", "--M", "3"]  # fmt: skip
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    ) as process:
+        try:
+            start = time.monotonic()
+            url = None
+            while url is None and time.monotonic() - start < 60:
+                line = process.stdout.readline()
+                if "http://127.0.0.1:" in line:
+                    url = line.split()[1]
+            assert url is not None
+            with urllib.request.urlopen(url, timeout=60) as response:
+                assert b"attnio-explorer" in response.read()
+            process.send_signal(signal.SIGINT)
+            assert process.wait(timeout=60) == 130
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+
+
+# ------------------------------------------------------------------ notebook
+
+
+def test_explore_without_anywidget_says_what_to_install(monkeypatch):
+    """attnio.explore without anywidget raises an ImportError naming attnio[notebook]."""
+    import attnio
+
+    monkeypatch.setitem(sys.modules, "anywidget", None)
+    with pytest.raises(NotebookMissingError, match=r"attnio\[notebook\]"):
+        attnio.explore("attention-forward", 1, 1)
+
+
+def test_widget_answers_requests_in_the_kernel():
+    """The widget carries the front-end module and answers its requests (and refusals)."""
+    pytest.importorskip("anywidget")
+    import attnio
+
+    widget = attnio.explore("attention-forward", 1, 1, M=3)
+    assert "export function render" in widget._esm
+    assert widget.data["M"] == 3 and widget.data["host"] == "widget"
+    sent = []
+    widget.send = sent.append
+    widget._answer(widget, {"id": "a", "request": {"kind": "bounds", "M": 3}}, [])
+    widget._answer(widget, {"id": "b", "request": {"kind": "bounds", "M": 0}}, [])
+    assert sent[0]["id"] == "a" and sent[0]["reply"]["M"] == 3
+    assert sent[1]["id"] == "b" and "M=0" in sent[1]["error"]
+
+
+def test_rich_reprs():
+    """A Dag draws as SVG with every label on hover (none above the limit); a Pebbling shows
+    its cost and whether it is proven."""
+    dag = builders.build("attention-forward", 1, 1)
+    picture = dag._repr_svg_()
+    assert picture.startswith("<svg") and all(f"<title>{x}</title>" in picture for x in dag.labels)
+    big = Dag.from_edges(MAX_PICTURE_VERTICES + 1, [])
+    assert big._repr_svg_() is None
+    table = solve_heuristic(dag, 3)._repr_html_()
+    assert "I/O" in table and "proven" in table
+
+
+def test_every_front_end_file_ships_as_package_data():
+    """Every file the pages use is shipped: pyproject's package data covers explorer/static."""
+    import pathlib
+    import tomllib
+
+    repo = pathlib.Path(__file__).resolve().parents[1]
+    patterns = tomllib.loads((repo / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"
+    ]["attnio.explorer"]
+    shipped = {p for pattern in patterns for p in (repo / "explorer").glob(pattern)}
+    assert {repo / "explorer" / "static" / name for name in ASSETS} <= shipped
+    assert set((repo / "explorer" / "static").iterdir()) <= shipped
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        *(f"attnio.explorer.{m}" for m in ("layout", "instance", "api", "page", "offline")),
+        *(f"attnio.explorer.{m}" for m in ("server", "widget", "errors")),
+        "attnio.pebble.picture",
+    ],
+)
+def test_docstring_examples_run(name):
+    """Every >>> example in the explorer's modules (and pebble's pictures) gives its output."""
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0

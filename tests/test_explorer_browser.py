@@ -1,0 +1,326 @@
+"""The explorer's front end in a real browser: headless Chromium driven by Selenium.
+
+Skips (with the reason) only when chromium or chromedriver is absent; CI installs both.
+Screenshots are kept under pytest's temporary directory (``explorer-screens``) and, when
+``ATTNIO_SCREENSHOTS`` names a folder, copied there.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from attnio.explorer import Instance
+from attnio.explorer.offline import offline_page
+from attnio.explorer.server import ExplorerServer
+from attnio.pebble import Dag, IllegalMoveError, replay, solve_heuristic
+from attnio.pebble.moves import OPS
+from strategies import dags
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None or CHROMEDRIVER is None,
+    reason="headless browser tests need chromium and chromedriver (apt: chromium chromium-driver)",
+)
+
+webdriver = pytest.importorskip("selenium.webdriver")
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+WAIT = 60
+
+
+@pytest.fixture(scope="module")
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    profile = tempfile.mkdtemp(prefix="attnio-chromium-")
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run",
+        "--disable-dev-shm-usage",
+        "--window-size=1400,1000",
+        f"--user-data-dir={profile}",
+    ):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_script_timeout(WAIT)
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def screens(tmp_path_factory):
+    return tmp_path_factory.mktemp("explorer-screens")
+
+
+def _keep(driver, screens: Path, name: str) -> Path:
+    path = screens / name
+    driver.save_screenshot(str(path))
+    extra = os.environ.get("ATTNIO_SCREENSHOTS")
+    if extra:
+        Path(extra).mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, Path(extra) / name)
+    return path
+
+
+def _text(driver, role: str) -> str:
+    return driver.find_element(By.CSS_SELECTOR, f"[data-role={role}]").text
+
+
+def _wait_text(driver, role: str, predicate) -> str:
+    WebDriverWait(driver, WAIT).until(lambda d: predicate(_text(d, role)))
+    return _text(driver, role)
+
+
+@pytest.fixture(scope="module")
+def small():
+    """attention-forward n=2, d=1: the newcomer's example (26 vertices)."""
+    return Instance.from_builder("attention-forward", 2, 1, exact_seconds=60)
+
+
+@pytest.fixture(scope="module")
+def offline_file(small, tmp_path_factory):
+    path = tmp_path_factory.mktemp("explorer-html") / "explore.html"
+    path.write_text(offline_page(small, [4, 5]), encoding="utf-8")
+    return path
+
+
+# --------------------------------------------------------------- game logic vs replay
+
+
+def _python(dag: Dag, moves, M: int, variant: str) -> dict:
+    try:
+        result = replay(dag, moves, M, variant)
+    except IllegalMoveError as error:
+        return {"ok": False, "index": error.index, "reason": error.reason}
+    return {"ok": True, **result._asdict()}
+
+
+def _javascript(driver, dag: Dag, moves, M: int, variant: str) -> dict:
+    payload = {
+        "labels": list(dag.labels),
+        "preds": [dag.predecessors(v).tolist() for v in range(dag.num_vertices)],
+        "outputs": dag.outputs.tolist(),
+    }
+    out = driver.execute_script(
+        "const r = window.attnioExplorer.replayMoves(arguments[0], arguments[1], arguments[2],"
+        " arguments[3]); delete r.rule; return r;",
+        payload,
+        [list(m) for m in moves],
+        M,
+        variant,
+    )
+    return out
+
+
+@st.composite
+def move_sequences(draw):
+    """A small DAG, M, a variant and moves: random, a legal pebbling, or one with a change."""
+    dag = draw(dags(min_vertices=1, max_vertices=7))
+    M = draw(st.integers(dag.min_memory, dag.min_memory + 2))
+    variant = draw(st.sampled_from(["standard", "oneshot"]))
+    random_move = st.tuples(st.sampled_from(OPS), st.integers(0, dag.num_vertices - 1))
+    style = draw(st.sampled_from(["random", "legal", "changed", "cut"]))
+    if style == "random":
+        return dag, M, variant, draw(st.lists(random_move, max_size=14))
+    moves = [tuple(m) for m in solve_heuristic(dag, M, heuristic="lru", moves=True).moves]
+    if style == "changed" and moves:
+        at = draw(st.integers(0, len(moves)))
+        moves.insert(at, draw(random_move))
+    if style == "cut" and moves:
+        moves = moves[: draw(st.integers(0, len(moves) - 1))]
+    return dag, M, variant, moves
+
+
+def test_game_logic_agrees_with_replay(browser, offline_file):
+    """The front end's Game accepts and refuses exactly the moves attnio.pebble.replay does,
+    with the same refusal text at the same index, and counts the same I/O and peak."""
+    browser.get(offline_file.as_uri())
+    WebDriverWait(browser, WAIT).until(lambda d: d.execute_script("return !!window.attnioExplorer"))
+    seen = {"ok": 0, "refused": 0}
+
+    @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+    @given(move_sequences())
+    def check(case):
+        dag, M, variant, moves = case
+        expected = _python(dag, moves, M, variant)
+        assert _javascript(browser, dag, moves, M, variant) == expected
+        seen["ok" if expected["ok"] else "refused"] += 1
+
+    check()
+    assert seen["ok"] and seen["refused"], seen
+
+
+def test_game_logic_quotes_labels_as_python(browser, offline_file):
+    """Labels with quotes and backslashes appear in refusals exactly as Python's repr shows them."""
+    browser.get(offline_file.as_uri())
+    WebDriverWait(browser, WAIT).until(lambda d: d.execute_script("return !!window.attnioExplorer"))
+    dag = Dag.from_edges(["it's", 'say "hi"', "a\\b", "both'\""], [(0, 3), (1, 3), (2, 3)])
+    for v in range(4):
+        for op in OPS:
+            moves = [(op, v)]
+            assert _javascript(browser, dag, moves, 4, "standard") == _python(
+                dag, moves, 4, "standard"
+            )
+
+
+# --------------------------------------------------------------- the pages
+
+
+def _step_to_end_and_refuse(driver, certificate_io: int, screens: Path, name: str) -> None:
+    _wait_text(driver, "message", lambda t: "proven optimum" in t)
+    driver.find_element(By.CSS_SELECTOR, "[data-role=last]").click()
+    io = _text(driver, "io")
+    assert int(io) == certificate_io
+    assert "/ " in _text(driver, "step")
+    _keep(driver, screens, f"{name}-end.png")
+    # back to the start with the keyboard, one step forward
+    root = driver.find_element(By.CSS_SELECTOR, ".attnio-explorer")
+    root.send_keys(Keys.HOME)
+    root.send_keys(Keys.ARROW_RIGHT)
+    assert _text(driver, "step").startswith("step 1 /")
+    # an illegal move: compute an output whose predecessors are not red
+    driver.find_element(By.CSS_SELECTOR, "[data-vertex='25']").click()
+    driver.find_element(By.CSS_SELECTOR, "[data-role=op-compute]").click()
+    message = driver.find_element(By.CSS_SELECTOR, "[data-role=message]")
+    assert message.get_attribute("data-kind") == "refusal"
+    assert "is not red" in message.text and "R3 compute" in message.text
+    _keep(driver, screens, f"{name}-refused.png")
+
+
+def test_server_page_end_to_end(browser, small, screens):
+    """The server page steps the proven optimal pebbling to its end with the certificate's I/O,
+    refuses an illegal move naming its rule, recomputes for a new M, and plays a whole
+    pebbling by hand to the optimum."""
+    certificate = small.solve(4, "standard", "exact")
+    assert certificate["optimal"]
+    server = ExplorerServer(small, 4, "standard")
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1})
+    thread.start()
+    try:
+        browser.get(server.url)
+        _step_to_end_and_refuse(browser, certificate["io"], screens, "server")
+        # change M: the page asks the server and shows the new optimum
+        expected = small.solve(6, "standard", "exact")["io"]
+        field = browser.find_element(By.CSS_SELECTOR, "[data-role=M]")
+        field.send_keys(Keys.CONTROL, "a")
+        field.send_keys("6", Keys.TAB)
+        text = _wait_text(browser, "optimum", lambda t: "Q(M=6)" in t)
+        assert text.endswith(f"= {expected}")
+        _wait_text(browser, "message", lambda t: "proven optimum" in t)
+        # play the optimal pebbling by hand, by clicks, and reach the optimum
+        browser.find_element(By.CSS_SELECTOR, "[data-role=play-hand]").click()
+        moves = small.solve(6, "standard", "exact")["moves"]
+        for op, vertex in moves:
+            browser.find_element(By.CSS_SELECTOR, f"[data-vertex='{vertex}']").click()
+            browser.find_element(By.CSS_SELECTOR, f"[data-role=op-{op}]").click()
+        message = _text(browser, "message")
+        assert "You matched the proven optimum" in message
+        assert int(_text(browser, "io")) == expected
+        # undo takes the last move back
+        browser.find_element(By.CSS_SELECTOR, "[data-role=undo]").click()
+        last_cost = 1 if moves[-1][0] in ("load", "store") else 0
+        assert int(_text(browser, "io")) == expected - last_cost
+        assert _text(browser, "step") == f"move {len(moves) - 1}"
+        # the curve
+        for role, value in (("curve-lo", "4"), ("curve-hi", "7")):
+            field = browser.find_element(By.CSS_SELECTOR, f"[data-role={role}]")
+            field.send_keys(Keys.CONTROL, "a")
+            field.send_keys(value)
+        browser.find_element(By.CSS_SELECTOR, "[data-role=curve]").click()
+        WebDriverWait(browser, WAIT).until(
+            lambda d: d.find_elements(By.CSS_SELECTOR, "[data-role=curve-svg] circle.ax-opt")
+        )
+        _keep(browser, screens, "server-curve.png")
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def test_offline_file_works_from_file_url(browser, small, offline_file, screens):
+    """The self-contained file, opened from file://, steps the proven optimum to its end,
+    refuses an illegal move, switches to another precomputed M and draws the curve."""
+    browser.get(offline_file.as_uri())
+    _step_to_end_and_refuse(browser, small.solve(4, "standard", "exact")["io"], screens, "file")
+    select = browser.find_element(By.CSS_SELECTOR, "[data-role=M]")
+    select.find_element(By.CSS_SELECTOR, "option[value='5']").click()
+    text = _wait_text(browser, "optimum", lambda t: "Q(M=5)" in t)
+    assert text.endswith(f"= {small.solve(5, 'standard', 'exact')['io']}")
+    assert browser.find_elements(By.CSS_SELECTOR, "[data-role=curve-svg] circle")
+    assert "dense-forward-compulsory" in _text(browser, "bounds")
+
+
+def test_move_files_load_and_illegal_ones_are_refused(browser, tmp_path):
+    """The page plays the move file given on the command line, and a chosen file with an
+    illegal move is refused at that move, naming the rule, as the replayer does."""
+    from attnio.pebble import write_moves
+
+    instance = Instance.from_builder("attention-forward", 1, 1)
+    moves = solve_heuristic(instance.dag, 3, moves=True).moves
+    instance.moves, instance.moves_name = moves, "given.jsonl"
+    page = tmp_path / "moves.html"
+    page.write_text(offline_page(instance, [3]), encoding="utf-8")
+    browser.get(page.as_uri())
+    _wait_text(browser, "message", lambda t: "proven optimum" in t)
+    browser.find_element(By.CSS_SELECTOR, "[data-role=given-moves]").click()
+    io = replay(instance.dag, moves, 3).io
+    _wait_text(browser, "message", lambda t: f"legal moves, I/O {io}" in t)
+    browser.find_element(By.CSS_SELECTOR, "[data-role=last]").click()
+    assert int(_text(browser, "io")) == io
+    bad = tmp_path / "bad.jsonl"
+    write_moves(bad, [*moves[:2], ("store", moves[0][1]), *moves[2:]], instance.dag)
+    with pytest.raises(IllegalMoveError) as refused:
+        replay(instance.dag, [*moves[:2], ("store", moves[0][1]), *moves[2:]], 3)
+    browser.find_element(By.CSS_SELECTOR, "[data-role=moves-file]").send_keys(str(bad))
+    text = _wait_text(browser, "message", lambda t: "refused" in t)
+    assert f"move {refused.value.index} refused" in text and refused.value.reason in text
+
+
+@pytest.mark.parametrize(
+    ("kind", "n", "d"),
+    [
+        ("attention-backward", 1, 1),
+        ("sparse-forward", 2, 1),
+        ("approx-forward", 1, 1),
+        (None, 0, 0),
+    ],
+)
+def test_every_family_draws_and_plays(browser, tmp_path, kind, n, d):
+    """Each builder family (in stages) and a graph file (in layers) draws every vertex and
+    steps its first pebbling to the end at the reply's I/O, with no error in the console."""
+    if kind is None:
+        dag = Dag.from_edges(["a", "b", "c", "d", "e"], [(0, 2), (1, 2), (2, 3), (0, 4), (3, 4)])
+        instance = Instance.from_dag(dag, "g.json")
+    else:
+        instance = Instance.from_builder(kind, n, d)
+    M = instance.dag.min_memory + 1
+    page = tmp_path / "family.html"
+    page.write_text(offline_page(instance, [M]), encoding="utf-8")
+    browser.get_log("browser")  # drain what earlier pages logged
+    browser.get(page.as_uri())
+    method = instance.methods()[0]
+    expected = instance.solve(M, "standard", method)["io"]
+    _wait_text(browser, "message", lambda t: "moves" in t)
+    assert len(browser.find_elements(By.CSS_SELECTOR, "[data-vertex]")) == instance.dag.num_vertices
+    browser.find_element(By.CSS_SELECTOR, "[data-role=last]").click()
+    assert int(_text(browser, "io")) == expected
+    severe = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not severe, severe

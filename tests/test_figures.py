@@ -1,0 +1,163 @@
+"""Tests of attnio.figures: the data drawn, the files written, and the look against a baseline."""
+
+from __future__ import annotations
+
+import math
+import os
+import pathlib
+
+import pytest
+
+from attnio.bounds import get
+from attnio.cli import main
+from attnio.figures import (
+    FigureError,
+    algorithm_figure,
+    draw,
+    pebbling_figure,
+    save,
+)
+
+BASELINE = pathlib.Path(__file__).parent / "baseline"
+
+
+@pytest.fixture(scope="module")
+def io_data():
+    """A small algorithms figure whose range crosses M = d^2 and whose large-cache bound turns negative."""
+    return algorithm_figure(["flash", "square-tiling"], "forward", 64, 8, 16, 2048, points=8)
+
+
+@pytest.fixture(scope="module")
+def pebbling_data():
+    """Exact and Belady pebblings of SY24's forward DAG at n = 2, d = 1."""
+    return pebbling_figure("attention-forward", 2, 1, [4, 5, 6, 7])
+
+
+def _check_against_baseline(fig, name: str, tmp_path: pathlib.Path) -> None:
+    from matplotlib.testing.compare import compare_images
+
+    actual = tmp_path / f"{name}.png"
+    save(fig, actual)
+    expected = BASELINE / f"{name}.png"
+    if os.environ.get("ATTNIO_UPDATE_BASELINE"):
+        expected.write_bytes(actual.read_bytes())
+    assert expected.exists(), f"no baseline {expected}; set ATTNIO_UPDATE_BASELINE=1 to write it"
+    result = compare_images(str(expected), str(actual), tol=3)
+    assert result is None, result
+
+
+def test_algorithms_figure_matches_baseline(io_data, tmp_path) -> None:
+    """The one-column algorithms figure looks like the committed baseline (RMS tolerance 3)."""
+    _check_against_baseline(draw(io_data, "one"), "algorithms_one_column", tmp_path)
+
+
+def test_pebbling_figure_matches_baseline(pebbling_data, tmp_path) -> None:
+    """The one-column pebbling figure looks like the committed baseline (RMS tolerance 3)."""
+    _check_against_baseline(draw(pebbling_data, "one"), "pebbling_one_column", tmp_path)
+
+
+def test_log_axes_show_no_negative_or_out_of_condition_point(io_data) -> None:
+    """Every plotted point is positive and finite, and each bound's points lie inside its conditions."""
+    fig = draw(io_data, "two")
+    checked = 0
+    for line in fig.axes[0].get_lines():
+        if line.get_gid() == "crossover":  # a vertical line in axes coordinates
+            continue
+        xs, ys = line.get_xdata(), line.get_ydata()
+        drawn = [(x, y) for x, y in zip(xs, ys, strict=True) if not math.isnan(y)]
+        assert all(y > 0 and math.isfinite(y) for _, y in drawn), line.get_label()
+        record = line.get_gid()
+        if record is None or not drawn:
+            continue
+        bound = get(record)
+        for x, _ in drawn:
+            params = {k: v for k, v in {"n": 64, "d": 8, "M": int(x)}.items()}
+            assert bound.applies(**{k: params[k] for k in bound.parameters}), (record, x)
+            checked += 1
+    assert checked > 50
+
+
+def test_the_negative_bound_is_left_out_and_said(io_data) -> None:
+    """The large-cache explicit bound (negative at large M here) is dropped there, and the caption says so."""
+    bound = get("dense-forward-lower-large-explicit")
+    assert bound.evaluate(n=64, d=8, M=2048) < 0
+    caption = io_data.caption()
+    assert "Not drawn" in caption and "not positive" in caption
+    assert all(s.record != "dense-forward-tight" for s in io_data.series)
+
+
+def test_legend_uses_readers_labels(io_data) -> None:
+    """Legend entries are reader's labels, never record names."""
+    fig = draw(io_data, "one")
+    texts = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "FlashAttention" in texts and "Compulsory I/O" in texts
+    assert not any("-" in t and t.islower() for t in texts)
+
+
+@pytest.mark.parametrize(("width", "inches"), [("one", 3.3), ("two", 7.0)])
+def test_widths(io_data, width: str, inches: float) -> None:
+    """The figure is 3.3 in wide for one column and 7 in for two."""
+    assert draw(io_data, width).get_size_inches()[0] == pytest.approx(inches)
+
+
+@pytest.mark.parametrize("suffix", [".pdf", ".png", ".svg"])
+def test_saved_files_are_deterministic(io_data, tmp_path, suffix: str) -> None:
+    """Saving the same figure twice gives the same bytes: no dates, no version strings."""
+    first, second = tmp_path / f"a{suffix}", tmp_path / f"b{suffix}"
+    save(draw(io_data, "one"), first)
+    save(draw(io_data, "one"), second)
+    assert first.read_bytes() == second.read_bytes()
+    if suffix == ".pdf":
+        assert b"CreationDate" not in first.read_bytes()
+
+
+def test_bad_width_and_suffix_are_refused(io_data, tmp_path) -> None:
+    """An unknown width or file type raises FigureError naming the choices."""
+    with pytest.raises(FigureError, match="one, two"):
+        draw(io_data, "three")
+    with pytest.raises(FigureError, match=r"\.pdf, \.png or \.svg"):
+        save(draw(io_data, "one"), tmp_path / "x.jpg")
+    with pytest.raises(FigureError, match="dense algorithms"):
+        algorithm_figure(["low-rank"], "forward", 8, 2, 16, 64)
+
+
+def test_cli_plot_writes_pdf_and_png_and_prints_the_caption(tmp_path, capsys) -> None:
+    """`attnio plot algorithms ... -o f.pdf -o f.png` writes both files and prints the caption."""
+    pdf, png = tmp_path / "f.pdf", tmp_path / "f.png"
+    code = main(["plot", "algorithms", "--n", "32", "--d", "4", "--sweep", "M=8:512",
+                 "--points", "5", "-o", str(pdf), "-o", str(png)])  # fmt: skip
+    assert code == 0
+    assert pdf.read_bytes()[:5] == b"%PDF-" and png.read_bytes()[:4] == b"\x89PNG"
+    assert "caption:" in capsys.readouterr().out
+
+
+def test_cli_plot_bad_input_exits_2(capsys) -> None:
+    """A bad sweep or output suffix exits 2 with one line."""
+    assert (
+        main(["plot", "algorithms", "--n", "8", "--d", "2", "--sweep", "M=9:3", "-o", "x.pdf"]) == 2
+    )
+    assert (
+        main(["plot", "algorithms", "--n", "8", "--d", "2", "--sweep", "M=3:9", "-o", "x.gif"]) == 2
+    )
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and all(line.startswith("attnio: error:") for line in err)
+
+
+def test_pebbling_figure_shows_unproven_memories_as_bounds_only() -> None:
+    """With a tiny state table, M where the optimum is not proven appear only as proven bounds, never as optima."""
+    from attnio.pebble import builders
+    from attnio.pebble.exact import solve_exact
+
+    memories = [3, 4, 6]
+    data = pebbling_figure("attention-forward", 2, 1, memories, heuristic=None, max_states=2000)
+    exact = next(s for s in data.series if s.kind == "exact")
+    bars = next(s for s in data.series if s.kind == "exact-bounds")
+    dag = builders.build("attention-forward", 2, 1)
+    for k, M in enumerate(memories):
+        result = solve_exact(dag, M, max_states=2000)
+        if result.optimal:
+            assert exact.values[k] == result.io and math.isnan(bars.values[k])
+        else:
+            assert math.isnan(exact.values[k])
+            assert (bars.low[k], bars.values[k]) == (result.lower, result.upper)
+    assert any(math.isnan(v) for v in exact.values)
