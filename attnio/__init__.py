@@ -2,10 +2,11 @@
 
 The front door: the command line (:mod:`attnio.cli`) and re-exports of the
 public API of the four core packages (:mod:`attnio.bounds`,
-:mod:`attnio.pebble`, :mod:`attnio.algorithms`, :mod:`attnio.proofs`). Each
-name is loaded on first use, so ``import attnio`` (and ``attnio --version``)
-stays fast: numba, z3 and matplotlib load only when a name that needs them is
-used. No logic lives here.
+:mod:`attnio.pebble`, :mod:`attnio.algorithms`, :mod:`attnio.proofs`), and
+:func:`attnio.check`, which checks a user's claims (:func:`attnio.claims.check`; the
+z3 checker of one obligation stays :func:`attnio.proofs.check`). Each name is loaded
+on first use, so ``import attnio`` (and ``attnio --version``) stays fast: numba, z3
+and matplotlib load only when a name that needs them is used. No logic lives here.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ _PACKAGES: dict[str, tuple[str, ...]] = {
 """Each core package's ``__all__`` (a test keeps them equal), re-exported here."""
 
 _EXPORTS = {name: package for package, names in _PACKAGES.items() for name in names}
+_EXPORTS["check"] = "attnio.claims"  # attnio.check checks users' claims
 _EXPORTS["explore"] = "attnio.explorer"  # the notebook widget (needs attnio[notebook])
 
 __all__ = ["__version__", *sorted(_EXPORTS)]

@@ -34,5 +34,9 @@ class RecordError(BoundError):
     """A bound record is malformed: an unknown field value or an expression with stray symbols."""
 
 
+class ExpressionError(BoundError):
+    """A user's expression or condition text cannot be read (syntax, unknown name, construct)."""
+
+
 class SreprError(BoundError):
     """An ``srepr`` string is malformed or calls something other than a sympy constructor."""

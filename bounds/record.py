@@ -61,7 +61,8 @@ class Status(enum.StrEnum):
     ``proofs/derivations``), or an exact count of an attnio schedule that the
     two-level machine reproduces. ``claimed-unretrieved``: the paper claims a
     result whose statement we could not read. ``open``: nothing is known; the
-    record's notes say why.
+    record's notes say why. ``claimed``: a user's claim, not yet evidence (the
+    records ``attnio check`` reads; never in the catalog, never asserted by attnio).
     """
 
     STATED = "stated"
@@ -70,6 +71,7 @@ class Status(enum.StrEnum):
     DERIVED = "derived"
     CLAIMED_UNRETRIEVED = "claimed-unretrieved"
     OPEN = "open"
+    CLAIMED = "claimed"
 
 
 _ASYMPTOTIC_PREFIX = {Kind.UPPER: "O", Kind.LOWER: "Omega", Kind.TIGHT: "Theta"}
@@ -164,10 +166,16 @@ class Bound:
         if self.asymptotic is None and self.status not in (
             Status.OPEN,
             Status.CLAIMED_UNRETRIEVED,
+            Status.CLAIMED,
         ):
             raise RecordError(
                 f"bound {self.name!r}: asymptotic=None is only allowed for status "
-                f"'open' or 'claimed-unretrieved', not {self.status.value!r}"
+                f"'open', 'claimed-unretrieved' or 'claimed', not {self.status.value!r}"
+            )
+        if self.status is Status.CLAIMED and self.asymptotic is None and self.explicit is None:
+            raise RecordError(
+                f"bound {self.name!r}: a 'claimed' record needs an explicit or an "
+                "asymptotic expression"
             )
         if self.status is Status.OPEN and (
             self.asymptotic is not None or self.explicit is not None
@@ -185,12 +193,16 @@ class Bound:
     def notation(self) -> str:
         """The asymptotic statement as plain text, e.g. ``Theta(n**2*d)``."""
         if self.asymptotic is None:
+            if self.status is Status.CLAIMED:
+                return f"claimed: {sp.sstr(self.explicit)}"
             return "unknown" if self.status is Status.OPEN else "claimed, not retrieved"
         return f"{_ASYMPTOTIC_PREFIX[self.kind]}({sp.sstr(self.asymptotic)})"
 
     def latex(self) -> str:
         """The asymptotic statement in LaTeX math (no dollar signs)."""
         if self.asymptotic is None:
+            if self.status is Status.CLAIMED:
+                return sp.latex(self.explicit)
             return r"\text{" + ("unknown" if self.status is Status.OPEN else "claimed") + "}"
         prefix = {Kind.UPPER: "O", Kind.LOWER: r"\Omega", Kind.TIGHT: r"\Theta"}[self.kind]
         return rf"{prefix}\left({sp.latex(self.asymptotic, mul_symbol='dot')}\right)"

@@ -279,6 +279,7 @@ STATUS_MARKS: dict[Status, tuple[str, str]] = {
     Status.RECONSTRUCTED: (r"$\dagger$", "reconstructed, unverified"),
     Status.CLAIMED_UNRETRIEVED: ("?", "claimed, statement not retrieved"),
     Status.OPEN: ("--", "open"),
+    Status.CLAIMED: (r"$\triangle$", "a user's claim, not yet evidence"),
 }
 """Evidence level -> (compact mark, its legend in the caption)."""
 

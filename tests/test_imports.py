@@ -67,15 +67,22 @@ def test_importing_attnio_does_not_import_numba_z3_or_matplotlib():
 
 
 def test_attnio_reexports_the_public_api_of_the_core_packages():
-    """Every name in the __all__ of bounds, pebble, algorithms and proofs is attnio.<name>."""
+    """Every name in the __all__ of bounds, pebble, algorithms and proofs is attnio.<name>,
+    except check: attnio.check is the claims checker (the obligation checker stays
+    attnio.proofs.check)."""
     import attnio
 
     for package in ("bounds", "pebble", "algorithms", "proofs"):
         module = importlib.import_module(f"attnio.{package}")
         assert set(attnio._PACKAGES[f"attnio.{package}"]) == set(module.__all__), package
         for name in module.__all__:
+            if name == "check":  # attnio.check checks users' claims (attnio.claims.check)
+                continue
             assert getattr(attnio, name) is getattr(module, name), f"attnio.{name}"
-    assert set(attnio.__all__) >= {"solve_exact", "catalog", "simulate", "Dag"}
+    assert set(attnio.__all__) >= {"solve_exact", "catalog", "simulate", "Dag", "check"}
+    from attnio.claims import check
+
+    assert attnio.check is check
 
 
 def test_exact_solver_is_exported():

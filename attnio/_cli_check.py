@@ -1,0 +1,152 @@
+"""``attnio check FILE``: check a user's claimed bounds against everything attnio knows."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from attnio._arguments import interactive, interrupted, wide_console, writable_directory
+
+NAME = "check"
+HELP = "check your own bounds (a TOML file) against the catalog, pebblings and machine counts"
+
+EXIT_REFUTED = 1
+
+_STYLE = {
+    "refuted": "bold red",
+    "proved-against-catalog": "bold green",
+    "consistent": "green",
+    "unknown": "yellow",
+}
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Register ``attnio check``."""
+    parser = subparsers.add_parser(
+        NAME,
+        help=HELP,
+        description="Read one [[bound]] table per claim from FILE (name, kind, regime, pass, "
+        "cache, expression, conditions, algorithm, constant, ...) and check each claim with z3 "
+        "against the catalog, with exact and heuristic pebblings of small attention DAGs, and "
+        "with the two-level machine's counts at sampled sizes. Verdicts: refuted (a re-checked "
+        "counterexample), proved-against-catalog, consistent (not a proof), unknown "
+        "(docs/verdicts.md). Exit 0 when nothing is refuted, 1 when a claim is.",
+        epilog="examples:\n"
+        "  attnio check examples/claims.toml\n"
+        "  attnio check mine.toml --json > verdicts.json\n"
+        "  attnio check mine.toml --evidence-dir evidence/ --verbose\n"
+        "  attnio check mine.toml --skip pebbling --skip counting   # z3 only, seconds",
+    )
+    parser.add_argument("file", metavar="FILE", help="TOML file with one [[bound]] per claim")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object per claim (schema, name, verdict, evidence) instead of "
+        "the table",
+    )
+    parser.add_argument(
+        "--evidence-dir",
+        metavar="DIR",
+        help="write each pebbling refutation here (created if missing): the DAG (.dag.json) "
+        "and its moves (.moves.jsonl), which attnio.pebble.replay accepts",
+    )
+    parser.add_argument(
+        "--skip",
+        action="append",
+        choices=("z3", "pebbling", "counting"),
+        default=[],
+        help="leave out a check (repeatable)",
+    )
+    parser.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="list every evidence item, not only refutations",
+    )
+    parser.set_defaults(run=run)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Read the claims, check them, print the table or JSON; 1 if any claim is refuted."""
+    from attnio.claims import check, read_claims
+
+    if args.evidence_dir:
+        writable_directory("--evidence-dir", args.evidence_dir)
+    claims = read_claims(args.file)
+    reports: list = []
+    show = interactive() and not args.json
+
+    def progress(report) -> None:
+        reports.append(report)
+        if show:
+            print(f"\r\033[K[{len(reports)}/{len(claims)}] {report.name}", end="", file=sys.stderr)
+
+    try:
+        check(claims, skip=args.skip, evidence_dir=args.evidence_dir, on_report=progress)
+    except KeyboardInterrupt:
+        if show:
+            print(file=sys.stderr)
+        _report(args, reports, partial=True)
+        return interrupted(f"{len(reports)} of {len(claims)} claims checked")
+    if show:
+        print("\r\033[K", end="", file=sys.stderr)
+    return _report(args, reports, partial=False)
+
+
+def _report(args: argparse.Namespace, reports: list, partial: bool) -> int:
+    from attnio.bounds.schema import JSON_SCHEMA_VERSION
+
+    if args.json:
+        payload = [
+            {"schema": JSON_SCHEMA_VERSION, **({"partial": True} if partial else {}),
+             **report.to_dict()}
+            for report in reports
+        ]  # fmt: skip
+        json.dump(payload, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        _print(reports, args.verbose)
+    return EXIT_REFUTED if any(report.refuted for report in reports) else 0
+
+
+def _print(reports: list, verbose: bool) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    console = wide_console()
+    table = Table(title="attnio check")
+    table.add_column("claim", overflow="fold")
+    table.add_column("kind")
+    table.add_column("verdict")
+    table.add_column("seconds", justify="right")
+    for report in reports:
+        style = _STYLE[report.verdict]
+        table.add_row(report.name, report.kind, Text(report.verdict, style=style),
+                      f"{report.seconds:.1f}")  # fmt: skip
+    console.print(table)
+    for report in reports:
+        console.print(Text(f"{report.name}: {report.verdict}", style=_STYLE[report.verdict]))
+        shown = report.evidence if verbose else report.refutations()
+        if not shown:
+            console.print(f"  {report.summary}", markup=False, soft_wrap=True)
+        for item in shown:
+            note = " (advisory)" if item.advisory else ""
+            console.print(
+                f"  [{item.check}: {item.verdict}{note}] {item.summary}",
+                markup=False,
+                soft_wrap=True,
+            )
+            if item.replay and item.verdict == "refuted":
+                console.print(f"      reproduce: {item.replay}", markup=False, soft_wrap=True)
+            if item.certificate:
+                console.print(
+                    f"      certificate: {item.certificate}", markup=False, soft_wrap=True
+                )
+    refuted = sum(report.refuted for report in reports)
+    console.print(
+        f"{len(reports)} claim(s), {refuted} refuted. 'consistent' and "
+        "'proved-against-catalog' are not proofs of a claim; --verbose lists every check.",
+        soft_wrap=True,
+    )

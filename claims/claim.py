@@ -1,0 +1,131 @@
+"""A user's claim: a :class:`~attnio.bounds.Bound` record plus what ``check`` needs to read it.
+
+What a claim asserts about the I/O cost Q (words moved between a fast memory of M
+words and slow memory), for every instance inside its *scope* (its conditions and,
+for ``cache = small`` or ``large``, ``M < d**2`` or ``M >= d**2``):
+
+``lower`` with explicit expression E
+    every algorithm (every pebbling of the computation) moves at least E words:
+    the optimum Q*(n, d, M) >= E. Its *lower side* is E.
+``upper`` with explicit expression E
+    the named ``algorithm`` moves at most E words (without an algorithm: some
+    algorithm does, so Q* <= E). Its *upper side* is E.
+``tight`` with explicit expression E and constant C (default 1)
+    E / C <= Q* <= C * E. Its lower side is E / C, its upper side C * E.
+
+Only explicit expressions are checked at points. An ``asymptotic`` form (O, Omega,
+Theta) hides its constants and lower-order terms, so no finite point can refute it;
+a claim with only an asymptotic form gets the verdict ``unknown``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from attnio.bounds import Bound, Cache, Kind
+from attnio.bounds.catalog import LARGE_CACHE, SMALL_CACHE
+from attnio.bounds.symbols import ALL
+
+from .errors import ClaimError
+
+DOMAIN: dict[str, sp.Basic] = {
+    "s": ALL["s"] <= 1,
+    "s_c": ALL["s_c"] <= 1,
+    "Z": ALL["Z"] <= ALL["n"] ** 2,
+    "Z_QK": ALL["Z_QK"] <= ALL["n"] ** 2,
+    "Z_in": ALL["Z_in"] <= ALL["n"] * ALL["d"],
+}
+"""Relations every real instance satisfies, added to each check for the symbols it uses:
+densities at most 1, at most n^2 allowed pairs, at most nd input nonzeros."""
+
+CACHE_CONDITION = {Cache.SMALL: SMALL_CACHE, Cache.LARGE: LARGE_CACHE, Cache.ANY: sp.true}
+"""The relation a claim's ``cache`` adds to its conditions."""
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A bound to check, with the constant of a tight claim.
+
+    Parameters
+    ----------
+    bound : Bound
+        The record: kind, regime, pass, cache, explicit expression, conditions.
+    constant : sympy.Rational
+        For ``tight`` claims, C in E / C <= Q <= C * E (at least 1); 1 otherwise.
+    """
+
+    bound: Bound
+    constant: sp.Rational | int = 1
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.bound, Bound):
+            raise ClaimError(
+                f"a claim must be an attnio.bounds.Bound, got {type(self.bound).__name__}"
+            )
+        constant = sp.Rational(self.constant)
+        if constant < 1:
+            raise ClaimError(f"claim {self.name!r}: constant={constant} must be at least 1")
+        if constant != 1 and self.bound.kind is not Kind.TIGHT:
+            raise ClaimError(
+                f"claim {self.name!r}: constant={constant} applies only to kind 'tight', "
+                f"not {self.bound.kind.value!r}"
+            )
+        object.__setattr__(self, "constant", constant)
+
+    @property
+    def name(self) -> str:
+        """The claim's name (the record's)."""
+        return self.bound.name
+
+    @property
+    def kind(self) -> Kind:
+        """lower, upper or tight."""
+        return self.bound.kind
+
+    @property
+    def scope(self) -> sp.Basic:
+        """Where the claim applies: its conditions and its cache relation."""
+        return sp.And(self.bound.conditions, CACHE_CONDITION[self.bound.cache])
+
+    @property
+    def lower_side(self) -> sp.Expr | None:
+        """The value Q must be at least (lower: E, tight: E / C), or None."""
+        if self.bound.explicit is None or self.kind is Kind.UPPER:
+            return None
+        return self.bound.explicit / self.constant
+
+    @property
+    def upper_side(self) -> sp.Expr | None:
+        """The value Q must be at most (upper: E, tight: C * E), or None."""
+        if self.bound.explicit is None or self.kind is Kind.LOWER:
+            return None
+        return self.bound.explicit * self.constant
+
+    def domain(self, *exprs: sp.Basic) -> tuple[sp.Basic, ...]:
+        """The :data:`DOMAIN` relations of the symbols used by the claim and ``exprs``."""
+        used = {str(sym) for sym in self.scope.free_symbols} | set(self.bound.parameters)
+        for expr in exprs:
+            used |= {str(sym) for sym in expr.free_symbols}
+        return tuple(DOMAIN[name] for name in sorted(used) if name in DOMAIN)
+
+    def holds_at(self, point: dict[str, object]) -> bool:
+        """Whether ``point`` lies inside the scope and the domain (sympy, exact)."""
+        subs = {ALL[name]: sp.nsimplify(value) for name, value in point.items() if name in ALL}
+        return all(relation.subs(subs) is sp.true for relation in (self.scope, *self.domain()))
+
+
+def as_claim(item: object) -> Claim:
+    """Return ``item`` as a :class:`Claim` (a :class:`Bound` gets constant 1)."""
+    if isinstance(item, Claim):
+        return item
+    if isinstance(item, Bound):
+        return Claim(item)
+    raise ClaimError(
+        f"cannot check {type(item).__name__} {item!r}: pass attnio.bounds.Bound records "
+        "or attnio.claims.Claim"
+    )
+
+
+__all__ = ["CACHE_CONDITION", "DOMAIN", "Claim", "as_claim"]

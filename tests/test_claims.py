@@ -1,0 +1,296 @@
+"""Tests of attnio.claims: reading claims, and the verdicts of check on planted claims."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import sympy as sp
+
+from attnio.bounds import Bound, Status, catalog, get
+from attnio.bounds.symbols import M, d, n
+from attnio.claims import Claim, ClaimError, ClaimFileError, check, parse_claims, read_claims
+from attnio.claims.claim import CACHE_CONDITION
+from attnio.pebble import load_dag, read_moves, replay
+
+NO_NUMERICS = ("pebbling", "counting")
+
+
+def _toml(**fields: object) -> str:
+    base = {"name": "mine", "kind": "lower", "regime": "dense", "pass": "forward",
+            "expression": "4*n*d"}  # fmt: skip
+    base.update(fields)
+    lines = ["[[bound]]"]
+    for key, value in base.items():
+        if value is None:
+            continue
+        lines.append(f"{key} = {json.dumps(value)}")
+    return "\n".join(lines) + "\n"
+
+
+def _claim(**fields: object) -> Claim:
+    return parse_claims(_toml(**fields))[0]
+
+
+def _bound(expr: sp.Expr, kind: str = "lower", **extra: object) -> Bound:
+    fields = dict(name="planted", kind=kind, regime="dense", pass_="forward", cache="any",
+                  asymptotic=None, explicit=expr, conditions=None, source="test",
+                  status="claimed")  # fmt: skip
+    fields.update(extra)
+    return Bound(**fields)
+
+
+# ------------------------------------------------------------------ the record
+
+
+def test_claimed_records_need_no_asymptotic_form_and_render() -> None:
+    """A 'claimed' record may lack an asymptotic form and still shows itself (notation,
+    LaTeX); the catalog holds none (its tables need a reader's label, which only catalog
+    records have)."""
+    bound = _bound(4 * n * d)
+    assert bound.status is Status.CLAIMED and bound.notation.startswith("claimed")
+    assert "d n" in bound.latex() or "n d" in bound.latex()
+    assert not catalog(status="claimed")
+
+
+def test_claimed_records_need_some_expression() -> None:
+    """A 'claimed' record with neither an explicit nor an asymptotic form is refused."""
+    with pytest.raises(ValueError, match="needs an explicit or an asymptotic"):
+        _bound(None)
+
+
+# ------------------------------------------------------------------ reading
+
+
+def test_a_table_becomes_a_claim_with_defaults() -> None:
+    """Defaults: cache any, status claimed, source 'user claim', conditions always."""
+    claim = _claim()
+    bound = claim.bound
+    assert (bound.cache.value, bound.status.value, bound.source) == ("any", "claimed", "user claim")
+    assert bound.conditions is sp.true and bound.explicit == 4 * n * d and claim.constant == 1
+
+
+def test_cache_adds_its_relation_to_the_scope() -> None:
+    """cache = small restricts the claim to M < d**2; large to M >= d**2."""
+    small = _claim(cache="small", conditions="n >= d")
+    assert small.scope == sp.And(n >= d, CACHE_CONDITION[small.bound.cache])
+    assert small.holds_at({"n": 4, "d": 2, "M": 3}) and not small.holds_at({"n": 4, "d": 2, "M": 4})
+
+
+@pytest.mark.parametrize(
+    ("fields", "match"),
+    [
+        ({"kind": "lowr"}, "field 'kind' = 'lowr' is not one of: upper, lower, tight"),
+        ({"pass": None}, r"missing field\(s\) \['pass'\]"),
+        ({"colour": "red"}, r"unknown field\(s\) \['colour'\]"),
+        ({"expression": "n*q"}, "claim 'mine': field 'expression': unknown symbol 'q'"),
+        ({"expression": "n*"}, "claim 'mine': field 'expression': syntax error"),
+        ({"conditions": "M < d and M > d"}, "claim 'mine': field 'conditions'.*admits no point"),
+        ({"conditions": "M < 1"}, "claim 'mine': field 'conditions'.*admits no point"),
+        ({"conditions": "n*d"}, "field 'conditions'.*not a condition"),
+        ({"constant": 2}, "'constant' applies only to kind 'tight'"),
+        ({"kind": "tight", "constant": 0.5}, "at least 1"),
+        ({"algorithm": "flash"}, "names the algorithm of an upper bound"),
+        ({"expression": 4}, "field 'expression' must be a string"),
+        ({"status": "open"}, "carries no expression"),
+        ({"name": ""}, "field 'name' must be a non-empty string"),
+    ],
+)
+def test_bad_tables_give_one_line_naming_claim_and_field(fields: dict, match: str) -> None:
+    """Every bad field is a ClaimError of one line naming the claim (or table) and field."""
+    with pytest.raises(ClaimError, match=match) as info:
+        claims = parse_claims(_toml(**fields))
+        check(claims, skip=("z3", *NO_NUMERICS))  # the conditions are checked first
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("", "no \\[\\[bound\\]\\] table"),
+        ("[[bound]\n", "not valid TOML"),
+        ("title = 'x'\n", "unknown top-level key"),
+        (_toml() + _toml(), "two claims are named 'mine'"),
+    ],
+)
+def test_bad_files_are_refused(text: str, match: str) -> None:
+    """Empty, malformed or duplicated claim files raise ClaimFileError."""
+    with pytest.raises(ClaimFileError, match=match):
+        parse_claims(text)
+
+
+def test_unreadable_files_name_the_file(tmp_path) -> None:
+    """A missing or non-UTF-8 file raises ClaimFileError naming it."""
+    with pytest.raises(ClaimFileError, match=r"nope\.toml"):
+        read_claims(tmp_path / "nope.toml")
+    binary = tmp_path / "binary.toml"
+    binary.write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(ClaimFileError, match="not UTF-8"):
+        read_claims(binary)
+
+
+# ------------------------------------------------------------------ verdicts
+
+
+def _refutation(report, check_name: str):
+    found = [e for e in report.refutations() if e.check == check_name]
+    assert found, f"no {check_name} refutation in {report.to_dict()}"
+    return found[0]
+
+
+def test_a_too_high_lower_bound_is_refuted_by_an_exact_count() -> None:
+    """5nd is above an algorithm's exact count somewhere: z3 finds the point, and the values
+    shown are the claim's and the record's exact values there."""
+    (report,) = check([_bound(5 * n * d)], skip=NO_NUMERICS)
+    assert report.verdict == "refuted"
+    item = _refutation(report, "z3")
+    point = {k: sp.Integer(v) for k, v in item.point.items()}
+    record = get(item.against)
+    assert sp.Integer(item.other_value) == record.evaluate(
+        **{k: point[k] for k in record.parameters}
+    )
+    assert sp.Integer(item.claim_value) == 5 * point["n"] * point["d"]
+    assert sp.Integer(item.claim_value) > sp.Integer(item.other_value)
+    assert item.replay.startswith("attnio simulate")
+
+
+def test_a_too_low_upper_bound_is_refuted_by_the_machine_and_by_z3() -> None:
+    """An upper bound on FlashAttention below its count is refuted by a machine run (the
+    count shown is the measured one) and by z3 against the exact-count record."""
+    bound = _bound(3 * n * d + n**2 * d**2 / M, kind="upper", algorithm="flash",
+                   conditions=M >= 5 * d + 4)  # fmt: skip
+    (report,) = check([bound], skip=("pebbling",))
+    assert report.verdict == "refuted"
+    counted = _refutation(report, "counting")
+    from attnio.algorithms import simulate
+
+    p = {k: int(v) for k, v in counted.point.items()}
+    assert simulate("flash", "forward", p["n"], p["d"], p["M"], numeric=False).counts.io == int(
+        counted.other_value
+    )
+    assert "flash-forward-count" in {e.against for e in report.refutations()}
+
+
+def test_a_lower_bound_above_a_proven_optimum_is_refuted_with_replaying_moves(tmp_path) -> None:
+    """A lower bound of 9 at n=2, d=1, M=6 exceeds the proven optimum 8: the refutation's
+    move file replays to 8 on the written DAG."""
+    bound = _bound(sp.Integer(9), conditions=sp.And(sp.Eq(n, 2), sp.Eq(d, 1), sp.Eq(M, 6)))
+    (report,) = check([bound], skip=("z3", "counting"), evidence_dir=tmp_path)
+    assert report.verdict == "refuted"
+    item = _refutation(report, "pebbling")
+    assert "proven optimum Q = 8" in item.summary
+    dag_file = item.certificate.replace(".moves.jsonl", ".dag.json")
+    dag = load_dag(dag_file)
+    assert replay(dag, read_moves(item.certificate, dag), 6).io == 8 == int(item.other_value)
+
+
+def test_an_upper_bound_below_a_proven_optimum_is_refuted() -> None:
+    """'Some algorithm moves at most 7 words' at n=2, d=1, M=6 is below the proven optimum 8."""
+    bound = _bound(sp.Integer(7), kind="upper",
+                   conditions=sp.And(sp.Eq(n, 2), sp.Eq(d, 1), sp.Eq(M, 6)))  # fmt: skip
+    (report,) = check([bound], skip=("z3", "counting"))
+    item = _refutation(report, "pebbling")
+    assert "upper side 7 < the proven optimum Q = 8" in item.summary
+
+
+def test_a_true_lower_bound_is_proved_against_the_catalog() -> None:
+    """The compulsory 4nd is below every exact count: proved-against-catalog, no refutation."""
+    (report,) = check([_bound(4 * n * d)], skip=NO_NUMERICS)
+    assert report.verdict == "proved-against-catalog"
+    assert not report.refutations()
+
+
+@pytest.mark.slow
+def test_a_true_lower_bound_survives_every_check() -> None:
+    """4nd survives z3, the pebblings and the counts; every check says what it compared."""
+    (report,) = check([_bound(4 * n * d)])
+    assert report.verdict == "proved-against-catalog"
+    checks = {e.check: e.verdict for e in report.evidence}
+    assert checks["pebbling"] == "passed" and checks["counting"] == "passed"
+
+
+def test_tight_claims_are_checked_both_ways_with_their_constant() -> None:
+    """Theta(nd) with constant 4 claims Q <= 4nd, which the large-cache explicit lower bound
+    refutes for long sequences; with constant 1 the lower side 4nd alone is proved."""
+    text = _toml(kind="tight", expression="n*d", constant=4)
+    (report,) = check(parse_claims(text), skip=NO_NUMERICS)
+    assert report.verdict == "refuted"
+    refuting = [e for e in report.refutations() if e.check == "z3"]
+    assert refuting and all(e.summary.startswith("upper side") for e in refuting)
+    assert {e.against for e in refuting} == {"dense-forward-lower-large-explicit"}
+    item = refuting[0]
+    point = {k: sp.Integer(v) for k, v in item.point.items()}
+    assert sp.Integer(item.claim_value) == 4 * point["n"] * point["d"]
+
+
+def test_tight_claims_must_not_grow_with_memory() -> None:
+    """A tight claim E = n d M (constant 1) grows with M, which no optimum does: refuted."""
+    (report,) = check(parse_claims(_toml(kind="tight", expression="n*d*M")), skip=NO_NUMERICS)
+    assert any(e.check == "monotonicity" for e in report.refutations())
+
+
+def test_asymptotic_only_claims_are_unknown() -> None:
+    """A claim with only an asymptotic form cannot be refuted at a point: unknown, saying so."""
+    bound = _bound(None, asymptotic=n**2 * d**2 / M)
+    (report,) = check([bound])
+    assert report.verdict == "unknown"
+    assert "asymptotic-only" in report.summary
+
+
+def test_sparse_points_alone_do_not_refute() -> None:
+    """A z3 point that sets a density is not a refutation by itself (no mask may realise it);
+    the machine's run on an actual mask is."""
+    bound = _bound(s_times := sp.Symbol("s", positive=True) * n * d, kind="upper",
+                   regime="sparse", algorithm="block-sparse-flash",
+                   conditions=M >= 5 * d + 4)  # fmt: skip
+    assert s_times.free_symbols
+    (report,) = check([bound], skip=NO_NUMERICS)
+    assert all(e.verdict != "refuted" for e in report.evidence if e.check == "z3")
+    (report,) = check([bound], skip=("z3", "pebbling"))
+    assert report.verdict == "refuted" and _refutation(report, "counting").point["s"]
+
+
+def test_verdicts_do_not_change_between_runs() -> None:
+    """Two runs give the same verdicts, item by item (z3 resource limits, state-limited
+    searches, fixed seeds); z3 may pick another counterexample point in a second run in the
+    same process, so points are not compared."""
+    claims = [_bound(5 * n * d), _bound(4 * n * d, name="other")]
+    first = [r.to_dict() for r in check(claims, skip=("counting",))]
+    second = [r.to_dict() for r in check(claims, skip=("counting",))]
+    strip = lambda rows: [  # noqa: E731
+        (r["verdict"], [(e["check"], e["verdict"], e["against"]) for e in r["evidence"]])
+        for r in rows
+    ]
+    assert strip(first) == strip(second)
+    json.dumps(first)
+
+
+def test_check_refuses_what_is_not_a_bound() -> None:
+    """Passing something other than a Bound or Claim, or an unknown check, is a ClaimError."""
+    with pytest.raises(ClaimError, match=r"pass attnio\.bounds\.Bound"):
+        check(["4*n*d"])
+    with pytest.raises(ClaimError, match="skip"):
+        check([_bound(4 * n * d)], skip=("magic",))
+
+
+def test_attnio_check_is_the_public_entry() -> None:
+    """attnio.check is attnio.claims.check."""
+    import attnio
+
+    assert attnio.check is check
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"expression": "sqrt(M - 10) + log(n)"},
+        {"kind": "upper", "algorithm": "flash", "expression": "n*d/(M - 12)",
+         "conditions": "M >= 5*d + 4"},
+    ],
+)  # fmt: skip
+def test_expressions_undefined_somewhere_are_checked_where_defined(fields) -> None:
+    """A pole or a complex value at some points never crashes a check: those points are
+    skipped, z3 says unknown where it cannot decide, and real counterexamples still refute."""
+    (report,) = check(parse_claims(_toml(**fields)), skip=("pebbling",))
+    assert report.verdict == "refuted"
+    assert all(e.point is None or "zoo" not in str(e.point) for e in report.evidence)

@@ -1,0 +1,135 @@
+"""Tests of ``attnio check`` (attnio/_cli_check.py): verdicts, JSON, exit codes, bad input."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from attnio.bounds.schema import JSON_SCHEMA_VERSION
+from attnio.cli import main
+from attnio.pebble import load_dag, read_moves, replay
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "claims.toml"
+QUICK = ["--skip", "pebbling", "--skip", "counting"]
+
+TRUE_CLAIM = """
+[[bound]]
+name = "compulsory"
+kind = "lower"
+regime = "dense"
+pass = "backward"
+expression = "8*n*d + n"
+"""
+
+PEBBLE_REFUTED = """
+[[bound]]
+name = "nine-words"
+kind = "lower"
+regime = "dense"
+pass = "forward"
+expression = "9"
+conditions = "n == 2 and d == 1 and M == 6"
+"""
+
+
+def _write(tmp_path: Path, text: str, name: str = "claims.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.slow
+def test_the_example_file_gives_its_verdicts(capsys) -> None:
+    """examples/claims.toml (in the README): the FlashAttention-2 upper bound is proved
+    against the catalog, the quadratic lower bound is refuted; exit 1."""
+    assert main(["check", str(EXAMPLE), "--json"]) == 1
+    rows = json.loads(capsys.readouterr().out)
+    assert {row["name"]: row["verdict"] for row in rows} == {
+        "flash2-forward-upper": "proved-against-catalog",
+        "quadratic-lower": "refuted",
+    }
+    assert all(row["schema"] == JSON_SCHEMA_VERSION for row in rows)
+
+
+def test_the_readme_shows_what_the_example_prints() -> None:
+    """The README's example output has the example's verdict lines (seconds aside)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "$ attnio check examples/claims.toml" in readme
+    assert "flash2-forward-upper: proved-against-catalog" in readme
+    assert "quadratic-lower: refuted" in readme
+    example = EXAMPLE.read_text(encoding="utf-8")
+    assert example.split("[[bound]]", 1)[1].strip() in readme
+
+
+def test_json_has_one_object_per_claim(tmp_path, capsys) -> None:
+    """--json: a list of objects with schema, name, verdict and a list of evidence items."""
+    path = _write(tmp_path, TRUE_CLAIM)
+    assert main(["check", str(path), "--json", *QUICK]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["name"] == "compulsory" and row["verdict"] == "proved-against-catalog"
+    assert row["schema"] == JSON_SCHEMA_VERSION
+    assert {"check", "verdict", "summary", "point"} <= set(row["evidence"][0])
+
+
+def test_table_names_each_claim_and_verdict(tmp_path, capsys) -> None:
+    """The terminal table lists each claim with its verdict; exit 0 when none is refuted."""
+    path = _write(tmp_path, TRUE_CLAIM)
+    assert main(["check", str(path), *QUICK]) == 0
+    out = capsys.readouterr().out
+    assert "compulsory" in out and "proved-against-catalog" in out and "not proofs" in out
+
+
+def test_refutations_write_replayable_evidence(tmp_path, capsys) -> None:
+    """A lower bound above a proven optimum exits 1 and --evidence-dir writes a DAG and
+    moves that replay to the optimum it names."""
+    path = _write(tmp_path, PEBBLE_REFUTED)
+    folder = tmp_path / "evidence"
+    code = main(["check", str(path), "--json", "--skip", "z3", "--skip", "counting",
+                 "--evidence-dir", str(folder)])  # fmt: skip
+    assert code == 1
+    (row,) = json.loads(capsys.readouterr().out)
+    item = next(e for e in row["evidence"] if e["verdict"] == "refuted")
+    dag = load_dag(item["certificate"].replace(".moves.jsonl", ".dag.json"))
+    assert replay(dag, read_moves(item["certificate"], dag), 6).io == item["other_value"] == 8
+    assert item["point"] == {"n": 2, "d": 1, "M": 6}
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("[[bound]]\nname = 'x'\n", r"missing field\(s\)"),
+        (TRUE_CLAIM.replace("8*n*d + n", "8*n*q"), "unknown symbol 'q'"),
+        (TRUE_CLAIM.replace("8*n*d + n", "__import__('os').getcwd()"), "not allowed"),
+        (TRUE_CLAIM + "conditions = 'M < d and d < M'\n", "admits no point"),
+        ("not toml [", "not valid TOML"),
+        ("", r"no \[\[bound\]\] table"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_two(tmp_path, capsys, text: str, match: str) -> None:
+    """Bad claims files give one line on stderr naming the problem and exit 2."""
+    path = _write(tmp_path, text)
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and re.search(match, err)
+
+
+def test_missing_file_is_bad_input(tmp_path, capsys) -> None:
+    """A file that does not exist is exit 2 naming the file."""
+    assert main(["check", str(tmp_path / "none.toml")]) == 2
+    assert "none.toml" in capsys.readouterr().err
+
+
+def test_no_traceback_from_the_installed_command(tmp_path) -> None:
+    """The console script prints no traceback on a hostile expression."""
+    path = _write(tmp_path, TRUE_CLAIM.replace("8*n*d + n", "().__class__.__mro__"))
+    done = subprocess.run(
+        [sys.executable, "-m", "attnio.cli", "check", str(path)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2 and "Traceback" not in done.stderr
