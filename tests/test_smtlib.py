@@ -8,7 +8,7 @@ import pytest
 import sympy as sp
 
 from attnio.bounds.symbols import M, Z, d, n
-from attnio.proofs import Obligation, SolverUnavailable, prove, smtlib
+from attnio.proofs import Obligation, Proved, SolverUnavailable, prove, smtlib
 from attnio.proofs.generate import planted
 
 
@@ -111,3 +111,19 @@ def test_a_certificate_needs_every_query_unsat():
     assert smtlib.combine(["unsat", "sat"]) == "sat"
     assert smtlib.combine(["unsat", "unknown"]) == "unknown"
     assert smtlib.combine([]) == "unknown"
+
+
+def test_round_trip_check_fails_only_on_a_contradiction(monkeypatch):
+    """verify's SMT-LIB round trip fails on a definite opposite answer, never on unknown."""
+    from attnio.proofs import verification
+
+    outcomes = _outcomes()
+    monkeypatch.setattr(verification, "_outcomes", lambda: outcomes)
+    monkeypatch.setattr(smtlib, "z3_answer", lambda path, timeout_ms=3000: "unknown")
+    passed, detail = verification.check_smtlib_round_trip()
+    assert passed and "re-solved to unknown" in detail
+    flipped = {"unsat": "sat", "sat": "unsat"}
+    answers = iter(flipped["unsat" if isinstance(o.result, Proved) else "sat"] for o in outcomes)
+    monkeypatch.setattr(smtlib, "z3_answer", lambda path, timeout_ms=3000: next(answers))
+    passed, detail = verification.check_smtlib_round_trip()
+    assert passed is False and "expected" in detail
