@@ -47,9 +47,17 @@ def test_processor_time_net_interrupts_only_the_running_call() -> None:
     assert budget.check(easy) == z3.sat
 
 
+DETERMINISM_FAMILIES = "comparison/*"
+"""The obligations run twice: the family whose calls end at the budget (decided by a
+counterexample search near its limit, or unknown), where a wall-clock timeout made
+statuses flip with load. The whole catalog (346 obligations) takes over ten minutes of
+processor time per run; every obligation is still proved once in the suite
+(``test_obligations.py::test_whole_catalog_has_no_failure``)."""
+
+
 def _statuses() -> dict[str, str]:
     out = subprocess.run(
-        [sys.executable, "-m", "attnio", "prove", "--json"],
+        [sys.executable, "-m", "attnio", "prove", "--json", "--only", DETERMINISM_FAMILIES],
         capture_output=True,
         text=True,
         timeout=7200,
@@ -59,7 +67,7 @@ def _statuses() -> dict[str, str]:
 
 @pytest.mark.slow
 def test_prove_statuses_are_the_same_under_load() -> None:
-    """attnio prove gives every obligation the same status idle and under CPU load."""
+    """attnio prove gives the budget-bound obligations the same status idle and under CPU load."""
     idle = _statuses()
     busy = [
         subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)
