@@ -52,7 +52,7 @@ DETERMINISM_FAMILIES = "comparison/*"
 counterexample search near its limit, or unknown), where a wall-clock timeout made
 statuses flip with load. The whole catalog (346 obligations) takes over ten minutes of
 processor time per run; every obligation is still proved once in the suite
-(``test_obligations.py::test_whole_catalog_has_no_failure``)."""
+(``attnio verify`` in ``test_install.py``)."""
 
 
 def _statuses() -> dict[str, str]:

@@ -3,6 +3,11 @@
 A numba cache written into ``site-packages/attnio/pebble/__pycache__`` by the
 first command once survived ``pip uninstall`` and shadowed the editable install
 of the second (``ImportError: cannot import name 'load_dag'``).
+
+Command 1 runs ``attnio verify``, whose ``proofs.obligations`` check proves the whole
+obligation catalog (every expected-true obligation proved, every planted claim
+refuted): this test is also the suite's whole-catalog proof, which takes over ten
+minutes of processor time and so runs once.
 """
 
 from __future__ import annotations
