@@ -9,43 +9,11 @@ on hover. The interactive explorer (``attnio explore``) draws builder stages ins
 from __future__ import annotations
 
 from html import escape
-from typing import Protocol
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-
-class _Graph(Protocol):
-    """What :func:`dag_svg` reads of a :class:`~attnio.pebble.Dag` (no import: no cycle)."""
-
-    labels: tuple[str, ...]
-
-    @property
-    def num_vertices(self) -> int: ...
-
-    @property
-    def outputs(self) -> np.ndarray: ...
-
-    def predecessors(self, vertex: int) -> np.ndarray: ...
-
-    def edges(self) -> np.ndarray: ...
-
-
-class _Result(Protocol):
-    """What :func:`pebbling_html` reads of a :class:`~attnio.pebble.Pebbling`."""
-
-    io: int
-    loads: int
-    stores: int
-    optimal: bool
-    lower: int
-    upper: int
-    variant: str
-    M: int
-    vertices: int
-    states_explored: int
-    seconds: float
-    moves: list | None
-    method: str
+if TYPE_CHECKING:  # annotations only: dag.py and result.py import this module lazily
+    from .dag import Dag
+    from .result import Pebbling
 
 
 __all__ = ["MAX_PICTURE_VERTICES", "dag_svg", "pebbling_html"]
@@ -54,7 +22,7 @@ MAX_PICTURE_VERTICES = 600
 """Largest DAG drawn; a larger one has no picture (the notebook shows its text repr)."""
 
 
-def dag_svg(dag: _Graph) -> str | None:
+def dag_svg(dag: Dag) -> str | None:
     """Return an SVG drawing of ``dag``, or ``None`` above :data:`MAX_PICTURE_VERTICES`.
 
     Examples
@@ -103,7 +71,7 @@ def dag_svg(dag: _Graph) -> str | None:
     return "".join(parts)
 
 
-def pebbling_html(pebbling: _Result) -> str:
+def pebbling_html(pebbling: Pebbling) -> str:
     """Return a small HTML table of a pebbling's cost, bounds and provenance.
 
     Examples
