@@ -107,6 +107,20 @@ def _value(expr: sp.Expr, point: dict) -> sp.Expr | None:
     return value if value.is_real and value.is_finite else None
 
 
+def _refuted(what: str, name: str, bound, point: dict, value, run, command: str) -> Evidence:
+    """The evidence of a machine count that refutes one side of a claim at ``point``."""
+    return Evidence(
+        "counting",
+        "refuted",
+        f"{what} on the two-level machine at " + ", ".join(f"{k}={v}" for k, v in point.items()),
+        against=f"{name} {bound.pass_.value}",
+        point={k: str(v) for k, v in point.items()},
+        claim_value=str(value),
+        other_value=str(run.counts.io),
+        replay=command,
+    )
+
+
 def counting_evidence(claim: Claim) -> list[Evidence]:
     """Compare the claim's sides with machine counts at sampled sizes."""
     bound = claim.bound
@@ -132,15 +146,9 @@ def counting_evidence(claim: Claim) -> list[Evidence]:
                     continue
                 compared += 1
                 if value > run.counts.io:
-                    found.append(Evidence(
-                        "counting", "refuted",
-                        f"lower side {value} > {name} {bound.pass_.value}, which moves "
-                        f"{run.counts.io} words on the two-level machine at "
-                        + ", ".join(f"{k}={v}" for k, v in point.items()),
-                        against=f"{name} {bound.pass_.value}",
-                        point={k: str(v) for k, v in point.items()},
-                        claim_value=str(value), other_value=str(run.counts.io), replay=command,
-                    ))  # fmt: skip
+                    where = f"{name} {bound.pass_.value}, which moves {run.counts.io} words"
+                    found.append(_refuted(f"lower side {value} > {where}", name, bound,
+                                          point, value, run, command))  # fmt: skip
                     break
     if upper is not None and bound.kind is Kind.UPPER:
         name = bound.algorithm
@@ -157,15 +165,9 @@ def counting_evidence(claim: Claim) -> list[Evidence]:
                     continue
                 compared += 1
                 if value < run.counts.io:
-                    found.append(Evidence(
-                        "counting", "refuted",
-                        f"upper side {value} < {run.counts.io} words that {name} "
-                        f"{bound.pass_.value} moves on the two-level machine at "
-                        + ", ".join(f"{k}={v}" for k, v in point.items()),
-                        against=f"{name} {bound.pass_.value}",
-                        point={k: str(v) for k, v in point.items()},
-                        claim_value=str(value), other_value=str(run.counts.io), replay=command,
-                    ))  # fmt: skip
+                    where = f"{run.counts.io} words that {name} {bound.pass_.value} moves"
+                    found.append(_refuted(f"upper side {value} < {where}", name, bound,
+                                          point, value, run, command))  # fmt: skip
                     break
     seconds = time.perf_counter() - start
     if found:
