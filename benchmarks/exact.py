@@ -4,6 +4,7 @@ Run from the repository root:
 
     .venv/bin/python benchmarks/exact.py                 # everything, 60 s per exact solve
     .venv/bin/python benchmarks/exact.py --time-limit 10 --skip-stretch
+    .venv/bin/python benchmarks/exact.py --ilp-only         # the ILP baseline (extra "ilp")
 
 Targets: the numba solver at least 100x faster than the
 pure-Python reference (:func:`attnio.pebble.exact_reference.reference_optimum`) on the
@@ -17,18 +18,24 @@ stopped after ``--reference-states`` states. Tables 2 and 3 sweep M, each run al
 the pattern databases (:mod:`attnio.pebble.patterns`) as the baseline. Times exclude numba
 compilation (done before timing); solver runs under a second are the best of three. A run
 that stops on its limit shows its proven bounds ``[lower, upper]``.
+
+The ILP baseline (:func:`ilp_table`) solves a time-indexed 0/1 model of the same game
+(:class:`TimeIndexedModel`) with OR-Tools CP-SAT and HiGHS, one thread each, side by
+side with the exact solver; it needs the optional extra (``pip install -e ".[ilp]"``)
+and prints which package is missing otherwise.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import time
 
 from attnio.pebble import builders
 from attnio.pebble.errors import InstanceTooLargeError
 from attnio.pebble.exact import DEFAULT_RULES, solve_exact
 from attnio.pebble.exact_reference import reference_optimum
-from attnio.pebble.heuristic import compulsory_io
+from attnio.pebble.heuristic import compulsory_io, solve_heuristic
 from attnio.pebble.patterns import build_patterns
 from attnio.pebble.symmetry import automorphisms
 
@@ -159,11 +166,13 @@ def frontier_table(
     variants=("standard", "oneshot"),
     compare: float = 60.0,
     max_states: int = MAX_STATES,
+    Ms: tuple[int, ...] | None = None,
 ) -> None:
     """Every M of each frontier instance, from the smallest feasible M until Q reaches the
     compulsory I/O (then every larger M has the same Q). Each run proven within
     ``compare`` seconds is repeated without the symmetry reduction, side by side (the
-    states-expanded ratio is the fraction the reduction keeps)."""
+    states-expanded ratio is the fraction the reduction keeps). With ``Ms``, only those
+    memory sizes (one cell at a time)."""
     plain_rules = tuple(rule for rule in DEFAULT_RULES if rule != "symmetry")
     print(f"\n## Frontier: every M, time limit {time_limit:g} s each\n")
     head = "| dag | n | d | V | automorphisms | variant | M | Q (or proven bounds) | seconds | expanded |"
@@ -179,6 +188,10 @@ def frontier_table(
         floor = compulsory_io(dag)
         for variant in variants:
             for M in range(dag.min_memory, dag.num_vertices + 1):
+                if Ms is not None and M not in Ms:
+                    if M > max(Ms):
+                        break
+                    continue
                 result = solve_exact(
                     dag, M, variant=variant, time_limit=time_limit, max_states=max_states
                 )
@@ -213,6 +226,269 @@ def frontier_table(
                     break
 
 
+# --------------------------------------------------------------------------- ILP baseline
+
+
+class TimeIndexedModel:
+    """The red-blue game as a time-indexed 0/1 program, the model public red-blue ILP solvers use.
+
+    Step ``t = 1..T`` goes from pebble state ``t - 1`` to state ``t``: any stores (of
+    vertices red at ``t - 1``), then deletions, then at most one load or compute of a
+    vertex that is red at ``t``, whose predecessors are red at ``t``; at most ``M`` red
+    pebbles at every state, so the peak of the move sequence is at most ``M`` too. Each
+    step therefore plays as a legal sequence of moves (:meth:`moves`, re-checked by
+    ``replay``), and any pebbling with at most ``T - 1`` loads and computes is one
+    solution (every store and deletion moved to the step of the next load or compute,
+    plus one last step for the final stores). One-shot: each vertex computed at most
+    once. ``T`` is the caller's: with ``T = (non-inputs) + U + 1`` for a known pebbling
+    of cost ``U`` the one-shot model holds an optimum (an optimal one-shot pebbling
+    computes each vertex at most once and loads fewer than ``U`` times); the standard
+    optimum may recompute, so there the model's optimum is over pebblings of at most
+    ``T - 1`` loads and computes, an upper bound on Q that is proven equal to it
+    only where it meets a lower bound.
+
+    Variables ``r, b`` (state), ``c, l, s`` (moves), indexed ``[kind][v][t]``; rows are
+    ``(indices, coefficients, lower, upper)``, for any 0/1 solver.
+    """
+
+    def __init__(self, dag, M: int, variant: str, steps: int) -> None:
+        self.dag, self.M, self.variant, self.steps = dag, M, variant, steps
+        count = dag.num_vertices
+        self.index: dict[tuple[str, int, int], int] = {}
+        self.fixed: dict[int, int] = {}
+        for kind in "rbcls":
+            for v in range(count):
+                for t in range(steps + 1):
+                    self.index[kind, v, t] = len(self.index)
+        inputs = set(dag.inputs.tolist())
+        outputs = set(dag.outputs.tolist())
+        for v in range(count):
+            for kind in "rcls":
+                self.fixed[self.index[kind, v, 0]] = 0
+            self.fixed[self.index["b", v, 0]] = int(v in inputs)
+            if v in inputs:
+                for t in range(steps + 1):
+                    self.fixed[self.index["c", v, t]] = 0
+            if v in outputs:
+                self.fixed[self.index["b", v, steps]] = 1
+        self.rows: list[tuple[list[int], list[int], float, float]] = []
+        x = self.index
+        inf = float("inf")
+        for t in range(1, steps + 1):
+            self.rows.append(([x["r", v, t] for v in range(count)], [1] * count, -inf, M))
+            self.rows.append(
+                (
+                    [x["c", v, t] for v in range(count)] + [x["l", v, t] for v in range(count)],
+                    [1] * (2 * count),
+                    -inf,
+                    1,
+                )
+            )
+            for v in range(count):
+                r, r0 = x["r", v, t], x["r", v, t - 1]
+                b, b0 = x["b", v, t], x["b", v, t - 1]
+                c, load, s = x["c", v, t], x["l", v, t], x["s", v, t]
+                self.rows.append(([r, r0, c, load], [1, -1, -1, -1], -inf, 0))
+                self.rows.append(([c, r], [1, -1], -inf, 0))
+                self.rows.append(([load, r], [1, -1], -inf, 0))
+                self.rows.append(([load, b0], [1, -1], -inf, 0))
+                self.rows.append(([s, r0], [1, -1], -inf, 0))
+                self.rows.append(([b, b0, s], [1, -1, -1], -inf, 0))
+                self.rows.append(([b, b0], [1, -1], 0, inf))  # blue is never removed
+                for u in dag.predecessors(v).tolist():
+                    self.rows.append(([c, x["r", u, t]], [1, -1], -inf, 0))
+        if variant == "oneshot":
+            for v in range(count):
+                if v not in inputs:
+                    cs = [x["c", v, t] for t in range(1, steps + 1)]
+                    self.rows.append((cs, [1] * len(cs), -inf, 1))
+        self.objective = [
+            x[kind, v, t] for kind in "ls" for v in range(count) for t in range(1, steps + 1)
+        ]
+
+    def moves(self, value) -> list:
+        """The pebbling of a solution ``value(index) -> 0/1``, step by step (see the class)."""
+        from attnio.pebble.moves import Move
+
+        x, out = self.index, []
+        count = self.dag.num_vertices
+        red = set()
+        blue = set(self.dag.inputs.tolist())
+        for t in range(1, self.steps + 1):
+            now = {v for v in range(count) if value(x["r", v, t])}
+            for v in range(count):
+                if value(x["s", v, t]) and v not in blue:
+                    out.append(Move("store", v))
+                    blue.add(v)
+            for v in sorted(red - now):
+                out.append(Move("delete", v))
+            red &= now
+            for v in range(count):
+                if (value(x["c", v, t]) or value(x["l", v, t])) and v not in red and v in now:
+                    out.append(Move("compute" if value(x["c", v, t]) else "load", v))
+                    red.add(v)
+        return out
+
+
+def _ilp_cpsat(model: TimeIndexedModel, time_limit: float):
+    """Solve with OR-Tools CP-SAT (one worker, fixed seed): (status, lower, upper, moves)."""
+    from ortools.sat.python import cp_model
+
+    cp = cp_model.CpModel()
+    var = [cp.NewBoolVar(f"x{i}") for i in range(len(model.index))]
+    for i, value in model.fixed.items():
+        cp.Add(var[i] == value)
+    for indices, coefs, lo, hi in model.rows:
+        expr = sum(c * var[i] for i, c in zip(indices, coefs, strict=True))
+        if lo > float("-inf"):
+            cp.Add(expr >= int(lo))
+        if hi < float("inf"):
+            cp.Add(expr <= int(hi))
+    cp.Minimize(sum(var[i] for i in model.objective))
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = time_limit
+    solver.parameters.num_search_workers = 1
+    solver.parameters.random_seed = 0
+    status = solver.Solve(cp)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return "no solution", math.ceil(solver.BestObjectiveBound() - 1e-6), None, None
+    moves = model.moves(lambda i: solver.BooleanValue(var[i]))
+    lower = math.ceil(solver.BestObjectiveBound() - 1e-6)
+    upper = round(solver.ObjectiveValue())
+    return ("optimal" if status == cp_model.OPTIMAL else "stopped"), lower, upper, moves
+
+
+def _ilp_highs(model: TimeIndexedModel, time_limit: float):
+    """Solve with HiGHS (one thread, fixed seed): (status, lower, upper, moves)."""
+    import highspy
+    import numpy as np
+
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("time_limit", float(time_limit))
+    h.setOptionValue("threads", 1)
+    h.setOptionValue("random_seed", 0)
+    n = len(model.index)
+    lower = np.zeros(n)
+    upper = np.ones(n)
+    for i, value in model.fixed.items():
+        lower[i] = upper[i] = value
+    cost = np.zeros(n)
+    cost[model.objective] = 1
+    h.addVars(n, lower, upper)
+    h.changeColsCost(n, np.arange(n, dtype=np.int32), cost)
+    h.changeColsIntegrality(
+        n, np.arange(n, dtype=np.int32), np.full(n, highspy.HighsVarType.kInteger)
+    )
+    inf = highs_inf = h.getInfinity()
+    for indices, coefs, lo, hi in model.rows:
+        h.addRow(
+            max(lo, -highs_inf),
+            min(hi, inf),
+            len(indices),
+            np.array(indices, dtype=np.int32),
+            np.array(coefs, dtype=np.float64),
+        )
+    h.run()
+    info = h.getInfo()
+    status = h.getModelStatus()
+    bound = math.ceil(info.mip_dual_bound - 1e-6)
+    if info.primal_solution_status != 2:  # no feasible solution
+        return "no solution", bound, None, None
+    values = h.getSolution().col_value
+    moves = model.moves(lambda i: values[i] > 0.5)
+    proven = status == highspy.HighsModelStatus.kOptimal
+    return ("optimal" if proven else "stopped"), bound, round(info.objective_function_value), moves
+
+
+ILP_SOLVERS = {"CP-SAT": ("ortools", _ilp_cpsat), "HiGHS": ("highspy", _ilp_highs)}
+"""The 0/1 solvers of the baseline: name -> (module it needs, solve function)."""
+
+
+def _ilp_child(name: str, model: TimeIndexedModel, time_limit: float):
+    return ILP_SOLVERS[name][1](model, time_limit)
+
+
+def _ilp_isolated(name: str, model: TimeIndexedModel, time_limit: float):
+    """Solve in a fresh process: ortools and highspy each ship a HiGHS build, and the two
+    cannot be loaded into one process (undefined symbols)."""
+    import multiprocessing
+
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        return pool.apply(_ilp_child, (name, model, time_limit))
+
+
+def _importable(module: str) -> str | None:
+    """None if ``module`` imports in a fresh process, else the error's last line."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", f"import {module}"], capture_output=True, text=True, check=False
+    )
+    if done.returncode == 0:
+        return None
+    return (done.stderr.strip().splitlines() or ["import failed"])[-1]
+
+
+def ilp_table(time_limit: float, variant: str = "standard") -> None:
+    """The time-indexed ILP (:class:`TimeIndexedModel`) against attnio's exact solver,
+    side by side on the same instances, each solve capped at ``time_limit`` seconds.
+
+    Rows print only for the solvers whose package imports (``pip install -e ".[ilp]"``);
+    otherwise the table says which package is missing. Every ILP solution is replayed
+    (``attnio.pebble.moves.replay``) before its cost is shown.
+    """
+    from attnio.pebble.moves import replay
+
+    print(f"\n## ILP baseline: time-indexed model, {variant}, {time_limit:g} s cap each\n")
+    solvers = {}
+    for name, (module, _) in ILP_SOLVERS.items():
+        error = _importable(module)
+        if error is not None:
+            print(f"{name}: not run ({module} is not importable: {error}; "
+                  'pip install -e ".[ilp]")')  # fmt: skip
+            continue
+        solvers[name] = module
+    if not solvers:
+        return
+    print(
+        "| dag | n | d | V | M | steps T | attnio Q | attnio s | solver | ILP result "
+        "| ILP s | ILP s / attnio s |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    cases = [("attention-forward", 2, 1, M) for M in range(3, 7)]
+    cases.append(("attention-forward", 2, 2, 3))
+    for kind, n, d, M in cases:
+        dag = builders.build(kind, n, d)
+        exact = solve_exact(dag, M, variant=variant, time_limit=time_limit, max_states=MAX_STATES)
+        known = solve_heuristic(dag, M, heuristic="search", variant=variant).io
+        noninputs = dag.num_vertices - len(dag.inputs)
+        steps = noninputs + known + 1
+        model = TimeIndexedModel(dag, M, variant, steps)
+        for name in solvers:
+            start = time.perf_counter()
+            status, lower, upper, moves = _ilp_isolated(name, model, time_limit)
+            seconds = time.perf_counter() - start
+            if moves is not None:
+                # a stopped solve may pay for stores of blue vertices, which the moves skip
+                upper = min(upper, replay(dag, moves, M, variant).io)
+            if status == "optimal":
+                shown = str(upper)
+                if exact.optimal and upper < exact.io:
+                    raise RuntimeError(f"{name} {kind} M={M}: {upper} below Q = {exact.io}")
+            elif upper is None:
+                shown = f"[{lower}, -] no solution"
+            else:
+                shown = f"[{lower}, {upper}]"
+            ratio = f"{seconds / exact.seconds:,.0f}x" if exact.optimal else "-"
+            print(
+                f"| {kind} | {n} | {d} | {dag.num_vertices} | {M} | {steps} | {_cost(exact)} "
+                f"| {exact.seconds:.2f} | {name} | {shown} | {seconds:.1f} | {ratio} |",
+                flush=True,
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--time-limit", type=float, default=60.0)
@@ -229,6 +505,10 @@ def main() -> None:
     )
     parser.add_argument("--max-states", type=int, default=MAX_STATES)
     parser.add_argument(
+        "--ilp-only", action="store_true", help="only the ILP baseline table (optional extra ilp)"
+    )
+    parser.add_argument("--ilp-time-limit", type=float, default=120.0)
+    parser.add_argument(
         "--case",
         action="append",
         default=None,
@@ -236,6 +516,9 @@ def main() -> None:
         help="frontier instance (repeatable), e.g. attention-forward:2:2",
     )
     parser.add_argument("--variant", action="append", default=None)
+    parser.add_argument(
+        "--m", type=int, action="append", default=None, help="frontier memory size (repeatable)"
+    )
     args = parser.parse_args()
     solve_exact(builders.build("attention-forward", 1, 1), 3)  # compile the kernels
     solve_exact(builders.build("attention-forward", 1, 1), 3, variant="oneshot", rules=())
@@ -244,13 +527,22 @@ def main() -> None:
     if args.case:
         cases = tuple((kind, int(n), int(d)) for kind, n, d in (c.split(":") for c in args.case))
     variants = tuple(args.variant) if args.variant else ("standard", "oneshot")
+    if args.ilp_only:
+        ilp_table(args.ilp_time_limit)
+        return
     if not args.frontier_only:
         compare_table(args.time_limit, args.reference_states)
         sweep_table("attention-forward", 2, 1, list(range(3, 8)), args.time_limit)
         if not args.skip_stretch:
             sweep_table("attention-forward", 2, 2, list(range(3, 11)), args.time_limit)
+        ilp_table(args.ilp_time_limit)
     frontier_table(
-        args.time_limit, cases, variants, compare=args.compare_below, max_states=args.max_states
+        args.time_limit,
+        cases,
+        variants,
+        compare=args.compare_below,
+        max_states=args.max_states,
+        Ms=tuple(args.m) if args.m else None,
     )
 
 
