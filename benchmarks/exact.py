@@ -252,8 +252,9 @@ class TimeIndexedModel:
     """
 
     def __init__(self, dag, M: int, variant: str, steps: int) -> None:
-        self.dag, self.M, self.variant, self.steps = dag, M, variant, steps
-        count = dag.num_vertices
+        self.M, self.variant, self.steps = M, variant, steps
+        count = self.count = dag.num_vertices
+        self.inputs = tuple(dag.inputs.tolist())  # no Dag kept: the model is pickled
         self.index: dict[tuple[str, int, int], int] = {}
         self.fixed: dict[int, int] = {}
         for kind in "rbcls":
@@ -311,9 +312,9 @@ class TimeIndexedModel:
         from attnio.pebble.moves import Move
 
         x, out = self.index, []
-        count = self.dag.num_vertices
+        count = self.count
         red = set()
-        blue = set(self.dag.inputs.tolist())
+        blue = set(self.inputs)
         for t in range(1, self.steps + 1):
             now = {v for v in range(count) if value(x["r", v, t])}
             for v in range(count):

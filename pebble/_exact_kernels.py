@@ -15,7 +15,8 @@ The kernels take a handful of flat arrays and return numbers or status codes:
 - ``graph`` (3, V) int64: rows ``G_PRED`` (predecessor bit set of each vertex),
   ``G_SUCC`` (successors), ``G_REACH`` (the vertex and all its descendants);
 - ``params`` int64: ``P_V, P_INPUTS, P_OUTPUTS, P_M, P_ONESHOT, P_FLAGS, P_SINGLE``
-  (the last: the vertices with exactly one successor);
+  (the vertices with exactly one successor) and, read only with ADDITIVE_PATTERNS,
+  ``P_CHARGED`` (the vertices some pattern database charges);
 - ``patterns``: the pattern databases (built by :mod:`._pattern_kernels`) as
   :func:`pattern_sum` reads them (read only with the PATTERN_DATABASES flag);
 - ``symmetry`` (K, 8, 256) int64: byte lookup tables of K automorphisms, the identity
@@ -51,6 +52,7 @@ SINGLE_SUCCESSOR = 128
 PATTERN_DATABASES = 256
 SYMMETRY = 512
 EAGER_OUTPUT = 1024
+ADDITIVE_PATTERNS = 2048
 ALL_FLAGS = (
     DELETE_WHEN_FULL
     | OUTPUT_MACRO
@@ -63,6 +65,7 @@ ALL_FLAGS = (
     | PATTERN_DATABASES
     | SYMMETRY
     | EAGER_OUTPUT
+    | ADDITIVE_PATTERNS
 )
 
 # transitions recorded for the certificate: code = sym * SYM_CODE + kind * 64 + vertex,
@@ -82,7 +85,7 @@ QUEUE_FULL = 3
 _GO_ON = -1  # internal: the successor was handled, keep expanding
 
 G_PRED, G_SUCC, G_REACH = 0, 1, 2
-P_V, P_INPUTS, P_OUTPUTS, P_M, P_ONESHOT, P_FLAGS, P_SINGLE = 0, 1, 2, 3, 4, 5, 6
+P_V, P_INPUTS, P_OUTPUTS, P_M, P_ONESHOT, P_FLAGS, P_SINGLE, P_CHARGED = 0, 1, 2, 3, 4, 5, 6, 7
 T_RED, T_BLUE, T_COMP, T_PEND, T_UNUSED, T_G, T_PARENT, T_MOVE = 0, 1, 2, 3, 4, 5, 6, 7
 E_STATE, E_NEXT, E_G = 0, 1, 2
 
@@ -176,6 +179,17 @@ def heuristic(graph, params, red, blue, computed, pending):
     already counted. INFEASIBLE when a needed vertex can never become red again
     (one-shot: computed, and its red and blue pebbles are gone).
     """
+    return heuristic_parts(graph, params, red, blue, computed, pending, np.int64(0))[0]
+
+
+@njit(cache=True)
+def heuristic_parts(graph, params, red, blue, computed, pending, charged):
+    """:func:`heuristic`, and the part of it on vertices outside ``charged``.
+
+    Every move the plain heuristic counts is a load or a store of one vertex, each
+    vertex's moves counted at most once; the second value counts only those of
+    vertices outside ``charged`` (rule additive-patterns). Both are INFEASIBLE together.
+    """
     missing = params[P_OUTPUTS] & ~blue
     oneshot = params[P_ONESHOT] != 0
     need = missing
@@ -190,10 +204,12 @@ def heuristic(graph, params, red, blue, computed, pending):
             if oneshot:
                 loads |= bit
         elif oneshot and (computed & bit) != 0:
-            return INFEASIBLE
+            return INFEASIBLE, INFEASIBLE
         else:
             need |= graph[G_PRED, v]
-    return popcount(missing) + popcount(loads | pending)
+    outside = ~charged
+    total = popcount(missing) + popcount(loads | pending)
+    return total, popcount(missing & outside) + popcount((loads | pending) & outside)
 
 
 @njit(cache=True)
@@ -234,13 +250,20 @@ def pattern_sum(patterns, red, blue):
 def state_h(graph, params, patterns, red, blue, computed, pending):
     """The larger of the enabled heuristics (HEURISTIC, PATTERN_DATABASES), else 0.
 
-    With neither flag the search is Dijkstra's algorithm.
+    With ADDITIVE_PATTERNS (and both others), the pattern sum also gets the plain
+    heuristic's moves on the vertices no pattern charges (exact.py, additive-patterns).
+    With neither HEURISTIC nor PATTERN_DATABASES the search is Dijkstra's algorithm.
     """
+    flags = params[P_FLAGS]
     h = 0
-    if params[P_FLAGS] & HEURISTIC:
-        h = heuristic(graph, params, red, blue, computed, pending)
-    if h < INFEASIBLE and params[P_FLAGS] & PATTERN_DATABASES:
-        h = max(h, pattern_sum(patterns, red, blue))
+    outside = 0
+    if flags & HEURISTIC:
+        charged = params[P_CHARGED] if flags & ADDITIVE_PATTERNS else np.int64(-1)
+        h, outside = heuristic_parts(graph, params, red, blue, computed, pending, charged)
+    if h < INFEASIBLE and flags & PATTERN_DATABASES:
+        if not flags & ADDITIVE_PATTERNS:
+            outside = 0
+        h = max(h, pattern_sum(patterns, red, blue) + outside)
     return h
 
 

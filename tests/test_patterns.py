@@ -16,7 +16,7 @@ from attnio.pebble.builders import attention_forward
 from attnio.pebble.dag import Dag
 from attnio.pebble.exact import DEFAULT_RULES, solve_exact
 from attnio.pebble.exact_reference import reference_optimum
-from attnio.pebble.moves import Move
+from attnio.pebble.moves import Move, replay
 from attnio.pebble.patterns import (
     Pattern,
     PatternSet,
@@ -173,3 +173,114 @@ def test_patterns_are_used_only_where_they_match_the_plain_start_estimate(n, d, 
     outputs = np.int64(sum(1 << v for v in dag.outputs.tolist()))
     params = np.array([dag.num_vertices, inputs, outputs, M, 0, search_kern.HEURISTIC, 0])
     assert exact_module._patterns_help(graph, params, packed) is helps
+
+
+def _additive_h(dag: Dag, M: int, variant: str, patterns: PatternSet, red, blue, computed) -> int:
+    """The search kernel's heuristic with "additive-patterns" at the state (red, blue, computed)."""
+    graph = exact_module._graph_arrays(dag)
+    charged = set().union(*(p.charged for p in patterns.patterns)) if patterns.patterns else set()
+    flags = search_kern.HEURISTIC | search_kern.PATTERN_DATABASES | search_kern.ADDITIVE_PATTERNS
+    params = np.array(
+        [
+            dag.num_vertices,
+            exact_module._bits(dag.inputs),
+            exact_module._bits(dag.outputs),
+            M,
+            int(variant == "oneshot"),
+            flags,
+            0,
+            exact_module._bits(sorted(charged)),
+        ],
+        dtype=np.int64,
+    )
+    bits = [np.int64(sum(1 << v for v in vs)) for vs in (red, blue, computed)]
+    return int(search_kern.state_h(graph, params, patterns.packed(dag), *bits, np.int64(0)))
+
+
+def _check_additive_along_optimal(instance, variant: str, cap: int) -> None:
+    dag, M = instance
+    patterns = build_patterns(dag, M, max_entries=cap, max_total=4 * cap)
+    result = solve_exact(dag, M, variant=variant, rules=())
+    red: set[int] = set()
+    blue = set(dag.inputs.tolist())
+    computed: set[int] = set()
+    spent = 0
+    assert _additive_h(dag, M, variant, patterns, red, blue, computed) <= result.io
+    for move in result.moves:
+        if move.op == "load":
+            red.add(move.vertex)
+            spent += 1
+        elif move.op == "store":
+            blue.add(move.vertex)
+            spent += 1
+        elif move.op == "compute":
+            red.add(move.vertex)
+            if variant == "oneshot":
+                computed.add(move.vertex)
+        else:
+            red.discard(move.vertex)
+        estimate = _additive_h(dag, M, variant, patterns, red, blue, computed)
+        assert estimate <= result.io - spent
+
+
+@settings(max_examples=100)
+@given(pebbling_instances(max_vertices=8, extra=2), variants, st.sampled_from([16, 64, 1 << 10]))
+@example((FORK, 3), "standard", 64)
+def test_additive_estimate_never_exceeds_the_cost_still_needed(instance, variant, cap):
+    """Along an optimal pebbling, the additive estimate (pattern sum plus the plain
+    heuristic's moves on uncharged vertices) at every intermediate state is at most the
+    cost the pebbling still spends, with patterns small enough to leave vertices
+    uncharged: the "additive-patterns" rule is admissible where it matters."""
+    _check_additive_along_optimal(instance, variant, cap)
+
+
+@pytest.mark.slow
+@settings(max_examples=300)
+@given(
+    pebbling_instances(min_vertices=6, max_vertices=9, extra=3),
+    variants,
+    st.sampled_from([16, 64, 256, 1 << 10]),
+)
+def test_additive_estimate_never_exceeds_the_cost_still_needed_larger(instance, variant, cap):
+    """The same admissibility property on 300 random DAGs of 6 to 9 vertices."""
+    _check_additive_along_optimal(instance, variant, cap)
+
+
+@pytest.mark.kernel_oracle
+@settings(max_examples=oracle_examples(80))
+@given(pebbling_instances(max_vertices=7, extra=3), variants, st.sampled_from([16, 64, 1 << 10]))
+@example((FORK, 3), "standard", 64)
+def test_search_with_additive_patterns_equals_reference(instance, variant, cap):
+    """As test_search_with_patterns_equals_reference (databases from the start, a seed one
+    load too expensive), with small patterns and the "additive-patterns" rule on and off:
+    both searches prove the brute-force optimum and their certificates replay to it."""
+    dag, M = instance
+    oneshot = solve_exact(dag, M, variant="oneshot", rules=()).moves
+    first = int(dag.inputs[0])
+    padded = [Move("load", first), Move("delete", first), *oneshot]
+    expected = reference_optimum(dag, M, variant=variant)[0]
+    for rules in (DEFAULT_RULES, (*DEFAULT_RULES, "additive-patterns")):
+        with (
+            mock.patch.object(exact_module, "_PROBE_EXPANSIONS", 0),
+            mock.patch.object(exact_module, "_seed_pebbling", lambda dag, M: padded),
+            mock.patch.object(exact_module, "_patterns_help", lambda *args: True),
+            mock.patch.object(
+                exact_module,
+                "build_patterns",
+                lambda dag, M: build_patterns(dag, M, max_entries=cap, max_total=4 * cap),
+            ),
+        ):
+            result = solve_exact(dag, M, variant=variant, rules=rules)
+        assert result.optimal
+        assert result.io == expected
+        assert replay(dag, result.moves, M, variant).io == expected
+
+
+def test_additive_start_value():
+    """Dense forward n=2, d=2, M=3: the databases alone see 16 at the start, as does the
+    plain heuristic; with the plain moves on uncharged vertices added, 24."""
+    dag = attention_forward(2, 2)
+    patterns = build_patterns(dag, 3)
+    start = ([], dag.inputs.tolist(), [])
+    assert patterns.value(dag, *start[:2]) == 16
+    assert _additive_h(dag, 3, "standard", patterns, *start) == 24
