@@ -250,7 +250,7 @@ RULES: dict[str, int] = {
 DEFAULT_RULES: tuple[str, ...] = tuple(
     rule
     for rule in RULES
-    if rule not in ("reload-after-store", "use-before-delete", "eager-output")
+    if rule not in ("reload-after-store", "use-before-delete", "eager-output", "additive-patterns")
 )
 """The rules :func:`solve_exact` enables by default. ``"reload-after-store"`` and
 ``"use-before-delete"`` are sound but off: each adds a bit set to the state, which splits
