@@ -167,13 +167,14 @@ def frontier_table(
     compare: float = 60.0,
     max_states: int = MAX_STATES,
     Ms: tuple[int, ...] | None = None,
+    extra_rules: tuple[str, ...] = (),
 ) -> None:
     """Every M of each frontier instance, from the smallest feasible M until Q reaches the
     compulsory I/O (then every larger M has the same Q). Each run proven within
     ``compare`` seconds is repeated without the symmetry reduction, side by side (the
     states-expanded ratio is the fraction the reduction keeps). With ``Ms``, only those
-    memory sizes (one cell at a time)."""
-    plain_rules = tuple(rule for rule in DEFAULT_RULES if rule != "symmetry")
+    memory sizes (one cell at a time); ``extra_rules`` are enabled on top of the defaults."""
+    plain_rules = tuple(r for r in (*DEFAULT_RULES, *extra_rules) if r != "symmetry")
     print(f"\n## Frontier: every M, time limit {time_limit:g} s each\n")
     head = "| dag | n | d | V | automorphisms | variant | M | Q (or proven bounds) | seconds | expanded |"
     rule = "|---|---|---|---|---|---|---|---|---|---|"
@@ -193,7 +194,12 @@ def frontier_table(
                         break
                     continue
                 result = solve_exact(
-                    dag, M, variant=variant, time_limit=time_limit, max_states=max_states
+                    dag,
+                    M,
+                    variant=variant,
+                    time_limit=time_limit,
+                    max_states=max_states,
+                    rules=(*DEFAULT_RULES, *extra_rules),
                 )
                 row = (
                     f"| {kind} | {n} | {d} | {dag.num_vertices} | {order} | {variant} | {M} "
@@ -518,6 +524,9 @@ def main() -> None:
     )
     parser.add_argument("--variant", action="append", default=None)
     parser.add_argument(
+        "--rule", action="append", default=[], help="frontier: a rule on top of the defaults"
+    )
+    parser.add_argument(
         "--m", type=int, action="append", default=None, help="frontier memory size (repeatable)"
     )
     args = parser.parse_args()
@@ -544,6 +553,7 @@ def main() -> None:
         compare=args.compare_below,
         max_states=args.max_states,
         Ms=tuple(args.m) if args.m else None,
+        extra_rules=tuple(args.rule),
     )
 
 
