@@ -258,7 +258,13 @@ states, and on the attention DAGs measured that costs more than it prunes (one-s
 forward n=2, d=1, M=3: 0.64M expansions without them, 2.4M with the first, 0.82M with
 the second). ``"eager-output"`` is sound but off: A* already finishes ready outputs
 early, so it saves little (same graph, standard, M=3: 190k expansions against 203k;
-M=4 and 5 and one-shot: within 1%) for a forced-move rule that excludes two others."""
+M=4 and 5 and one-shot: within 1%) for a forced-move rule that excludes two others.
+``"additive-patterns"`` is sound but off: it raises the proven lower bound at the smallest
+M (90 s each, side by side: dense forward n=2, d=2, standard M=3, 40 against 36; n=3, d=1,
+one-shot M=3, 42 against 40; backward n=2, d=1, one-shot M=3, 41 against 39) and changes
+nothing where the search proves the optimum (forward n=2, d=1, M=3; n=2, d=2, one-shot
+M=3: within 0.5% of the expansions), but it also switches the databases on at larger M
+(its start estimate reaches the plain one there), which was not measured."""
 
 _SLICE_SECONDS = 0.25
 _FIRST_CAPACITY = 1 << 14
