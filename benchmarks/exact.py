@@ -232,6 +232,36 @@ def frontier_table(
                     break
 
 
+ADDITIVE_CASES = (
+    ("attention-forward", 2, 1, "standard", 3, 60.0),
+    ("attention-forward", 2, 2, "oneshot", 3, 120.0),
+    ("attention-forward", 2, 2, "standard", 3, 90.0),
+    ("attention-backward", 2, 1, "oneshot", 3, 90.0),
+    ("attention-forward", 3, 1, "oneshot", 3, 90.0),
+)
+"""(dag, n, d, variant, M, seconds) of the "additive-patterns" comparison."""
+
+
+def additive_table(cases=ADDITIVE_CASES) -> None:
+    """The default rules against the same with "additive-patterns", side by side."""
+    print('\n## Default rules against "additive-patterns", side by side\n')
+    print(
+        "| dag | n | d | variant | M | limit s | default rules | expanded "
+        "| with additive-patterns | expanded |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for kind, n, d, variant, M, limit in cases:
+        dag = builders.build(kind, n, d)
+        cells = []
+        for rules in (DEFAULT_RULES, (*DEFAULT_RULES, "additive-patterns")):
+            result = solve_exact(
+                dag, M, variant=variant, time_limit=limit, max_states=MAX_STATES, rules=rules
+            )
+            shown = _cost(result) + (f" ({result.seconds:.1f} s)" if result.optimal else "")
+            cells.append(f"{shown} | {result.states_explored:,}")
+        print(f"| {kind} | {n} | {d} | {variant} | {M} | {limit:g} | {' | '.join(cells)} |")
+
+
 # --------------------------------------------------------------------------- ILP baseline
 
 
@@ -516,6 +546,9 @@ def main() -> None:
     )
     parser.add_argument("--ilp-time-limit", type=float, default=120.0)
     parser.add_argument(
+        "--additive-only", action="store_true", help='only the "additive-patterns" comparison'
+    )
+    parser.add_argument(
         "--case",
         action="append",
         default=None,
@@ -539,6 +572,9 @@ def main() -> None:
     variants = tuple(args.variant) if args.variant else ("standard", "oneshot")
     if args.ilp_only:
         ilp_table(args.ilp_time_limit)
+        return
+    if args.additive_only:
+        additive_table()
         return
     if not args.frontier_only:
         compare_table(args.time_limit, args.reference_states)
