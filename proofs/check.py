@@ -510,9 +510,9 @@ def _certificate(
         lemma.append(translator.translate(root) > 0)
         lemma.append(translator.translate(sp.Eq(sym, power)))
     lemma += [translator.translate_bool(claims), z3.Not(translator.translate_bool(original.claim))]
-    solver = z3.SolverFor("QF_NRA")
-    limit(solver, timeout_ms)
-    solver.add(*translator.side_conditions(), *lemma)
+    context = z3.Context()  # fresh, like every verdict's call (see _Query.solver)
+    solver = limit(z3.SolverFor("QF_NRA", ctx=context), timeout_ms)
+    solver.add(*(term.translate(context) for term in (*translator.side_conditions(), *lemma)))
     head = f"; attnio obligation {original.name}\n; claim: {original.claim}\n" + (
         f"; assumptions: {' & '.join(map(str, original.assumptions)) or 'none'}\n"
     )
