@@ -64,9 +64,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "--max-vertices",
         type=count(),
-        default=builders.MAX_VERTICES,
+        default=builders.BUILD_MAX_VERTICES,
         metavar="V",
-        help=f"refuse --dag graphs with more vertices (default {builders.MAX_VERTICES})",
+        help=f"refuse --dag graphs with more vertices (default {builders.BUILD_MAX_VERTICES})",
     )
     memory = parser.add_mutually_exclusive_group(required=True)
     memory.add_argument("--M", type=count(), help="red pebbles (fast-memory words)")
