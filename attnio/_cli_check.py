@@ -42,8 +42,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "--json",
         action="store_true",
-        help="print one JSON object per claim (schema, name, verdict, evidence) instead of "
-        "the table",
+        help="print JSON instead of the table: {schema, partial, results}, one result per "
+        "claim (name, verdict, evidence), the same shape for one claim and many",
     )
     parser.add_argument(
         "--evidence-dir",
@@ -99,11 +99,11 @@ def _report(args: argparse.Namespace, reports: list, partial: bool) -> int:
     from attnio.bounds.schema import JSON_SCHEMA_VERSION
 
     if args.json:
-        payload = [
-            {"schema": JSON_SCHEMA_VERSION, **({"partial": True} if partial else {}),
-             **report.to_dict()}
-            for report in reports
-        ]  # fmt: skip
+        payload = {
+            "schema": JSON_SCHEMA_VERSION,
+            "partial": partial,
+            "results": [report.to_dict() for report in reports],
+        }
         json.dump(payload, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
