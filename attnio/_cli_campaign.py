@@ -97,6 +97,7 @@ def run_command(args: argparse.Namespace) -> int:
         raise ValueError("--format, --figures and -o apply to 'report' and 'export', not to a spec")
     if args.workers is not None and args.scheduler is not None:
         raise ValueError("give --workers or --scheduler, not both")
+    writable_file("--store", args.store)
     return _run(args)
 
 

@@ -136,6 +136,17 @@ CASES = [
     (["prove", "--smtlib", "{tmp}/empty.json", "--only", "planted/*"], "not a directory"),
     (["table", "-o", "{tmp}"], "is a directory"),
     (["table", "-o", "/nonexistent-dir/t.md"], "does not exist"),
+    # paths the permission bits allow but the kernel refuses (the superuser passes os.access)
+    ([*DAG, "--M", "4", "--moves", "/proc/m.jsonl"], "--moves '/proc/m.jsonl': cannot write: "),
+    ([*SIM, "--sweep", "M=64:512", "--plot", "/proc/p.png"], "--plot '/proc/p.png': cannot write"),
+    (["table", "-o", "/proc/t.md"], "--output '/proc/t.md': cannot write: "),
+    (["table", "--bib", "/proc/r.bib"], "--bib '/proc/r.bib': cannot write: "),
+    (["prove", "--smtlib", "/proc/smt/x", "--only", "planted/*"], "--smtlib '/proc/smt/x': cannot"),
+    (["check", "{tmp}/spec.toml", "--evidence-dir", "/proc/e/f"], "--evidence-dir '/proc/e/f': "),
+    (["campaign", "{tmp}/spec.toml", "--store", "/proc/r.sqlite"], "--store '/proc/r.sqlite': "),
+    (["campaign", "report", "--store", "{tmp}/r.sqlite", "-o", "/proc/r.md"], "-o '/proc/r.md'"),
+    (["plot", "algorithms", "--n", "64", "--d", "8", "--sweep", "M=64:512", "-o", "/proc/p.png"],
+     "--output '/proc/p.png': cannot write: "),
 ]  # fmt: skip
 
 
@@ -336,3 +347,19 @@ def test_closed_pipe_is_quiet() -> None:
         err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) in (0, 141)
     assert "error" not in err and "Traceback" not in err, err
+
+
+def test_output_checks_leave_nothing_behind(tmp_path) -> None:
+    """Checking an output path writes nothing: a new file or directory chain is removed
+    again, an existing file keeps its content."""
+    from attnio._arguments import writable_directory, writable_file
+
+    assert writable_file("-o", str(tmp_path / "new.md")) == tmp_path / "new.md"
+    assert writable_directory("--smtlib", str(tmp_path / "a" / "b")) == tmp_path / "a" / "b"
+    kept = tmp_path / "kept.md"
+    kept.write_text("text")
+    writable_file("-o", str(kept))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.md"]
+    assert kept.read_text() == "text"
+    with pytest.raises(ValueError, match=r"^--smtlib '/proc/a/b': cannot write: "):
+        writable_directory("--smtlib", "/proc/a/b")
