@@ -140,7 +140,9 @@ def _run(args: argparse.Namespace) -> int:
         )
     print(
         f"{outcome.total} units: {outcome.from_store} from the store, {outcome.ran} ran, "
-        f"{outcome.failed} failed, in {outcome.seconds:.1f} s; store {args.store}"
+        f"{outcome.failed} failed"
+        + (f", {outcome.skipped_units} skipped" if outcome.skipped_units else "")
+        + f", in {outcome.seconds:.1f} s; store {args.store}"
     )
     for line in outcome.skipped:
         print(f"skipped: {line}")
