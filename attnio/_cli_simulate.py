@@ -24,7 +24,7 @@ HELP = "run an attention algorithm on the two-level memory machine and count its
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Register ``attnio simulate``."""
     from attnio.algorithms import ALGORITHMS
-    from attnio.algorithms.simulation import MAX_WORDS
+    from attnio.algorithms.simulation import MAX_TRANSFERS, MAX_WORDS
 
     parser = subparsers.add_parser(
         NAME,
@@ -96,6 +96,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         metavar="WORDS",
         help=f"refuse runs estimated to allocate more words (default {MAX_WORDS})",
     )
+    parser.add_argument(
+        "--max-transfers",
+        type=count(),
+        default=MAX_TRANSFERS,
+        metavar="T",
+        help="refuse runs estimated (closed-form I/O / d) to make more machine transfers, "
+        f"which bound the running time, also with --count-only (default {MAX_TRANSFERS:,})",
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.set_defaults(run=run)
     return parser
@@ -126,6 +134,7 @@ def run(args: argparse.Namespace) -> int:
         degree=args.degree,
         entry_bound=args.entry_bound,
         max_words=args.max_words,
+        max_transfers=args.max_transfers,
     )
     record = result.to_dict()
     if args.json:
@@ -203,6 +212,7 @@ def _run_sweep(args: argparse.Namespace) -> int:
             block_density=args.block_density,
             degree=args.degree,
             max_words=args.max_words,
+            max_transfers=args.max_transfers,
         )
     except SweepInterrupted as stop:
         data = stop.result.to_dict()

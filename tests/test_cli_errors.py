@@ -59,6 +59,14 @@ CASES = [
     (["simulate", "flash", "--n", "10000000", "--d", "64", "--M", "16384"], "--max-words"),
     (["simulate", "low-rank", "--n", "64", "--d", "64", "--M", "2048", "--degree", "12"],
      "--max-words"),
+    # counting mode allocates nothing but runs the whole loop nest: its work is bounded
+    (["simulate", "flash", "--n", "99999999", "--d", "9999", "--M", "99999999", "--count-only"],
+     "more than max_transfers=100,000,000; choose smaller sizes or raise the limit "
+     "(--max-transfers)"),
+    (["simulate", "standard", "--n", "100000", "--d", "1", "--M", "64", "--count-only"],
+     "--max-transfers"),
+    ([*SIM, "--M", "512", "--count-only", "--max-transfers", "10"], "more than max_transfers=10"),
+    ([*SIM, "--sweep", "M=64:512", "--max-transfers", "10"], "max_transfers=10"),
     # integers beyond int64, negative, zero; NaN and infinity
     ([*DAG, "--M", "99999999999999999999999"], "too large"),
     ([*SIM, "--M", "99999999999999999999999"], "too large"),
