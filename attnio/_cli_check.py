@@ -6,7 +6,8 @@ import argparse
 import json
 import sys
 
-from attnio._arguments import interactive, interrupted, wide_console, writable_directory
+from attnio._arguments import interrupted, wide_console, writable_directory
+from attnio._progress import ProgressLine
 
 NAME = "check"
 HELP = "check your own bounds (a TOML file) against the catalog, pebblings and machine counts"
@@ -76,22 +77,17 @@ def run(args: argparse.Namespace) -> int:
         writable_directory("--evidence-dir", args.evidence_dir)
     claims = read_claims(args.file)
     reports: list = []
-    show = interactive() and not args.json
-
-    def progress(report) -> None:
-        reports.append(report)
-        if show:
-            print(f"\r\033[K[{len(reports)}/{len(claims)}] {report.name}", end="", file=sys.stderr)
-
     try:
-        check(claims, skip=args.skip, evidence_dir=args.evidence_dir, on_report=progress)
+        with ProgressLine(enabled=not args.json) as line:
+
+            def progress(report) -> None:
+                reports.append(report)
+                line.update(len(reports), len(claims), report.name)
+
+            check(claims, skip=args.skip, evidence_dir=args.evidence_dir, on_report=progress)
     except KeyboardInterrupt:
-        if show:
-            print(file=sys.stderr)
         _report(args, reports, partial=True)
         return interrupted(f"{len(reports)} of {len(claims)} claims checked")
-    if show:
-        print("\r\033[K", end="", file=sys.stderr)
     return _report(args, reports, partial=False)
 
 

@@ -14,6 +14,7 @@ from attnio._arguments import (
     positive_float,
     writable_file,
 )
+from attnio._progress import ProgressLine
 
 NAME = "pebble"
 HELP = "pebble an attention DAG or a graph file (red-blue pebble game, exact or heuristic)"
@@ -193,7 +194,9 @@ def _pebblings(dag, args: argparse.Namespace) -> list:
     if args.sweep:
         from attnio.pebble.heuristic import sweep
 
-        return sweep(dag, range(args.sweep[0], args.sweep[1] + 1), **options)
+        Ms = range(args.sweep[0], args.sweep[1] + 1)
+        with ProgressLine(enabled=not args.json and args.format == "text") as line:
+            return sweep(dag, Ms, progress=line.update, **options)
     from attnio.pebble import pebble
 
     return [pebble(dag, args.M, moves=bool(args.moves), **options)]

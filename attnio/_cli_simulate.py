@@ -10,12 +10,12 @@ from pathlib import Path
 from attnio._arguments import (
     count,
     fraction,
-    interactive,
     interrupted,
     memory_range,
     positive_float,
     writable_file,
 )
+from attnio._progress import ProgressLine
 
 NAME = "simulate"
 HELP = "run an attention algorithm on the two-level memory machine and count its I/O"
@@ -198,22 +198,22 @@ def _run_sweep(args: argparse.Namespace) -> int:
         if suffix not in ("", "png", "pdf", "svg"):
             raise ValueError(f"--plot {args.plot!r}: suffix .{suffix} is not .png, .pdf or .svg")
     lo, hi = args.sweep
-    if interactive() and not args.json:
-        print(f"sweeping {len(args.algorithm)} algorithm(s) over M={lo}:{hi}", file=sys.stderr)
     try:
-        result = sweep(
-            args.algorithm,
-            args.pass_,
-            args.n,
-            args.d,
-            lo,
-            hi,
-            args.points,
-            block_density=args.block_density,
-            degree=args.degree,
-            max_words=args.max_words,
-            max_transfers=args.max_transfers,
-        )
+        with ProgressLine(enabled=not args.json) as line:
+            result = sweep(
+                args.algorithm,
+                args.pass_,
+                args.n,
+                args.d,
+                lo,
+                hi,
+                args.points,
+                progress=line.update,
+                block_density=args.block_density,
+                degree=args.degree,
+                max_words=args.max_words,
+                max_transfers=args.max_transfers,
+            )
     except SweepInterrupted as stop:
         data = stop.result.to_dict()
         finished = [row for row in data.pop("results") if row["io"] is not None]
