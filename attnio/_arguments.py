@@ -144,10 +144,3 @@ def interrupted(summary: str) -> int:
     """Report an interrupt after partial output; return exit code 130."""
     print(f"attnio: interrupted; {summary}", file=sys.stderr)
     return 130
-
-
-def wide_console():
-    """A rich console for tables on standard output: the terminal's width, or 160 when piped."""
-    from rich.console import Console
-
-    return Console() if sys.stdout.isatty() else Console(width=160)

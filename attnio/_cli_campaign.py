@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from attnio._arguments import count, interactive, interrupted, writable_directory, writable_file
+from attnio._table import to_terminal
 
 NAME = "campaign"
 HELP = "run many pebblings and simulations into a result store; report on it"
@@ -172,6 +173,8 @@ def _report(args: argparse.Namespace) -> int:
         text = report.latex()
     else:
         text = report.markdown()
+        if args.output is None:
+            text = to_terminal(text)
     if args.figures:
         from attnio.campaign.report import write_figures
 

@@ -6,8 +6,9 @@ import argparse
 import json
 import sys
 
-from attnio._arguments import interrupted, wide_console, writable_directory
+from attnio._arguments import interrupted, writable_directory
 from attnio._progress import ProgressLine
+from attnio._table import wide_console
 
 NAME = "check"
 HELP = "check your own bounds (a TOML file) against the catalog, pebblings and machine counts"

@@ -15,6 +15,7 @@ from attnio._arguments import (
     writable_file,
 )
 from attnio._progress import ProgressLine
+from attnio._table import format_table
 
 NAME = "pebble"
 HELP = "pebble an attention DAG or a graph file (red-blue pebble game, exact or heuristic)"
@@ -278,14 +279,11 @@ def _report(dag, args: argparse.Namespace, results: list, partial: bool) -> int:
         f"{name}: {dag.num_vertices} vertices, {dag.num_edges} edges, "
         f"variant {args.variant}, method {method}" + (" (partial: interrupted)" if partial else "")
     )
-    print(
-        f"{'M':>6} {'io':>10} {'loads':>10} {'stores':>10} {'lower':>10} {'optimal':>8} "
-        f"{'seconds':>9}"
-    )
-    for row in rows:
-        print(
-            f"{row['M']:>6} {row['io']:>10} {row['loads']:>10} {row['stores']:>10} "
-            f"{row['lower']:>10} {'yes' if row['optimal'] else 'no':>8} "
-            f"{row['seconds']:>9.3f}"
-        )
+    columns = ("M", "io", "loads", "stores", "lower", "optimal", "seconds")
+    cells = [
+        [*(str(row[k]) for k in columns[:5]), "yes" if row["optimal"] else "no",
+         f"{row['seconds']:.3f}"]
+        for row in rows
+    ]  # fmt: skip
+    print(format_table(columns, cells))
     return 0

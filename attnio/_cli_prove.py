@@ -6,8 +6,9 @@ import argparse
 import json
 import sys
 
-from attnio._arguments import count, interrupted, wide_console, writable_directory
+from attnio._arguments import count, interrupted, writable_directory
 from attnio._progress import ProgressLine
+from attnio._table import wide_console
 
 NAME = "prove"
 HELP = "prove the inequalities between the catalog's bounds with z3"

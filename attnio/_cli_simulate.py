@@ -16,6 +16,7 @@ from attnio._arguments import (
     writable_file,
 )
 from attnio._progress import ProgressLine
+from attnio._table import format_table
 
 NAME = "simulate"
 HELP = "run an attention algorithm on the two-level memory machine and count its I/O"
@@ -232,10 +233,11 @@ def _run_sweep(args: argparse.Namespace) -> int:
         _dump(data.pop("results"), partial=False, **data)
         return 0
     names = list(result.measured)
-    print("M".rjust(10) + "".join(name.rjust(22) for name in names))
-    for k, M in enumerate(result.memories):
-        cells = [result.measured[name][k] for name in names]
-        print(str(M).rjust(10) + "".join(_cell(c).rjust(22) for c in cells))
+    rows = [
+        [str(M), *(_cell(result.measured[name][k]) for name in names)]
+        for k, M in enumerate(result.memories)
+    ]
+    print(format_table(["M", *names], rows))
     if args.plot:
         print(f"plot written to {args.plot}")
     return 0
