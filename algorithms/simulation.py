@@ -159,12 +159,19 @@ def estimate_transfers(record: Bound, d: int, used: dict) -> int | None:
     >>> estimate_transfers(get("flash-forward-count"), 8, {"n": 64, "d": 8, "M": 512})
     1552
     """
+    value = _closed_form(record, used)
+    return None if value is None else value // d
+
+
+def _closed_form(record: Bound, used: dict) -> int | None:
+    """The count record's value at ``used``; None where it does not apply or is not a
+    positive number (blocks that do not fit)."""
     if not record.applies(**used):
         return None
     value = record.evaluate(**used)
     if not (value.is_finite and value.is_positive):
         return None
-    return int(value) // d
+    return int(value)
 
 
 def _check_transfers(transfers: int | None, max_transfers: int, shown: str) -> None:
@@ -287,16 +294,15 @@ def simulate(
     record = get(algo.counts[pass_])
     used = {k: v for k, v in params.items() if k in record.parameters}
     shown = f"{shown}, M={M}"
-    _check_transfers(estimate_transfers(record, d, used), max_transfers, shown)
+    closed = _closed_form(record, used)
+    _check_transfers(None if closed is None else closed // d, max_transfers, shown)
 
     machine = TwoLevelMachine(M, numeric=numeric, algorithm=f"{algorithm} {pass_}")
     data = _place(machine, pass_, n, d, seed, entry_bound if approx else None, fine_mask)
     algo.runners[pass_](machine, n, d, **options)
 
-    closed, note = None, ""
-    if record.applies(**used):
-        closed = int(record.evaluate(**used))
-    else:
+    note = ""
+    if closed is None:
         note = f"{record.name} does not apply here: its conditions are {record.conditions}"
     error = bound = None
     if numeric:
