@@ -262,9 +262,10 @@ def test_interrupted_prove_keeps_finished_obligations(capsys, monkeypatch) -> No
     import importlib
     import json
 
-    check = importlib.import_module("attnio.proofs.check")
-    monkeypatch.setattr(check, "prove", _interrupt_after(2, check.prove))
-    assert main(["prove", "--only", "crossover/dense-forward-tight/*", "--json"]) == 130
+    suite = importlib.import_module("attnio.proofs.suite")  # in process: --jobs 1
+    monkeypatch.setattr(suite, "prove", _interrupt_after(2, suite.prove))
+    argv = ["prove", "--only", "crossover/dense-forward-tight/*", "--json", "--jobs", "1"]
+    assert main(argv) == 130
     data = json.loads(capsys.readouterr().out)
     assert data["partial"] is True and len(data["outcomes"]) == 1
 
