@@ -23,8 +23,8 @@ _PACKAGES: dict[str, tuple[str, ...]] = {
         "UnknownBoundError", "catalog", "crossover", "get", "render",
     ),
     "attnio.pebble": (
-        "BUILDERS", "COMPUTE", "DELETE", "GAME_VARIANTS", "GRAPH_SUFFIXES", "HEURISTICS", "KINDS",
-        "LOAD", "POLICIES", "STORE", "VARIANTS", "BuilderSpec", "CycleError", "Dag",
+        "BUILDERS", "COMPUTE", "DELETE", "GAME_VARIANTS", "GRAPH_FORMATS", "GRAPH_SUFFIXES",
+        "HEURISTICS", "KINDS", "LOAD", "POLICIES", "STORE", "VARIANTS", "BuilderSpec", "CycleError", "Dag",
         "GameVariant", "GraphFormatError", "IllegalMoveError", "InstanceTooLargeError",
         "MemoryTooSmallError", "Move", "MoveFormatError", "OrderPlayer", "PebbleError",
         "PebbleParameterError", "Pebbling", "Replay", "SatOptimum", "SearchInterrupted",
