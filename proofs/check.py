@@ -427,12 +427,14 @@ def _rooted(obligation: Obligation) -> tuple[Obligation, dict] | None:
     return rooted, subs
 
 
-def _strengthened(obligation: Obligation, timeout_ms: int) -> Proved | None:
+def _strengthened(obligation: Obligation, timeout_ms: int, certify: bool = True) -> Proved | None:
     """Prove a rounding-free strengthening (see ``rounding``) and its side conditions.
 
     When the claim has a symbol under a root, the strengthening is tried on the rooted
     claim (:func:`_rooted`) too. The Proved result's SMT-LIB text is a certificate of the
-    original claim (:func:`_certificate`).
+    original claim (:func:`_certificate`); with ``certify=False`` it is empty (the
+    constant search of :func:`prove` certifies only the constant it reports: the
+    certificate's lemma check is the most expensive z3 call of a strengthened proof).
     """
     candidates: list[tuple[Obligation, dict]] = [(obligation, {})]
     rooted = _rooted(obligation)
@@ -470,7 +472,7 @@ def _strengthened(obligation: Obligation, timeout_ms: int) -> Proved | None:
                 f"z3 unsat on a rounding-free strengthening{rooted_note} and "
                 f"{len(parts) - 1} side condition(s) (real relaxation)"
             )
-            text = _certificate(obligation, target, subs, strong, timeout_ms)
+            text = _certificate(obligation, target, subs, strong, timeout_ms) if certify else ""
             return Proved(method, witness, text)
     return None
 
@@ -508,20 +510,12 @@ def _certificate(
         lemma.append(translator.translate(root) > 0)
         lemma.append(translator.translate(sp.Eq(sym, power)))
     lemma += [translator.translate_bool(claims), z3.Not(translator.translate_bool(original.claim))]
-    solver = z3.SolverFor("QF_NRA")
-    limit(solver, timeout_ms)
-    solver.add(*translator.side_conditions(), *lemma)
-    head = f"; attnio obligation {original.name}\n; claim: {original.claim}\n" + (
-        f"; assumptions: {' & '.join(map(str, original.assumptions)) or 'none'}\n"
-    )
+    context = z3.Context()  # fresh, like every verdict's call (see _Query.solver)
+    solver = limit(z3.SolverFor("QF_NRA", ctx=context), timeout_ms)
+    solver.add(*(term.translate(context) for term in (*translator.side_conditions(), *lemma)))
+    head = _certificate_head(original)
     if check_budgeted(solver) != z3.unsat:
-        query = _Query(original, True)
-        return (
-            head + "; certificate: the ORIGINAL obligation (integer query). z3 proved it "
-            "through a rounding-free strengthening whose lemma it could not re-check here;\n"
-            "; this file asks the original question: unsat certifies the claim, and a solver "
-            "may answer unknown.\n" + query.smtlib()
-        )
+        return _original_certificate(original)
     check_lemma = z3.Solver()
     check_lemma.add(*translator.side_conditions(), *lemma)
     return (
@@ -536,6 +530,23 @@ def _certificate(
         + first.smtlib()
         + "\n(reset)\n; (2) the strengthening lemma\n(set-logic QF_NRA)\n"
         + check_lemma.to_smt2()
+    )
+
+
+def _certificate_head(original: Obligation) -> str:
+    return f"; attnio obligation {original.name}\n; claim: {original.claim}\n" + (
+        f"; assumptions: {' & '.join(map(str, original.assumptions)) or 'none'}\n"
+    )
+
+
+def _original_certificate(original: Obligation) -> str:
+    """The fallback certificate of a strengthened proof: the original integer query."""
+    return (
+        _certificate_head(original)
+        + "; certificate: the ORIGINAL obligation (integer query). z3 proved it "
+        "through a rounding-free strengthening whose lemma it could not re-check here;\n"
+        "; this file asks the original question: unsat certifies the claim, and a solver "
+        "may answer unknown.\n" + _Query(original, True).smtlib()
     )
 
 
@@ -623,7 +634,7 @@ def prove(
             instance = obligation.at(value)
             if strengthen(instance.claim) is not None:
                 # The strengthening is lossy: when it fails, a short look at the whole claim.
-                proof = _strengthened(instance, timeout_ms)
+                proof = _strengthened(instance, timeout_ms, certify=False)
                 results[value] = proof or _check_relaxed(instance, min(timeout_ms, _GLANCE_MS))
             else:
                 results[value] = _check(instance, timeout_ms, split=False, integers_stage=False)
@@ -671,6 +682,13 @@ def prove(
             high = middle
         else:
             low = middle
+    if isinstance(results[high], Proved) and not results[high].smtlib:
+        # The same queries again, now with the certificate of this constant (should a call
+        # stopped by the processor-time net not repeat, the original query certifies it).
+        instance = obligation.at(high)
+        results[high] = _strengthened(instance, timeout_ms) or _with_smtlib(
+            results[high], _original_certificate(instance)
+        )
     below = results.get(high - 1)
     if below is None:
         note = "C = 1 is the least"
@@ -684,6 +702,10 @@ def prove(
                 f"constant is in ({refuted.constant}, {high}]"
             )
     return Outcome(obligation, _with(results[high], high, time.perf_counter() - start, note))
+
+
+def _with_smtlib(result: Result, text: str) -> Result:
+    return type(result)(**dict(result.__dict__, smtlib=text))
 
 
 def _with(result: Result, constant: int | None, seconds: float, note: str) -> Result:
