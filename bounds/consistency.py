@@ -261,7 +261,7 @@ def _growth_points() -> list[tuple[str, dict[str, object], dict[str, object]]]:
     return pairs
 
 
-_COMPILED: dict[tuple[str, str, str], tuple[tuple[str, ...], Callable, Callable]] = {}
+_COMPILED: dict[tuple[str, sp.Expr, sp.Basic], tuple[tuple[str, ...], Callable, Callable]] = {}
 
 
 def _fast(bound: Bound, point: dict[str, object]) -> float | None:
@@ -270,7 +270,7 @@ def _fast(bound: Bound, point: dict[str, object]) -> float | None:
     The record's expressions are compiled with ``sympy.lambdify`` once per expression, so
     a changed record is compiled afresh.
     """
-    k = (bound.name, str(bound.asymptotic), str(bound.conditions))
+    k = (bound.name, bound.asymptotic, bound.conditions)
     if k not in _COMPILED:
         names = tuple(sorted(bound.parameters))
         syms = [sp.Symbol(name) for name in names]
@@ -299,16 +299,11 @@ def check_asymptotic_growth() -> tuple[bool, str]:
     lowers = [b for b in with_shape if b.kind in (Kind.LOWER, Kind.TIGHT)]
     uppers = [b for b in with_shape if b.kind in (Kind.UPPER, Kind.TIGHT)]
     moves = _growth_points()
-    values: dict[tuple[str, int], sp.Expr | None] = {}
-    index_of: dict[tuple, int] = {}
-
-    def key(point: dict[str, object]) -> int:
-        k = tuple(sorted((name, str(v)) for name, v in point.items()))
-        return index_of.setdefault(k, len(index_of))
+    values: dict[tuple[str, int], float | None] = {}
 
     def at(bound: Bound, point: dict[str, object]) -> float | None:
         """The bound's asymptotic value at ``point``, or None where it does not apply."""
-        k = (bound.name, key(point))
+        k = (bound.name, id(point))  # the points of ``moves`` live until the check ends
         if k not in values:
             values[k] = _fast(bound, point)
         return values[k]
