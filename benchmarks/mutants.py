@@ -78,7 +78,7 @@ from attnio.bounds.errors import RecordError
 from attnio.bounds.symbols import M, d, n
 from attnio.pebble import verification as pebble_checks
 from attnio.proofs import prove
-from attnio.proofs.generate import obligations
+from attnio.proofs.generate import evidence, obligations
 
 catalog_module = importlib.import_module("attnio.bounds.catalog")
 
@@ -236,7 +236,10 @@ def _prove() -> tuple[list[str], int]:
     try:
         generated = obligations()
     except Exception as error:  # attnio prove refuses the catalog; verify's check crashes
-        return [f"prove: obligations raised {type(error).__name__}"], 0
+        caught = [f"prove: obligations raised {type(error).__name__}"]
+        # Say too whether the evidence family alone (generated separately) fails.
+        caught += [f"prove: {o.name}" for o in evidence() if prove(o).failed][:1]
+        return caught, 0
     baseline, decided = _STATE["baseline"], _STATE["decided"]
     changed = [o for o in generated if baseline.get(o.name) != _key(o)]
     changed.sort(key=lambda o: _FAMILY_ORDER.index(o.family) if o.family in _FAMILY_ORDER else 99)
