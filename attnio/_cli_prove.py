@@ -46,8 +46,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         type=count(),
         default=DEFAULT_TIMEOUT_MS,
         metavar="MS",
-        help=f"wall-clock safety net of one z3 call in ms (default {DEFAULT_TIMEOUT_MS}); "
-        "verdicts are decided by z3's deterministic resource limit, not by this",
+        help=f"budget of one z3 call in ms (default {DEFAULT_TIMEOUT_MS}): it sets z3's "
+        "deterministic resource limit, which decides verdicts the same way on a loaded and "
+        "an idle machine (the clock is only a safety net)",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=count(),
+        default=None,
+        metavar="N",
+        help="worker processes (default: one per usable core); the statuses do not depend on it",
     )
     parser.add_argument(
         "--cross-check",
@@ -60,8 +68,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 def run_command(args: argparse.Namespace) -> int:
     """Run the obligations, print the table (or JSON), write and cross-check files."""
-    from attnio.proofs import select
-    from attnio.proofs.check import prove
+    from attnio.proofs import outcomes, select, usable_cores
 
     if args.cross_check and not args.smtlib:
         raise ValueError("--cross-check cvc5 needs --smtlib DIR to write the files it checks")
@@ -72,21 +79,24 @@ def run_command(args: argparse.Namespace) -> int:
             print(obligation.name)
         return 0
     chosen = select(args.only)
-    outcomes = []
+    finished = []
     show = interactive() and not args.json
+    jobs = args.jobs or usable_cores()
     try:
-        for k, obligation in enumerate(chosen, 1):
+        for outcome in outcomes(chosen, args.timeout, jobs):
+            finished.append(outcome)
             if show:
-                print(f"\r\033[K[{k}/{len(chosen)}] {obligation.name}", end="", file=sys.stderr)
-            outcomes.append(prove(obligation, args.timeout))
+                k = len(finished)
+                name = outcome.obligation.name
+                print(f"\r\033[K[{k}/{len(chosen)}] {name}", end="", file=sys.stderr)
     except KeyboardInterrupt:
         if show:
             print(file=sys.stderr)
-        _report(args, outcomes, partial=True)
-        return interrupted(f"{len(outcomes)} of {len(chosen)} obligations finished")
+        _report(args, finished, partial=True)
+        return interrupted(f"{len(finished)} of {len(chosen)} obligations finished")
     if show:
         print("\r\033[K", end="", file=sys.stderr)
-    return _report(args, outcomes, partial=False)
+    return _report(args, finished, partial=False)
 
 
 def _report(args: argparse.Namespace, outcomes: list, partial: bool) -> int:

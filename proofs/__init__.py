@@ -26,7 +26,7 @@ from .errors import (
     UnsupportedExpression,
 )
 from .obligation import Expectation, Obligation
-from .suite import run, select
+from .suite import outcomes, run, select, usable_cores
 from .translate import Translator
 
 __all__ = [
@@ -47,7 +47,9 @@ __all__ = [
     "check",
     "confirm",
     "describe",
+    "outcomes",
     "prove",
     "run",
     "select",
+    "usable_cores",
 ]

@@ -427,12 +427,14 @@ def _rooted(obligation: Obligation) -> tuple[Obligation, dict] | None:
     return rooted, subs
 
 
-def _strengthened(obligation: Obligation, timeout_ms: int) -> Proved | None:
+def _strengthened(obligation: Obligation, timeout_ms: int, certify: bool = True) -> Proved | None:
     """Prove a rounding-free strengthening (see ``rounding``) and its side conditions.
 
     When the claim has a symbol under a root, the strengthening is tried on the rooted
     claim (:func:`_rooted`) too. The Proved result's SMT-LIB text is a certificate of the
-    original claim (:func:`_certificate`).
+    original claim (:func:`_certificate`); with ``certify=False`` it is empty (the
+    constant search of :func:`prove` certifies only the constant it reports: the
+    certificate's lemma check is the most expensive z3 call of a strengthened proof).
     """
     candidates: list[tuple[Obligation, dict]] = [(obligation, {})]
     rooted = _rooted(obligation)
@@ -470,7 +472,7 @@ def _strengthened(obligation: Obligation, timeout_ms: int) -> Proved | None:
                 f"z3 unsat on a rounding-free strengthening{rooted_note} and "
                 f"{len(parts) - 1} side condition(s) (real relaxation)"
             )
-            text = _certificate(obligation, target, subs, strong, timeout_ms)
+            text = _certificate(obligation, target, subs, strong, timeout_ms) if certify else ""
             return Proved(method, witness, text)
     return None
 
@@ -508,9 +510,9 @@ def _certificate(
         lemma.append(translator.translate(root) > 0)
         lemma.append(translator.translate(sp.Eq(sym, power)))
     lemma += [translator.translate_bool(claims), z3.Not(translator.translate_bool(original.claim))]
-    solver = z3.SolverFor("QF_NRA")
-    limit(solver, timeout_ms)
-    solver.add(*translator.side_conditions(), *lemma)
+    context = z3.Context()  # fresh, like every verdict's call (see _Query.solver)
+    solver = limit(z3.SolverFor("QF_NRA", ctx=context), timeout_ms)
+    solver.add(*(term.translate(context) for term in (*translator.side_conditions(), *lemma)))
     head = f"; attnio obligation {original.name}\n; claim: {original.claim}\n" + (
         f"; assumptions: {' & '.join(map(str, original.assumptions)) or 'none'}\n"
     )
@@ -623,7 +625,7 @@ def prove(
             instance = obligation.at(value)
             if strengthen(instance.claim) is not None:
                 # The strengthening is lossy: when it fails, a short look at the whole claim.
-                proof = _strengthened(instance, timeout_ms)
+                proof = _strengthened(instance, timeout_ms, certify=False)
                 results[value] = proof or _check_relaxed(instance, min(timeout_ms, _GLANCE_MS))
             else:
                 results[value] = _check(instance, timeout_ms, split=False, integers_stage=False)
@@ -671,6 +673,9 @@ def prove(
             high = middle
         else:
             low = middle
+    if isinstance(results[high], Proved) and not results[high].smtlib:
+        # The same deterministic queries again, now with the certificate of this constant.
+        results[high] = _strengthened(obligation.at(high), timeout_ms) or results[high]
     below = results.get(high - 1)
     if below is None:
         note = "C = 1 is the least"

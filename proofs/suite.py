@@ -7,8 +7,13 @@ The obligations are generated (:mod:`attnio.proofs.generate`) and checked
 from __future__ import annotations
 
 import fnmatch
+import functools
+import multiprocessing
+import os
+import signal
+from collections.abc import Iterator, Sequence
 
-from attnio.bounds.arguments import positive_number
+from attnio.bounds.arguments import positive_integer, positive_number
 
 from .check import DEFAULT_TIMEOUT_MS, Outcome, prove
 from .errors import ObligationError
@@ -44,10 +49,57 @@ def select(pattern: str | None = None) -> list[Obligation]:
     return chosen
 
 
-def run(pattern: str | None = None, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> list[Outcome]:
-    """Check every selected obligation; return the outcomes in catalog order."""
+def usable_cores() -> int:
+    """Return the number of processor cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # platforms without affinity masks
+        return max(1, os.cpu_count() or 1)
+
+
+def _ignore_interrupt() -> None:
+    # Workers leave Ctrl-C to the parent, which reports what finished and stops them.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def outcomes(
+    chosen: Sequence[Obligation], timeout_ms: int = DEFAULT_TIMEOUT_MS, jobs: int = 1
+) -> Iterator[Outcome]:
+    """Yield :func:`~attnio.proofs.check.prove` of each obligation, in the order given.
+
+    With ``jobs > 1`` the obligations are spread over that many worker processes.
+    The statuses do not depend on ``jobs``: every z3 call runs in a fresh context under
+    a resource limit (:mod:`attnio.proofs.budget`), so no call sees another's work. If
+    the caller stops iterating (or is interrupted), the workers are stopped.
+
+    Raises
+    ------
+    ObligationError
+        If ``timeout_ms`` or ``jobs`` is not a positive integer.
+    """
     positive_number("timeout_ms", timeout_ms, ObligationError)
-    return [prove(obligation, timeout_ms) for obligation in select(pattern)]
+    positive_integer("jobs", jobs, ObligationError)
+    check_one = functools.partial(prove, timeout_ms=timeout_ms)
+    jobs = min(jobs, len(chosen))
+    if jobs <= 1:
+        yield from map(check_one, chosen)
+        return
+    # spawn, not fork: a forked z3 or numba runtime may hold locks of a parent thread.
+    pool = multiprocessing.get_context("spawn").Pool(jobs, initializer=_ignore_interrupt)
+    try:
+        yield from pool.imap(check_one, chosen, chunksize=1)
+        pool.close()
+    finally:
+        pool.terminate()
+        pool.join()
 
 
-__all__ = ["run", "select"]
+def run(
+    pattern: str | None = None, timeout_ms: int = DEFAULT_TIMEOUT_MS, jobs: int = 1
+) -> list[Outcome]:
+    """Check every selected obligation (over ``jobs`` processes); return the outcomes in
+    catalog order."""
+    return list(outcomes(select(pattern), timeout_ms, jobs))
+
+
+__all__ = ["outcomes", "run", "select", "usable_cores"]

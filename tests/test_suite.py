@@ -1,0 +1,42 @@
+"""Tests of attnio.proofs.suite: selecting obligations and running them over processes."""
+
+from __future__ import annotations
+
+import pytest
+
+from attnio.proofs import ObligationError, outcomes, select, usable_cores
+
+
+def test_outcomes_over_two_processes_match_one_process() -> None:
+    """Two worker processes give the same obligations, in the same order, with the same
+    statuses and methods as one process (every z3 call has its own context and limit)."""
+    chosen = select("crossover/*")
+    alone = list(outcomes(chosen, jobs=1))
+    spread = list(outcomes(chosen, jobs=2))
+    assert [o.obligation.name for o in spread] == [o.name for o in chosen]
+    assert [(o.result.status, o.verdict) for o in spread] == [
+        (o.result.status, o.verdict) for o in alone
+    ]
+    assert [getattr(o.result, "method", None) for o in spread] == [
+        getattr(o.result, "method", None) for o in alone
+    ]
+
+
+def test_stopping_early_stops_the_workers() -> None:
+    """Leaving the iteration after the first outcome ends the pool without hanging."""
+    stream = outcomes(select("crossover/*"), jobs=2)
+    first = next(stream)
+    stream.close()
+    assert first.obligation.name == select("crossover/*")[0].name
+
+
+@pytest.mark.parametrize("jobs", [0, -1, 1.5, True])
+def test_bad_jobs_is_refused(jobs) -> None:
+    """A non-positive or non-integer number of jobs is an ObligationError naming it."""
+    with pytest.raises(ObligationError, match="jobs"):
+        list(outcomes(select("crossover/*"), jobs=jobs))
+
+
+def test_usable_cores_is_positive() -> None:
+    """The default number of workers is at least one."""
+    assert usable_cores() >= 1
