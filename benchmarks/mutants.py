@@ -84,6 +84,7 @@ catalog_module = importlib.import_module("attnio.bounds.catalog")
 
 CHECKS = (
     consistency.check_cells_covered,
+    consistency.check_expressions_defined,
     consistency.check_conditions_within_cache,
     consistency.check_crossovers,
     consistency.check_min_branches,
@@ -247,11 +248,11 @@ def _prove() -> tuple[list[str], int]:
         key = (obligation.name, _key(obligation))
         if key not in decided:
             try:
-                decided[key] = prove(obligation).failed
-            except Exception:  # a crash is a failure of attnio prove
-                decided[key] = True
-        if decided[key]:
-            return [f"prove: {obligation.name}"], len(changed)
+                decided[key] = "" if prove(obligation).failed else None
+            except Exception as error:  # a crash is a failure of attnio prove
+                decided[key] = f" raised {type(error).__name__}"
+        if decided[key] is not None:
+            return [f"prove: {obligation.name}{decided[key]}"], len(changed)
     return [], len(changed)
 
 

@@ -264,13 +264,8 @@ def _growth_points() -> list[tuple[str, dict[str, object], dict[str, object]]]:
 _COMPILED: dict[tuple[str, sp.Expr, sp.Basic], tuple[tuple[str, ...], Callable, Callable]] = {}
 
 
-def _fast(bound: Bound, point: dict[str, object], which: str = "asymptotic") -> float | None:
-    """The asymptotic (or explicit) value in floating point (None where the conditions fail).
-
-    The record's expressions are compiled with ``sympy.lambdify`` once per expression, so
-    a changed record is compiled afresh.
-    """
-    expr = getattr(bound, which)
+def _compiled(bound: Bound, expr: sp.Basic) -> tuple[tuple[str, ...], Callable, Callable]:
+    """``expr`` and ``bound``'s conditions compiled with ``sympy.lambdify``, once per expression."""
     k = (bound.name, expr, bound.conditions)
     if k not in _COMPILED:
         names = tuple(sorted(bound.parameters))
@@ -280,11 +275,56 @@ def _fast(bound: Bound, point: dict[str, object], which: str = "asymptotic") -> 
         value = sp.lambdify(syms, expr.subs(plain), modules="math")
         held = sp.lambdify(syms, bound.conditions.subs(plain), modules="math")
         _COMPILED[k] = (names, value, held)
-    names, value, held = _COMPILED[k]
+    return _COMPILED[k]
+
+
+def _fast(bound: Bound, point: dict[str, object], which: str = "asymptotic") -> float | None:
+    """The asymptotic (or explicit) value in floating point (None where the conditions fail).
+
+    The record's expressions are compiled once per expression (:func:`_compiled`), so a
+    changed record is compiled afresh.
+    """
+    names, value, held = _compiled(bound, getattr(bound, which))
     args = [float(point[name]) for name in names]
     if not held(*args):
         return None
     return float(value(*args))
+
+
+def _undefined(bound: Bound, which: str, point: dict[str, object]) -> str | None:
+    """Why ``bound``'s ``which`` expression is undefined at ``point`` inside its conditions.
+
+    Evaluated in floating point first; a failure there (a floor that rounds to zero) is
+    re-evaluated exactly with sympy before it is reported.
+    """
+    try:
+        value = _fast(bound, point, which)
+        if value is None or math.isfinite(value):
+            return None
+    except (ZeroDivisionError, ValueError, OverflowError, TypeError):
+        if _fast_conditions(bound, point) is False:
+            return None
+    try:
+        if not _applies(bound, point):
+            return None
+    except (TypeError, ValueError):
+        return None  # the conditions themselves are undecided here: skipped
+    try:
+        exact = _value(bound, which, point)
+    except (TypeError, ValueError, ZeroDivisionError) as error:
+        return f"{bound.name}: {which} undefined at {_show(point)} ({error})"
+    if exact.is_finite:
+        return None
+    return f"{bound.name}: {which} = {exact} at {_show(point)}, inside its conditions"
+
+
+def _fast_conditions(bound: Bound, point: dict[str, object]) -> bool | None:
+    """Whether ``bound``'s conditions hold at ``point``; None where they cannot be evaluated."""
+    names, _, held = _compiled(bound, sp.Integer(0))
+    try:
+        return bool(held(*[float(point[name]) for name in names]))
+    except (ZeroDivisionError, ValueError, OverflowError, TypeError):
+        return None
 
 
 def check_asymptotic_growth() -> tuple[bool, str]:
@@ -425,12 +465,52 @@ def check_conditions_within_cache() -> tuple[bool, str]:
     return (not bad), "; ".join(bad[:3]) or f"{compared} record x point pairs inside their cache"
 
 
+def _small_memory_points() -> Iterator[dict[str, object]]:
+    """The points of :func:`grid` and, at each of its (n, d), M = 1, 2, 3 (below every block)."""
+    seen = set()
+    for point in grid():
+        yield point
+        key = (point["n"], point["d"], point["Z_QK"])
+        if key in seen:
+            continue
+        seen.add(key)
+        for m_val in (1, 2, 3):
+            fraction = sp.Rational(point["Z_QK"], point["n"] ** 2)
+            yield {**point, "M": m_val, **strip_mask_point(point["n"], m_val, fraction)}
+
+
+def check_expressions_defined() -> tuple[bool, str]:
+    """Every record's expressions are finite wherever its conditions hold, down to M = 1.
+
+    An exact count divides by its number of blocks (``floor(M / (5d + 4))``,
+    ``floor(sqrt(M) / 2)``); its conditions must exclude the memories where that is zero,
+    as they exclude the memories where its algorithm cannot run. A point where a record's
+    conditions themselves cannot be evaluated (they divide by zero there too, before the
+    conjunct that excludes it) is skipped for that record.
+    """
+    compared, bad = 0, []
+    for bound in catalog():
+        forms = [which for which in ("explicit", "asymptotic") if getattr(bound, which) is not None]
+        for point in _small_memory_points() if forms else ():
+            problem = next(filter(None, (_undefined(bound, which, point) for which in forms)), None)
+            compared += 1
+            if problem:
+                bad.append(problem)
+                break
+    if compared == 0:
+        return False, "no expression evaluated: the check would be vacuous"
+    return (not bad), "; ".join(
+        bad[:3]
+    ) or f"{compared} record x point pairs finite where they apply"
+
+
 def _show(point: dict[str, object]) -> str:
     return ", ".join(f"{k}={point[k]}" for k in ("n", "d", "M"))
 
 
 CHECKS: tuple[Check, ...] = (
     check_cells_covered,
+    check_expressions_defined,
     check_conditions_within_cache,
     check_crossovers,
     check_min_branches,

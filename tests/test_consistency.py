@@ -204,3 +204,32 @@ def test_cache_check_catches_a_large_cache_record_moved_below_the_boundary(
     _patch(monkeypatch, {name: dataclasses.replace(real_get(name), conditions=M >= d)})
     passed, detail = consistency.check_conditions_within_cache()
     assert passed is False and name in detail
+
+
+@pytest.mark.parametrize(
+    "name", ["standard-forward-count", "tiled-backward-count", "sparse-square-tiling-forward-count"]
+)
+def test_defined_check_catches_a_count_without_conditions(
+    monkeypatch: pytest.MonkeyPatch, name
+) -> None:
+    """A count whose conditions were dropped divides by zero blocks at small M: the check fails.
+
+    The ``no-conditions`` mutants of ``benchmarks/mutants.py`` that only crashed a proof before.
+    """
+    _patch(monkeypatch, {name: dataclasses.replace(real_get(name), conditions=sp.true)})
+    passed, detail = consistency.check_expressions_defined()
+    assert passed is False and f"{name}: explicit" in detail
+
+
+def test_defined_check_confirms_a_float_failure_exactly() -> None:
+    """floor(sqrt(3 M) / 3) at M = 3 is 1, though 0 in floating point: not reported undefined.
+
+    Regression: the floating-point pass alone flagged standard-forward-count at M = 3.
+    """
+    point = {"n": 16, "d": 4, "M": 3}
+    record = real_get("standard-forward-count")
+    assert consistency._undefined(record, "explicit", point) is None
+    bad = dataclasses.replace(record, conditions=sp.true)
+    assert "inside its conditions" in (
+        consistency._undefined(bad, "explicit", {**point, "M": 2}) or ""
+    )
