@@ -499,9 +499,8 @@ def check_expressions_defined() -> tuple[bool, str]:
                 break
     if compared == 0:
         return False, "no expression evaluated: the check would be vacuous"
-    return (not bad), "; ".join(
-        bad[:3]
-    ) or f"{compared} record x point pairs finite where they apply"
+    detail = f"{compared} record x point pairs: finite wherever the conditions hold"
+    return (not bad), "; ".join(bad[:3]) or detail
 
 
 def _show(point: dict[str, object]) -> str:
