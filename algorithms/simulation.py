@@ -14,7 +14,7 @@ import numpy as np
 
 from attnio.bounds import get
 from attnio.bounds.arguments import positive_integer
-from attnio.bounds.record import Regime
+from attnio.bounds.record import Bound, Regime
 
 from . import approximate, reference
 from .errors import AlgorithmParameterError, MaskError
@@ -139,6 +139,50 @@ def estimate_words(regime: str, n: int, d: int, *, numeric: bool, rank: int = 0)
     return words + 2 * n * rank + rank * d
 
 
+MAX_TRANSFERS = 10**8
+"""Most transfers (estimated, :func:`estimate_transfers`) a simulation may run unless
+``max_transfers`` raises it: the machine makes about half a million transfers a second,
+and the estimate is at least four times the true number, so about a minute at most."""
+
+
+def estimate_transfers(record: Bound, d: int, used: dict) -> int | None:
+    """Machine transfers of a run, estimated before it runs: its count record's words / d.
+
+    The closed form (the words the run will move, :mod:`attnio.bounds.counts`) divided by
+    d, as if each transfer moved one row of d words; transfers move rows, tiles and
+    blocks, so this overestimates the work (by 4 to 55 times on the algorithms of
+    :mod:`attnio.algorithms`). ``None`` where the record does not apply at ``used`` or
+    the blocks do not fit (the run then refuses with its own message).
+
+    Examples
+    --------
+    >>> estimate_transfers(get("flash-forward-count"), 8, {"n": 64, "d": 8, "M": 512})
+    1552
+    """
+    value = _closed_form(record, used)
+    return None if value is None else value // d
+
+
+def _closed_form(record: Bound, used: dict) -> int | None:
+    """The count record's value at ``used``; None where it does not apply or is not a
+    positive number (blocks that do not fit)."""
+    if not record.applies(**used):
+        return None
+    value = record.evaluate(**used)
+    if not (value.is_finite and value.is_positive):
+        return None
+    return int(value)
+
+
+def _check_transfers(transfers: int | None, max_transfers: int, shown: str) -> None:
+    if transfers is not None and transfers > max_transfers:
+        raise AlgorithmParameterError(
+            f"{shown} would make about {transfers:,} transfers (its closed-form I/O / d), "
+            f"more than max_transfers={max_transfers:,}; choose smaller sizes or raise the "
+            "limit (--max-transfers)"
+        )
+
+
 def _check_words(words: int, max_words: int, shown: str) -> None:
     if words > max_words:
         raise AlgorithmParameterError(
@@ -162,6 +206,7 @@ def simulate(
     degree: int | None = None,
     entry_bound: float | None = None,
     max_words: int = MAX_WORDS,
+    max_transfers: int = MAX_TRANSFERS,
 ) -> Run:
     """Run ``algorithm``'s ``pass_`` at (n, d, M) and compare with its closed-form count.
 
@@ -177,6 +222,10 @@ def simulate(
     max_words
         Refuse (before allocating) a run estimated to need more words of memory
         (:func:`estimate_words`).
+    max_transfers
+        Refuse (before running) a run estimated to make more machine transfers
+        (:func:`estimate_transfers`): counting mode runs the whole loop nest, so its
+        time grows with the transfers, not with memory.
 
     Raises
     ------
@@ -198,6 +247,7 @@ def simulate(
         )
     n, d, M = _positive("n", n), _positive("d", d), _positive("M", M)
     max_words = _positive("max_words", max_words)
+    max_transfers = _positive("max_transfers", max_transfers)
     rank = 0
     if algo.regime is Regime.APPROXIMATE and isinstance(degree, int | np.integer) and degree >= 0:
         rank = math.comb(d + int(degree), int(degree))
@@ -241,16 +291,18 @@ def simulate(
     elif degree is not None:
         raise AlgorithmParameterError(f"{algorithm} is exact; degree applies only to low-rank")
 
+    record = get(algo.counts[pass_])
+    used = {k: v for k, v in params.items() if k in record.parameters}
+    shown = f"{shown}, M={M}"
+    closed = _closed_form(record, used)
+    _check_transfers(None if closed is None else closed // d, max_transfers, shown)
+
     machine = TwoLevelMachine(M, numeric=numeric, algorithm=f"{algorithm} {pass_}")
     data = _place(machine, pass_, n, d, seed, entry_bound if approx else None, fine_mask)
     algo.runners[pass_](machine, n, d, **options)
 
-    record = get(algo.counts[pass_])
-    closed, note = None, ""
-    used = {k: v for k, v in params.items() if k in record.parameters}
-    if record.applies(**used):
-        closed = int(record.evaluate(**used))
-    else:
+    note = ""
+    if closed is None:
         note = f"{record.name} does not apply here: its conditions are {record.conditions}"
     error = bound = None
     if numeric:

@@ -7,6 +7,7 @@ that apply, and the tight bound; ``attnio.figures.sweep_figure`` turns it into a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -88,13 +89,17 @@ def sweep(
     lo: int,
     hi: int,
     points: int = 24,
+    *,
+    progress: Callable[[int, int, str], None] | None = None,
     **options,
 ) -> Sweep:
     """Run each algorithm at ``points`` geometric values of M in [lo, hi] (counting mode).
 
     An M below an algorithm's minimum leaves a gap (``None``) for that algorithm.
     Ctrl-C raises :class:`~attnio.algorithms.errors.SweepInterrupted` holding the runs
-    finished (the others ``None``, the bounds not computed).
+    finished (the others ``None``, the bounds not computed). ``progress``, if given, is
+    called after each run with (runs finished, runs in all, a label such as
+    ``"flash M=128"``).
     """
     for name in algorithms:
         algo = get_algorithm(name)
@@ -104,6 +109,7 @@ def sweep(
             )
     memories = sorted({round(float(m)) for m in np.geomspace(lo, hi, points)})
     result = Sweep(n, d, pass_, memories)
+    total, done = len(algorithms) * len(memories), 0
     for name in algorithms:
         own = {k: v for k, v in options.items() if v is not None}
         if get_algorithm(name).regime is not Regime.SPARSE:
@@ -118,15 +124,18 @@ def sweep(
             try:
                 run = simulate(name, pass_, n, d, M, numeric=False, **own)
             except BlocksDoNotFitError:
-                measured.append(None)
-                closed.append(None)
-                continue
+                run = None
             except KeyboardInterrupt:
                 for values in (*result.measured.values(), *result.closed.values()):
                     values.extend([None] * (len(memories) - len(values)))
                 raise SweepInterrupted(result) from None
-            measured.append(float(run.counts.io))
-            closed.append(None if run.closed_form is None else float(run.closed_form))
+            measured.append(None if run is None else float(run.counts.io))
+            closed.append(
+                None if run is None or run.closed_form is None else float(run.closed_form)
+            )
+            done += 1
+            if progress is not None:
+                progress(done, total, f"{name} M={M}")
     for bound in catalog(regime=Regime.DENSE, pass_=pass_, kind=Kind.LOWER):
         if bound.explicit is None or set(bound.parameters) - {"n", "d", "M"}:
             continue

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
+import tempfile
 from pathlib import Path
 
 LARGEST_INT = 2**62
@@ -79,7 +79,9 @@ def memory_range(text: str) -> tuple[int, int]:
 def writable_file(option: str, path: str) -> Path:
     """Return ``path`` if a file can be written there, else raise naming ``option``.
 
-    Called before any work, so an unwritable output fails at once.
+    Called before any work, so an unwritable output fails at once. Permission bits
+    are not enough (the superuser passes ``os.access`` under ``/proc``): the file is
+    opened for appending, and removed again when this call created it.
     """
     target = Path(path)
     if target.is_dir():
@@ -89,24 +91,48 @@ def writable_file(option: str, path: str) -> Path:
     parent = target.parent if str(target.parent) else Path(".")
     if not parent.is_dir():
         raise ValueError(f"{option} {path!r}: directory {str(parent)!r} does not exist")
-    if target.exists() and not os.access(target, os.W_OK):
-        raise ValueError(f"{option} {path!r}: file is not writable")
-    if not target.exists() and not os.access(parent, os.W_OK | os.X_OK):
-        raise ValueError(f"{option} {path!r}: directory {str(parent)!r} is not writable")
+    existed = target.exists()
+    try:
+        with open(target, "ab"):
+            pass
+    except OSError as error:
+        raise ValueError(f"{option} {path!r}: cannot write: {_reason(error)}") from None
+    if not existed:
+        target.unlink(missing_ok=True)
     return target
 
 
 def writable_directory(option: str, path: str) -> Path:
-    """Return ``path`` if it is (or can be created as) a writable directory, else raise."""
+    """Return ``path`` if it is (or can be created as) a writable directory, else raise.
+
+    The directory is created and a file written in it, as the work will; directories
+    this call created are removed again, so a refused or failed run leaves nothing.
+    """
     target = Path(path)
     if target.exists() and not target.is_dir():
         raise ValueError(f"{option} {path!r} exists and is not a directory")
-    existing = target
-    while not existing.exists():
-        existing = existing.parent
-    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
-        raise ValueError(f"{option} {path!r}: {str(existing)!r} is not a writable directory")
+    created = []
+    missing = target
+    while not missing.exists():
+        created.append(missing)
+        missing = missing.parent
+    try:
+        for folder in reversed(created):
+            folder.mkdir()
+        with tempfile.TemporaryFile(dir=target):
+            pass
+    except OSError as error:
+        raise ValueError(f"{option} {path!r}: cannot write: {_reason(error)}") from None
+    finally:
+        for folder in created:
+            if folder.is_dir():
+                folder.rmdir()
     return target
+
+
+def _reason(error: OSError) -> str:
+    """The operating system's reason, without the errno and path ``str(error)`` repeats."""
+    return error.strerror or str(error)
 
 
 def interactive() -> bool:
@@ -118,10 +144,3 @@ def interrupted(summary: str) -> int:
     """Report an interrupt after partial output; return exit code 130."""
     print(f"attnio: interrupted; {summary}", file=sys.stderr)
     return 130
-
-
-def wide_console():
-    """A rich console for tables on standard output: the terminal's width, or 160 when piped."""
-    from rich.console import Console
-
-    return Console() if sys.stdout.isatty() else Console(width=160)

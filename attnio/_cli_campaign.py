@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from attnio._arguments import count, interactive, interrupted, writable_directory, writable_file
+from attnio._table import to_terminal
 
 NAME = "campaign"
 HELP = "run many pebblings and simulations into a result store; report on it"
@@ -97,6 +98,7 @@ def run_command(args: argparse.Namespace) -> int:
         raise ValueError("--format, --figures and -o apply to 'report' and 'export', not to a spec")
     if args.workers is not None and args.scheduler is not None:
         raise ValueError("give --workers or --scheduler, not both")
+    writable_file("--store", args.store)
     return _run(args)
 
 
@@ -139,7 +141,9 @@ def _run(args: argparse.Namespace) -> int:
         )
     print(
         f"{outcome.total} units: {outcome.from_store} from the store, {outcome.ran} ran, "
-        f"{outcome.failed} failed, in {outcome.seconds:.1f} s; store {args.store}"
+        f"{outcome.failed} failed"
+        + (f", {outcome.skipped_units} skipped" if outcome.skipped_units else "")
+        + f", in {outcome.seconds:.1f} s; store {args.store}"
     )
     for line in outcome.skipped:
         print(f"skipped: {line}")
@@ -169,6 +173,8 @@ def _report(args: argparse.Namespace) -> int:
         text = report.latex()
     else:
         text = report.markdown()
+        if args.output is None:
+            text = to_terminal(text)
     if args.figures:
         from attnio.campaign.report import write_figures
 

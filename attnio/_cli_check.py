@@ -6,7 +6,9 @@ import argparse
 import json
 import sys
 
-from attnio._arguments import interactive, interrupted, wide_console, writable_directory
+from attnio._arguments import interrupted, writable_directory
+from attnio._progress import ProgressLine
+from attnio._table import wide_console
 
 NAME = "check"
 HELP = "check your own bounds (a TOML file) against the catalog, pebblings and machine counts"
@@ -42,8 +44,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "--json",
         action="store_true",
-        help="print one JSON object per claim (schema, name, verdict, evidence) instead of "
-        "the table",
+        help="print JSON instead of the table: {schema, partial, results}, one result per "
+        "claim (name, verdict, evidence), the same shape for one claim and many",
     )
     parser.add_argument(
         "--evidence-dir",
@@ -76,22 +78,17 @@ def run(args: argparse.Namespace) -> int:
         writable_directory("--evidence-dir", args.evidence_dir)
     claims = read_claims(args.file)
     reports: list = []
-    show = interactive() and not args.json
-
-    def progress(report) -> None:
-        reports.append(report)
-        if show:
-            print(f"\r\033[K[{len(reports)}/{len(claims)}] {report.name}", end="", file=sys.stderr)
-
     try:
-        check(claims, skip=args.skip, evidence_dir=args.evidence_dir, on_report=progress)
+        with ProgressLine(enabled=not args.json) as line:
+
+            def progress(report) -> None:
+                reports.append(report)
+                line.update(len(reports), len(claims), report.name)
+
+            check(claims, skip=args.skip, evidence_dir=args.evidence_dir, on_report=progress)
     except KeyboardInterrupt:
-        if show:
-            print(file=sys.stderr)
         _report(args, reports, partial=True)
         return interrupted(f"{len(reports)} of {len(claims)} claims checked")
-    if show:
-        print("\r\033[K", end="", file=sys.stderr)
     return _report(args, reports, partial=False)
 
 
@@ -99,11 +96,11 @@ def _report(args: argparse.Namespace, reports: list, partial: bool) -> int:
     from attnio.bounds.schema import JSON_SCHEMA_VERSION
 
     if args.json:
-        payload = [
-            {"schema": JSON_SCHEMA_VERSION, **({"partial": True} if partial else {}),
-             **report.to_dict()}
-            for report in reports
-        ]  # fmt: skip
+        payload = {
+            "schema": JSON_SCHEMA_VERSION,
+            "partial": partial,
+            "results": [report.to_dict() for report in reports],
+        }
         json.dump(payload, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:

@@ -14,6 +14,8 @@ from attnio._arguments import (
     positive_float,
     writable_file,
 )
+from attnio._progress import ProgressLine
+from attnio._table import format_table
 
 NAME = "pebble"
 HELP = "pebble an attention DAG or a graph file (red-blue pebble game, exact or heuristic)"
@@ -22,6 +24,7 @@ HELP = "pebble an attention DAG or a graph file (red-blue pebble game, exact or 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Register ``attnio pebble``."""
     from attnio.pebble import builders
+    from attnio.pebble.dag import GRAPH_FORMATS
     from attnio.pebble.heuristic import HEURISTICS
     from attnio.pebble.moves import VARIANTS
 
@@ -37,7 +40,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "  attnio pebble --dag attention-forward --n 4 --d 2 --M 8 --heuristic search\n"
         "  attnio pebble --dag sparse-backward --n 6 --d 2 --mask local:2 --sweep M=4:12\n"
         "  attnio pebble --graph g.dot --M 5 --moves moves.jsonl\n"
-        "  cat g.json | attnio pebble --graph - --M 5",
+        "  cat g.json | attnio pebble --graph - --M 5\n"
+        "  attnio pebble --dag attention-forward --n 2 --d 1 --save-graph g.json "
+        "--graph-format node-link",
     )
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--dag", choices=builders.KINDS, help="an attention DAG family")
@@ -64,11 +69,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "--max-vertices",
         type=count(),
-        default=builders.MAX_VERTICES,
+        default=builders.BUILD_MAX_VERTICES,
         metavar="V",
-        help=f"refuse --dag graphs with more vertices (default {builders.MAX_VERTICES})",
+        help=f"refuse --dag graphs with more vertices (default {builders.BUILD_MAX_VERTICES})",
     )
-    memory = parser.add_mutually_exclusive_group(required=True)
+    memory = parser.add_mutually_exclusive_group()
     memory.add_argument("--M", type=count(), help="red pebbles (fast-memory words)")
     memory.add_argument(
         "--sweep",
@@ -110,6 +115,18 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     )
     parser.add_argument(
         "--moves", metavar="FILE", help="write the move sequence as JSON lines (not with --sweep)"
+    )
+    parser.add_argument(
+        "--save-graph",
+        metavar="FILE",
+        help="write the DAG to FILE (.json, .graphml, .dot) before pebbling; without --M "
+        "or --sweep, only write it",
+    )
+    parser.add_argument(
+        "--graph-format",
+        choices=tuple(GRAPH_FORMATS),
+        help="--save-graph: json (attnio's), node-link (networkx's JSON), graphml or dot "
+        "(default: from the suffix; .json is attnio's)",
     )
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument(
@@ -178,7 +195,9 @@ def _pebblings(dag, args: argparse.Namespace) -> list:
     if args.sweep:
         from attnio.pebble.heuristic import sweep
 
-        return sweep(dag, range(args.sweep[0], args.sweep[1] + 1), **options)
+        Ms = range(args.sweep[0], args.sweep[1] + 1)
+        with ProgressLine(enabled=not args.json and args.format == "text") as line:
+            return sweep(dag, Ms, progress=line.update, **options)
     from attnio.pebble import pebble
 
     return [pebble(dag, args.M, moves=bool(args.moves), **options)]
@@ -198,7 +217,20 @@ def run(args: argparse.Namespace) -> int:
                 "--moves writes one pebbling; it cannot be used with --sweep"
             )
         writable_file("--moves", args.moves)
+    if args.M is None and args.sweep is None and not args.save_graph:
+        raise PebbleParameterError("one of --M, --sweep (or --save-graph alone) is required")
+    if args.graph_format and not args.save_graph:
+        raise PebbleParameterError("--graph-format applies to --save-graph; give a FILE")
+    if args.save_graph:
+        writable_file("--save-graph", args.save_graph)
     dag = _graph(args)
+    if args.save_graph:
+        from attnio.pebble import save_dag
+
+        save_dag(dag, args.save_graph, format=args.graph_format)
+        if args.M is None and args.sweep is None:
+            print(f"wrote {args.save_graph}: {dag.num_vertices} vertices, {dag.num_edges} edges")
+            return 0
     if args.sweep:
         dag.validate_memory(args.sweep[0])
     try:
@@ -247,14 +279,11 @@ def _report(dag, args: argparse.Namespace, results: list, partial: bool) -> int:
         f"{name}: {dag.num_vertices} vertices, {dag.num_edges} edges, "
         f"variant {args.variant}, method {method}" + (" (partial: interrupted)" if partial else "")
     )
-    print(
-        f"{'M':>6} {'io':>10} {'loads':>10} {'stores':>10} {'lower':>10} {'optimal':>8} "
-        f"{'seconds':>9}"
-    )
-    for row in rows:
-        print(
-            f"{row['M']:>6} {row['io']:>10} {row['loads']:>10} {row['stores']:>10} "
-            f"{row['lower']:>10} {'yes' if row['optimal'] else 'no':>8} "
-            f"{row['seconds']:>9.3f}"
-        )
+    columns = ("M", "io", "loads", "stores", "lower", "optimal", "seconds")
+    cells = [
+        [*(str(row[k]) for k in columns[:5]), "yes" if row["optimal"] else "no",
+         f"{row['seconds']:.3f}"]
+        for row in rows
+    ]  # fmt: skip
+    print(format_table(columns, cells))
     return 0

@@ -6,7 +6,9 @@ import argparse
 import json
 import sys
 
-from attnio._arguments import count, interactive, interrupted, wide_console, writable_directory
+from attnio._arguments import count, interrupted, writable_directory
+from attnio._progress import ProgressLine
+from attnio._table import wide_console
 
 NAME = "prove"
 HELP = "prove the inequalities between the catalog's bounds with z3"
@@ -80,22 +82,15 @@ def run_command(args: argparse.Namespace) -> int:
         return 0
     chosen = select(args.only)
     finished = []
-    show = interactive() and not args.json
     jobs = args.jobs or usable_cores()
     try:
-        for outcome in outcomes(chosen, args.timeout, jobs):
-            finished.append(outcome)
-            if show:
-                k = len(finished)
-                name = outcome.obligation.name
-                print(f"\r\033[K[{k}/{len(chosen)}] {name}", end="", file=sys.stderr)
+        with ProgressLine(enabled=not args.json) as line:
+            for outcome in outcomes(chosen, args.timeout, jobs):
+                finished.append(outcome)
+                line.update(len(finished), len(chosen), outcome.obligation.name)
     except KeyboardInterrupt:
-        if show:
-            print(file=sys.stderr)
         _report(args, finished, partial=True)
         return interrupted(f"{len(finished)} of {len(chosen)} obligations finished")
-    if show:
-        print("\r\033[K", end="", file=sys.stderr)
     return _report(args, finished, partial=False)
 
 

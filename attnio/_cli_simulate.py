@@ -10,12 +10,13 @@ from pathlib import Path
 from attnio._arguments import (
     count,
     fraction,
-    interactive,
     interrupted,
     memory_range,
     positive_float,
     writable_file,
 )
+from attnio._progress import ProgressLine
+from attnio._table import format_table
 
 NAME = "simulate"
 HELP = "run an attention algorithm on the two-level memory machine and count its I/O"
@@ -24,7 +25,7 @@ HELP = "run an attention algorithm on the two-level memory machine and count its
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Register ``attnio simulate``."""
     from attnio.algorithms import ALGORITHMS
-    from attnio.algorithms.simulation import MAX_WORDS
+    from attnio.algorithms.simulation import MAX_TRANSFERS, MAX_WORDS
 
     parser = subparsers.add_parser(
         NAME,
@@ -96,6 +97,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         metavar="WORDS",
         help=f"refuse runs estimated to allocate more words (default {MAX_WORDS})",
     )
+    parser.add_argument(
+        "--max-transfers",
+        type=count(),
+        default=MAX_TRANSFERS,
+        metavar="T",
+        help="refuse runs estimated (closed-form I/O / d) to make more machine transfers, "
+        f"which bound the running time, also with --count-only (default {MAX_TRANSFERS:,})",
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.set_defaults(run=run)
     return parser
@@ -126,6 +135,7 @@ def run(args: argparse.Namespace) -> int:
         degree=args.degree,
         entry_bound=args.entry_bound,
         max_words=args.max_words,
+        max_transfers=args.max_transfers,
     )
     record = result.to_dict()
     if args.json:
@@ -189,21 +199,22 @@ def _run_sweep(args: argparse.Namespace) -> int:
         if suffix not in ("", "png", "pdf", "svg"):
             raise ValueError(f"--plot {args.plot!r}: suffix .{suffix} is not .png, .pdf or .svg")
     lo, hi = args.sweep
-    if interactive() and not args.json:
-        print(f"sweeping {len(args.algorithm)} algorithm(s) over M={lo}:{hi}", file=sys.stderr)
     try:
-        result = sweep(
-            args.algorithm,
-            args.pass_,
-            args.n,
-            args.d,
-            lo,
-            hi,
-            args.points,
-            block_density=args.block_density,
-            degree=args.degree,
-            max_words=args.max_words,
-        )
+        with ProgressLine(enabled=not args.json) as line:
+            result = sweep(
+                args.algorithm,
+                args.pass_,
+                args.n,
+                args.d,
+                lo,
+                hi,
+                args.points,
+                progress=line.update,
+                block_density=args.block_density,
+                degree=args.degree,
+                max_words=args.max_words,
+                max_transfers=args.max_transfers,
+            )
     except SweepInterrupted as stop:
         data = stop.result.to_dict()
         finished = [row for row in data.pop("results") if row["io"] is not None]
@@ -222,10 +233,11 @@ def _run_sweep(args: argparse.Namespace) -> int:
         _dump(data.pop("results"), partial=False, **data)
         return 0
     names = list(result.measured)
-    print("M".rjust(10) + "".join(name.rjust(22) for name in names))
-    for k, M in enumerate(result.memories):
-        cells = [result.measured[name][k] for name in names]
-        print(str(M).rjust(10) + "".join(_cell(c).rjust(22) for c in cells))
+    rows = [
+        [str(M), *(_cell(result.measured[name][k]) for name in names)]
+        for k, M in enumerate(result.memories)
+    ]
+    print(format_table(["M", *names], rows))
     if args.plot:
         print(f"plot written to {args.plot}")
     return 0

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from attnio._arguments import writable_file
+from attnio._table import to_terminal
 
 NAME = "table"
 HELP = "print the bound catalog (Markdown, LaTeX booktabs or JSON)"
@@ -114,5 +115,5 @@ def run(args: argparse.Namespace) -> int:
         with open(args.output, "w", encoding="utf-8") as handle:
             handle.write(text)
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(to_terminal(text) if args.format == "markdown" else text)
     return 0

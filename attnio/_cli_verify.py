@@ -14,7 +14,8 @@ import json
 import sys
 import time
 
-from attnio._arguments import interrupted, wide_console
+from attnio._arguments import interrupted
+from attnio._table import wide_console
 
 NAME = "verify"
 HELP = "check the catalog, pebblings, algorithms and proofs against each other"

@@ -39,12 +39,16 @@ __all__ = ["Outcome", "execute", "run_campaign"]
 
 @dataclass
 class Outcome:
-    """What one campaign run did: units answered from the store, run, failed, still open."""
+    """What one campaign run did: units answered from the store, run, failed, still open.
+
+    ``skipped`` lists the sizes the spec left out and the units that ran but were
+    skipped (an M below the algorithm's least feasible fast memory), with the reason."""
 
     total: int
     from_store: int = 0
     ran: int = 0
     failed: int = 0
+    skipped_units: int = 0
     interrupted: bool = False
     seconds: float = 0.0
     skipped: tuple[str, ...] = ()
@@ -57,6 +61,7 @@ class Outcome:
             "from_store": self.from_store,
             "ran": self.ran,
             "failed": self.failed,
+            "skipped_units": self.skipped_units,
             "interrupted": self.interrupted,
             "seconds": round(self.seconds, 3),
             "skipped": list(self.skipped),
@@ -71,8 +76,10 @@ def execute(kind: str, params: dict, dag_json: str | None, version: str) -> dict
     ``loads``, ``stores``, ``lower``, ``upper``, ``states``, ``seconds`` and ``moves``
     (a list of ``[op, vertex]``), replayed here before they are returned. Simulate
     units return ``status="count"``, the machine's ``loads``, ``stores``, ``peak``,
-    the count record's ``closed_form`` and whether they are equal. Bad parameters
-    raise; the client stores the message as an error result.
+    the count record's ``closed_form`` and whether they are equal; a simulate unit whose
+    M is below the algorithm's least feasible fast memory returns ``status="skipped"``
+    and the ``reason``. Bad parameters raise; the client stores the message as an error
+    result.
     """
     from attnio import __version__
 
@@ -120,13 +127,16 @@ def _pebble(params: dict, dag_json: str | None) -> dict:
 
 
 def _simulate(params: dict) -> dict:
-    from attnio.algorithms import simulate
+    from attnio.algorithms import BlocksDoNotFitError, simulate
 
     options = {k: v for k, v in params.items() if k not in ("algorithm", "pass", "n", "d", "M")}
     start = time.perf_counter()
-    run = simulate(
-        params["algorithm"], params["pass"], params["n"], params["d"], params["M"], **options
-    )
+    try:
+        run = simulate(
+            params["algorithm"], params["pass"], params["n"], params["d"], params["M"], **options
+        )
+    except BlocksDoNotFitError as error:  # like a pebble size below the DAG's minimum
+        return {"status": "skipped", "reason": str(error), "seconds": time.perf_counter() - start}
     return {
         "status": "count",
         "io": run.counts.io,
@@ -204,6 +214,9 @@ def run_campaign(
         if result["status"] == "error":
             outcome.failed += 1
             outcome.errors.append(f"{unit.label}: {result['error']}")
+        elif result["status"] == "skipped":
+            outcome.skipped_units += 1
+            outcome.skipped = (*outcome.skipped, f"{unit.label}: {result['reason']}")
         else:
             outcome.ran += 1
         if on_result is not None:

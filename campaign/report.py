@@ -62,6 +62,8 @@ class Report:
     comparisons: list[Comparison] = field(default_factory=list)
     counts: list[dict] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    """Units skipped with the reason (an M below an algorithm's least feasible memory)."""
     vertices: dict = field(default_factory=dict)
     """``instance -> number of vertices`` of each pebbled DAG."""
 
@@ -83,6 +85,7 @@ class Report:
             "counts": self.counts,
             "refutations": [c.to_dict() for c in self.refutations],
             "errors": self.errors,
+            "skipped": self.skipped,
         }
 
     # ------------------------------------------------------------ rendering
@@ -126,6 +129,8 @@ class Report:
             ]
         if self.errors:
             lines += ["## Units that failed", ""] + [f"- {e}" for e in self.errors] + [""]
+        if self.skipped:
+            lines += ["## Units skipped", ""] + [f"- {s}" for s in self.skipped] + [""]
         return "\n".join(lines)
 
     def latex(self) -> str:
@@ -219,6 +224,9 @@ def build_report(records: list[dict], bounds: Sequence[Bound | str] | None = Non
         params, result = record["params"], record["result"]
         if record["status"] == "error":
             report.errors.append(f"{record['label']}: {result.get('error')}")
+            continue
+        if record["status"] == "skipped":
+            report.skipped.append(f"{record['label']}: {result.get('reason')}")
             continue
         if record["kind"] == "simulate":
             report.counts.append(

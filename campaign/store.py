@@ -286,7 +286,8 @@ def load(path: str | Path, *, replay: bool = True) -> list[dict]:
     """Return every result of the store at ``path`` as plain dicts (pebblings replayed).
 
     Each dict has ``key``, ``kind`` (``pebble`` or ``simulate``), ``label``,
-    ``status`` (``optimal``, ``bounds``, ``heuristic``, ``count`` or ``error``),
+    ``status`` (``optimal``, ``bounds``, ``heuristic``, ``count``, ``skipped`` or
+    ``error``),
     ``io``, ``lower``, ``upper``, ``seconds``, ``version``, ``updated``, ``params``
     (the unit's parameters) and ``result`` (everything the run returned but its
     moves); pebblings also have ``replayed=True``.

@@ -7,7 +7,8 @@ A request is a JSON object ``{"kind": ..., ...}``:
 - ``{"kind": "curve", "variant": str, "low": int, "high": int}``: Q(M) over a range;
 - ``{"kind": "moves"}``: the move file given on the command line, if any.
 
-Every field is checked (type, range, no unknown keys) before anything is computed;
+Every reply carries ``"schema"`` (:data:`attnio.bounds.schema.JSON_SCHEMA_VERSION`),
+like every JSON attnio writes. Every field is checked (type, range, no unknown keys) before anything is computed;
 a bad request raises :class:`~attnio.explorer.errors.RequestError` naming the field.
 Nothing in a request names a file: the page reaches only what the command was given.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import json
 
+from attnio.bounds.schema import JSON_SCHEMA_VERSION
 from attnio.pebble import VARIANTS
 
 from .errors import RequestError
@@ -69,7 +71,8 @@ def validate(request: object) -> dict[str, object]:
 
 
 def answer(instance: Instance, request: object) -> dict[str, object]:
-    """Validate ``request`` and return the reply (JSON-ready), computed by ``instance``.
+    """Validate ``request`` and return the reply (JSON-ready, with ``"schema"``), computed
+    by ``instance``.
 
     Examples
     --------
@@ -80,9 +83,11 @@ def answer(instance: Instance, request: object) -> dict[str, object]:
     req = validate(request)
     kind = req["kind"]
     if kind == "solve":
-        return instance.solve(req["M"], req["variant"], req["method"])  # type: ignore[arg-type]
-    if kind == "bounds":
-        return instance.bounds(req["M"])  # type: ignore[arg-type]
-    if kind == "curve":
-        return instance.curve(req["variant"], req["low"], req["high"])  # type: ignore[arg-type]
-    return instance.given_moves()
+        reply = instance.solve(req["M"], req["variant"], req["method"])  # type: ignore[arg-type]
+    elif kind == "bounds":
+        reply = instance.bounds(req["M"])  # type: ignore[arg-type]
+    elif kind == "curve":
+        reply = instance.curve(req["variant"], req["low"], req["high"])  # type: ignore[arg-type]
+    else:
+        reply = instance.given_moves()
+    return {"schema": JSON_SCHEMA_VERSION, **reply}  # a new dict: the instance caches replies

@@ -34,7 +34,7 @@ from attnio.pebble import (
     replay,
     solve_heuristic,
 )
-from attnio.pebble.exact import MAX_VERTICES, solve_exact, sweep_exact
+from attnio.pebble.exact import EXACT_MAX_VERTICES, solve_exact, sweep_exact
 from attnio.pebble.heuristic import compile_kernels
 
 from .errors import RequestError, TooLargeToDrawError
@@ -197,7 +197,7 @@ class Instance:
 
     def methods(self) -> tuple[str, ...]:
         """The methods that apply: the exact solver only up to its vertex limit."""
-        if self.dag.num_vertices <= MAX_VERTICES:
+        if self.dag.num_vertices <= EXACT_MAX_VERTICES:
             return METHODS
         return tuple(m for m in METHODS if m != "exact")
 

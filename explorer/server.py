@@ -3,7 +3,7 @@
 Routes: ``GET /`` the page, ``GET /static/<asset>`` the shipped front end (a fixed
 list, never a path from the request), ``POST /api`` one request
 (:mod:`attnio.explorer.api`), answered ``200`` with the reply or ``400`` with
-``{"error": ...}``. Requests whose ``Host`` is not this server's loopback address
+``{"schema": ..., "error": ...}`` (every reply carries ``"schema"``). Requests whose ``Host`` is not this server's loopback address
 are refused (a web page elsewhere cannot reach it through DNS rebinding), and so are
 posts from another origin or not typed ``application/json`` (a cross-site form cannot
 make the server compute).
@@ -16,6 +16,7 @@ import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from attnio.bounds.schema import JSON_SCHEMA_VERSION
 from attnio.pebble.errors import PebbleError
 
 from .api import MAX_REQUEST_BYTES, answer
@@ -65,8 +66,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def _json(self, status: int, value: object) -> None:
-        self._send(status, json.dumps(value).encode("utf-8"), "application/json")
+    def _json(self, status: int, value: dict[str, object]) -> None:
+        """Send ``value`` as JSON; every reply, refusals included, carries ``"schema"``."""
+        body = {"schema": JSON_SCHEMA_VERSION, **value}
+        self._send(status, json.dumps(body).encode("utf-8"), "application/json")
 
     def do_GET(self) -> None:
         if not self._allowed_host():

@@ -7,7 +7,7 @@ It may read :mod:`attnio.bounds`; it must not import ``attnio.algorithms`` or
 """
 
 from .builders import BUILDERS, KINDS, BuilderSpec, build
-from .dag import GRAPH_SUFFIXES, Dag, load_dag, save_dag
+from .dag import GRAPH_FORMATS, GRAPH_SUFFIXES, Dag, load_dag, save_dag
 from .errors import (
     CycleError,
     GraphFormatError,
@@ -35,6 +35,7 @@ __all__ = [
     "COMPUTE",
     "DELETE",
     "GAME_VARIANTS",
+    "GRAPH_FORMATS",
     "GRAPH_SUFFIXES",
     "HEURISTICS",
     "KINDS",

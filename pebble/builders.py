@@ -47,8 +47,8 @@ from .errors import PebbleParameterError
 
 __all__ = [
     "BUILDERS",
+    "BUILD_MAX_VERTICES",
     "KINDS",
-    "MAX_VERTICES",
     "TREE_SHAPES",
     "BuilderSpec",
     "approx_forward",
@@ -646,9 +646,10 @@ def mask_from_spec(spec: str, n_: int) -> np.ndarray:
     return _check_mask(array, n_)
 
 
-MAX_VERTICES = 5_000_000
-"""Largest graph :func:`build` makes unless ``max_vertices`` raises it (each vertex costs
-about 200 bytes while building, so this is about 1 GB)."""
+BUILD_MAX_VERTICES = 5_000_000
+"""Largest graph :func:`build` makes unless ``max_vertices`` (``--max-vertices``) raises it:
+a memory guard, each vertex costs about 200 bytes while building, so this is about 1 GB.
+Not the exact solver's limit, :data:`attnio.pebble.exact.EXACT_MAX_VERTICES`."""
 
 
 def estimate_vertices(kind: str, n_: int, d_: int, *, degree: int = 2) -> int:
@@ -696,7 +697,7 @@ def build(
     tree: str = "chain",
     mask: object | None = None,
     degree: int = 2,
-    max_vertices: int = MAX_VERTICES,
+    max_vertices: int = BUILD_MAX_VERTICES,
 ) -> Dag:
     """Build the DAG family ``kind`` (one of :data:`KINDS`).
 

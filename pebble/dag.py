@@ -20,7 +20,8 @@ starts blue, is already a finished output, and costs nothing. ``min_memory`` is
 ``k + 1`` red pebbles because no pebble slides.
 
 Files: ``.json`` (``{"nodes": [...], "edges": [[u, v], ...]}``, edges by node
-name, or networkx's node-link JSON), ``.graphml`` (via networkx) and ``.dot``
+name, or networkx's node-link JSON, read and written: ``save_dag(..., format="node-link")``),
+``.graphml`` (via networkx) and ``.dot``
 (read by pydot: ``digraph`` or ``strict digraph`` with any attributes; undirected
 graphs and subgraphs are refused; written as ``digraph { "a"; "a" -> "b"; }``).
 
@@ -46,9 +47,18 @@ from attnio.bounds.arguments import positive_integer
 
 from .errors import CycleError, GraphFormatError, MemoryTooSmallError, PebbleParameterError
 
-__all__ = ["GRAPH_SUFFIXES", "Dag", "load_dag", "save_dag"]
+__all__ = ["GRAPH_FORMATS", "GRAPH_SUFFIXES", "Dag", "load_dag", "save_dag"]
 
 GRAPH_SUFFIXES = (".json", ".graphml", ".dot")
+
+GRAPH_FORMATS: dict[str, str] = {
+    "json": ".json",
+    "node-link": ".json",
+    "graphml": ".graphml",
+    "dot": ".dot",
+}
+"""The formats :func:`save_dag` writes, with the suffix :func:`load_dag` reads them by:
+attnio's JSON, networkx's node-link JSON, GraphML and DOT."""
 """File suffixes :func:`load_dag` and :func:`save_dag` understand."""
 
 
@@ -501,11 +511,28 @@ def _decoded(data: bytes, name: str) -> str:
     return text
 
 
-def save_dag(dag: Dag, path: str | Path) -> None:
-    """Write ``dag`` to a ``.json``, ``.graphml`` or ``.dot`` file (chosen by suffix).
+def save_dag(dag: Dag, path: str | Path, *, format: str | None = None) -> None:
+    """Write ``dag`` to a ``.json``, ``.graphml`` or ``.dot`` file.
 
-    The vertex order of the file is the DAG's topological numbering, so
-    ``load_dag(path) == dag``.
+    ``format`` is one of :data:`GRAPH_FORMATS`; by default the suffix chooses (``.json``
+    is attnio's JSON). ``"node-link"`` writes networkx's node-link JSON
+    (``networkx.node_link_graph(data, edges="links")`` reads it) to a ``.json`` file. The
+    vertex order of the file is the DAG's topological numbering, so
+    ``load_dag(path) == dag`` in every format.
+
+    Raises
+    ------
+    GraphFormatError
+        An unknown suffix or format, or a suffix that is not the format's (``load_dag``
+        would not read the file back).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "g.json")
+    >>> save_dag(Dag.from_edges(["a", "b"], [(0, 1)]), path, format="node-link")
+    >>> load_dag(path).labels
+    ('a', 'b')
     """
     path = Path(path)
     suffix = path.suffix.lower()
@@ -513,9 +540,21 @@ def save_dag(dag: Dag, path: str | Path) -> None:
         raise GraphFormatError(
             f"graph file {str(path)!r}: suffix {suffix!r} is not one of {GRAPH_SUFFIXES}"
         )
-    if suffix == ".json":
+    if format is None:
+        format = suffix.lstrip(".")
+    if format not in GRAPH_FORMATS:
+        raise GraphFormatError(f"format={format!r} is not one of {list(GRAPH_FORMATS)}")
+    if GRAPH_FORMATS[format] != suffix:
+        raise GraphFormatError(
+            f"graph file {str(path)!r}: format {format} is written to a "
+            f"{GRAPH_FORMATS[format]} file, not {suffix}"
+        )
+    if format == "json":
         text = _write_json(dag)
-    elif suffix == ".graphml":
+    elif format == "node-link":
+        data = nx.node_link_data(dag.to_networkx(), edges="links")
+        text = json.dumps(data) + "\n"
+    elif format == "graphml":
         text = "\n".join(nx.generate_graphml(dag.to_networkx())) + "\n"
     else:
         text = _write_dot(dag)

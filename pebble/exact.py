@@ -207,14 +207,16 @@ from .variants import GAME_VARIANTS, Variant
 __all__ = [
     "DEFAULT_MAX_STATES",
     "DEFAULT_RULES",
-    "MAX_VERTICES",
+    "EXACT_MAX_VERTICES",
     "RULES",
     "solve_exact",
     "sweep_exact",
 ]
 
-MAX_VERTICES = kern.MAX_VERTICES
-"""The largest graph :func:`solve_exact` accepts (one int64 bit set per pebble colour)."""
+EXACT_MAX_VERTICES = kern.MAX_VERTICES
+"""The largest graph :func:`solve_exact` accepts (one int64 bit set per pebble colour); no
+option raises it. Not the builders' memory guard,
+:data:`attnio.pebble.builders.BUILD_MAX_VERTICES`."""
 
 DEFAULT_MAX_STATES = 4_000_000
 """The state table's default size: :func:`solve_exact` stops with proven bounds when it is full."""
@@ -302,7 +304,7 @@ def solve_exact(
     Parameters
     ----------
     dag : Dag
-        At most :data:`MAX_VERTICES` vertices.
+        At most :data:`EXACT_MAX_VERTICES` vertices.
     M : int
         Red pebbles, at least ``dag.min_memory`` (max in-degree + 1, no sliding).
     variant : {"standard", "oneshot"}
@@ -333,7 +335,7 @@ def solve_exact(
     Raises
     ------
     InstanceTooLargeError
-        More than :data:`MAX_VERTICES` vertices.
+        More than :data:`EXACT_MAX_VERTICES` vertices.
     MemoryTooSmallError
         ``M < dag.min_memory``.
     PebbleParameterError
@@ -709,10 +711,10 @@ def _check(
     if not isinstance(dag, Dag):
         raise PebbleParameterError(f"dag must be an attnio.pebble.Dag, got {type(dag).__name__}")
     check_variant(variant)
-    if dag.num_vertices > MAX_VERTICES:
+    if dag.num_vertices > EXACT_MAX_VERTICES:
         raise InstanceTooLargeError(
             f"graph has {dag.num_vertices} vertices; the exact solver encodes each pebble "
-            f"colour as one 64-bit word and accepts at most {MAX_VERTICES} vertices "
+            f"colour as one 64-bit word and accepts at most {EXACT_MAX_VERTICES} vertices "
             "(use a heuristic pebbling for larger graphs)"
         )
     positive_integer("max_states", max_states, PebbleParameterError)

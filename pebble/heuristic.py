@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .dag import Dag
 from .errors import PebbleParameterError, SearchInterrupted
@@ -98,7 +98,14 @@ pebble = solve_heuristic
 """The former name of :func:`solve_heuristic`, kept for callers that use it."""
 
 
-def sweep(dag: Dag, Ms: Sequence[int], *, heuristic: str = "belady", **options) -> list[Pebbling]:
+def sweep(
+    dag: Dag,
+    Ms: Sequence[int],
+    *,
+    heuristic: str = "belady",
+    progress: Callable[[int, int, str], None] | None = None,
+    **options,
+) -> list[Pebbling]:
     """Pebble ``dag`` for every M in ``Ms`` (increasing); the best found I/O as a function of M.
 
     A pebbling with M' red pebbles is one with any M >= M' too, so each size
@@ -106,6 +113,8 @@ def sweep(dag: Dag, Ms: Sequence[int], *, heuristic: str = "belady", **options) 
     ``method`` then says ``"<heuristic> (from M=M')"``): the returned upper
     bounds never increase with M. ``options`` go to :func:`solve_heuristic`. Ctrl-C raises
     :class:`~attnio.pebble.errors.SearchInterrupted` holding the sizes finished.
+    ``progress``, if given, is called after each size with (sizes finished, sizes in
+    all, a label such as ``"M=5: io 35"``).
 
     Examples
     --------
@@ -127,6 +136,8 @@ def sweep(dag: Dag, Ms: Sequence[int], *, heuristic: str = "belady", **options) 
             origin = best.method if "(from" in best.method else f"{best.method} (from M={best.M})"
             found = dataclasses.replace(best, M=M, method=origin, seconds=found.seconds)
         results.append(found)
+        if progress is not None:
+            progress(len(results), len(Ms), f"M={M}: io {found.io}")
     return results
 
 

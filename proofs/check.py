@@ -513,17 +513,9 @@ def _certificate(
     context = z3.Context()  # fresh, like every verdict's call (see _Query.solver)
     solver = limit(z3.SolverFor("QF_NRA", ctx=context), timeout_ms)
     solver.add(*(term.translate(context) for term in (*translator.side_conditions(), *lemma)))
-    head = f"; attnio obligation {original.name}\n; claim: {original.claim}\n" + (
-        f"; assumptions: {' & '.join(map(str, original.assumptions)) or 'none'}\n"
-    )
+    head = _certificate_head(original)
     if check_budgeted(solver) != z3.unsat:
-        query = _Query(original, True)
-        return (
-            head + "; certificate: the ORIGINAL obligation (integer query). z3 proved it "
-            "through a rounding-free strengthening whose lemma it could not re-check here;\n"
-            "; this file asks the original question: unsat certifies the claim, and a solver "
-            "may answer unknown.\n" + query.smtlib()
-        )
+        return _original_certificate(original)
     check_lemma = z3.Solver()
     check_lemma.add(*translator.side_conditions(), *lemma)
     return (
@@ -538,6 +530,23 @@ def _certificate(
         + first.smtlib()
         + "\n(reset)\n; (2) the strengthening lemma\n(set-logic QF_NRA)\n"
         + check_lemma.to_smt2()
+    )
+
+
+def _certificate_head(original: Obligation) -> str:
+    return f"; attnio obligation {original.name}\n; claim: {original.claim}\n" + (
+        f"; assumptions: {' & '.join(map(str, original.assumptions)) or 'none'}\n"
+    )
+
+
+def _original_certificate(original: Obligation) -> str:
+    """The fallback certificate of a strengthened proof: the original integer query."""
+    return (
+        _certificate_head(original)
+        + "; certificate: the ORIGINAL obligation (integer query). z3 proved it "
+        "through a rounding-free strengthening whose lemma it could not re-check here;\n"
+        "; this file asks the original question: unsat certifies the claim, and a solver "
+        "may answer unknown.\n" + _Query(original, True).smtlib()
     )
 
 
@@ -674,8 +683,12 @@ def prove(
         else:
             low = middle
     if isinstance(results[high], Proved) and not results[high].smtlib:
-        # The same deterministic queries again, now with the certificate of this constant.
-        results[high] = _strengthened(obligation.at(high), timeout_ms) or results[high]
+        # The same queries again, now with the certificate of this constant (should a call
+        # stopped by the processor-time net not repeat, the original query certifies it).
+        instance = obligation.at(high)
+        results[high] = _strengthened(instance, timeout_ms) or _with_smtlib(
+            results[high], _original_certificate(instance)
+        )
     below = results.get(high - 1)
     if below is None:
         note = "C = 1 is the least"
@@ -689,6 +702,10 @@ def prove(
                 f"constant is in ({refuted.constant}, {high}]"
             )
     return Outcome(obligation, _with(results[high], high, time.perf_counter() - start, note))
+
+
+def _with_smtlib(result: Result, text: str) -> Result:
+    return type(result)(**dict(result.__dict__, smtlib=text))
 
 
 def _with(result: Result, constant: int | None, seconds: float, note: str) -> Result:

@@ -74,12 +74,12 @@ def assert_lower_bound(
         The bound has no explicit expression, misses a parameter, or does not apply.
     """
     from attnio.pebble import pebble, replay
-    from attnio.pebble.exact import MAX_VERTICES, solve_exact
+    from attnio.pebble.exact import EXACT_MAX_VERTICES, solve_exact
 
     graph = getattr(dag, "dag", dag)
     values = {**getattr(dag, "params", {}), **params, "M": M}
     value = _value(bound, values)
-    if graph.num_vertices <= min(EXACT_VERTICES, MAX_VERTICES):
+    if graph.num_vertices <= min(EXACT_VERTICES, EXACT_MAX_VERTICES):
         result = solve_exact(graph, M, max_states=max_states)
     else:
         result = pebble(graph, M, heuristic="search", moves=True)

@@ -6,7 +6,7 @@ import pathlib
 
 import pytest
 
-from attnio.campaign import Store, execute, load, read_spec, run_campaign
+from attnio.campaign import Store, build_report, execute, load, read_spec, run_campaign
 
 SPEC = """
 [[pebble]]
@@ -82,12 +82,33 @@ def test_interrupted_campaign_resumes(tmp_path: pathlib.Path, spec) -> None:
 def test_bad_unit_is_stored_as_an_error_not_a_crash(tmp_path: pathlib.Path) -> None:
     """A unit whose parameters the engine refuses is stored as an error with the message."""
     path = tmp_path / "spec.toml"
-    path.write_text('[[simulate]]\nalgorithm = "flash"\nn = 8\nd = 4\nM = 3\n')
+    path.write_text('[[simulate]]\nalgorithm = "low-rank"\nn = 64\nd = 64\nM = 2048\ndegree = 12\n')
     spec = read_spec(path)
     with Store(tmp_path / "r.sqlite") as store:
         outcome = run_campaign(spec, store, workers=0)
-    assert outcome.failed == 1 and "M" in outcome.errors[0]
+    assert outcome.failed == 1 and "max_words" in outcome.errors[0]
     assert load(tmp_path / "r.sqlite")[0]["status"] == "error"
+
+
+def test_memory_below_an_algorithms_minimum_is_skipped_not_failed(tmp_path: pathlib.Path) -> None:
+    """A simulate unit whose M is below the algorithm's least feasible M is stored and
+    reported as skipped with the reason (as pebble sizes below a DAG's minimum are),
+    never as a failure; the feasible sizes of the same table run."""
+    path = tmp_path / "spec.toml"
+    path.write_text('[[simulate]]\nalgorithm = "flash"\nn = 8\nd = 4\nM = [3, 64]\n')
+    spec = read_spec(path)
+    with Store(tmp_path / "r.sqlite") as store:
+        outcome = run_campaign(spec, store, workers=0)
+        again = run_campaign(spec, store, workers=0)
+    assert (outcome.failed, outcome.ran, outcome.errors) == (0, 1, [])
+    (line,) = outcome.skipped
+    assert "M=3" in line and "needs M >=" in line
+    assert again.from_store == 2 and again.failed == 0
+    statuses = sorted(r["status"] for r in load(tmp_path / "r.sqlite"))
+    assert statuses == ["count", "skipped"]
+    report = build_report(load(tmp_path / "r.sqlite"))
+    assert report.errors == [] and len(report.skipped) == 1
+    assert "## Units skipped" in report.markdown() and report.to_dict()["skipped"]
 
 
 def test_version_mismatch_is_refused() -> None:

@@ -97,6 +97,17 @@ def test_constant_search_finds_least_constant():
     assert "refuted" in outcome.result.note
 
 
+def test_constant_search_certifies_the_constant_it_reports():
+    """A constant found through a rounding-free strengthening ships a certificate (the
+    search certifies only the reported constant, not every candidate it proved)."""
+    C = sp.Symbol("C", positive=True)
+    outcome = prove(_ob(2 * sp.ceiling(n / 2) <= C * n, constant=C))
+    # the strengthening n + 2 <= C n proves C = 3; C = 2 (true) stays unknown
+    assert isinstance(outcome.result, Proved) and outcome.result.constant == 3
+    assert "strengthening" in outcome.result.method
+    assert "; certificate:" in outcome.result.smtlib and "(check-sat)" in outcome.result.smtlib
+
+
 @settings(max_examples=15)
 @given(st.integers(1, 40))
 def test_constant_search_matches_exact_least(k):

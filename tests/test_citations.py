@@ -79,3 +79,34 @@ def _fields(bound: Bound) -> dict:
         "source": bound.source,
         "status": bound.status,
     }
+
+
+_ACCENTS = {r"{\'a}": "á", r"{\'e}": "é", r"{\"o}": "ö"}
+
+
+def _bib_families(entry: str) -> list[str]:
+    """The family names of a BibTeX entry's authors, in order, accents decoded."""
+    authors = re.search(r"author\s*=\s*\{(.*)\},\n", entry).group(1)
+    for code, letter in _ACCENTS.items():
+        authors = authors.replace(code, letter)
+    return [name.split(",")[0].strip() for name in authors.split(" and ")]
+
+
+def test_docs_references_name_the_bib_authors() -> None:
+    """docs/references.md lists, for every short name, the same authors in the same order as
+    the shipped references.bib (each name ends with the bib's family name)."""
+    from pathlib import Path
+
+    text = (Path(__file__).parents[1] / "docs" / "references.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| (\w+) \| (.+) \|$", text, flags=re.MULTILINE))
+    every = entries()
+    checked = 0
+    for short, key in KEYS.items():
+        if short not in rows:
+            continue
+        names = re.split(r",\s*(?:and\s+)?|\s+and\s+", rows[short].split('. "')[0])
+        families = _bib_families(every[key])
+        assert len(names) == len(families), (short, names, families)
+        assert all(n.endswith(f) for n, f in zip(names, families, strict=True)), (short, names)
+        checked += 1
+    assert checked >= 10 and "LLSSZ24" in rows

@@ -35,6 +35,17 @@ def test_run_then_report_then_export(tmp_path: pathlib.Path, capsys: pytest.Capt
     assert len(out.read_text().splitlines()) == 5
 
 
+def test_infeasible_memory_is_a_skipped_unit(tmp_path: pathlib.Path, capsys) -> None:
+    """A simulate unit below the algorithm's least feasible M is listed as skipped with
+    the reason, and the campaign exits 0 (it used to fail with exit 1)."""
+    spec, store = tmp_path / "spec.toml", tmp_path / "r.sqlite"
+    spec.write_text('[[simulate]]\nalgorithm = "flash"\nn = 8\nd = 4\nM = [3, 64]\n')
+    assert main(["campaign", str(spec), "--store", str(store), "--workers", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "1 ran, 0 failed, 1 skipped" in out
+    assert any(line.startswith("skipped: ") and "M=3" in line for line in out.splitlines())
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

@@ -49,12 +49,12 @@ def test_the_example_file_gives_its_verdicts(capsys) -> None:
     """examples/claims.toml (in the README): the FlashAttention-2 upper bound is proved
     against the catalog, the quadratic lower bound is refuted; exit 1."""
     assert main(["check", str(EXAMPLE), "--json"]) == 1
-    rows = json.loads(capsys.readouterr().out)
-    assert {row["name"]: row["verdict"] for row in rows} == {
+    payload = json.loads(capsys.readouterr().out)
+    assert {row["name"]: row["verdict"] for row in payload["results"]} == {
         "flash2-forward-upper": "proved-against-catalog",
         "quadratic-lower": "refuted",
     }
-    assert all(row["schema"] == JSON_SCHEMA_VERSION for row in rows)
+    assert payload["schema"] == JSON_SCHEMA_VERSION and payload["partial"] is False
 
 
 def test_the_readme_shows_what_the_example_prints() -> None:
@@ -68,12 +68,15 @@ def test_the_readme_shows_what_the_example_prints() -> None:
 
 
 def test_json_has_one_object_per_claim(tmp_path, capsys) -> None:
-    """--json: a list of objects with schema, name, verdict and a list of evidence items."""
+    """--json: one object {schema, partial, results} whatever the number of claims, one
+    result per claim with name, verdict and a list of evidence items."""
     path = _write(tmp_path, TRUE_CLAIM)
     assert main(["check", str(path), "--json", *QUICK]) == 0
-    (row,) = json.loads(capsys.readouterr().out)
+    payload = json.loads(capsys.readouterr().out)
+    assert set(payload) == {"schema", "partial", "results"}
+    assert payload["schema"] == JSON_SCHEMA_VERSION and payload["partial"] is False
+    (row,) = payload["results"]
     assert row["name"] == "compulsory" and row["verdict"] == "proved-against-catalog"
-    assert row["schema"] == JSON_SCHEMA_VERSION
     assert {"check", "verdict", "summary", "point"} <= set(row["evidence"][0])
 
 
@@ -93,7 +96,7 @@ def test_refutations_write_replayable_evidence(tmp_path, capsys) -> None:
     code = main(["check", str(path), "--json", "--skip", "z3", "--skip", "counting",
                  "--evidence-dir", str(folder)])  # fmt: skip
     assert code == 1
-    (row,) = json.loads(capsys.readouterr().out)
+    (row,) = json.loads(capsys.readouterr().out)["results"]
     item = next(e for e in row["evidence"] if e["verdict"] == "refuted")
     dag = load_dag(item["certificate"].replace(".moves.jsonl", ".dag.json"))
     assert replay(dag, read_moves(item["certificate"], dag), 6).io == item["other_value"] == 8

@@ -59,6 +59,14 @@ CASES = [
     (["simulate", "flash", "--n", "10000000", "--d", "64", "--M", "16384"], "--max-words"),
     (["simulate", "low-rank", "--n", "64", "--d", "64", "--M", "2048", "--degree", "12"],
      "--max-words"),
+    # counting mode allocates nothing but runs the whole loop nest: its work is bounded
+    (["simulate", "flash", "--n", "99999999", "--d", "9999", "--M", "99999999", "--count-only"],
+     "more than max_transfers=100,000,000; choose smaller sizes or raise the limit "
+     "(--max-transfers)"),
+    (["simulate", "standard", "--n", "100000", "--d", "1", "--M", "64", "--count-only"],
+     "--max-transfers"),
+    ([*SIM, "--M", "512", "--count-only", "--max-transfers", "10"], "more than max_transfers=10"),
+    ([*SIM, "--sweep", "M=64:512", "--max-transfers", "10"], "max_transfers=10"),
     # integers beyond int64, negative, zero; NaN and infinity
     ([*DAG, "--M", "99999999999999999999999"], "too large"),
     ([*SIM, "--M", "99999999999999999999999"], "too large"),
@@ -123,6 +131,11 @@ CASES = [
     (["pebble", "--graph", "{tmp}/g.dot", "--M", "4", "--tree", "balanced"],
      "--tree shapes a --dag family"),
     ([*DAG, "--M", "4", "--json", "--format", "latex"], "--json and --format latex"),
+    ([*DAG, "--save-graph", "{tmp}/out.dot", "--graph-format", "node-link"],
+     "format node-link is written to a .json file, not .dot"),
+    ([*DAG, "--M", "4", "--graph-format", "dot"], "--graph-format applies to --save-graph"),
+    ([*DAG, "--save-graph", "{tmp}/out.txt"], "suffix '.txt'"),
+    ([*DAG, "--save-graph", "/proc/g.json"], "--save-graph '/proc/g.json': cannot write: "),
     (["plot", "algorithms", "--algorithms", ",", "--n", "64", "--d", "8", "--sweep", "M=64:512",
       "-o", "{tmp}/p.png"], "names no algorithm"),
     (["campaign", "{tmp}/spec.toml", "--workers", "0", "--store", "{tmp}/r.sqlite",
@@ -136,6 +149,17 @@ CASES = [
     (["prove", "--smtlib", "{tmp}/empty.json", "--only", "planted/*"], "not a directory"),
     (["table", "-o", "{tmp}"], "is a directory"),
     (["table", "-o", "/nonexistent-dir/t.md"], "does not exist"),
+    # paths the permission bits allow but the kernel refuses (the superuser passes os.access)
+    ([*DAG, "--M", "4", "--moves", "/proc/m.jsonl"], "--moves '/proc/m.jsonl': cannot write: "),
+    ([*SIM, "--sweep", "M=64:512", "--plot", "/proc/p.png"], "--plot '/proc/p.png': cannot write"),
+    (["table", "-o", "/proc/t.md"], "--output '/proc/t.md': cannot write: "),
+    (["table", "--bib", "/proc/r.bib"], "--bib '/proc/r.bib': cannot write: "),
+    (["prove", "--smtlib", "/proc/smt/x", "--only", "planted/*"], "--smtlib '/proc/smt/x': cannot"),
+    (["check", "{tmp}/spec.toml", "--evidence-dir", "/proc/e/f"], "--evidence-dir '/proc/e/f': "),
+    (["campaign", "{tmp}/spec.toml", "--store", "/proc/r.sqlite"], "--store '/proc/r.sqlite': "),
+    (["campaign", "report", "--store", "{tmp}/r.sqlite", "-o", "/proc/r.md"], "-o '/proc/r.md'"),
+    (["plot", "algorithms", "--n", "64", "--d", "8", "--sweep", "M=64:512", "-o", "/proc/p.png"],
+     "--output '/proc/p.png': cannot write: "),
 ]  # fmt: skip
 
 
@@ -238,9 +262,10 @@ def test_interrupted_prove_keeps_finished_obligations(capsys, monkeypatch) -> No
     import importlib
     import json
 
-    check = importlib.import_module("attnio.proofs.check")
-    monkeypatch.setattr(check, "prove", _interrupt_after(2, check.prove))
-    assert main(["prove", "--only", "crossover/dense-forward-tight/*", "--json"]) == 130
+    suite = importlib.import_module("attnio.proofs.suite")  # in process: --jobs 1
+    monkeypatch.setattr(suite, "prove", _interrupt_after(2, suite.prove))
+    argv = ["prove", "--only", "crossover/dense-forward-tight/*", "--json", "--jobs", "1"]
+    assert main(argv) == 130
     data = json.loads(capsys.readouterr().out)
     assert data["partial"] is True and len(data["outcomes"]) == 1
 
@@ -336,3 +361,19 @@ def test_closed_pipe_is_quiet() -> None:
         err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) in (0, 141)
     assert "error" not in err and "Traceback" not in err, err
+
+
+def test_output_checks_leave_nothing_behind(tmp_path) -> None:
+    """Checking an output path writes nothing: a new file or directory chain is removed
+    again, an existing file keeps its content."""
+    from attnio._arguments import writable_directory, writable_file
+
+    assert writable_file("-o", str(tmp_path / "new.md")) == tmp_path / "new.md"
+    assert writable_directory("--smtlib", str(tmp_path / "a" / "b")) == tmp_path / "a" / "b"
+    kept = tmp_path / "kept.md"
+    kept.write_text("text")
+    writable_file("-o", str(kept))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.md"]
+    assert kept.read_text() == "text"
+    with pytest.raises(ValueError, match=r"^--smtlib '/proc/a/b': cannot write: "):
+        writable_directory("--smtlib", "/proc/a/b")

@@ -110,6 +110,22 @@ def test_graph_files(capsys, tmp_path, suffix: str) -> None:
     assert from_file["io"] == built["io"]
 
 
+@pytest.mark.parametrize("format", ["json", "node-link", "graphml", "dot"])
+def test_save_graph_writes_what_graph_reads(capsys, tmp_path, format: str) -> None:
+    """--save-graph alone writes the built DAG in the chosen format (node-link JSON
+    included) and exits 0; --graph reads it back as the same DAG, with the same cost."""
+    from attnio.pebble import GRAPH_FORMATS, load_dag
+
+    path = tmp_path / f"g{GRAPH_FORMATS[format]}"
+    argv = ["pebble", "--dag", "attention-backward", "--n", "2", "--d", "1"]
+    assert main([*argv, "--save-graph", str(path), "--graph-format", format]) == 0
+    assert capsys.readouterr().out.startswith(f"wrote {path}")
+    assert load_dag(path) == builders.attention_backward(2, 1)
+    from_file = _json(capsys, ["pebble", "--graph", str(path), "--M", "4", "--json"])
+    built = _json(capsys, [*argv, "--M", "4", "--json", "--save-graph", str(path)])
+    assert from_file["io"] == built["io"]
+
+
 def test_sweep(capsys) -> None:
     """--sweep prints one row per M, as JSON a list in increasing M."""
     rows = _json(

@@ -13,7 +13,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from attnio.pebble import dag as dag_module
-from attnio.pebble.dag import Dag, load_dag, save_dag
+from attnio.pebble.dag import GRAPH_FORMATS, Dag, load_dag, save_dag
 from attnio.pebble.errors import (
     CycleError,
     GraphFormatError,
@@ -102,13 +102,51 @@ def test_file_round_trip(tmp_path_factory, dag: Dag, suffix: str) -> None:
     assert load_dag(path) == dag
 
 
-@pytest.mark.parametrize("suffix", [".json", ".graphml", ".dot"])
-def test_awkward_labels_round_trip(tmp_path, suffix: str) -> None:
+@given(dags(), st.sampled_from(sorted(GRAPH_FORMATS)))
+def test_every_format_round_trips(tmp_path_factory, dag: Dag, format: str) -> None:
+    """Saving in any format (attnio's JSON, networkx node-link JSON, GraphML, DOT) then
+    loading gives back an equal DAG."""
+    path = tmp_path_factory.mktemp("g") / f"graph{GRAPH_FORMATS[format]}"
+    save_dag(dag, path, format=format)
+    assert load_dag(path) == dag
+
+
+@given(dags())
+def test_node_link_output_is_what_networkx_reads(tmp_path_factory, dag: Dag) -> None:
+    """The node-link file is networkx's own format: networkx reads it as the same
+    directed graph, and the file names its edges "links" as networkx writes them."""
+    path = tmp_path_factory.mktemp("g") / "graph.json"
+    save_dag(dag, path, format="node-link")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["directed"] is True and "links" in data
+    graph = nx.node_link_graph(data, edges="links")
+    assert list(graph.nodes) == list(dag.labels)
+    assert set(graph.edges) == set(dag.to_networkx().edges)
+
+
+@pytest.mark.parametrize(
+    ("name", "format", "match"),
+    [
+        ("g.dot", "node-link", "written to a .json file"),
+        ("g.json", "graphml", "written to a .graphml file"),
+        ("g.json", "yaml", "not one of"),
+        ("g.txt", None, "suffix '.txt'"),
+    ],
+)
+def test_save_refuses_a_format_it_could_not_read_back(tmp_path, name, format, match) -> None:
+    """save_dag refuses an unknown format or a suffix load_dag would read as another format."""
+    with pytest.raises(GraphFormatError, match=match):
+        save_dag(Dag.from_edges(2, [(0, 1)]), tmp_path / name, format=format)
+
+
+@pytest.mark.parametrize("format", sorted(GRAPH_FORMATS))
+def test_awkward_labels_round_trip(tmp_path, format: str) -> None:
     """Labels with quotes, backslashes, spaces and arrows survive every format."""
     labels = ['a "quoted" one', "back\\slash", "S[0,1]+2", "x -> y", "digraph"]
     dag = Dag.from_edges(labels, [(0, 1), (1, 2), (3, 4), (0, 4)])
-    save_dag(dag, tmp_path / f"g{suffix}")
-    assert load_dag(tmp_path / f"g{suffix}") == dag
+    path = tmp_path / f"g{GRAPH_FORMATS[format]}"
+    save_dag(dag, path, format=format)
+    assert load_dag(path) == dag
 
 
 @given(dags())

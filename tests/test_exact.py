@@ -11,7 +11,7 @@ from attnio.pebble import exact as exact_module
 from attnio.pebble.builders import attention_forward
 from attnio.pebble.dag import Dag
 from attnio.pebble.errors import InstanceTooLargeError, MemoryTooSmallError, ParameterError
-from attnio.pebble.exact import DEFAULT_RULES, MAX_VERTICES, RULES, solve_exact, sweep_exact
+from attnio.pebble.exact import DEFAULT_RULES, EXACT_MAX_VERTICES, RULES, solve_exact, sweep_exact
 from attnio.pebble.exact_reference import reference_optimum
 from attnio.pebble.moves import replay
 from strategies import oracle_examples, pebbling_instances, relabellings, variants
@@ -206,8 +206,10 @@ def test_isolated_and_trivial_graphs_cost_nothing_or_the_compulsory():
 
 def test_refuses_too_many_vertices():
     """A graph beyond the one-word bit-set encoding is refused, naming size and limit."""
-    chain = Dag.from_edges(MAX_VERTICES + 1, [(i, i + 1) for i in range(MAX_VERTICES)])
-    with pytest.raises(InstanceTooLargeError, match=f"{MAX_VERTICES + 1} vertices.*{MAX_VERTICES}"):
+    chain = Dag.from_edges(EXACT_MAX_VERTICES + 1, [(i, i + 1) for i in range(EXACT_MAX_VERTICES)])
+    with pytest.raises(
+        InstanceTooLargeError, match=f"{EXACT_MAX_VERTICES + 1} vertices.*{EXACT_MAX_VERTICES}"
+    ):
         solve_exact(chain, 2)
 
 

@@ -14,6 +14,7 @@ import urllib.request
 import pytest
 from hypothesis import given, settings
 
+from attnio.bounds.schema import JSON_SCHEMA_VERSION
 from attnio.cli import main
 from attnio.explorer import (
     MAX_DRAW_VERTICES,
@@ -187,24 +188,47 @@ def test_server_binds_loopback_and_serves_the_page(server):
 
 def test_server_validates_requests(server):
     """The API answers a valid request, refuses bad JSON, bad fields, oversized bodies,
-    foreign Host headers and origins and non-JSON posts, always with a JSON error."""
+    foreign Host headers and origins and non-JSON posts, always with a JSON error; every
+    JSON reply carries the schema version."""
     good = json.dumps({"kind": "bounds", "M": 4}).encode()
-    status, body = _call(server, "POST", "/api", good)
-    assert status == 200 and json.loads(body)["M"] == 4
-    status, body = _call(server, "POST", "/api", b"{not json")
-    assert status == 400 and "not JSON" in json.loads(body)["error"]
-    status, body = _call(server, "POST", "/api", json.dumps({"kind": "bounds", "M": 1}).encode())
-    assert status == 400 and "M=1" in json.loads(body)["error"]
-    status, body = _call(server, "POST", "/api", b" " * 5000)
-    assert status == 413
-    status, _ = _call(server, "POST", "/api", good, host="evil.example:80")
-    assert status == 403
-    status, _ = _call(server, "POST", "/api", good, headers={"Origin": "http://evil.example"})
-    assert status == 403
-    status, _ = _call(server, "POST", "/api", good, headers={"Origin": server.url.rstrip("/")})
-    assert status == 200
-    status, _ = _call(server, "POST", "/api", good, headers={"Content-Type": "text/plain"})
-    assert status == 415
+    replies = []
+
+    def call(*args, **kwargs):
+        status, body = _call(server, "POST", "/api", *args, **kwargs)
+        replies.append(json.loads(body))
+        return status, replies[-1]
+
+    status, body = call(good)
+    assert status == 200 and body["M"] == 4
+    status, body = call(b"{not json")
+    assert status == 400 and "not JSON" in body["error"]
+    status, body = call(json.dumps({"kind": "bounds", "M": 1}).encode())
+    assert status == 400 and "M=1" in body["error"]
+    assert call(b" " * 5000)[0] == 413
+    assert call(good, host="evil.example:80")[0] == 403
+    assert call(good, headers={"Origin": "http://evil.example"})[0] == 403
+    assert call(good, headers={"Origin": server.url.rstrip("/")})[0] == 200
+    assert call(good, headers={"Content-Type": "text/plain"})[0] == 415
+    status, page = _call(server, "GET", "/nothing")
+    replies.append(json.loads(page))
+    assert status == 404
+    assert all(reply["schema"] == JSON_SCHEMA_VERSION for reply in replies)
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        {"kind": "bounds", "M": 4},
+        {"kind": "curve", "variant": "standard", "low": 4, "high": 5},
+        {"kind": "solve", "M": 4, "variant": "standard", "method": "belady"},
+    ],
+)
+def test_every_api_reply_carries_the_schema(small, request_):
+    """Every reply of the request dispatcher (server, widget, static page) has "schema",
+    and adding it leaves the instance's cached reply unchanged."""
+    reply = answer(small, request_)
+    assert reply["schema"] == JSON_SCHEMA_VERSION
+    assert answer(small, request_) == reply
 
 
 # ------------------------------------------------------------------ command
@@ -246,7 +270,11 @@ def test_moves_file_is_offered_to_the_page(tmp_path):
     instance = Instance.from_builder("attention-forward", 1, 1)
     instance.moves, instance.moves_name = moves, "m.jsonl"
     reply = answer(instance, {"kind": "moves"})
-    assert reply == {"name": "m.jsonl", "moves": [[op, v] for op, v in moves]}
+    assert reply == {
+        "schema": JSON_SCHEMA_VERSION,
+        "name": "m.jsonl",
+        "moves": [[op, v] for op, v in moves],
+    }
 
 
 @pytest.mark.parametrize(

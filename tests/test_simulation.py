@@ -38,3 +38,51 @@ def test_head_dimension_above_sequence_length_runs():
         for pass_ in algo.runners:
             run = simulate(name, pass_, 3, 9, 400)
             assert run.matches and run.error <= 1e-9
+
+
+CASES = [
+    ("standard", "forward", {}),
+    ("standard", "backward", {}),
+    ("flash", "forward", {}),
+    ("flash", "backward", {}),
+    ("flash2", "forward", {}),
+    ("flash2", "backward", {}),
+    ("square-tiling", "forward", {}),
+    ("tiled-backward", "backward", {}),
+    ("block-sparse-flash", "forward", {"block_density": 0.5}),
+    ("sparse-square-tiling", "backward", {"block_density": 0.5}),
+    ("low-rank", "forward", {"degree": 2}),
+    ("low-rank", "backward", {"degree": 2}),
+]
+
+
+@pytest.mark.parametrize(("algorithm", "pass_", "options"), CASES)
+def test_transfer_estimate_bounds_the_transfers_made(monkeypatch, algorithm, pass_, options):
+    """The work estimate (closed-form I/O / d) is at least the number of load and store
+    calls the run makes, so --max-transfers bounds the running time."""
+    from attnio.algorithms import machine
+    from attnio.algorithms.simulation import estimate_transfers
+    from attnio.bounds import get
+
+    calls = []
+    for name in ("load", "store"):
+        original = getattr(machine.TwoLevelMachine, name)
+
+        def counted(self, *args, _original=original):
+            calls.append(1)
+            return _original(self, *args)
+
+        monkeypatch.setattr(machine.TwoLevelMachine, name, counted)
+    run = simulate(algorithm, pass_, 96, 4, 256, numeric=False, **options)
+    record = get(ALGORITHMS[algorithm].counts[pass_])
+    used = {k: v for k, v in run.parameters.items() if k in record.parameters}
+    assert estimate_transfers(record, 4, used) >= len(calls) > 0
+
+
+def test_too_much_work_is_refused_before_running():
+    """A counting run estimated above max_transfers is refused with the number and the
+    option that raises it, before the machine runs."""
+    with pytest.raises(ParameterError, match=r"about [\d,]+ transfers.*--max-transfers"):
+        simulate("flash", "forward", 10**8, 10**4, 10**8, numeric=False)
+    with pytest.raises(ParameterError, match="max_transfers=10;"):
+        simulate("flash", "forward", 64, 8, 512, numeric=False, max_transfers=10)
