@@ -9,13 +9,13 @@ Every catalog record is perturbed in turn, one mutation at a time:
 * ``no-conditions``: the conditions dropped;
 * ``derived``: the status upgraded to ``derived``.
 
-Mutants that are not generated, because they state the same claim as the record (equivalent
-mutants, which no check can or should catch):
+Mutants that are not generated, because they state a claim exactly as true as the record's
+(equivalent mutants, which no check can or should catch):
 
 * constant factors of asymptotic expressions: O(f) and O(2f) are the same claim;
 * the conditions of ``block-sparse-flash-forward-upper`` dropped (:data:`EQUIVALENT`):
   O(dn + d^2 n^2 s / M) for block-sparse FlashAttention holds wherever the algorithm
-  runs, not only for d <= M <= nd, s <= 1 (SY24's range). Above M = nd its dn term
+  runs, not only for d <= M <= nd, s <= 1 (the range of DFE22 Prop 4). Above M = nd its dn term
   covers the compulsory cost, below M = 5d + 4 the algorithm does not run, and s <= 1
   holds of every block mask. The obligation
   ``order/block-sparse-flash-forward-upper/block-sparse-flash-forward-count`` proves it
