@@ -261,29 +261,70 @@ def _growth_points() -> list[tuple[str, dict[str, object], dict[str, object]]]:
     return pairs
 
 
-_COMPILED: dict[tuple[str, str, str], tuple[tuple[str, ...], Callable, Callable]] = {}
+_COMPILED: dict[tuple[str, sp.Expr, sp.Basic], tuple[tuple[str, ...], Callable, Callable]] = {}
 
 
-def _fast(bound: Bound, point: dict[str, object]) -> float | None:
-    """The asymptotic value in floating point (None where the conditions fail), compiled once.
-
-    The record's expressions are compiled with ``sympy.lambdify`` once per expression, so
-    a changed record is compiled afresh.
-    """
-    k = (bound.name, str(bound.asymptotic), str(bound.conditions))
+def _compiled(bound: Bound, expr: sp.Basic) -> tuple[tuple[str, ...], Callable, Callable]:
+    """``expr`` and ``bound``'s conditions compiled with ``sympy.lambdify``, once per expression."""
+    k = (bound.name, expr, bound.conditions)
     if k not in _COMPILED:
         names = tuple(sorted(bound.parameters))
         syms = [sp.Symbol(name) for name in names]
-        plain = {sym: sp.Symbol(str(sym)) for sym in bound.asymptotic.free_symbols}
+        plain = {sym: sp.Symbol(str(sym)) for sym in expr.free_symbols}
         plain.update({sym: sp.Symbol(str(sym)) for sym in bound.conditions.free_symbols})
-        value = sp.lambdify(syms, bound.asymptotic.subs(plain), modules="math")
+        value = sp.lambdify(syms, expr.subs(plain), modules="math")
         held = sp.lambdify(syms, bound.conditions.subs(plain), modules="math")
         _COMPILED[k] = (names, value, held)
-    names, value, held = _COMPILED[k]
+    return _COMPILED[k]
+
+
+def _fast(bound: Bound, point: dict[str, object], which: str = "asymptotic") -> float | None:
+    """The asymptotic (or explicit) value in floating point (None where the conditions fail).
+
+    The record's expressions are compiled once per expression (:func:`_compiled`), so a
+    changed record is compiled afresh.
+    """
+    names, value, held = _compiled(bound, getattr(bound, which))
     args = [float(point[name]) for name in names]
     if not held(*args):
         return None
     return float(value(*args))
+
+
+def _undefined(bound: Bound, which: str, point: dict[str, object]) -> str | None:
+    """Why ``bound``'s ``which`` expression is undefined at ``point`` inside its conditions.
+
+    Evaluated in floating point first; a failure there (a floor that rounds to zero) is
+    re-evaluated exactly with sympy before it is reported.
+    """
+    try:
+        value = _fast(bound, point, which)
+        if value is None or math.isfinite(value):
+            return None
+    except (ZeroDivisionError, ValueError, OverflowError, TypeError):
+        if _fast_conditions(bound, point) is False:
+            return None
+    try:
+        if not _applies(bound, point):
+            return None
+    except (TypeError, ValueError):
+        return None  # the conditions themselves are undecided here: skipped
+    try:
+        exact = _value(bound, which, point)
+    except (TypeError, ValueError, ZeroDivisionError) as error:
+        return f"{bound.name}: {which} undefined at {_show(point)} ({error})"
+    if exact.is_finite:
+        return None
+    return f"{bound.name}: {which} = {exact} at {_show(point)}, inside its conditions"
+
+
+def _fast_conditions(bound: Bound, point: dict[str, object]) -> bool | None:
+    """Whether ``bound``'s conditions hold at ``point``; None where they cannot be evaluated."""
+    names, _, held = _compiled(bound, sp.Integer(0))
+    try:
+        return bool(held(*[float(point[name]) for name in names]))
+    except (ZeroDivisionError, ValueError, OverflowError, TypeError):
+        return None
 
 
 def check_asymptotic_growth() -> tuple[bool, str]:
@@ -299,16 +340,11 @@ def check_asymptotic_growth() -> tuple[bool, str]:
     lowers = [b for b in with_shape if b.kind in (Kind.LOWER, Kind.TIGHT)]
     uppers = [b for b in with_shape if b.kind in (Kind.UPPER, Kind.TIGHT)]
     moves = _growth_points()
-    values: dict[tuple[str, int], sp.Expr | None] = {}
-    index_of: dict[tuple, int] = {}
-
-    def key(point: dict[str, object]) -> int:
-        k = tuple(sorted((name, str(v)) for name, v in point.items()))
-        return index_of.setdefault(k, len(index_of))
+    values: dict[tuple[str, int], float | None] = {}
 
     def at(bound: Bound, point: dict[str, object]) -> float | None:
         """The bound's asymptotic value at ``point``, or None where it does not apply."""
-        k = (bound.name, key(point))
+        k = (bound.name, id(point))  # the points of ``moves`` live until the check ends
         if k not in values:
             values[k] = _fast(bound, point)
         return values[k]
@@ -342,13 +378,145 @@ def check_asymptotic_growth() -> tuple[bool, str]:
     )
 
 
+def check_upper_records_as_tight_as_counts() -> tuple[bool, str]:
+    """No asymptotic upper record of an algorithm outgrows that algorithm's exact count.
+
+    O(f) for an algorithm whose exact count is c must not be looser than c by a growing
+    factor: along every move of n and d of :func:`_growth_points` where both records
+    apply at both ends, f / c may not grow more than 4x (a count's own asymptotic
+    included, which states the count's order). An exponent raised in f (d^2 for d) is a
+    weaker, true claim that the other checks cannot see; this one does. The count's
+    conditions bound where the comparison is made: outside them the algorithm does not
+    run. Moves of M are left out: there the counts' block floors swing f / c by bounded
+    factors above 4 (the low-rank count just above its least M is about 13 f, far above
+    it about f), and the ``order`` obligations bound c <= C f with a proved C.
+    """
+    with_algorithm = [b for b in catalog(kind="upper") if b.algorithm is not None]
+    counts = [b for b in with_algorithm if b.explicit is not None]
+    uppers = [b for b in with_algorithm if b.asymptotic is not None]
+    moves = _growth_points()
+    values: dict[tuple[str, str, int], float | None] = {}
+
+    compared, bad = 0, []
+
+    def at(bound: Bound, which: str, point: dict[str, object]) -> float | None:
+        k = (bound.name, which, id(point))  # the points of ``moves`` live until the check ends
+        if k not in values:
+            try:
+                values[k] = _fast(bound, point, which)
+            except (ZeroDivisionError, ValueError, OverflowError):
+                values[k] = None  # undefined where its conditions say it applies
+                bad.append(
+                    f"{bound.name}: {which} undefined at {_show(point)}, inside its conditions"
+                )
+        return values[k]
+
+    for upper, count in itertools.product(uppers, counts):
+        if upper.algorithm != count.algorithm or upper.pass_ is not count.pass_:
+            continue
+        if not upper.comparable(count):
+            continue
+        for var, near, far in moves:
+            if var == "M":
+                continue
+            ends = [
+                (at(upper, "asymptotic", point), at(count, "explicit", point))
+                for point in (near, far)
+            ]
+            if any(None in pair or pair[1] <= 0 for pair in ends):
+                continue
+            compared += 1
+            (f_near, c_near), (f_far, c_far) = ends
+            if f_far / c_far > 4 * (f_near / c_near):
+                bad.append(
+                    f"O({upper.asymptotic}) of {upper.name} outgrows {count.name} by "
+                    f"{(f_far / c_far) / (f_near / c_near):.3g}x moving {var} from {near[var]} "
+                    f"to {far[var]} (n={near['n']}, d={near['d']}, M={near['M']})"
+                )
+                break
+    if compared == 0:
+        return False, "no upper record met its algorithm's count: the check would be vacuous"
+    return (not bad), "; ".join(bad[:3]) or f"{compared} record x count x move comparisons"
+
+
+def check_conditions_within_cache() -> tuple[bool, str]:
+    """Every record of the small (large) cache regime applies only where M < d^2 (M >= d^2).
+
+    On the grid of :func:`grid`, a record that applies at a point outside its cache regime
+    fails: its conditions claim more than its cell (an open small-cache record whose
+    conditions were dropped would declare the large-cache cell open too). Exact counts of
+    algorithms are exempt: they hold wherever their algorithm runs, and their cache names
+    the regime the algorithm is designed for.
+    """
+    compared, bad = 0, []
+    for bound in catalog():
+        if bound.cache is Cache.ANY or (bound.algorithm is not None and bound.explicit is not None):
+            continue  # an exact count holds wherever its algorithm runs; its cache is its design
+        for point in grid():
+            if not _applies(bound, point):
+                continue
+            compared += 1
+            small = point["M"] < point["d"] ** 2
+            if small != (bound.cache is Cache.SMALL):
+                bad.append(f"{bound.name} ({bound.cache} cache) applies at {_show(point)}")
+                break
+    if compared == 0:
+        return False, "no record of a cache regime applies on the grid: the check would be vacuous"
+    return (not bad), "; ".join(bad[:3]) or f"{compared} record x point pairs inside their cache"
+
+
+def _small_memory_points() -> Iterator[dict[str, object]]:
+    """The points of :func:`grid` and, at each of its (n, d), M = 1, 2, 3 (below every block)."""
+    seen = set()
+    for point in grid():
+        yield point
+        key = (point["n"], point["d"], point["Z_QK"])
+        if key in seen:
+            continue
+        seen.add(key)
+        for m_val in (1, 2, 3):
+            fraction = sp.Rational(point["Z_QK"], point["n"] ** 2)
+            yield {**point, "M": m_val, **strip_mask_point(point["n"], m_val, fraction)}
+
+
+def check_expressions_defined() -> tuple[bool, str]:
+    """Every record's expressions are finite wherever its conditions hold, down to M = 1.
+
+    An exact count divides by its number of blocks (``floor(M / (5d + 4))``,
+    ``floor(sqrt(M) / 2)``); its conditions must exclude the memories where that is zero,
+    as they exclude the memories where its algorithm cannot run. A point where a record's
+    conditions themselves cannot be evaluated (they divide by zero there too, before the
+    conjunct that excludes it) is skipped for that record.
+    """
+    compared, bad = 0, []
+    for bound in catalog():
+        forms = [which for which in ("explicit", "asymptotic") if getattr(bound, which) is not None]
+        for point in _small_memory_points() if forms else ():
+            problem = next(filter(None, (_undefined(bound, which, point) for which in forms)), None)
+            compared += 1
+            if problem:
+                bad.append(problem)
+                break
+    if compared == 0:
+        return False, "no expression evaluated: the check would be vacuous"
+    detail = f"{compared} record x point pairs: finite wherever the conditions hold"
+    return (not bad), "; ".join(bad[:3]) or detail
+
+
+def _show(point: dict[str, object]) -> str:
+    return ", ".join(f"{k}={point[k]}" for k in ("n", "d", "M"))
+
+
 CHECKS: tuple[Check, ...] = (
     check_cells_covered,
+    check_expressions_defined,
+    check_conditions_within_cache,
     check_crossovers,
     check_min_branches,
     check_sparse_reduces_to_dense,
     check_explicit_lower_below_upper,
     check_asymptotic_growth,
+    check_upper_records_as_tight_as_counts,
 )
 """The catalog's checks, in the order ``attnio verify`` runs them."""
 

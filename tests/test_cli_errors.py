@@ -270,6 +270,37 @@ def test_interrupted_prove_keeps_finished_obligations(capsys, monkeypatch) -> No
     assert data["partial"] is True and len(data["outcomes"]) == 1
 
 
+@pytest.mark.slow
+def test_interrupted_prove_over_workers_stops_them(tmp_path) -> None:
+    """Ctrl-C during a prove spread over two worker processes exits 130 with valid JSON
+    marked partial, and leaves no worker process behind."""
+    import json
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "attnio", "prove", "--only", "tightness/*", "--jobs", "2",
+         "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    time.sleep(20)  # the tightness searches take minutes: still running
+    workers = subprocess.run(  # the pool's workers (not multiprocessing's resource tracker)
+        ["pgrep", "-P", str(process.pid), "-f", "spawn_main"], capture_output=True, text=True
+    ).stdout.split()
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    assert json.loads(out)["partial"] is True
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert workers  # the pool had started
+    alive = [w for w in workers if subprocess.run(["kill", "-0", w]).returncode == 0]
+    assert not alive
+
+
 def test_every_option_is_described_and_every_command_has_an_example() -> None:
     """Each command's help shows an example and the exit codes; each option has a help text."""
     import argparse

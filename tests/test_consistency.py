@@ -152,3 +152,84 @@ def test_growth_check_catches_a_wrong_memory_exponent(monkeypatch: pytest.Monkey
     _patch(monkeypatch, {name: bad})
     passed, detail = consistency.check_asymptotic_growth()
     assert passed is False and name in detail
+
+
+@pytest.mark.parametrize(
+    "name", ["standard-forward-count", "flash2-backward-count", "low-rank-forward-upper"]
+)
+def test_count_check_catches_a_raised_exponent(monkeypatch: pytest.MonkeyPatch, name) -> None:
+    """d -> d^2 in an algorithm's O(...) record (a weaker, true claim) fails the count check.
+
+    Mutants of ``benchmarks/mutants.py`` (``exponent``) that every other check let through.
+    """
+    record = real_get(name)
+    bad = dataclasses.replace(record, asymptotic=record.asymptotic.subs(d, d**2))
+    _patch(monkeypatch, {name: bad})
+    passed, detail = consistency.check_upper_records_as_tight_as_counts()
+    assert passed is False and name in detail and "moving d" in detail
+
+
+def test_count_check_fails_where_a_count_is_undefined(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A count whose conditions were dropped is undefined (a zero block count): a failure, not a crash."""
+    name = "flash2-forward-count"
+    _patch(monkeypatch, {name: dataclasses.replace(real_get(name), conditions=sp.true)})
+    passed, detail = consistency.check_upper_records_as_tight_as_counts()
+    assert passed is False and f"{name}: explicit undefined" in detail
+
+
+def test_count_check_compares_every_algorithm_with_an_upper_record() -> None:
+    """On the shipped catalog the count check passes and compares record, count and move."""
+    passed, detail = consistency.check_upper_records_as_tight_as_counts()
+    assert passed is True and "comparisons" in detail
+
+
+def test_cache_check_catches_an_open_record_without_conditions(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The open small-cache sparse record with its conditions dropped applies at M >= d^2: fails.
+
+    The ``no-conditions`` mutant of ``sparse-forward-small-upper`` (``benchmarks/mutants.py``).
+    """
+    name = "sparse-forward-small-upper"
+    _patch(monkeypatch, {name: dataclasses.replace(real_get(name), conditions=sp.true)})
+    passed, detail = consistency.check_conditions_within_cache()
+    assert passed is False and name in detail
+
+
+def test_cache_check_catches_a_large_cache_record_moved_below_the_boundary(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A large-cache lower record whose condition reads M >= d (not d^2) applies in the small cache."""
+    name = "dense-forward-lower-large"
+    _patch(monkeypatch, {name: dataclasses.replace(real_get(name), conditions=M >= d)})
+    passed, detail = consistency.check_conditions_within_cache()
+    assert passed is False and name in detail
+
+
+@pytest.mark.parametrize(
+    "name", ["standard-forward-count", "tiled-backward-count", "sparse-square-tiling-forward-count"]
+)
+def test_defined_check_catches_a_count_without_conditions(
+    monkeypatch: pytest.MonkeyPatch, name
+) -> None:
+    """A count whose conditions were dropped divides by zero blocks at small M: the check fails.
+
+    The ``no-conditions`` mutants of ``benchmarks/mutants.py`` that only crashed a proof before.
+    """
+    _patch(monkeypatch, {name: dataclasses.replace(real_get(name), conditions=sp.true)})
+    passed, detail = consistency.check_expressions_defined()
+    assert passed is False and f"{name}: explicit" in detail
+
+
+def test_defined_check_confirms_a_float_failure_exactly() -> None:
+    """floor(sqrt(3 M) / 3) at M = 3 is 1, though 0 in floating point: not reported undefined.
+
+    Regression: the floating-point pass alone flagged standard-forward-count at M = 3.
+    """
+    point = {"n": 16, "d": 4, "M": 3}
+    record = real_get("standard-forward-count")
+    assert consistency._undefined(record, "explicit", point) is None
+    bad = dataclasses.replace(record, conditions=sp.true)
+    assert "inside its conditions" in (
+        consistency._undefined(bad, "explicit", {**point, "M": 2}) or ""
+    )
