@@ -274,6 +274,7 @@ def test_interrupted_prove_keeps_finished_obligations(capsys, monkeypatch) -> No
 def test_interrupted_prove_over_workers_stops_them(tmp_path) -> None:
     """Ctrl-C during a prove spread over two worker processes exits 130 with valid JSON
     marked partial, and leaves no worker process behind."""
+    import functools
     import json
     import signal
     import subprocess
@@ -286,6 +287,8 @@ def test_interrupted_prove_over_workers_stops_them(tmp_path) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # a shell that starts pytest in the background ignores SIGINT; children inherit it
+        preexec_fn=functools.partial(signal.signal, signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     time.sleep(20)  # the tightness searches take minutes: still running
     workers = subprocess.run(  # the pool's workers (not multiprocessing's resource tracker)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import http.client
 import json
 import signal
@@ -297,8 +298,15 @@ def test_command_serves_and_stops():
     with exit code 130."""
     command = [sys.executable, "-m", "attnio.cli", "explore", "--dag", "attention-forward",
                "--n", "1", "--d", "1", "--M", "3"]  # fmt: skip
+    # A shell that starts pytest in the background ignores SIGINT, and children inherit
+    # that: the server gets the default disposition back so that Ctrl-C reaches it.
+    default_sigint = functools.partial(signal.signal, signal.SIGINT, signal.SIG_DFL)
     with subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        preexec_fn=default_sigint,
     ) as process:
         try:
             start = time.monotonic()
