@@ -83,11 +83,18 @@ def test_patterns_never_exceed_the_cost_still_needed(instance, variant):
     dag, M = instance
     patterns = build_patterns(dag, M, max_entries=1 << 12)
     result = solve_exact(dag, M, variant=variant, rules=())
+    for red, blue, _, spent in _states_along(dag, result.moves, variant):
+        assert patterns.value(dag, red, blue) <= result.io - spent
+
+
+def _states_along(dag, moves, variant: str):
+    """Yield (red, blue, computed, I/O spent so far) before the first move and after each."""
     red: set[int] = set()
     blue = set(dag.inputs.tolist())
+    computed: set[int] = set()
     spent = 0
-    assert patterns.value(dag, red, blue) <= result.io
-    for move in result.moves:
+    yield red, blue, computed, spent
+    for move in moves:
         if move.op == "load":
             red.add(move.vertex)
             spent += 1
@@ -96,9 +103,11 @@ def test_patterns_never_exceed_the_cost_still_needed(instance, variant):
             spent += 1
         elif move.op == "compute":
             red.add(move.vertex)
+            if variant == "oneshot":
+                computed.add(move.vertex)
         else:
             red.discard(move.vertex)
-        assert patterns.value(dag, red, blue) <= result.io - spent
+        yield red, blue, computed, spent
 
 
 @settings(max_examples=100)
@@ -201,24 +210,7 @@ def _check_additive_along_optimal(instance, variant: str, cap: int) -> None:
     dag, M = instance
     patterns = build_patterns(dag, M, max_entries=cap, max_total=4 * cap)
     result = solve_exact(dag, M, variant=variant, rules=())
-    red: set[int] = set()
-    blue = set(dag.inputs.tolist())
-    computed: set[int] = set()
-    spent = 0
-    assert _additive_h(dag, M, variant, patterns, red, blue, computed) <= result.io
-    for move in result.moves:
-        if move.op == "load":
-            red.add(move.vertex)
-            spent += 1
-        elif move.op == "store":
-            blue.add(move.vertex)
-            spent += 1
-        elif move.op == "compute":
-            red.add(move.vertex)
-            if variant == "oneshot":
-                computed.add(move.vertex)
-        else:
-            red.discard(move.vertex)
+    for red, blue, computed, spent in _states_along(dag, result.moves, variant):
         estimate = _additive_h(dag, M, variant, patterns, red, blue, computed)
         assert estimate <= result.io - spent
 
