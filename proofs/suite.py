@@ -11,7 +11,8 @@ import functools
 import multiprocessing
 import os
 import signal
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import TypeVar
 
 from attnio.bounds.arguments import positive_integer, positive_number
 
@@ -49,6 +50,10 @@ def select(pattern: str | None = None) -> list[Obligation]:
     return chosen
 
 
+T = TypeVar("T")
+R = TypeVar("R")
+
+
 def usable_cores() -> int:
     """Return the number of processor cores this process may run on."""
     try:
@@ -79,15 +84,24 @@ def outcomes(
     """
     positive_number("timeout_ms", timeout_ms, ObligationError)
     positive_integer("jobs", jobs, ObligationError)
-    check_one = functools.partial(prove, timeout_ms=timeout_ms)
-    jobs = min(jobs, len(chosen))
+    yield from spread(functools.partial(prove, timeout_ms=timeout_ms), chosen, jobs)
+
+
+def spread(function: Callable[[T], R], items: Sequence[T], jobs: int) -> Iterator[R]:
+    """Yield ``function(item)`` for each item, in order, over ``jobs`` worker processes.
+
+    ``function`` and the items must pickle (a module-level function, plain data). If the
+    caller stops iterating (or is interrupted), the workers are stopped.
+    """
+    positive_integer("jobs", jobs, ObligationError)
+    jobs = min(jobs, len(items))
     if jobs <= 1:
-        yield from map(check_one, chosen)
+        yield from map(function, items)
         return
     # spawn, not fork: a forked z3 or numba runtime may hold locks of a parent thread.
     pool = multiprocessing.get_context("spawn").Pool(jobs, initializer=_ignore_interrupt)
     try:
-        yield from pool.imap(check_one, chosen, chunksize=1)
+        yield from pool.imap(function, items, chunksize=1)
         pool.close()
     finally:
         pool.terminate()
