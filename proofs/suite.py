@@ -83,7 +83,6 @@ def outcomes(
         If ``timeout_ms`` or ``jobs`` is not a positive integer.
     """
     positive_number("timeout_ms", timeout_ms, ObligationError)
-    positive_integer("jobs", jobs, ObligationError)
     yield from spread(functools.partial(prove, timeout_ms=timeout_ms), chosen, jobs)
 
 
