@@ -21,13 +21,22 @@ The kernels take a handful of flat arrays and return numbers or status codes:
   :func:`pattern_sum` reads them (read only with the PATTERN_DATABASES flag);
 - ``symmetry`` (K, 8, 256) int64: byte lookup tables of K automorphisms, the identity
   first (:func:`attnio.pebble.symmetry.lookup_tables`; read only with the SYMMETRY flag);
-- ``table`` (capacity, 8) int64: one row per state (one cache line), columns
-  ``T_RED .. T_MOVE``; ``T_MOVE`` holds ``2 * code + closed``;
-- ``slots``: open-addressing hash table of state indices (-1 = empty), size a power of 2;
+- ``keys`` (capacity, W) int64: the state words of each stored state, only those the
+  search can set (:func:`key_columns`): ``red`` and ``blue`` always, then ``computed``
+  (one-shot), ``pending`` (RELOAD_AFTER_STORE) and ``unused`` (USE_BEFORE_DELETE), so
+  W is 2 to 5; a word that is always 0 is not stored;
+- ``links`` (capacity, 3) int32: columns ``L_G`` (the state's cost), ``L_PARENT`` (the
+  row of the state it was reached from, -1 at the start) and ``L_MOVE``
+  (``2 * code + closed``): a state costs ``8 W + 12`` bytes of rows, against 64 for the
+  earlier (capacity, 8) int64 row;
+- ``slots`` int32: open-addressing hash table of state rows (-1 = empty), size a power
+  of 2, at most half full (:data:`SLOTS_FULL` asks the driver to double it);
 - ``buckets``: head entry of the queue list of each ``f`` value (-1 = empty);
-- ``entries`` (capacity, 3) int64: columns ``E_STATE``, ``E_NEXT`` (linked lists) and
+- ``entries`` (capacity, 3) int32: columns ``E_STATE``, ``E_NEXT`` (linked lists) and
   ``E_G`` (the state's cost when queued: an entry is stale once the cost improved);
-- ``counters``: the ``C_*`` scalars, kept between calls so a search resumes.
+- ``counters``: the ``C_*`` scalars, kept between calls so a search resumes; the driver
+  may set ``C_MAX_BYTES`` (0: no cap) after :func:`init_search`, and the search then
+  never lets :func:`search_bytes` exceed it (TABLE_FULL or QUEUE_FULL instead).
 """
 
 from __future__ import annotations
@@ -82,12 +91,22 @@ PAUSED = 0
 OPTIMAL = 1
 TABLE_FULL = 2
 QUEUE_FULL = 3
+SLOTS_FULL = 4  # the hash table is half full: the driver doubles it and resumes
 _GO_ON = -1  # internal: the successor was handled, keep expanding
 
 G_PRED, G_SUCC, G_REACH = 0, 1, 2
 P_V, P_INPUTS, P_OUTPUTS, P_M, P_ONESHOT, P_FLAGS, P_SINGLE, P_CHARGED = 0, 1, 2, 3, 4, 5, 6, 7
-T_RED, T_BLUE, T_COMP, T_PEND, T_UNUSED, T_G, T_PARENT, T_MOVE = 0, 1, 2, 3, 4, 5, 6, 7
+S_RED, S_BLUE = 0, 1  # the first two columns of ``keys``; the others: key_columns()
+L_G, L_PARENT, L_MOVE = 0, 1, 2
 E_STATE, E_NEXT, E_G = 0, 1, 2
+LINK_BYTES = 12
+"""Bytes of a state's ``links`` row (three int32)."""
+ENTRY_BYTES = 12
+"""Bytes of one queue entry (three int32)."""
+SLOT_BYTES = 4
+"""Bytes of one hash slot (int32)."""
+MAX_ROWS = (1 << 31) - 1
+"""Most states or queue entries an int32 row index addresses."""
 
 C_STATES = 0  # states in the table
 C_ENTRIES = 1  # queue entries ever allocated
@@ -97,7 +116,9 @@ C_GOAL = 4  # table index of the best goal state found, -1 if none (the seed is 
 C_EXPANDED = 5  # states expanded
 C_FREE = 6  # head of the free list of queue entries, -1 if none
 C_LOWER = 7  # f of the last entry taken from the queue: a proven lower bound
-N_COUNTERS = 8
+C_MAX_BYTES = 8  # cap on search_bytes(), 0 for none (set by the driver after init_search)
+C_BYTES = 9  # search_bytes(), kept up to date (the driver resets it when it grows slots)
+N_COUNTERS = 10
 
 MAX_PATTERN = 24
 """Most vertices in one pattern (the build enumerates all 2**a local red sets)."""
@@ -124,6 +145,59 @@ def popcount(x):
         x &= x - 1
         count += 1
     return count
+
+
+@njit(cache=True)
+def key_columns(params):
+    """Columns of ``computed``, ``pending`` and ``unused`` in ``keys`` (-1: not stored), and W.
+
+    A word is stored only where the search can make it non-zero: ``computed`` in the
+    one-shot variant, ``pending`` with RELOAD_AFTER_STORE, ``unused`` with
+    USE_BEFORE_DELETE; an absent word reads as 0.
+    """
+    width = 2
+    comp = pend = unused = -1
+    if params[P_ONESHOT] != 0:
+        comp = width
+        width += 1
+    if params[P_FLAGS] & RELOAD_AFTER_STORE:
+        pend = width
+        width += 1
+    if params[P_FLAGS] & USE_BEFORE_DELETE:
+        unused = width
+        width += 1
+    return comp, pend, unused, width
+
+
+@njit(cache=True)
+def _word(keys, idx, col):
+    return keys[idx, col] if col >= 0 else np.int64(0)
+
+
+@njit(cache=True)
+def read_state(keys, params, idx):
+    """The five state words of row ``idx`` (absent words are 0)."""
+    comp, pend, unused, _ = key_columns(params)
+    return (
+        keys[idx, S_RED],
+        keys[idx, S_BLUE],
+        _word(keys, idx, comp),
+        _word(keys, idx, pend),
+        _word(keys, idx, unused),
+    )
+
+
+@njit(cache=True)
+def search_bytes(keys, slots, entries, buckets, counters):
+    """Bytes the search's arrays hold now: the rows of the stored states, every hash
+    slot, the queue entries ever used (later ones are never touched) and the buckets."""
+    row = keys.shape[1] * 8 + LINK_BYTES
+    return (
+        counters[C_STATES] * row
+        + slots.size * SLOT_BYTES
+        + counters[C_ENTRIES] * ENTRY_BYTES
+        + buckets.size * 8
+    )
 
 
 @njit(cache=True)
@@ -312,8 +386,9 @@ def canonical(symmetry, red, blue, computed, pending, unused):
 
 
 @njit(cache=True)
-def _lookup(table, slots, red, blue, computed, pending, unused):
+def _lookup(keys, params, slots, red, blue, computed, pending, unused):
     """Return (slot, index) of the state; index -1 and its free slot if absent."""
+    comp, pend, use, _ = key_columns(params)
     mask = slots.size - 1
     slot = _hash(red, blue, computed, pending, unused, mask)
     while True:
@@ -321,14 +396,27 @@ def _lookup(table, slots, red, blue, computed, pending, unused):
         if idx < 0:
             return slot, -1
         if (
-            table[idx, T_RED] == red
-            and table[idx, T_BLUE] == blue
-            and table[idx, T_COMP] == computed
-            and table[idx, T_PEND] == pending
-            and table[idx, T_UNUSED] == unused
+            keys[idx, S_RED] == red
+            and keys[idx, S_BLUE] == blue
+            and _word(keys, idx, comp) == computed
+            and _word(keys, idx, pend) == pending
+            and _word(keys, idx, use) == unused
         ):
             return slot, idx
         slot = (slot + 1) & mask
+
+
+@njit(cache=True)
+def _write_state(keys, params, idx, red, blue, computed, pending, unused):
+    comp, pend, use, _ = key_columns(params)
+    keys[idx, S_RED] = red
+    keys[idx, S_BLUE] = blue
+    if comp >= 0:
+        keys[idx, comp] = computed
+    if pend >= 0:
+        keys[idx, pend] = pending
+    if use >= 0:
+        keys[idx, use] = unused
 
 
 @njit(cache=True)
@@ -341,7 +429,11 @@ def _push(state, f, g, buckets, entries, counters):
         e = counters[C_ENTRIES]
         if e >= entries.shape[0]:
             return False
+        cap = counters[C_MAX_BYTES]
+        if cap > 0 and counters[C_BYTES] + ENTRY_BYTES > cap:
+            return False
         counters[C_ENTRIES] = e + 1
+        counters[C_BYTES] += ENTRY_BYTES
     entries[e, E_STATE] = state
     entries[e, E_NEXT] = buckets[f]
     entries[e, E_G] = g
@@ -352,11 +444,12 @@ def _push(state, f, g, buckets, entries, counters):
 
 
 @njit(cache=True)
-def init_search(graph, params, patterns, table, slots, buckets, entries, counters, upper):
+def init_search(graph, params, patterns, keys, links, slots, buckets, entries, counters, upper):
     """Reset the search, insert the start state (no red, inputs blue) and queue it.
 
     ``upper`` is the cost of a known complete pebbling (the seed); only states with
     ``f < upper`` are ever queued, and ``buckets`` must have ``upper`` entries.
+    ``counters[C_MAX_BYTES]`` is reset to 0 (no cap).
     """
     slots[:] = -1
     buckets[:] = -1
@@ -369,17 +462,14 @@ def init_search(graph, params, patterns, table, slots, buckets, entries, counter
     blue = params[P_INPUTS]
     h0 = state_h(graph, params, patterns, zero, blue, zero, zero)
     counters[C_LOWER] = min(h0, upper)
-    slot, _ = _lookup(table, slots, zero, blue, zero, zero, zero)
-    table[0, T_RED] = zero
-    table[0, T_BLUE] = blue
-    table[0, T_COMP] = zero
-    table[0, T_PEND] = zero
-    table[0, T_UNUSED] = zero
-    table[0, T_G] = 0
-    table[0, T_PARENT] = -1
-    table[0, T_MOVE] = 2 * NO_MOVE
+    slot, _ = _lookup(keys, params, slots, zero, blue, zero, zero, zero)
+    _write_state(keys, params, 0, zero, blue, zero, zero, zero)
+    links[0, L_G] = 0
+    links[0, L_PARENT] = -1
+    links[0, L_MOVE] = 2 * NO_MOVE
     slots[slot] = 0
     counters[C_STATES] = 1
+    counters[C_BYTES] = search_bytes(keys, slots, entries, buckets, counters)
     if (params[P_OUTPUTS] & ~blue) == 0 and upper > 0:
         counters[C_UPPER] = 0  # every output is an input: the empty pebbling is optimal
         counters[C_GOAL] = 0
@@ -393,11 +483,13 @@ def init_search(graph, params, patterns, table, slots, buckets, entries, counter
 def _relax(ctx, counters, parent, red, blue, computed, pending, unused, g, code, dead):
     """Offer a successor reached with cost ``g``; return _GO_ON, TABLE_FULL or QUEUE_FULL.
 
-    ``ctx`` is ``(graph, params, patterns, table, slots, buckets, entries, symmetry)``. ``dead`` is the
-    parent's dead set, or -1 when the move changed the blue or computed set (it depends
-    on nothing else), in which case it is recomputed.
+    ``ctx`` is ``(graph, params, patterns, keys, links, slots, buckets, entries,
+    symmetry)``. ``dead`` is the parent's dead set, or -1 when the move changed the blue
+    or computed set (it depends on nothing else), in which case it is recomputed.
+    Returns SLOTS_FULL too (before anything changed) when a new state would fill the
+    hash table past half.
     """
-    graph, params, patterns, table, slots, buckets, entries, symmetry = ctx
+    graph, params, patterns, keys, links, slots, buckets, entries, symmetry = ctx
     flags = params[P_FLAGS]
     if flags & DEAD_PEBBLES:
         if dead < 0:
@@ -422,25 +514,29 @@ def _relax(ctx, counters, parent, red, blue, computed, pending, unused, g, code,
     f = g + h
     if f >= counters[C_UPPER]:
         return _GO_ON
-    if counters[C_FREE] < 0 and counters[C_ENTRIES] >= entries.shape[0]:
+    cap = counters[C_MAX_BYTES]
+    if counters[C_FREE] < 0 and (
+        counters[C_ENTRIES] >= entries.shape[0]
+        or (cap > 0 and counters[C_BYTES] + ENTRY_BYTES > cap)
+    ):
         return QUEUE_FULL  # checked before the table changes, so a retry loses nothing
-    slot, idx = _lookup(table, slots, red, blue, computed, pending, unused)
+    slot, idx = _lookup(keys, params, slots, red, blue, computed, pending, unused)
     if idx < 0:
         idx = counters[C_STATES]
-        if idx >= table.shape[0]:
+        if 2 * (idx + 1) > slots.size:
+            return SLOTS_FULL
+        row = keys.shape[1] * 8 + LINK_BYTES
+        if idx >= keys.shape[0] or (cap > 0 and counters[C_BYTES] + row + ENTRY_BYTES > cap):
             return TABLE_FULL
         counters[C_STATES] = idx + 1
+        counters[C_BYTES] += row
         slots[slot] = idx
-        table[idx, T_RED] = red
-        table[idx, T_BLUE] = blue
-        table[idx, T_COMP] = computed
-        table[idx, T_PEND] = pending
-        table[idx, T_UNUSED] = unused
-    elif table[idx, T_G] <= g:
+        _write_state(keys, params, idx, red, blue, computed, pending, unused)
+    elif links[idx, L_G] <= g:
         return _GO_ON
-    table[idx, T_G] = g
-    table[idx, T_PARENT] = parent
-    table[idx, T_MOVE] = 2 * code  # not closed
+    links[idx, L_G] = g
+    links[idx, L_PARENT] = parent
+    links[idx, L_MOVE] = 2 * code  # not closed
     if (params[P_OUTPUTS] & ~blue) == 0:
         counters[C_UPPER] = g  # a complete pebbling cheaper than any known
         counters[C_GOAL] = idx
@@ -451,8 +547,11 @@ def _relax(ctx, counters, parent, red, blue, computed, pending, unused, g, code,
 
 
 @njit(cache=True)
-def search(graph, params, patterns, symmetry, table, slots, buckets, entries, counters, budget):
-    """Expand up to ``budget`` states; return PAUSED, OPTIMAL, TABLE_FULL or QUEUE_FULL.
+def search(
+    graph, params, patterns, symmetry, keys, links, slots, buckets, entries, counters, budget
+):
+    """Expand up to ``budget`` states; return PAUSED, OPTIMAL, TABLE_FULL, QUEUE_FULL or
+    SLOTS_FULL.
 
     OPTIMAL: no queue entry has ``f < counters[C_UPPER]``, so the upper bound is the
     optimum; its pebbling ends in table row ``counters[C_GOAL]``, or is the seed if
@@ -460,7 +559,7 @@ def search(graph, params, patterns, symmetry, table, slots, buckets, entries, co
     lower bound: it was the smallest ``f`` in the queue when it was read, and some
     queued state of an optimal pebbling always has ``f`` at most the optimum.
     """
-    ctx = (graph, params, patterns, table, slots, buckets, entries, symmetry)
+    ctx = (graph, params, patterns, keys, links, slots, buckets, entries, symmetry)
     done = 0
     while True:
         upper = counters[C_UPPER]
@@ -477,18 +576,18 @@ def search(graph, params, patterns, symmetry, table, slots, buckets, entries, co
         e = buckets[b]
         s = entries[e, E_STATE]
         buckets[b] = entries[e, E_NEXT]
-        if table[s, T_MOVE] & 1 or table[s, T_G] != entries[e, E_G]:
+        if links[s, L_MOVE] & 1 or links[s, L_G] != entries[e, E_G]:
             entries[e, E_NEXT] = counters[C_FREE]  # duplicate entry: the state was reached
             counters[C_FREE] = e  # more cheaply since, or already expanded
             continue
-        table[s, T_MOVE] |= 1  # closed
+        links[s, L_MOVE] |= 1  # closed
         done += 1
         counters[C_EXPANDED] += 1
         status = _expand(ctx, counters, s)
         if status != _GO_ON:
             # out of room: put the entry back (it was never freed), so the state is
             # expanded again, in full, once the driver has grown the arrays
-            table[s, T_MOVE] &= ~1
+            links[s, L_MOVE] &= ~1
             counters[C_EXPANDED] -= 1
             entries[e, E_NEXT] = buckets[b]
             buckets[b] = e
@@ -501,13 +600,9 @@ def search(graph, params, patterns, symmetry, table, slots, buckets, entries, co
 @njit(cache=True)
 def _expand(ctx, counters, s):
     """Offer every successor of state ``s`` under the enabled rules (see exact.py)."""
-    graph, params, table = ctx[0], ctx[1], ctx[3]
-    red = table[s, T_RED]
-    blue = table[s, T_BLUE]
-    computed = table[s, T_COMP]
-    pending = table[s, T_PEND]
-    unused = table[s, T_UNUSED]
-    g = table[s, T_G]
+    graph, params, keys, links = ctx[0], ctx[1], ctx[3], ctx[4]
+    red, blue, computed, pending, unused = read_state(keys, params, s)
+    g = np.int64(links[s, L_G])
     flags = params[P_FLAGS]
     inputs = params[P_INPUTS]
     outputs = params[P_OUTPUTS]
@@ -585,18 +680,12 @@ def _expand(ctx, counters, s):
 
 
 @njit(cache=True)
-def rehash(table, count, slots):
-    """Rebuild the hash table ``slots`` (all -1 on entry) for table rows ``0..count-1``."""
+def rehash(keys, params, count, slots):
+    """Rebuild the hash table ``slots`` (all -1 on entry) for rows ``0..count-1`` of ``keys``."""
     mask = slots.size - 1
     for idx in range(count):
-        slot = _hash(
-            table[idx, T_RED],
-            table[idx, T_BLUE],
-            table[idx, T_COMP],
-            table[idx, T_PEND],
-            table[idx, T_UNUSED],
-            mask,
-        )
+        red, blue, computed, pending, unused = read_state(keys, params, idx)
+        slot = _hash(red, blue, computed, pending, unused, mask)
         while slots[slot] >= 0:
             slot = (slot + 1) & mask
         slots[slot] = idx

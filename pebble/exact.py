@@ -276,9 +276,18 @@ _ORDER_SEARCH_FROM = 16
 """Graphs with more vertices also get the order-search heuristic as a seed (about 0.1 s)."""
 
 
-BYTES_PER_STATE = 256
-"""Most bytes one state of the table costs at its peak: its row (64), hash slots (up to
-32), queue entries (up to 96), and the copy made while the table grows."""
+BYTES_PER_STATE = 5 * 8 + kern.LINK_BYTES + 6 * kern.SLOT_BYTES + 4 * kern.ENTRY_BYTES
+"""Most bytes one stored state costs (124): its rows (at most five int64 state words and
+three int32 links, 52), hash slots (at most 4 int32 per state, and while they double the
+old ones too: 24) and queue entries (at most 4 of three int32 per state, 48). Rows and
+entries are never copied. The layout before this one cost up to 256 (int64 rows of 64
+bytes, int64 slots, int64 entries, and a copy of the table whenever it grew)."""
+
+OLD_BYTES_PER_STATE = 256
+""":data:`BYTES_PER_STATE` of the earlier layout, kept for the side-by-side benchmark."""
+
+MIN_MAX_BYTES = 1 << 20
+"""The smallest ``max_bytes`` accepted (1 MiB)."""
 
 
 def available_memory() -> int | None:
@@ -301,13 +310,6 @@ def _slot_count(capacity: int) -> int:
     return 1 << max(4, math.ceil(math.log2(2 * capacity)))
 
 
-def _grown(array: np.ndarray, rows: int) -> np.ndarray:
-    """A copy of the 2-D ``array`` with ``rows`` rows (the old ones copied first)."""
-    out = np.empty((rows, array.shape[1]), dtype=array.dtype)
-    out[: array.shape[0]] = array
-    return out
-
-
 def solve_exact(
     dag: Dag,
     M: int,
@@ -317,6 +319,7 @@ def solve_exact(
     time_limit: float | None = None,
     progress: bool = False,
     rules: Iterable[str] = DEFAULT_RULES,
+    max_bytes: int | None = None,
 ) -> Pebbling:
     """Return the minimum I/O of pebbling ``dag`` with ``M`` red pebbles, with a certificate.
 
@@ -331,7 +334,8 @@ def solve_exact(
     max_states : int
         Most states the table may hold; the search stops with bounds when it is full.
         Memory grows on demand, to at most :data:`BYTES_PER_STATE` bytes per state; a
-        limit whose table could outgrow the available memory is refused.
+        limit whose table could outgrow the available memory is refused (unless
+        ``max_bytes`` caps it).
     time_limit : float, optional
         Seconds after which the search stops with bounds.
     progress : bool
@@ -340,6 +344,12 @@ def solve_exact(
         The search rules to enable, a subset of :data:`RULES` (default
         :data:`DEFAULT_RULES`). The set of rules never changes the optimum, only the
         time to reach it.
+    max_bytes : int, optional
+        Cap on the bytes each search's state rows, hash slots, queue entries and buckets
+        hold (at least :data:`MIN_MAX_BYTES`, at most the memory available): the search
+        stops with proven bounds rather than exceed it. The result's ``peak_bytes``
+        reports what the searches held at their peak, ``stored_states`` the states the
+        last one stored.
 
     Returns
     -------
@@ -358,7 +368,8 @@ def solve_exact(
     MemoryTooSmallError
         ``M < dag.min_memory``.
     PebbleParameterError
-        Unknown variant or rule, non-positive ``max_states`` or ``time_limit``.
+        Unknown variant or rule, non-positive ``max_states`` or ``time_limit``, a
+        ``max_bytes`` below :data:`MIN_MAX_BYTES` or above the available memory.
 
     References
     ----------
@@ -371,7 +382,9 @@ def solve_exact(
     >>> p.io, p.optimal, replay(g, p.moves, 3).io
     (3, True, 3)
     """
-    return _solve(dag, M, variant, max_states, time_limit, progress, rules, seed=None)
+    return _solve(
+        dag, M, variant, max_states, time_limit, progress, rules, seed=None, max_bytes=max_bytes
+    )  # fmt: skip
 
 
 def sweep_exact(
@@ -383,6 +396,7 @@ def sweep_exact(
     time_limit: float | None = None,
     progress: bool = False,
     rules: Iterable[str] = DEFAULT_RULES,
+    max_bytes: int | None = None,
 ) -> list[Pebbling]:
     """Solve ``dag`` for every memory size in ``Ms``; results in the order of ``Ms``.
 
@@ -398,13 +412,16 @@ def sweep_exact(
     >>> [p.io for p in sweep_exact(g, [3, 4])]
     [3, 3]
     """
-    _check(dag, variant, max_states, time_limit, rules)
+    _check(dag, variant, max_states, time_limit, rules, max_bytes)
     Ms = [dag.validate_memory(M) for M in Ms]
     results: dict[int, Pebbling] = {}
     seed: list[Move] | None = None
     for M in sorted(set(Ms)):
         try:
-            result = _solve(dag, M, variant, max_states, time_limit, progress, rules, seed=seed)
+            result = _solve(
+                dag, M, variant, max_states, time_limit, progress, rules, seed=seed,
+                max_bytes=max_bytes,
+            )  # fmt: skip
         except SearchInterrupted as stop:
             raise SearchInterrupted([*results.values(), *stop.results]) from None
         except KeyboardInterrupt:
@@ -427,10 +444,12 @@ def _solve(
     rules: Iterable[str],
     seed: Sequence[Move] | None,
     shared: dict[str, PatternSet] | None = None,
+    max_bytes: int | None = None,
 ) -> Pebbling:
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
-    flags = _check(dag, variant, max_states, time_limit, rules)
+    flags = _check(dag, variant, max_states, time_limit, rules, max_bytes)
+    memory = (0, 0)
     if flags & (kern.USE_BEFORE_DELETE | kern.RELOAD_AFTER_STORE):
         flags &= ~kern.EAGER_OUTPUT  # its argument needs rules local to the future
     M = dag.validate_memory(M)
@@ -458,6 +477,7 @@ def _solve(
                 rules,
                 None,
                 shared,
+                max_bytes,
             )
         except SearchInterrupted as stop:
             # a one-shot pebbling is a standard one: the best found is a certificate
@@ -477,11 +497,13 @@ def _solve(
                         upper,
                         stop.results[-1].states_explored,
                         start,
+                        (0, stop.results[-1].peak_bytes),
                     )
                 ]
             ) from None
         hints.append(oneshot_run.moves)
         expanded = oneshot_run.states_explored
+        memory = (0, oneshot_run.peak_bytes)
     for hint in hints:
         hint_io = replay(dag, hint, M, variant).io
         if hint_io < seed_io:
@@ -515,17 +537,19 @@ def _solve(
         probe = _PROBE_EXPANSIONS if flags & kern.PATTERN_DATABASES else None
         run = _astar(
             graph, params, PatternSet(M, ()).packed(dag), symmetry, seed_io, max_states,
-            deadline, display, start, expansions=probe,
+            deadline, display, start, expansions=probe, max_bytes=max_bytes,
         )  # fmt: skip
         expanded += run.expanded
         lower = run.lower
+        memory = _memory(memory, run)
         if run.interrupted:
-            _stop(dag, M, variant, run, seed_moves, lower, expanded, start, perms)
+            _stop(dag, M, variant, run, seed_moves, lower, expanded, start, perms, memory)
         if run.status == _PROBE_DONE:
             if "patterns" not in shared:
                 shared["patterns"] = build_patterns(dag, M)
             if run.goal >= 0:
-                seed_moves, seed_io = _certificate(run.table, run.goal, perms), run.upper
+                seed_moves, seed_io = _certificate(run, perms), run.upper
+            run = None  # free the probe's rows before the next search allocates its own
             packed = shared["patterns"].packed(dag)
             params[kern.P_CHARGED] = _bits(
                 sorted(set().union(*(p.charged for p in shared["patterns"].patterns)))
@@ -534,18 +558,26 @@ def _solve(
                 params[kern.P_FLAGS] = flags
             run = _astar(
                 graph, params, packed, symmetry, seed_io, max_states, deadline, display,
-                start, expansions=None,
+                start, expansions=None, max_bytes=max_bytes,
             )  # fmt: skip
             expanded += run.expanded
             lower = max(lower, run.lower)
+            memory = _memory(memory, run)
             if run.interrupted:
-                _stop(dag, M, variant, run, seed_moves, lower, expanded, start, perms)
+                _stop(dag, M, variant, run, seed_moves, lower, expanded, start, perms, memory)
     finally:
         if display is not None:
             display.close()
     if run.goal >= 0:
-        seed_moves = _certificate(run.table, run.goal, perms)
-    return _finish(dag, M, variant, seed_moves, lower, run.upper, expanded, start)
+        seed_moves = _certificate(run, perms)
+    return _finish(
+        dag, M, variant, seed_moves, lower, run.upper, expanded, start, memory
+    )  # fmt: skip
+
+
+def _memory(memory: tuple[int, int], run: _Run) -> tuple[int, int]:
+    """``(stored states, peak bytes)`` after ``run``: its stored states, the larger peak."""
+    return run.stored, max(memory[1], run.peak_bytes)
 
 
 def _stop(
@@ -558,10 +590,13 @@ def _stop(
     expanded: int,
     start: float,
     perms: Sequence[np.ndarray],
+    memory: tuple[int, int],
 ) -> NoReturn:
     """Raise :class:`SearchInterrupted` holding the interrupted run's certified bounds."""
-    moves = _certificate(run.table, run.goal, perms) if run.goal >= 0 else seed_moves
-    result = _finish(dag, M, variant, moves, min(lower, run.upper), run.upper, expanded, start)
+    moves = _certificate(run, perms) if run.goal >= 0 else seed_moves
+    result = _finish(
+        dag, M, variant, moves, min(lower, run.upper), run.upper, expanded, start, memory
+    )  # fmt: skip
     raise SearchInterrupted([result])
 
 
@@ -584,15 +619,18 @@ def _patterns_help(graph: np.ndarray, params: np.ndarray, packed: tuple) -> bool
 
 
 class _Run(NamedTuple):
-    """Where one A* run stopped: its status, proven bounds, goal row and table."""
+    """Where one A* run stopped: its status, proven bounds, goal row, rows and memory."""
 
     status: int
     lower: int
     upper: int
     goal: int
-    table: np.ndarray
+    keys: np.ndarray
+    links: np.ndarray
     expanded: int
     interrupted: bool = False
+    stored: int = 0
+    peak_bytes: int = 0
 
 
 _PROBE_DONE = -1
@@ -611,19 +649,31 @@ def _astar(
     start: float,
     *,
     expansions: int | None,
+    max_bytes: int | None = None,
 ) -> _Run:
-    """Run the A* kernel in time slices until it ends, fills ``max_states`` or times out.
+    """Run the A* kernel in time slices until it ends, fills its memory or times out.
 
-    With ``expansions``, stop (status ``_PROBE_DONE``) once that many states are
-    expanded without an end. Returns proven bounds ``lower <= Q <= upper``.
+    The rows (``keys``, ``links``) and the queue entries are allocated once at their
+    largest size (``max_states`` rows, ``4 * max_states`` entries) and never copied: the
+    operating system backs a page only once the search writes to it, so memory grows with
+    the states actually stored. Only the hash slots grow, by doubling. With ``max_bytes``
+    the kernel stops (table or queue full) before :func:`._exact_kernels.search_bytes`
+    would exceed it, counting a doubling's old and new slots together. With
+    ``expansions``, stop (status ``_PROBE_DONE``) once that many states are expanded
+    without an end. Returns proven bounds ``lower <= Q <= upper``.
     """
-    capacity = min(max_states, _FIRST_CAPACITY)
-    table = np.empty((capacity, 8), dtype=np.int64)
-    slots = np.empty(_slot_count(capacity), dtype=np.int64)
+    width = int(kern.key_columns(params)[3])
+    keys = np.empty((max_states, width), dtype=np.int64)
+    links = np.empty((max_states, 3), dtype=np.int32)
+    slots = np.empty(_slot_count(min(max_states, _FIRST_CAPACITY)), dtype=np.int32)
     buckets = np.empty(max(seed_io, 1), dtype=np.int64)
-    entries = np.empty((2 * capacity, 3), dtype=np.int64)
+    entries = np.empty((min(4 * max_states, kern.MAX_ROWS), 3), dtype=np.int32)
     counters = np.zeros(kern.N_COUNTERS, dtype=np.int64)
-    kern.init_search(graph, params, patterns, table, slots, buckets, entries, counters, seed_io)
+    kern.init_search(
+        graph, params, patterns, keys, links, slots, buckets, entries, counters, seed_io
+    )  # fmt: skip
+    counters[kern.C_MAX_BYTES] = 0 if max_bytes is None else max_bytes
+    peak = int(counters[kern.C_BYTES])
     lower = int(counters[kern.C_LOWER])
     budget = 2_000 if expansions is None else min(2_000, expansions)
     status = kern.PAUSED
@@ -636,30 +686,35 @@ def _astar(
                 params,
                 patterns,
                 symmetry,
-                table,
+                keys,
+                links,
                 slots,
                 buckets,
                 entries,
                 counters,
                 budget,
             )
+            peak = max(peak, int(counters[kern.C_BYTES]))
             upper = int(counters[kern.C_UPPER])
             lower = max(lower, min(int(counters[kern.C_LOWER]), upper))
             if display is not None:
                 display.update(counters, lower, upper, time.perf_counter() - start)
-            if status == kern.TABLE_FULL and capacity < max_states:
-                capacity = min(2 * capacity, max_states)
-                grown = _grown(table, capacity)
-                slots = np.full(_slot_count(capacity), -1, dtype=np.int64)
-                kern.rehash(grown, int(counters[kern.C_STATES]), slots)
-                table = grown
-                status = kern.PAUSED
-            elif status == kern.QUEUE_FULL and entries.shape[0] < 4 * max_states:
-                entries = _grown(entries, 2 * entries.shape[0])
-                status = kern.PAUSED
+            if status == kern.SLOTS_FULL:
+                size = 2 * slots.size
+                during = int(counters[kern.C_BYTES]) + size * kern.SLOT_BYTES  # old + new
+                if max_bytes is not None and during > max_bytes:
+                    status = kern.TABLE_FULL  # the memory cap: stop with the bounds
+                else:
+                    slots = np.full(size, -1, dtype=np.int32)
+                    kern.rehash(keys, params, int(counters[kern.C_STATES]), slots)
+                    peak = max(peak, during)
+                    counters[kern.C_BYTES] = kern.search_bytes(
+                        keys, slots, entries, buckets, counters
+                    )
+                    status = kern.PAUSED
         except KeyboardInterrupt:
-            # the table's rows (parent links, costs) and the counters are only ever
-            # extended, so the bounds proven so far and the best goal row still hold
+            # the rows (parent links, costs) and the counters are only ever extended, so
+            # the bounds proven so far and the best goal row still hold
             interrupted = True
             break
         if status != kern.PAUSED:
@@ -680,9 +735,12 @@ def _astar(
         lower,
         upper,
         int(counters[kern.C_GOAL]),
-        table,
+        keys,
+        links,
         int(counters[kern.C_EXPANDED]),
         interrupted,
+        int(counters[kern.C_STATES]),
+        peak,
     )
 
 
@@ -710,8 +768,11 @@ def _finish(
     upper: int,
     expanded: int,
     start: float,
+    memory: tuple[int, int] = (0, 0),
 ) -> Pebbling:
-    """The result, after replaying its certificate (never return an unchecked one)."""
+    """The result, after replaying its certificate (never return an unchecked one).
+
+    ``memory`` is ``(stored states, peak bytes)`` of the search (:class:`_Run`)."""
     played = replay(dag, moves, M, variant)
     if played.io != upper:
         raise RuntimeError(  # an internal bug
@@ -731,11 +792,18 @@ def _finish(
         seconds=time.perf_counter() - start,
         moves=moves,
         method="exact",
+        stored_states=memory[0],
+        peak_bytes=memory[1],
     )
 
 
 def _check(
-    dag: Dag, variant: str, max_states: int, time_limit: float | None, rules: Iterable[str]
+    dag: Dag,
+    variant: str,
+    max_states: int,
+    time_limit: float | None,
+    rules: Iterable[str],
+    max_bytes: int | None = None,
 ) -> int:
     if not isinstance(dag, Dag):
         raise PebbleParameterError(f"dag must be an attnio.pebble.Dag, got {type(dag).__name__}")
@@ -747,8 +815,24 @@ def _check(
             "(use a heuristic pebbling for larger graphs)"
         )
     positive_integer("max_states", max_states, PebbleParameterError)
+    if max_states > kern.MAX_ROWS // 4:
+        raise PebbleParameterError(
+            f"max_states={max_states:,} (--limit) exceeds {kern.MAX_ROWS // 4:,}, the most the int32 "
+            "row indices of the state table and its queue address"
+        )
     available = available_memory()
-    if available is not None and max_states * BYTES_PER_STATE > available:
+    if max_bytes is not None:
+        positive_integer("max_bytes", max_bytes, PebbleParameterError)
+        if max_bytes < MIN_MAX_BYTES:
+            raise PebbleParameterError(
+                f"max_bytes={max_bytes:,} is below {MIN_MAX_BYTES:,}, the least memory cap "
+                "the exact search accepts"
+            )
+        if available is not None and max_bytes > available:
+            raise PebbleParameterError(
+                f"max_bytes={max_bytes:,} exceeds the {available:,} bytes of memory available now"
+            )
+    elif available is not None and max_states * BYTES_PER_STATE > available:
         raise PebbleParameterError(
             f"max_states={max_states:,} (--limit) may need {max_states * BYTES_PER_STATE:,} "
             f"bytes ({BYTES_PER_STATE} per state) but only {available:,} are available; use "
@@ -775,7 +859,7 @@ def _bits(vertices: Iterable[int] | np.ndarray) -> np.int64:
     return np.int64(out)
 
 
-def _certificate(table: np.ndarray, goal: int, perms: Sequence[np.ndarray]) -> list[Move]:
+def _certificate(run: _Run, perms: Sequence[np.ndarray]) -> list[Move]:
     """Expand the transitions on the path to ``goal`` into primitive moves.
 
     With the symmetry rule each stored state is the image ``s(x)`` of the state ``x``
@@ -786,20 +870,21 @@ def _certificate(table: np.ndarray, goal: int, perms: Sequence[np.ndarray]) -> l
     the start, which every automorphism fixes); after a transition it becomes
     ``frame o s^-1``.
     """
+    keys, links = run.keys, run.links
     chain = []
-    state = goal
-    while table[state, kern.T_PARENT] >= 0:
+    state = run.goal
+    while links[state, kern.L_PARENT] >= 0:
         chain.append(state)
-        state = int(table[state, kern.T_PARENT])
+        state = int(links[state, kern.L_PARENT])
     inverses = [np.argsort(perm) for perm in perms]
     frame = np.arange(len(perms[0]), dtype=np.int64)
     moves: list[Move] = []
     for state in reversed(chain):
-        parent = int(table[state, kern.T_PARENT])
-        sym, code = divmod(int(table[state, kern.T_MOVE]) >> 1, kern.SYM_CODE)  # low bit: closed
+        parent = int(links[state, kern.L_PARENT])
+        sym, code = divmod(int(links[state, kern.L_MOVE]) >> 1, kern.SYM_CODE)  # low bit: closed
         kind, v = divmod(code, 64)
         local: list[Move] = []
-        red = int(table[parent, kern.T_RED])
+        red = int(keys[parent, kern.S_RED])
         if kind == kern.K_LOAD:
             local.append(Move("load", v))
             red |= 1 << v
@@ -820,7 +905,7 @@ def _certificate(table: np.ndarray, goal: int, perms: Sequence[np.ndarray]) -> l
             raise RuntimeError(f"exact search recorded an unknown transition code {kind}")
         if sym >= len(perms):
             raise RuntimeError(f"exact search recorded an unknown automorphism {sym}")
-        reached = permute_bits(inverses[sym], int(table[state, kern.T_RED]))
+        reached = permute_bits(inverses[sym], int(keys[state, kern.S_RED]))
         gone = red & ~reached  # dead pebbles dropped after the move
         local += [Move("delete", u) for u in range(gone.bit_length()) if gone >> u & 1]
         moves += [Move(move.op, int(frame[move.vertex])) for move in local]

@@ -11,7 +11,10 @@
 - ``seconds``: wall time;
 - ``moves``: the move sequence, or ``None`` if it was not requested;
 - ``method``: a short name of what produced it (``"belady"``, ``"lru"``, ``"search"``,
-  ``"exact"``...).
+  ``"exact"``...);
+- ``stored_states``, ``peak_bytes``: the exact search's memory (0 elsewhere): states its
+  last search stored, and the most bytes its state rows, hash slots and queue held at once
+  (``bytes_per_state`` is their ratio).
 """
 
 from __future__ import annotations
@@ -49,6 +52,8 @@ class Pebbling:
     seconds: float
     moves: list[Move] | None = field(default=None, compare=False, repr=False)
     method: str = ""
+    stored_states: int = 0
+    peak_bytes: int = 0
 
     def __post_init__(self) -> None:
         if self.io != self.loads + self.stores:
@@ -62,6 +67,11 @@ class Pebbling:
                 f"optimal=True needs lower == io == upper, got "
                 f"{self.lower}, {self.io}, {self.upper}"
             )
+
+    @property
+    def bytes_per_state(self) -> float:
+        """``peak_bytes / stored_states`` (0.0 when nothing was stored)."""
+        return self.peak_bytes / self.stored_states if self.stored_states else 0.0
 
     def _repr_html_(self) -> str:
         """A small table for notebooks."""
