@@ -5,6 +5,7 @@ Run from the repository root:
     .venv/bin/python benchmarks/exact.py                 # everything, 60 s per exact solve
     .venv/bin/python benchmarks/exact.py --time-limit 10 --skip-stretch
     .venv/bin/python benchmarks/exact.py --ilp-only         # the ILP baseline (extra "ilp")
+    .venv/bin/python benchmarks/exact.py --memory-only      # bytes per state, old vs new
 
 Targets: the numba solver at least 100x faster than the
 pure-Python reference (:func:`attnio.pebble.exact_reference.reference_optimum`) on the
@@ -31,6 +32,7 @@ import argparse
 import math
 import time
 
+from attnio.pebble import _exact_kernels as kern
 from attnio.pebble import builders
 from attnio.pebble.errors import InstanceTooLargeError
 from attnio.pebble.exact import DEFAULT_RULES, solve_exact
@@ -168,16 +170,22 @@ def frontier_table(
     max_states: int = MAX_STATES,
     Ms: tuple[int, ...] | None = None,
     extra_rules: tuple[str, ...] = (),
+    max_bytes: int | None = None,
 ) -> None:
     """Every M of each frontier instance, from the smallest feasible M until Q reaches the
     compulsory I/O (then every larger M has the same Q). Each run proven within
     ``compare`` seconds is repeated without the symmetry reduction, side by side (the
     states-expanded ratio is the fraction the reduction keeps). With ``Ms``, only those
-    memory sizes (one cell at a time); ``extra_rules`` are enabled on top of the defaults."""
+    memory sizes (one cell at a time); ``extra_rules`` are enabled on top of the defaults.
+    ``stored`` and ``peak GB`` are the states the last search stored and the most bytes
+    its arrays held (``Pebbling.stored_states``, ``Pebbling.peak_bytes``)."""
     plain_rules = tuple(r for r in (*DEFAULT_RULES, *extra_rules) if r != "symmetry")
     print(f"\n## Frontier: every M, time limit {time_limit:g} s each\n")
-    head = "| dag | n | d | V | automorphisms | variant | M | Q (or proven bounds) | seconds | expanded |"
-    rule = "|---|---|---|---|---|---|---|---|---|---|"
+    head = (
+        "| dag | n | d | V | automorphisms | variant | M | Q (or proven bounds) | seconds "
+        "| expanded | stored | peak GB |"
+    )
+    rule = "|---|---|---|---|---|---|---|---|---|---|---|---|"
     if compare:
         head += " without symmetry | seconds | expanded | expanded ratio |"
         rule += "---|---|---|---|"
@@ -200,10 +208,12 @@ def frontier_table(
                     time_limit=time_limit,
                     max_states=max_states,
                     rules=(*DEFAULT_RULES, *extra_rules),
+                    max_bytes=max_bytes,
                 )
                 row = (
                     f"| {kind} | {n} | {d} | {dag.num_vertices} | {order} | {variant} | {M} "
-                    f"| {_cost(result)} | {result.seconds:.1f} | {result.states_explored:,} |"
+                    f"| {_cost(result)} | {result.seconds:.1f} | {result.states_explored:,} "
+                    f"| {result.stored_states:,} | {result.peak_bytes / 1e9:.2f} |"
                 )
                 if compare and result.optimal and result.seconds <= compare:
                     plain = solve_exact(
@@ -260,6 +270,111 @@ def additive_table(cases=ADDITIVE_CASES) -> None:
             shown = _cost(result) + (f" ({result.seconds:.1f} s)" if result.optimal else "")
             cells.append(f"{shown} | {result.states_explored:,}")
         print(f"| {kind} | {n} | {d} | {variant} | {M} | {limit:g} | {' | '.join(cells)} |")
+
+
+# --------------------------------------------------------------------------- memory layout
+
+MEMORY_CASES = (
+    ("attention-forward", 2, 1, "standard", 3),
+    ("attention-forward", 2, 2, "standard", 4),
+    ("attention-forward", 2, 2, "oneshot", 3),
+    ("attention-forward", 3, 1, "oneshot", 4),
+    ("attention-backward", 2, 1, "standard", 8),
+)
+"""(dag, n, d, variant, M) of the memory-layout comparison."""
+
+MEMORY_BUDGET = 7_680_000_000
+"""The memory of the earlier frontier runs' state table bound: 30M states at 256 bytes."""
+
+
+def _pow2_at_least(x: int) -> int:
+    return 1 << max(0, math.ceil(math.log2(max(x, 1))))
+
+
+def old_layout_peak(states: int, entries: int, max_states: int) -> int:
+    """Peak bytes of the earlier layout's arrays for ``states`` stored states and ``entries``
+    queue entries, from its array shapes: (capacity, 8) int64 rows doubled from 16,384 by
+    copying (old and new table both held while copying), int64 hash slots at most half
+    full (old and new both held while rebuilding), (rows, 3) int64 queue entries (24 bytes
+    each; their own copies while growing are not counted, so this is a floor)."""
+    capacities = [min(max_states, 1 << 14)]
+    while capacities[-1] < states and capacities[-1] < max_states:
+        capacities.append(min(2 * capacities[-1], max_states))
+
+    def slots(cap: int) -> int:
+        return 8 * (1 << max(4, math.ceil(math.log2(2 * cap))))
+
+    capacity = capacities[-1]
+    final = 64 * states + slots(capacity) + 24 * entries
+    if len(capacities) == 1:
+        return final
+    previous = capacities[-2]  # the last copy: the full old table and its copy, both held
+    queued = entries * previous // max(states, 1)
+    return max(final, 128 * previous + slots(previous) + slots(capacity) + 24 * queued)
+
+
+def new_layout_peak(states: int, entries: int, width: int, max_states: int) -> int:
+    """Peak bytes of the current layout's arrays (:func:`._exact_kernels.search_bytes`):
+    ``8 * width + 12`` bytes of rows per state, never copied, int32 hash slots at most half
+    full and doubled from 2**15 (old and new both held while rebuilding), 12-byte entries."""
+    row = 8 * width + kern.LINK_BYTES
+    size = 1 << max(4, math.ceil(math.log2(2 * min(max_states, 1 << 14))))
+    peak = 0
+    while 2 * states > size:  # each doubling happened at size / 2 states
+        at = size // 2
+        queued = entries * at // max(states, 1)
+        peak = max(peak, row * at + kern.SLOT_BYTES * 3 * size + kern.ENTRY_BYTES * queued)
+        size *= 2
+    return max(peak, row * states + kern.SLOT_BYTES * size + kern.ENTRY_BYTES * entries)
+
+
+def _within(peak, budget: int, per_state_entries: float) -> int:
+    """The most states whose peak (``peak(states, entries)``) fits ``budget`` bytes."""
+    low, high = 0, 1 << 34
+    while low < high:
+        mid = (low + high + 1) // 2
+        if peak(mid, int(mid * per_state_entries)) <= budget:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def memory_table(time_limit: float, budget: int = MEMORY_BUDGET, cases=MEMORY_CASES) -> None:
+    """Bytes per stored state and states within ``budget`` bytes, old layout against new.
+
+    Each case runs once with the current layout (``time_limit`` seconds, default rules);
+    its stored states, queue entries and measured peak bytes (``Pebbling.peak_bytes``)
+    give the new layout's bytes per state, and the old layout's peak for the same counts
+    comes from its array shapes (:func:`old_layout_peak`). ``states in budget`` solves for
+    the most states each layout holds in ``budget`` bytes, queue entries growing in the
+    ratio this run measured. The admission bound per state (``BYTES_PER_STATE``, what
+    ``max_states`` is checked against) was 256 and is 124.
+    """
+    print(f"\n## Memory layout: bytes per state, old against new (time limit {time_limit:g} s)\n")
+    print(
+        "| dag | n | d | variant | M | result | seconds | stored | entries | state words "
+        "| new peak MB | new B/state | old B/state (same counts) | states in "
+        f"{budget / 1e9:.2f} GB, new | old | new / old |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for kind, n, d, variant, M in cases:
+        dag = builders.build(kind, n, d)
+        result = solve_exact(dag, M, variant=variant, time_limit=time_limit, max_states=MAX_STATES)
+        width = 2 + (variant == "oneshot")  # default rules: red, blue (and computed)
+        stored, entries = result.stored_states, result.queue_entries
+        old = old_layout_peak(stored, entries, MAX_STATES)
+        ratio = entries / max(stored, 1)
+        new_states = _within(lambda s, e, w=width: new_layout_peak(s, e, w, 1 << 34), budget, ratio)
+        old_states = _within(lambda s, e: old_layout_peak(s, e, 1 << 34), budget, ratio)
+        print(
+            f"| {kind} | {n} | {d} | {variant} | {M} | {_cost(result)} "
+            f"| {result.seconds:.1f} | {stored:,} | {entries:,} | {width} "
+            f"| {result.peak_bytes / 1e6:,.0f} | {result.bytes_per_state:.1f} "
+            f"| {old / max(stored, 1):.1f} | {new_states:,} | {old_states:,} "
+            f"| {new_states / max(old_states, 1):.2f} |",
+            flush=True,
+        )
 
 
 # --------------------------------------------------------------------------- ILP baseline
@@ -562,6 +677,14 @@ def main() -> None:
     parser.add_argument(
         "--m", type=int, action="append", default=None, help="frontier memory size (repeatable)"
     )
+    parser.add_argument(
+        "--max-bytes", type=int, default=None, help="frontier: cap on each search's bytes"
+    )
+    parser.add_argument(
+        "--memory-only",
+        action="store_true",
+        help="only the memory-layout table (bytes per state, old against new)",
+    )
     args = parser.parse_args()
     solve_exact(builders.build("attention-forward", 1, 1), 3)  # compile the kernels
     solve_exact(builders.build("attention-forward", 1, 1), 3, variant="oneshot", rules=())
@@ -575,6 +698,9 @@ def main() -> None:
         return
     if args.additive_only:
         additive_table()
+        return
+    if args.memory_only:
+        memory_table(args.time_limit)
         return
     if not args.frontier_only:
         compare_table(args.time_limit, args.reference_states)
@@ -590,6 +716,7 @@ def main() -> None:
         max_states=args.max_states,
         Ms=tuple(args.m) if args.m else None,
         extra_rules=tuple(args.rule),
+        max_bytes=args.max_bytes,
     )
 
 

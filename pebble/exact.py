@@ -449,7 +449,7 @@ def _solve(
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
     flags = _check(dag, variant, max_states, time_limit, rules, max_bytes)
-    memory = (0, 0)
+    memory = (0, 0, 0)
     if flags & (kern.USE_BEFORE_DELETE | kern.RELOAD_AFTER_STORE):
         flags &= ~kern.EAGER_OUTPUT  # its argument needs rules local to the future
     M = dag.validate_memory(M)
@@ -497,13 +497,13 @@ def _solve(
                         upper,
                         stop.results[-1].states_explored,
                         start,
-                        (0, stop.results[-1].peak_bytes),
+                        (0, 0, stop.results[-1].peak_bytes),
                     )
                 ]
             ) from None
         hints.append(oneshot_run.moves)
         expanded = oneshot_run.states_explored
-        memory = (0, oneshot_run.peak_bytes)
+        memory = (0, 0, oneshot_run.peak_bytes)
     for hint in hints:
         hint_io = replay(dag, hint, M, variant).io
         if hint_io < seed_io:
@@ -575,9 +575,10 @@ def _solve(
     )  # fmt: skip
 
 
-def _memory(memory: tuple[int, int], run: _Run) -> tuple[int, int]:
-    """``(stored states, peak bytes)`` after ``run``: its stored states, the larger peak."""
-    return run.stored, max(memory[1], run.peak_bytes)
+def _memory(memory: tuple[int, int, int], run: _Run) -> tuple[int, int, int]:
+    """``(stored states, queue entries, peak bytes)`` after ``run``: its counts, the larger
+    peak."""
+    return run.stored, run.entries, max(memory[2], run.peak_bytes)
 
 
 def _stop(
@@ -590,7 +591,7 @@ def _stop(
     expanded: int,
     start: float,
     perms: Sequence[np.ndarray],
-    memory: tuple[int, int],
+    memory: tuple[int, int, int],
 ) -> NoReturn:
     """Raise :class:`SearchInterrupted` holding the interrupted run's certified bounds."""
     moves = _certificate(run, perms) if run.goal >= 0 else seed_moves
@@ -630,6 +631,7 @@ class _Run(NamedTuple):
     expanded: int
     interrupted: bool = False
     stored: int = 0
+    entries: int = 0
     peak_bytes: int = 0
 
 
@@ -740,6 +742,7 @@ def _astar(
         int(counters[kern.C_EXPANDED]),
         interrupted,
         int(counters[kern.C_STATES]),
+        int(counters[kern.C_ENTRIES]),
         peak,
     )
 
@@ -768,11 +771,11 @@ def _finish(
     upper: int,
     expanded: int,
     start: float,
-    memory: tuple[int, int] = (0, 0),
+    memory: tuple[int, int, int] = (0, 0, 0),
 ) -> Pebbling:
     """The result, after replaying its certificate (never return an unchecked one).
 
-    ``memory`` is ``(stored states, peak bytes)`` of the search (:class:`_Run`)."""
+    ``memory`` is ``(stored states, queue entries, peak bytes)`` of the search."""
     played = replay(dag, moves, M, variant)
     if played.io != upper:
         raise RuntimeError(  # an internal bug
@@ -793,7 +796,8 @@ def _finish(
         moves=moves,
         method="exact",
         stored_states=memory[0],
-        peak_bytes=memory[1],
+        queue_entries=memory[1],
+        peak_bytes=memory[2],
     )
 
 

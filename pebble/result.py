@@ -12,9 +12,9 @@
 - ``moves``: the move sequence, or ``None`` if it was not requested;
 - ``method``: a short name of what produced it (``"belady"``, ``"lru"``, ``"search"``,
   ``"exact"``...);
-- ``stored_states``, ``peak_bytes``: the exact search's memory (0 elsewhere): states its
-  last search stored, and the most bytes its state rows, hash slots and queue held at once
-  (``bytes_per_state`` is their ratio).
+- ``stored_states``, ``queue_entries``, ``peak_bytes``: the exact search's memory (0
+  elsewhere): states and queue entries its last search used, and the most bytes its state
+  rows, hash slots and queue held at once (``bytes_per_state`` is their ratio).
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ class Pebbling:
     moves: list[Move] | None = field(default=None, compare=False, repr=False)
     method: str = ""
     stored_states: int = 0
+    queue_entries: int = 0
     peak_bytes: int = 0
 
     def __post_init__(self) -> None:

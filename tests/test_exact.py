@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -148,6 +149,67 @@ def test_state_limit_stops_unproven_on_a_hard_instance():
     _check_certificate(dag, 3, "standard", result)
 
 
+@settings(max_examples=30)
+@given(pebbling_instances(min_vertices=4, max_vertices=8, extra=2), variants)
+def test_memory_cap_on_small_graphs_changes_nothing(instance, variant):
+    """Under the smallest memory cap small graphs still prove the brute-force optimum, and
+    the reported peak stays within the cap."""
+    dag, M = instance
+    cap = exact_module.MIN_MAX_BYTES
+    result = solve_exact(dag, M, variant=variant, max_bytes=cap)
+    assert result.optimal
+    assert result.io == reference_optimum(dag, M, variant=variant)[0]
+    assert 0 < result.peak_bytes <= cap
+    _check_certificate(dag, M, variant, result)
+
+
+def test_memory_cap_stops_with_sound_bounds():
+    """A hard instance (standard dense forward n=2, d=1, M=3: about 200k expansions) under
+    a 1 MiB cap stops unproven, with sound bounds, a replayed certificate and a peak
+    within the cap."""
+    dag = attention_forward(2, 1)
+    cap = exact_module.MIN_MAX_BYTES
+    variant = "standard"
+    result = solve_exact(dag, 3, variant=variant, max_bytes=cap)
+    assert not result.optimal
+    assert 8 <= result.lower < result.upper == result.io
+    assert 25 <= result.upper  # Q = 25 in both variants (test_attention_forward_hardest_memory)
+    assert result.lower <= 25
+    assert 0 < result.peak_bytes <= cap
+    _check_certificate(dag, 3, variant, result)
+
+
+@pytest.mark.parametrize("variant", ["standard", "oneshot"])
+def test_reports_the_memory_it_used(variant):
+    """``peak_bytes`` counts at least the stored states' rows (two int64 words, a third
+    one-shot, and three int32 links) and the queue entries (three int32), and at most the
+    admission bound of ``BYTES_PER_STATE`` per state once the table is large."""
+    dag = attention_forward(2, 1)
+    # few rules, so the search stores many states in 2 s
+    result = solve_exact(dag, 3, variant=variant, time_limit=2.0, rules=("delete-when-full",))
+    width = 2 + (variant == "oneshot")
+    rows = result.stored_states * (8 * width + kern.LINK_BYTES)
+    assert result.stored_states > 100_000
+    assert result.peak_bytes >= rows + result.queue_entries * kern.ENTRY_BYTES
+    assert result.bytes_per_state <= exact_module.BYTES_PER_STATE
+    assert result.bytes_per_state == result.peak_bytes / result.stored_states
+
+
+def test_key_columns_are_the_words_the_search_can_set():
+    """The stored state words are red and blue, then computed (one-shot), pending
+    (reload-after-store) and unused (use-before-delete), each in its own column."""
+    for oneshot in (0, 1):
+        for flags in (0, kern.RELOAD_AFTER_STORE, kern.USE_BEFORE_DELETE, kern.ALL_FLAGS):
+            params = np.zeros(8, dtype=np.int64)
+            params[kern.P_ONESHOT], params[kern.P_FLAGS] = oneshot, flags
+            comp, pend, unused, width = kern.key_columns(params)
+            present = [c for c in (comp, pend, unused) if c >= 0]
+            assert sorted(present) == list(range(2, width))
+            assert (comp >= 0) == bool(oneshot)
+            assert (pend >= 0) == bool(flags & kern.RELOAD_AFTER_STORE)
+            assert (unused >= 0) == bool(flags & kern.USE_BEFORE_DELETE)
+
+
 def test_time_limit_stops_with_sound_bounds():
     """A hard instance under a short time limit stops with sound bounds and a certificate."""
     dag = attention_forward(2, 1)
@@ -229,10 +291,15 @@ def test_refuses_too_little_memory():
         {"time_limit": -1.0},
         {"rules": ["heuristic", "magic"]},
         {"rules": "heuristic"},
+        {"max_bytes": 0},
+        {"max_bytes": 2.5},
+        {"max_bytes": exact_module.MIN_MAX_BYTES - 1},
+        {"max_bytes": 1 << 60},
+        {"max_states": kern.MAX_ROWS},
     ],
 )
 def test_refuses_bad_arguments(kwargs):
-    """Bad variant, state limit, time limit or rule names raise ParameterError."""
+    """Bad variant, state limit, time limit, rule names or memory cap raise ParameterError."""
     with pytest.raises(ParameterError):
         solve_exact(DIAMOND, 3, **kwargs)
 
