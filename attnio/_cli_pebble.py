@@ -100,7 +100,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         type=count(),
         metavar="STATES",
         default=4_000_000,
-        help="--exact: size of the state table (default 4000000; about 256 bytes a state)",
+        help="--exact: size of the state table (default 4000000; at most 124 bytes a state)",
+    )
+    parser.add_argument(
+        "--max-bytes",
+        type=count(),
+        metavar="BYTES",
+        help="--exact: cap on the bytes each search's table and queue may hold; the search "
+        "stops with proven bounds rather than exceed it (at least 1048576)",
     )
     parser.add_argument(
         "--time-limit",
@@ -182,6 +189,7 @@ def _pebblings(dag, args: argparse.Namespace) -> list:
             Ms,
             variant=args.variant,
             max_states=args.limit,
+            max_bytes=args.max_bytes,
             time_limit=args.time_limit,
             progress=not args.json and args.format == "text" and interactive(),
         )

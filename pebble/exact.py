@@ -829,12 +829,12 @@ def _check(
         positive_integer("max_bytes", max_bytes, PebbleParameterError)
         if max_bytes < MIN_MAX_BYTES:
             raise PebbleParameterError(
-                f"max_bytes={max_bytes:,} is below {MIN_MAX_BYTES:,}, the least memory cap "
+                f"max_bytes={max_bytes:,} (--max-bytes) is below {MIN_MAX_BYTES:,}, the least memory cap "
                 "the exact search accepts"
             )
         if available is not None and max_bytes > available:
             raise PebbleParameterError(
-                f"max_bytes={max_bytes:,} exceeds the {available:,} bytes of memory available now"
+                f"max_bytes={max_bytes:,} (--max-bytes) exceeds the {available:,} bytes of memory available now"
             )
     elif available is not None and max_states * BYTES_PER_STATE > available:
         raise PebbleParameterError(

@@ -75,6 +75,8 @@ CASES = [
     ([*DAG, "--M", "four"], "not an integer"),
     (["pebble", "--dag", "attention-forward", "--n", "-2", "--d", "1", "--M", "4"], "--n"),
     ([*DAG, "--M", "4", "--exact", "--limit", "0"], "--limit"),
+    ([*DAG, "--M", "4", "--exact", "--max-bytes", "1000"], "--max-bytes"),
+    ([*DAG, "--M", "4", "--exact", "--max-bytes", "4611686018427387904"], "--max-bytes"),
     ([*DAG, "--M", "4", "--heuristic", "search", "--iterations", "0"], "--iterations"),
     ([*DAG, "--M", "4", "--seed", "-1"], "--seed"),
     ([*DAG, "--M", "4", "--time-limit", "nan"], "finite"),

@@ -244,3 +244,12 @@ def test_exact_option(capsys, tmp_path) -> None:
     dag = builders.attention_forward(1, 2)
     assert out["optimal"] is True and out["lower"] == out["io"] == out["upper"]
     assert replay(dag, read_moves(moves, dag), 4).io == out["io"]
+
+
+def test_exact_reports_its_memory_under_a_cap(capsys) -> None:
+    """--exact --max-bytes reports the stored states and a peak within the cap in the JSON."""
+    cap = 1 << 20
+    argv = ["pebble", "--dag", "attention-forward", "--n", "1", "--d", "2", "--M", "4"]
+    out = _json(capsys, [*argv, "--exact", "--json", "--max-bytes", str(cap)])
+    assert out["optimal"] is True
+    assert out["stored_states"] > 0 and 0 < out["peak_bytes"] <= cap
