@@ -187,6 +187,23 @@ of a smaller M in :func:`sweep_exact` (a pebbling with M red pebbles is one with
 and, in the standard variant, the result of a one-shot search (a one-shot pebbling is a
 standard one); every candidate is checked by ``replay``.
 
+Memory
+------
+A stored state costs its state words (int64 ``red`` and ``blue``, plus ``computed`` in the
+one-shot variant and one word for each of ``"reload-after-store"`` and
+``"use-before-delete"`` when enabled: words that are always 0 are not stored), three
+int32 links (cost, parent row, move code: the certificate is rebuilt by following parent
+rows and re-playing the recorded move, never from stored copies of the parent), about
+2 to 4 int32 hash slots (an open-addressing table of row numbers, at most half full,
+doubled when needed) and its share of the queue (int32 entries, reused once popped): 43
+to 52 bytes a state measured on the frontier DAGs, against 99 to 147 for the earlier
+int64 layout (``benchmarks/exact.py --memory-only``). Rows and queue are allocated once
+at their largest size and never copied; the operating system backs only the pages the
+search writes. ``max_states`` bounds the rows; ``max_bytes`` bounds the bytes of rows,
+slots, queue and buckets together, checked in the kernel before each new state or
+entry; either way a full search stops with proven bounds. The result reports
+``stored_states``, ``queue_entries`` and ``peak_bytes``.
+
 References
 ----------
 HK81 (the game); PW20 (one-shot, NP-hardness); DL18 (PSPACE-completeness).
