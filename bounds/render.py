@@ -536,6 +536,8 @@ def render_standalone(
 
     It compiles as-is with ``pdflatex`` (twice, for the citations): the references are
     typeset from ``references.bib`` into a ``thebibliography`` list, so BibTeX is not needed.
+    The page has a 7-inch text block (``geometry``, margins of 0.75 in), wide enough for
+    all seven columns in every layout.
     """
     # Here-or-top placement keeps the tables after the heading; \clearpage before the
     # references flushes every float.
@@ -544,6 +546,7 @@ def render_standalone(
     cited = [key for key in entries() if key in used]
     preamble = [
         r"\documentclass[11pt]{article}",
+        r"\usepackage[margin=0.75in]{geometry}",
         rf"\usepackage{{{','.join(LATEX_PACKAGES)}}}",
         r"\begin{document}",
         r"\section*{I/O bounds for attention}",
