@@ -66,6 +66,8 @@ class Report:
     """Units skipped with the reason (an M below an algorithm's least feasible memory)."""
     vertices: dict = field(default_factory=dict)
     """``instance -> number of vertices`` of each pebbled DAG."""
+    records: dict = field(default_factory=dict)
+    """``bound name -> Bound`` of every compared lower bound."""
 
     @property
     def refutations(self) -> list[Comparison]:
@@ -99,7 +101,18 @@ class Report:
             lines.append("| M | " + " | ".join(str(M) for M in Ms) + " |")
             lines.append("|---|" + "---|" * len(Ms))
             lines.append("| Q | " + " | ".join(_cell(*row[M][:2]) for M in Ms) + " |")
+            for bound, values in self._compared(inst, variant):
+                cells = (_markdown_value(values.get(M)) for M in Ms)
+                lines.append(f"| {_reader_name(bound)} | " + " | ".join(cells) + " |")
             lines.append("")
+        if self.comparisons:
+            lines += [
+                "Rows under Q: each explicit lower bound's value at that M (- where its "
+                "conditions do not hold); unmarked: at most the proven lower bound on Q "
+                "(confirmed); ? between the proven bounds (undecided); x above the cost of "
+                "a replayed pebbling (refuted).",
+                "",
+            ]
         confirmed = sum(c.verdict == "confirmed" for c in self.comparisons)
         undecided = sum(c.verdict == "undecided" for c in self.comparisons)
         lines += [
@@ -133,11 +146,21 @@ class Report:
             lines += ["## Units skipped", ""] + [f"- {s}" for s in self.skipped] + [""]
         return "\n".join(lines)
 
-    def latex(self) -> str:
-        """The optima as booktabs tables (one per instance and variant), for a paper.
+    def _compared(self, inst: str, variant: str) -> list[tuple[Bound, dict]]:
+        """The bounds compared on one instance and variant: ``(record, {M: (value, verdict)})``."""
+        found: dict[str, dict] = {}
+        for c in self.comparisons:
+            if c.label == f"{inst} ({variant})":
+                found.setdefault(c.bound, {})[c.M] = (c.value, c.verdict)
+        return [(self.records[name], values) for name, values in found.items()]
 
-        Rendered by :func:`attnio.bounds.render.render_pebblings_latex`, the table
-        ``attnio pebble --sweep --format latex`` writes.
+    def latex(self) -> str:
+        """The optima and the compared lower bounds as booktabs tables, then the refutations.
+
+        One table per instance and variant, rendered by
+        :func:`attnio.bounds.render.render_pebblings_latex` (the table ``attnio pebble
+        --sweep --format latex`` writes) with a column per compared lower bound, cited in
+        the caption. Refuted bounds are listed after the tables.
         """
         from attnio.bounds.render import latex_escape, render_pebblings_latex
 
@@ -161,9 +184,39 @@ class Report:
                     self.vertices[inst],
                     variant,
                     table_label=f"tab:attnio-campaign-{index + 1}",
+                    compared=self._compared(inst, variant),
                 )
             )
+        if self.refutations:
+            items = [
+                rf"\item {latex_escape(_reader_name(self.records[c.bound]))} "
+                rf"(\texttt{{{latex_escape(c.bound)}}}) on {latex_escape(c.label)} at $M = {c.M}$: "
+                rf"${c.value:g} > {c.upper}$, the cost of a replayed pebbling."
+                for c in self.refutations
+            ]
+            tables.append(
+                "Lower bounds refuted by these results:\n\\begin{itemize}\n"
+                + "\n".join(items)
+                + "\n\\end{itemize}"
+            )
         return "\n".join(tables)
+
+
+def _reader_name(bound: Bound) -> str:
+    from attnio.bounds.labels import label
+
+    try:
+        return label(bound)
+    except ValueError:  # a record of one's own, without a reader's label
+        return bound.name
+
+
+def _markdown_value(entry: tuple[float, str] | None) -> str:
+    if entry is None:
+        return "-"
+    value, verdict = entry
+    text = str(int(value)) if float(value).is_integer() else f"{value:.4g}"
+    return text + {"confirmed": "", "undecided": " ?", "refuted": " x"}[verdict]
 
 
 def _cell(lower: int, upper: int) -> str:
@@ -259,6 +312,7 @@ def build_report(records: list[dict], bounds: Sequence[Bound | str] | None = Non
             if cell is None:
                 continue
             for bound, used in _applicable(cell, point, bounds):
+                report.records[bound.name] = bound
                 value = float(bound.evaluate(**used))
                 verdict = (
                     "refuted" if value > upper else "confirmed" if value <= lower else "undecided"
