@@ -288,7 +288,9 @@ def _run_dask(
                     threads_per_worker=1,
                     processes=True,
                     memory_limit=memory_limit,
-                    dashboard_address=None,
+                    # None would still bind Dask's HTTP server to port 8787, and warn
+                    # when another cluster holds it: any free loopback port will do.
+                    dashboard_address="127.0.0.1:0",
                     host="127.0.0.1",
                     silence_logs=logging.ERROR,
                 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import pathlib
 
 import pytest
@@ -136,10 +137,31 @@ def test_existing_scheduler_on_loopback(tmp_path: pathlib.Path, spec) -> None:
     from distributed import LocalCluster
 
     with LocalCluster(
-        n_workers=1, processes=False, protocol="tcp", host="127.0.0.1", dashboard_address=None
+        n_workers=1,
+        processes=False,
+        protocol="tcp",
+        host="127.0.0.1",
+        dashboard_address="127.0.0.1:0",
     ) as cluster:
         assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
         with Store(tmp_path / "r.sqlite") as store:
             outcome = run_campaign(spec, store, scheduler=cluster.scheduler_address)
     assert outcome.ran == len(spec.units) and outcome.failed == 0
     assert all(r.get("replayed", True) for r in load(tmp_path / "r.sqlite"))
+
+
+@pytest.mark.slow
+def test_local_cluster_starts_quietly_while_port_8787_is_taken(tmp_path: pathlib.Path) -> None:
+    """A local cluster neither warns nor fails when Dask's default HTTP port 8787 is taken (by another cluster or campaign)."""
+    import socket
+    import warnings
+
+    (tmp_path / "one.toml").write_text("[[simulate]]\nalgorithm = 'flash'\nn = 8\nd = 2\nM = 64\n")
+    with socket.socket() as holder:
+        with contextlib.suppress(OSError):  # already taken is as good
+            holder.bind(("", 8787))
+            holder.listen()
+        with warnings.catch_warnings(), Store(tmp_path / "r.sqlite") as store:
+            warnings.simplefilter("error")
+            outcome = run_campaign(read_spec(tmp_path / "one.toml"), store, workers=1)
+    assert outcome.ran == 1 and outcome.failed == 0
