@@ -171,3 +171,24 @@ def test_cli_latex_report_and_bib_fit_a_two_column_article(
     too_wide = [float(w) for w in re.findall(r"Overfull \\hbox \((\d+(?:\.\d+)?)pt", log)]
     assert all(w <= 1.0 for w in too_wide), too_wide
     assert "Float too large" not in log and "undefined" not in log
+
+
+def test_simulated_counts_are_compared_with_lower_bounds(tmp_path: pathlib.Path) -> None:
+    """A count is checked against each explicit lower bound of its cell: catalog bounds hold; a planted bound above the count is refuted and listed."""
+    (tmp_path / "sim.toml").write_text(
+        "[[simulate]]\nalgorithm = ['flash', 'standard']\nn = 8\nd = 2\nM = [32, 64]\n"
+    )
+    with Store(tmp_path / "s.sqlite") as store:
+        run_campaign(read_spec(tmp_path / "sim.toml"), store, workers=0)
+    records = load(tmp_path / "s.sqlite")
+    report = build_report(records)
+    assert report.count_comparisons and not report.refutations
+    assert {c.verdict for c in report.count_comparisons} == {"consistent"}
+    assert any(c.bound == "dense-forward-compulsory" for c in report.count_comparisons)
+    planted = build_report(records, [_planted()])  # 4 n^2 d + 1 = 513 words at n = 8, d = 2
+    ios = {r["label"]: r["io"] for r in records}
+    refuted = {c.label for c in planted.refutations}
+    assert refuted == {label for label, io in ios.items() if io < 513} and len(refuted) == 4
+    assert all(c.by == "count" and c.upper < c.value for c in planted.refutations)
+    assert "planted-too-high" in planted.markdown()
+    assert planted.latex().count("its count.") == 4
