@@ -165,3 +165,20 @@ def test_local_cluster_starts_quietly_while_port_8787_is_taken(tmp_path: pathlib
             warnings.simplefilter("error")
             outcome = run_campaign(read_spec(tmp_path / "one.toml"), store, workers=1)
     assert outcome.ran == 1 and outcome.failed == 0
+
+
+@pytest.mark.slow
+def test_a_refused_unit_on_dask_is_stored_without_a_traceback(
+    tmp_path: pathlib.Path, capfd: pytest.CaptureFixture
+) -> None:
+    """On a local cluster a unit the engine refuses is stored as an error, and no worker traceback reaches the terminal."""
+    (tmp_path / "big.toml").write_text(
+        "[[pebble]]\ndag = 'attention-forward'\nn = 3\nd = 2\nM = 6\nsolvers = ['exact']\n"
+    )
+    with Store(tmp_path / "r.sqlite") as store:
+        outcome = run_campaign(read_spec(tmp_path / "big.toml"), store, workers=1)
+    assert outcome.failed == 1
+    (record,) = load(tmp_path / "r.sqlite")
+    assert record["status"] == "error" and "at most 62 vertices" in record["result"]["error"]
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "Compute Failed" not in err
