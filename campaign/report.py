@@ -15,6 +15,7 @@ every explicit lower bound of its cell (a count below one refutes the bound).
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -407,7 +408,10 @@ def write_figures(report: Report, folder: str) -> list[str]:
             log=False,
         )
         fig = draw(data)
-        stem = f"{label}-{variant}".replace(" ", "_").replace("=", "")
+        # Masks such as local:1 name the instance; a colon is no file name on Windows.
+        stem = re.sub(
+            r"[^A-Za-z0-9_.-]", "-", f"{label}-{variant}".replace(" ", "_").replace("=", "")
+        )
         for suffix in ("pdf", "png"):
             path = out / f"{stem}.{suffix}"
             save(fig, path)

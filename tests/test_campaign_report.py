@@ -192,3 +192,20 @@ def test_simulated_counts_are_compared_with_lower_bounds(tmp_path: pathlib.Path)
     assert all(c.by == "count" and c.upper < c.value for c in planted.refutations)
     assert "planted-too-high" in planted.markdown()
     assert planted.latex().count("its count.") == 4
+
+
+def test_figure_names_are_portable_file_names(tmp_path: pathlib.Path) -> None:
+    """Figure files of a masked instance (mask local:1) have only letters, digits, _ . - in their names."""
+    import re
+
+    from attnio.campaign.report import write_figures
+
+    (tmp_path / "mask.toml").write_text(
+        "[[pebble]]\ndag = 'sparse-forward'\nn = 2\nd = 1\nmask = 'local:1'\nM = [4, 5]\n"
+        "solvers = ['belady']\n"
+    )
+    with Store(tmp_path / "m.sqlite") as store:
+        run_campaign(read_spec(tmp_path / "mask.toml"), store, workers=0)
+    paths = write_figures(build_report(load(tmp_path / "m.sqlite")), str(tmp_path / "fig"))
+    assert len(paths) == 3
+    assert all(re.fullmatch(r"[A-Za-z0-9_.-]+", pathlib.Path(p).name) for p in paths), paths
