@@ -31,7 +31,7 @@ from attnio.explorer.page import ASSETS, asset
 from attnio.explorer.server import ExplorerServer
 from attnio.pebble import Dag, builders, replay, solve_heuristic
 from attnio.pebble.picture import MAX_PICTURE_VERTICES
-from strategies import dags
+from strategies import dags, examples
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +50,7 @@ def test_builder_stages_follow_the_formula():
     ]  # fmt: skip
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(dags(min_vertices=1, max_vertices=12))
 def test_topological_layers_put_every_edge_downwards(dag):
     """In topological layers every edge goes to a strictly lower row; every vertex is placed."""

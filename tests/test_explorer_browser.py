@@ -22,7 +22,7 @@ from attnio.explorer.offline import offline_page
 from attnio.explorer.server import ExplorerServer
 from attnio.pebble import Dag, IllegalMoveError, replay, solve_heuristic
 from attnio.pebble.moves import OPS
-from strategies import dags
+from strategies import dags, examples
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
@@ -156,7 +156,9 @@ def test_game_logic_agrees_with_replay(browser, offline_file):
     WebDriverWait(browser, WAIT).until(lambda d: d.execute_script("return !!window.attnioExplorer"))
     seen = {"ok": 0, "refused": 0}
 
-    @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+    @settings(
+        max_examples=examples(300), suppress_health_check=[HealthCheck.too_slow], deadline=None
+    )
     @given(move_sequences())
     def check(case):
         dag, M, variant, moves = case

@@ -26,6 +26,7 @@ from attnio.testing import (
     points,
     records,
 )
+from strategies import examples
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -41,7 +42,7 @@ def _claim(expr, kind="lower", **extra) -> Bound:
 # ------------------------------------------------------------------ strategies
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.data(), records(with_explicit=True))
 def test_points_lie_inside_the_bound(data, bound) -> None:
     """points(bound) only draws points where the bound applies, on its cache side of d^2."""
@@ -55,7 +56,7 @@ def test_points_lie_inside_the_bound(data, bound) -> None:
         assert point["M"] >= point["d"] ** 2
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.data(), st.sampled_from(["small", "large", "any"]), st.integers(1, 40))
 def test_points_respect_the_cell_and_the_minimum_memory(data, cache, minimum) -> None:
     """Per cache cell, M is on the right side of d^2 and at least the feasibility minimum;
@@ -68,7 +69,7 @@ def test_points_respect_the_cell_and_the_minimum_memory(data, cache, minimum) ->
     assert point["n"] <= point["Z"] <= point["n"] ** 2
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(attention_dags(max_n=3, max_d=2))
 def test_attention_dags_are_the_builders_graphs(instance: DagInstance) -> None:
     """Every drawn DAG has the vertex count of its builder's formula, one sink per output
@@ -92,7 +93,7 @@ def test_attention_dags_are_the_builders_graphs(instance: DagInstance) -> None:
     assert len(dag.outputs) >= 1 and len(dag.inputs) >= 1
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.integers(1, 8).flatmap(lambda size: st.tuples(st.just(size), masks(size))))
 def test_masks_are_square_with_no_empty_row(drawn) -> None:
     """A mask is n x n boolean and every query row attends at least one key."""
@@ -101,7 +102,7 @@ def test_masks_are_square_with_no_empty_row(drawn) -> None:
     assert mask.any(axis=1).all()
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.data(), attention_dags(kinds=("attention-forward", "sparse-forward"), max_n=2))
 def test_move_sequences_replay_in_both_variants(data, instance: DagInstance) -> None:
     """A drawn move sequence is a legal pebbling: the replayer accepts it in both variants."""
@@ -114,7 +115,7 @@ def test_move_sequences_replay_in_both_variants(data, instance: DagInstance) -> 
 # ------------------------------------------------------------------ assertions
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(attention_dags(kinds=("attention-forward", "attention-backward"), max_n=2, max_d=2))
 def test_the_compulsory_bounds_pass_assert_lower_bound(instance: DagInstance) -> None:
     """The catalog's compulsory lower bounds hold on every small attention DAG."""
@@ -145,7 +146,7 @@ def test_assert_lower_bound_refuses_points_outside_the_bound() -> None:
         assert_lower_bound(bound, builders.build("attention-forward", 1, 1), 3, n=1, d=1)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(points(get("flash-forward-count"), max_n=64, max_d=8))
 def test_exact_counts_pass_assert_upper_bound(point) -> None:
     """The catalog's exact count of FlashAttention is an upper bound the machine meets."""
