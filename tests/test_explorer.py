@@ -90,6 +90,18 @@ def test_exact_solve_is_the_replayed_certificate(small):
     assert replay(small.dag, [tuple(m) for m in reply["moves"]], 4).io == reply["io"]
 
 
+def test_exact_past_its_limit_reports_proven_bounds_not_an_optimum(small):
+    """Under its state limit the exact solver's reply is not 'optimal': it brackets the proven
+    optimum between a sound lower bound and a replayed pebbling's cost."""
+    limited = Instance.from_builder("attention-forward", 2, 1, max_states=200)
+    reply = limited.solve(4, "standard", "exact")
+    optimum = small.solve(4, "standard", "exact")
+    assert optimum["optimal"] and reply["optimal"] is False
+    assert reply["lower"] <= optimum["io"] <= reply["upper"] == reply["io"]
+    assert reply["lower"] < reply["upper"]
+    assert replay(limited.dag, [tuple(m) for m in reply["moves"]], 4).io == reply["io"]
+
+
 @pytest.mark.parametrize("method", ["belady", "lru", "search"])
 def test_heuristic_replies_are_legal_and_never_claim_more(small, method):
     """Heuristic replies replay at their cost and are never below the proven optimum."""

@@ -268,6 +268,23 @@ def test_offline_file_works_from_file_url(browser, small, offline_file, screens)
     assert "dense-forward-compulsory" in _text(browser, "bounds")
 
 
+def test_an_unproven_exact_result_shows_its_bounds(browser, tmp_path):
+    """An exact solve stopped by its state limit is shown as 'lower <= Q <= upper', never as
+    a proven optimum, and its pebbling still steps to its end at the replayed cost."""
+    instance = Instance.from_builder("attention-forward", 2, 1, max_states=200)
+    reply = instance.solve(4, "standard", "exact")
+    assert not reply["optimal"]
+    page = tmp_path / "limited.html"
+    page.write_text(offline_page(instance, [4]), encoding="utf-8")
+    browser.get(page.as_uri())
+    bracket = f"{reply['lower']} ≤ Q ≤ {reply['upper']}"
+    text = _wait_text(browser, "message", lambda t: "not proven within the limit" in t)
+    assert bracket in text and "proven optimum" not in text
+    assert _text(browser, "optimum") == f"Q(M=4): proven {bracket}"
+    browser.find_element(By.CSS_SELECTOR, "[data-role=last]").click()
+    assert int(_text(browser, "io")) == reply["io"]
+
+
 def test_move_files_load_and_illegal_ones_are_refused(browser, tmp_path):
     """The page plays the move file given on the command line, and a chosen file with an
     illegal move is refused at that move, naming the rule, as the replayer does."""
