@@ -7,10 +7,12 @@ Screenshots are kept under pytest's temporary directory (``explorer-screens``) a
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -283,6 +285,74 @@ def test_an_unproven_exact_result_shows_its_bounds(browser, tmp_path):
     assert _text(browser, "optimum") == f"Q(M=4): proven {bracket}"
     browser.find_element(By.CSS_SELECTOR, "[data-role=last]").click()
     assert int(_text(browser, "io")) == reply["io"]
+
+
+# A stand-in for anywidget's front end: it imports the widget's module from a blob URL (as
+# anywidget does), hands render() a model whose custom messages go through window.outbox to
+# the test, which answers them with the widget's own Python handler.
+_WIDGET_HOST = """<!doctype html>
+<html><head><meta charset="utf-8"><style>__CSS__</style></head><body><div id="el"></div>
+<script type="module">
+const esm = __ESM__;
+const data = __DATA__;
+const listeners = [];
+window.outbox = [];
+const model = {
+  get: (key) => (key === "data" ? data : undefined),
+  on: (event, callback) => { if (event === "msg:custom") listeners.push(callback); },
+  off: () => {},
+  send: (content) => { window.outbox.push(content); },
+};
+window.deliver = (content) => listeners.forEach((callback) => callback(content, []));
+const url = URL.createObjectURL(new Blob([esm], { type: "text/javascript" }));
+const module = await import(url);
+module.default.render({ model, el: document.getElementById("el") });
+</script></body></html>
+"""
+
+
+def _inline(value: object) -> str:
+    return json.dumps(value).replace("<", "\\u003c")
+
+
+def test_the_notebook_widget_module_plays_against_the_kernel(browser, tmp_path):
+    """attnio.explore's widget: its own ES module, loaded as anywidget loads it, draws the DAG
+    from the widget's data; its requests, answered by the widget's Python handler as custom
+    messages, show the proven optimum and step to the certificate's I/O."""
+    pytest.importorskip("anywidget")
+    import attnio
+
+    widget = attnio.explore("attention-forward", 2, 1, M=4)
+    replies: list = []
+    widget.send = replies.append  # what the kernel would send to the page
+    page = tmp_path / "widget.html"
+    text = _WIDGET_HOST.replace("__CSS__", widget._css)
+    text = text.replace("__ESM__", _inline(widget._esm)).replace("__DATA__", _inline(widget.data))
+    page.write_text(text, encoding="utf-8")
+    browser.get_log("browser")  # drain what earlier pages logged
+    browser.get(page.as_uri())
+
+    def pump(until) -> str:
+        deadline = time.monotonic() + WAIT
+        while time.monotonic() < deadline:
+            for content in browser.execute_script("return window.outbox.splice(0);") or []:
+                widget._answer(widget, content, [])
+            for reply in replies:
+                browser.execute_script("window.deliver(arguments[0]);", reply)
+            replies.clear()
+            message = browser.find_elements(By.CSS_SELECTOR, "[data-role=message]")
+            if message and until(message[0].text):
+                return message[0].text
+            time.sleep(0.05)
+        raise AssertionError(f"the widget page never showed the expected message: {replies}")
+
+    certificate = widget.instance.solve(4, "standard", "exact")
+    assert f"proven optimum Q = {certificate['io']}" in pump(lambda t: "proven optimum" in t)
+    assert len(browser.find_elements(By.CSS_SELECTOR, "[data-vertex]")) == 26
+    browser.find_element(By.CSS_SELECTOR, "[data-role=last]").click()
+    assert int(_text(browser, "io")) == certificate["io"]
+    severe = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not severe, severe
 
 
 def test_move_files_load_and_illegal_ones_are_refused(browser, tmp_path):
