@@ -270,6 +270,45 @@ def test_offline_file_works_from_file_url(browser, small, offline_file, screens)
     assert "dense-forward-compulsory" in _text(browser, "bounds")
 
 
+def test_hover_slider_play_and_keys(browser, small, offline_file):
+    """Hovering a vertex names it and its predecessors; the slider goes to a step with the
+    I/O of that prefix of the certificate; play advances and stops; in hand play the keys
+    l and u load the selected input (I/O 1) and undo it (I/O 0)."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    browser.get(offline_file.as_uri())
+    _wait_text(browser, "message", lambda t: "proven optimum" in t)
+    moves = small.solve(4, "standard", "exact")["moves"]
+    labels = small.dag.labels
+    vertex = browser.find_element(By.CSS_SELECTOR, "[data-vertex='8']")
+    ActionChains(browser).move_to_element(vertex).perform()
+    preds = ", ".join(labels[p] for p in small.dag.predecessors(8))
+    assert _wait_text(browser, "hover", bool) == f"{labels[8]} ← {preds}"
+    assert "S[1,0]" in labels[8]
+    step = 10
+    browser.execute_script(
+        "const s = arguments[0]; s.value = arguments[1];"
+        " s.dispatchEvent(new Event('input', {bubbles: true}));",
+        browser.find_element(By.CSS_SELECTOR, "[data-role=slider]"),
+        str(step),
+    )
+    assert _text(browser, "step") == f"step {step} / {len(moves)}"
+    assert int(_text(browser, "io")) == sum(op in ("load", "store") for op, _ in moves[:step])
+    browser.find_element(By.CSS_SELECTOR, "[data-role=play]").click()
+    _wait_text(browser, "step", lambda t: int(t.split()[1]) > step + 1)
+    browser.find_element(By.CSS_SELECTOR, "[data-role=play]").click()
+    stopped = _text(browser, "step")
+    time.sleep(1)
+    assert _text(browser, "step") == stopped
+    browser.find_element(By.CSS_SELECTOR, "[data-role=play-hand]").click()
+    browser.find_element(By.CSS_SELECTOR, "[data-vertex='0']").click()
+    root = browser.find_element(By.CSS_SELECTOR, ".attnio-explorer")
+    root.send_keys("l")
+    assert int(_text(browser, "io")) == 1 and _text(browser, "step") == "move 1"
+    root.send_keys("u")
+    assert int(_text(browser, "io")) == 0 and _text(browser, "step") == "move 0"
+
+
 def test_an_unproven_exact_result_shows_its_bounds(browser, tmp_path):
     """An exact solve stopped by its state limit is shown as 'lower <= Q <= upper', never as
     a proven optimum, and its pebbling still steps to its end at the replayed cost."""
