@@ -309,6 +309,23 @@ def test_hover_slider_play_and_keys(browser, small, offline_file):
     assert int(_text(browser, "io")) == 0 and _text(browser, "step") == "move 0"
 
 
+def test_each_solver_runs_on_demand(browser, small, offline_file):
+    """Choosing Belady, LRU or the order search and pressing Solve shows that pebbling as an
+    upper bound (never an optimum), and it steps to its end at the reply's I/O."""
+    browser.get(offline_file.as_uri())
+    _wait_text(browser, "message", lambda t: "proven optimum" in t)
+    for method in ("belady", "lru", "search"):
+        reply = small.solve(4, "standard", method)
+        select = browser.find_element(By.CSS_SELECTOR, "[data-role=method]")
+        select.find_element(By.CSS_SELECTOR, f"option[value='{method}']").click()
+        browser.find_element(By.CSS_SELECTOR, "[data-role=solve]").click()
+        text = _wait_text(browser, "message", lambda t, m=method: t.startswith(f"{m}:"))
+        assert f"{method}: I/O {reply['io']} (an upper bound on Q)" in text
+        browser.find_element(By.CSS_SELECTOR, "[data-role=last]").click()
+        assert int(_text(browser, "io")) == reply["io"]
+        assert _text(browser, "step") == f"step {len(reply['moves'])} / {len(reply['moves'])}"
+
+
 def test_an_unproven_exact_result_shows_its_bounds(browser, tmp_path):
     """An exact solve stopped by its state limit is shown as 'lower <= Q <= upper', never as
     a proven optimum, and its pebbling still steps to its end at the replayed cost."""
