@@ -257,6 +257,46 @@ def test_server_page_end_to_end(browser, small, screens):
         thread.join()
 
 
+def test_server_page_switches_to_the_one_shot_variant(browser, small):
+    """On the server page the variant menu asks the engine for the one-shot optimum, and hand
+    play then refuses a recomputation naming the one-shot rule, as the replayer does; the
+    same recomputation is legal in the standard variant."""
+    server = ExplorerServer(small, 4, "standard")
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1})
+    thread.start()
+    moves = [("load", 0), ("load", 2), ("compute", 6), ("delete", 6), ("compute", 6)]
+    try:
+        browser.get(server.url)
+        _wait_text(browser, "message", lambda t: "proven optimum" in t)
+        expected = {}
+        for variant in ("standard", "oneshot"):
+            select = browser.find_element(By.CSS_SELECTOR, "[data-role=variant]")
+            select.find_element(By.CSS_SELECTOR, f"option[value='{variant}']").click()
+            expected[variant] = small.solve(4, variant, "exact")["io"]
+            text = _wait_text(browser, "message", lambda t: "proven optimum" in t)
+            assert f"proven optimum Q = {expected[variant]}" in text
+            browser.find_element(By.CSS_SELECTOR, "[data-role=play-hand]").click()
+            for op, vertex in moves:
+                browser.find_element(By.CSS_SELECTOR, f"[data-vertex='{vertex}']").click()
+                browser.find_element(By.CSS_SELECTOR, f"[data-role=op-{op}]").click()
+            message = browser.find_element(By.CSS_SELECTOR, "[data-role=message]")
+            if variant == "standard":
+                replay_ok = _python(small.dag, moves, 4, variant)
+                assert message.get_attribute("data-kind") != "refusal"
+                assert _text(browser, "step") == f"move {len(moves)}"
+                assert "index" not in replay_ok or replay_ok["index"] >= len(moves)
+            else:
+                refused = _python(small.dag, moves, 4, variant)
+                assert refused["ok"] is False and refused["index"] == len(moves) - 1
+                assert message.get_attribute("data-kind") == "refusal"
+                assert "one-shot" in message.text and refused["reason"] in message.text
+                assert _text(browser, "step") == f"move {len(moves) - 1}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
 def test_offline_file_works_from_file_url(browser, small, offline_file, screens):
     """The self-contained file, opened from file://, steps the proven optimum to its end,
     refuses an illegal move, switches to another precomputed M and draws the curve."""
