@@ -157,6 +157,8 @@ def parse_expression(text: object, *, field: str, claim: str, relation: bool = F
         if isinstance(error, ExpressionError):
             raise
         raise ExpressionError(f"{where}: sympy refused {text!r} ({error})") from None
+    if value.has(sp.I, sp.zoo, sp.nan, sp.oo, -sp.oo):
+        raise ExpressionError(f"{where}: {text!r} is not real and finite ({value})")
     for power in value.atoms(sp.Pow):
         if power.exp.is_number and abs(power.exp) > MAX_EXPONENT:
             raise ExpressionError(
