@@ -305,6 +305,31 @@ def test_bad_command_lines_exit_2(argv, fragment, capsys):
     assert fragment in capsys.readouterr().err
 
 
+def test_a_port_in_use_is_bad_input(capsys):
+    """`attnio explore --port P` with P taken on 127.0.0.1 is one line naming --port and its
+    value, exit 2 (not an OSError's bare text)."""
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        argv = [
+            "explore",
+            "--dag",
+            "attention-forward",
+            "--n",
+            "1",
+            "--d",
+            "1",
+            "--port",
+            str(port),
+        ]
+        assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"--port={port}" in err and "in use" in err and len(err.strip().splitlines()) == 1
+
+
 def test_command_serves_and_stops():
     """`attnio explore` prints a 127.0.0.1 URL, serves the page, and Ctrl-C (SIGINT) stops it
     with exit code 130."""
