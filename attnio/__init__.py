@@ -42,7 +42,7 @@ _PACKAGES: dict[str, tuple[str, ...]] = {
         "CONSTANT_LIMIT", "DEFAULT_TIMEOUT_MS", "Counterexample", "Expectation",
         "InconsistentAssumptions", "Obligation", "ObligationError", "Outcome", "ProofError",
         "Proved", "SolverUnavailable", "Translator", "Unknown", "UnsupportedExpression", "check",
-        "confirm", "describe", "outcomes", "prove", "run", "select", "usable_cores",
+        "confirm", "describe", "outcomes", "prove", "run", "select", "substitute", "usable_cores",
     ),
 }  # fmt: skip
 """Each core package's ``__all__`` (a test keeps them equal), re-exported here."""

@@ -93,6 +93,18 @@ FUNCTIONS: dict[str, object] = {
 }
 """The functions an expression may call, by the name it uses."""
 
+_DECIDES_SIGNS = (sp.Min, sp.Max, sp.Abs)
+"""Functions whose evaluation compares their arguments by sympy's sign rules, which are
+not all sound for symbolic arguments (1 <= 1/(M*n) evaluates to True): with a symbol
+among the arguments they, relations and Piecewise conditions are left unevaluated and
+decided where they are used (z3, or numbers at a point)."""
+
+
+def _numbers(*values: sp.Basic) -> bool:
+    """Whether every value is free of symbols (then sympy's evaluation is exact)."""
+    return not any(value.free_symbols for value in values)
+
+
 _RELATIONS = {
     ast.Lt: sp.Lt,
     ast.LtE: sp.Le,
@@ -298,7 +310,7 @@ class _Reader:
             relation = _RELATIONS.get(type(op))
             if relation is None:
                 raise self.fail(node, f"comparison {type(op).__name__} is not allowed")
-            parts.append(relation(left, right))
+            parts.append(relation(left, right, evaluate=_numbers(left, right)))
         return parts[0] if len(parts) == 1 else sp.And(*parts)
 
     # ----------------------------------------------------------------- calls
@@ -325,7 +337,8 @@ class _Reader:
             )
             raise self.fail(node, f"{name} takes {wanted} argument(s), got {len(node.args)}")
         if name == "Piecewise":
-            return sp.Piecewise(*(self._piece(arg) for arg in node.args))
+            pieces = [self._piece(arg) for arg in node.args]
+            return sp.Piecewise(*pieces, evaluate=_numbers(*(c for _, c in pieces)))
         if name in ("And", "Or", "Not"):
             return FUNCTIONS[name](*(self._condition(arg) for arg in node.args))
         args = [self._number(arg) for arg in node.args]
@@ -334,6 +347,8 @@ class _Reader:
             raise self.fail(node, "binomial of numbers above 10000")
         if name == "exp" and big:
             raise self.fail(node, "exp of a number above 10000")
+        if FUNCTIONS[name] in _DECIDES_SIGNS:
+            return FUNCTIONS[name](*args, evaluate=_numbers(*args))
         return FUNCTIONS[name](*args)
 
     def _piece(self, node: ast.AST) -> tuple[sp.Expr, sp.Basic]:

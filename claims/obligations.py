@@ -44,6 +44,7 @@ from attnio.proofs import (
     Proved,
     UnsupportedExpression,
     check,
+    substitute,
 )
 from attnio.proofs.generate import SOLID
 
@@ -188,7 +189,11 @@ def catalog_evidence(claim: Claim, budget_ms: int = BUDGET_MS) -> list[Evidence]
             )
         ]
     for what, side, record, below, statement in _pairs(claim):
-        relation = sp.Le(side, record.explicit) if below else sp.Le(record.explicit, side)
+        relation = (
+            sp.Le(side, record.explicit, evaluate=False)
+            if below
+            else sp.Le(record.explicit, side, evaluate=False)
+        )
         solid = record.status in SOLID
         advisory = not solid
         start = time.perf_counter()
@@ -270,13 +275,15 @@ def monotonicity_evidence(claim: Claim, budget_ms: int = BUDGET_MS) -> list[Evid
     moved = expr.subs(M, other)
     tight = claim.kind is Kind.TIGHT
     factor = claim.constant**2
-    relation = sp.Le(moved, factor * expr) if tight else sp.Ge(expr, moved)
+    relation = (
+        sp.Le(moved, factor * expr, evaluate=False) if tight else sp.Ge(expr, moved, evaluate=False)
+    )
     statement = (
         f"E(M_2) <= {factor} E(M) for M < M_2: the optimum never grows with M"
         if tight
         else "the expression is non-increasing in M (advisory: a bound need not be)"
     )
-    ob = _obligation(claim, "monotone-in-M", relation, claim.scope.subs(M, other), M < other,
+    ob = _obligation(claim, "monotone-in-M", relation, substitute(claim.scope, {M: other}), M < other,
                      statement=statement)  # fmt: skip
     start = time.perf_counter()
     try:

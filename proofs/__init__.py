@@ -25,7 +25,7 @@ from .errors import (
     SolverUnavailable,
     UnsupportedExpression,
 )
-from .obligation import Expectation, Obligation
+from .obligation import Expectation, Obligation, substitute
 from .suite import outcomes, run, select, usable_cores
 from .translate import Translator
 
@@ -51,5 +51,6 @@ __all__ = [
     "prove",
     "run",
     "select",
+    "substitute",
     "usable_cores",
 ]

@@ -39,7 +39,7 @@ from attnio.bounds.arguments import positive_number
 from .budget import check as check_budgeted
 from .budget import limit
 from .errors import InconsistentAssumptions, ObligationError
-from .obligation import Expectation, Obligation
+from .obligation import Expectation, Obligation, substitute
 from .rounding import strengthen
 from .sampling import largest_ratio
 from .translate import Translator
@@ -418,8 +418,8 @@ def _rooted(obligation: Obligation) -> tuple[Obligation, dict] | None:
     rooted = Obligation(
         f"{obligation.name}/rooted",
         obligation.family,
-        obligation.claim.subs(subs),
-        tuple(a.subs(subs) for a in obligation.assumptions),
+        substitute(obligation.claim, subs),
+        tuple(substitute(a, subs) for a in obligation.assumptions),
         Expectation.HOLDS,
         obligation.sources,
         "the claim with every symbol under a root written as a power of a positive real",
@@ -584,7 +584,7 @@ def _split_by_powers(
             part = Obligation(
                 f"{obligation.name}/coefficient-{index}",
                 obligation.family,
-                relation(coefficient, 0),
+                relation(coefficient, 0, evaluate=False),
                 obligation.assumptions,
                 Expectation.HOLDS,
                 obligation.sources,

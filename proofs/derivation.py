@@ -108,7 +108,7 @@ def _compulsory() -> Derivation:
         _step(
             file,
             "dense-forward-sum",
-            sp.Ge(total, dense_fwd.explicit),
+            sp.Ge(total, dense_fwd.explicit, evaluate=False),
             (_loads >= 3 * n * d, _stores >= n * d),
             (dense_fwd.name,),
             "3nd input loads and nd output stores give the dense forward record",
@@ -116,7 +116,7 @@ def _compulsory() -> Derivation:
         _step(
             file,
             "dense-backward-sum",
-            sp.Ge(total, dense_bwd.explicit),
+            sp.Ge(total, dense_bwd.explicit, evaluate=False),
             (_loads >= 5 * n * d + n, _stores >= 3 * n * d),
             (dense_bwd.name,),
             "5nd + n input loads and 3nd output stores give the dense backward record",
@@ -124,7 +124,7 @@ def _compulsory() -> Derivation:
         _step(
             file,
             "keys-touched",
-            sp.Ge(_keys, sp.ceiling(Z / n)),
+            sp.Ge(_keys, sp.ceiling(Z / n), evaluate=False),
             (n * _keys >= Z,),
             (sparse_fwd.name,),
             "Z allowed pairs in the columns of k used keys, at most n per column, force "
@@ -133,7 +133,7 @@ def _compulsory() -> Derivation:
         _step(
             file,
             "sparse-forward-sum",
-            sp.Ge(total, sparse_fwd.explicit),
+            sp.Ge(total, sparse_fwd.explicit, evaluate=False),
             (_loads >= n * d + 2 * d * _keys, _stores >= n * d, n * _keys >= Z, n <= Z, n**2 >= Z),
             (sparse_fwd.name,),
             "Q rows, the K and V rows of the used keys, and the O rows give the sparse "
@@ -142,7 +142,7 @@ def _compulsory() -> Derivation:
         _step(
             file,
             "sparse-backward-sum",
-            sp.Ge(total, sparse_bwd.explicit),
+            sp.Ge(total, sparse_bwd.explicit, evaluate=False),
             (
                 _loads >= 3 * n * d + n + 2 * d * _keys,
                 _stores >= n * d + 2 * d * _keys,
@@ -183,7 +183,7 @@ def _large() -> Derivation:
         _step(
             file,
             "am-gm",
-            sp.Le(rows * cols, size**2 / (4 * d**2)),
+            sp.Le(rows * cols, size**2 / (4 * d**2), evaluate=False),
             (d * rows + d * cols <= size,),
             (),
             "|I*| d + |J*| d <= S implies |I*| |J*| <= S^2 / (4 d^2)",
@@ -191,7 +191,7 @@ def _large() -> Derivation:
         _step(
             file,
             "per-part",
-            sp.Le(products, size**2 / (4 * d) + 2 * d * size),
+            sp.Le(products, size**2 / (4 * d) + 2 * d * size, evaluate=False),
             (d * rows + d * cols <= size, products <= d * rows * cols + 2 * size * d),
             (),
             "products in a part <= d |I*| |J*| + 2 S d <= S^2 / (4d) + 2 d S",
@@ -199,7 +199,7 @@ def _large() -> Derivation:
         _step(
             file,
             "s-is-2m",
-            sp.Eq((2 * M) ** 2 / (4 * d) + 2 * d * (2 * M), M * (M + 4 * d**2) / d),
+            sp.Eq((2 * M) ** 2 / (4 * d) + 2 * d * (2 * M), M * (M + 4 * d**2) / d, evaluate=False),
             (),
             (),
             "with S = 2M the per-part bound is M (M + 4 d^2) / d",
@@ -207,10 +207,10 @@ def _large() -> Derivation:
         _step(
             file,
             "partition",
-            sp.Ge(_io, bound),
+            sp.Ge(_io, bound, evaluate=False),
             (
                 parts * part_size >= n**2 * d,
-                sp.Eq(part_size, M * (M + 4 * d**2) / d),
+                sp.Eq(part_size, M * (M + 4 * d**2) / d, evaluate=False),
                 _io >= M * (parts - 1),
             ),
             (),
@@ -222,7 +222,7 @@ def _large() -> Derivation:
             _step(
                 file,
                 f"weaken-{record.pass_.value}",
-                sp.Ge(bound, record.explicit),
+                sp.Ge(bound, record.explicit, evaluate=False),
                 _record_conditions(record),
                 (record.name,),
                 f"for M >= d^2, n^2 d^2 / (M + 4 d^2) - M >= {record.name}'s {record.explicit}",
@@ -249,7 +249,7 @@ def _small() -> Derivation:
             _step(
                 file,
                 f"reduction-{record.pass_.value}",
-                sp.Ge(_io, record.explicit),
+                sp.Ge(_io, record.explicit, evaluate=False),
                 (
                     _io + n**2 >= matmul,
                     matmul >= 2 * n * n * d / sp.sqrt(M) - 2 * M,
@@ -280,20 +280,20 @@ def _small_derived() -> Derivation:
         _step(
             file,
             "alt-pairs",
-            sp.Le(2 * size + size**2 / (4 * d**2), 5 * M),
-            (sp.Eq(size, 2 * M), d**2 > M),
+            sp.Le(2 * size + size**2 / (4 * d**2), 5 * M, evaluate=False),
+            (sp.Eq(size, 2 * M, evaluate=False), d**2 > M),
             (),
             "with S = 2M and M < d^2 the touched pairs number at most 2S + S^2/(4d^2) < 5M",
         ),
         _step(
             file,
             "alt-loomis-whitney",
-            sp.Le(inside, M * sp.sqrt(5 * M)),
+            sp.Le(inside, M * sp.sqrt(5 * M), evaluate=False),
             (
                 inside**2 <= rows * cols * pairs,
                 rows + cols <= size,
                 pairs <= 5 * M,
-                sp.Eq(size, 2 * M),
+                sp.Eq(size, 2 * M, evaluate=False),
             ),
             (),
             "t^2 <= a b p, a + b <= S = 2M, p <= 5M give t <= M sqrt(5M)",
@@ -301,7 +301,7 @@ def _small_derived() -> Derivation:
         _step(
             file,
             "alt-partition",
-            sp.Ge(_io, n**2 * d / (sp.sqrt(5 * M) + 2) - M),
+            sp.Ge(_io, n**2 * d / (sp.sqrt(5 * M) + 2) - M, evaluate=False),
             (
                 parts * (M * sp.sqrt(5 * M) + 2 * M) >= n**2 * d,
                 _io >= M * (parts - 1),
@@ -316,7 +316,7 @@ def _small_derived() -> Derivation:
             _step(
                 file,
                 f"alt-record-{record.pass_.value}",
-                sp.Ge(n**2 * d / (sp.sqrt(5 * M) + 2) - M, record.explicit),
+                sp.Ge(n**2 * d / (sp.sqrt(5 * M) + 2) - M, record.explicit, evaluate=False),
                 _record_conditions(record),
                 (record.name,),
                 f"n^2 d / (sqrt(5M) + 2) - M is at least {record.name}'s {record.explicit}",

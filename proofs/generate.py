@@ -108,7 +108,7 @@ def lower_le_upper() -> list[Obligation]:
             Obligation(
                 f"lower-le-upper/{lower.name}<={upper.name}",
                 "lower-le-upper",
-                sp.Le(lower.explicit, upper.explicit),
+                sp.Le(lower.explicit, upper.explicit, evaluate=False),
                 _conditions(lower, upper),
                 _expect(lower, upper),
                 (lower.name, upper.name),
@@ -190,7 +190,7 @@ def tightness() -> list[Obligation]:
                         Obligation(
                             f"tightness/{tight.name}/{cache.value}/{count.name}",
                             "tightness",
-                            sp.Le(count.explicit, CONSTANT * lower),
+                            sp.Le(count.explicit, CONSTANT * lower, evaluate=False),
                             (condition, *_conditions(count, *lowers)),
                             _expect(tight, claimed, count, *lowers),
                             (tight.name, claimed.name, count.name, *(b.name for b in lowers)),
@@ -234,11 +234,11 @@ def tightness_table() -> list[Obligation]:
         for algorithm in algorithms:
             for count in _counts("dense", pass_name, algorithm):
                 away = tuple(
-                    sp.Le(_AWAY * c.lhs, c.rhs)
+                    sp.Le(_AWAY * c.lhs, c.rhs, evaluate=False)
                     for c in sp.And.make_args(count.conditions)
                     if isinstance(c, sp.LessThan) and c.rhs == M
                 ) + tuple(
-                    sp.Ge(c.lhs, _AWAY * c.rhs)
+                    sp.Ge(c.lhs, _AWAY * c.rhs, evaluate=False)
                     for c in sp.And.make_args(count.conditions)
                     if isinstance(c, sp.GreaterThan) and c.lhs == M
                 )
@@ -246,7 +246,7 @@ def tightness_table() -> list[Obligation]:
                     Obligation(
                         f"tightness/table/{pass_name}/{cache.value}/{count.name}",
                         "tightness",
-                        sp.Le(count.explicit, CONSTANT * lower),
+                        sp.Le(count.explicit, CONSTANT * lower, evaluate=False),
                         (cell, PAPER_REGIME, *_conditions(count, *lowers), *away),
                         _expect(count, *lowers),
                         (count.name, *(b.name for b in lowers)),
@@ -272,7 +272,7 @@ def crossovers() -> list[Obligation]:
             Obligation(
                 f"crossover/{bound.name}/meet",
                 "crossover",
-                sp.Eq(first, second),
+                sp.Eq(first, second, evaluate=False),
                 (),
                 _expect(bound),
                 (bound.name,),
@@ -295,7 +295,7 @@ def crossovers() -> list[Obligation]:
                     Obligation(
                         f"crossover/{bound.name}/{cache.value}-branch",
                         "crossover",
-                        sp.Eq(inner, side.asymptotic),
+                        sp.Eq(inner, side.asymptotic, evaluate=False),
                         _conditions(side),
                         _expect(bound, side),
                         (bound.name, side.name),
@@ -355,7 +355,7 @@ def reductions() -> list[Obligation]:
                     Obligation(
                         f"{base}>={dense.name}",
                         "reduction",
-                        sp.Ge(full, theirs),
+                        sp.Ge(full, theirs, evaluate=False),
                         assumptions,
                         _expect(sparse, dense),
                         sources,
@@ -366,7 +366,7 @@ def reductions() -> list[Obligation]:
                     Obligation(
                         f"{base}<=c*{dense.name}",
                         "reduction",
-                        sp.Le(full, CONSTANT * theirs),
+                        sp.Le(full, CONSTANT * theirs, evaluate=False),
                         assumptions,
                         _expect(sparse, dense),
                         sources,
@@ -379,7 +379,7 @@ def reductions() -> list[Obligation]:
                     Obligation(
                         f"{base}={dense.name}",
                         "reduction",
-                        sp.Eq(full, theirs),
+                        sp.Eq(full, theirs, evaluate=False),
                         assumptions,
                         _expect(sparse, dense),
                         sources,
@@ -400,7 +400,7 @@ def reductions() -> list[Obligation]:
                     Obligation(
                         f"reduction/{bound.name}/{which}>={lower.name}",
                         "reduction",
-                        sp.Ge(expr, lower.asymptotic),
+                        sp.Ge(expr, lower.asymptotic, evaluate=False),
                         _conditions(bound, lower),
                         _expect(bound, lower),
                         (bound.name, lower.name),
@@ -419,7 +419,7 @@ def reductions() -> list[Obligation]:
                 Obligation(
                     f"reduction/{backward.name}/{which}>={forward.name}",
                     "reduction",
-                    sp.Ge(theirs, expr),
+                    sp.Ge(theirs, expr, evaluate=False),
                     _conditions(forward, backward),
                     _expect(forward, backward)
                     if forward.kind is not Kind.UPPER
@@ -442,7 +442,7 @@ def reductions() -> list[Obligation]:
                 Obligation(
                     f"reduction/{backward.name}>={forward.name}",
                     "reduction",
-                    sp.Ge(backward.explicit, forward.explicit),
+                    sp.Ge(backward.explicit, forward.explicit, evaluate=False),
                     _conditions(forward, backward),
                     Expectation.OPEN,
                     (backward.name, forward.name),
@@ -471,12 +471,20 @@ def comparisons() -> list[Obligation]:
                 claims = (
                     (
                         "beats",
-                        sp.Le(factor * fast_count.explicit, CONSTANT * slow_count.explicit),
+                        sp.Le(
+                            factor * fast_count.explicit,
+                            CONSTANT * slow_count.explicit,
+                            evaluate=False,
+                        ),
                         f"{fast_count.name} beats {slow_count.name} by a factor of order {factor}",
                     ),
                     (
                         "order",
-                        sp.Le(slow_count.explicit, CONSTANT * factor * fast_count.explicit),
+                        sp.Le(
+                            slow_count.explicit,
+                            CONSTANT * factor * fast_count.explicit,
+                            evaluate=False,
+                        ),
                         f"{fast_count.name} beats {slow_count.name} by at most C * {factor}",
                     ),
                 )
@@ -527,7 +535,7 @@ def planted() -> list[Obligation]:
             Obligation(
                 f"planted/{slow_count.name}<={fast_count.name}",
                 "planted",
-                sp.Le(slow_count.explicit, fast_count.explicit),
+                sp.Le(slow_count.explicit, fast_count.explicit, evaluate=False),
                 (*_conditions(fast), *_conditions(slow_count, fast_count)),
                 Expectation.FAILS,
                 (slow_count.name, fast_count.name),
@@ -539,7 +547,7 @@ def planted() -> list[Obligation]:
             Obligation(
                 f"planted/{slow.name}<={fast.name}",
                 "planted",
-                sp.Le(slow.asymptotic, fast.asymptotic),
+                sp.Le(slow.asymptotic, fast.asymptotic, evaluate=False),
                 _conditions(fast),
                 Expectation.FAILS,
                 (slow.name, fast.name),
@@ -568,7 +576,7 @@ def order() -> list[Obligation]:
                 Obligation(
                     f"order/{upper.name}/{count.name}",
                     "order",
-                    sp.Le(count.explicit, CONSTANT * upper.asymptotic),
+                    sp.Le(count.explicit, CONSTANT * upper.asymptotic, evaluate=False),
                     (*_conditions(upper, count), PAPER_REGIME),
                     _expect(upper, count),
                     (upper.name, count.name),
@@ -600,7 +608,7 @@ def refutations() -> list[Obligation]:
         claim = sp.And(
             published.subs(point),
             lower.conditions.subs(point),
-            sp.Gt(lower.explicit.subs(point), scale * upper.asymptotic.subs(point)),
+            sp.Gt(lower.explicit.subs(point), scale * upper.asymptotic.subs(point), evaluate=False),
         )
         shown = ", ".join(f"{k} = {v}" for k, v in point.items())
         found.append(
@@ -689,7 +697,11 @@ def monotonicity() -> list[Obligation]:
                     continue
                 other = sp.Symbol(f"{var.name}_2", **var.assumptions0)
                 moved = expr.subs(var, other)
-                claim = sp.Ge(expr, moved) if var is M else sp.Le(expr, moved)
+                claim = (
+                    sp.Ge(expr, moved, evaluate=False)
+                    if var is M
+                    else sp.Le(expr, moved, evaluate=False)
+                )
                 conditions = _conditions(bound)
                 assumptions = (*conditions, *(c.subs(var, other) for c in conditions), var < other)
                 expected = (

@@ -77,7 +77,8 @@ class Obligation:
     --------
     >>> import sympy as sp
     >>> x = sp.Symbol("x", positive=True)
-    >>> ob = Obligation("demo/square", "derivation", x**2 >= 0, (), "holds", (), "x^2 >= 0")
+    >>> claim = sp.Ge(x**2, 0, evaluate=False)  # unevaluated: z3, not sympy, decides it
+    >>> ob = Obligation("demo/square", "derivation", claim, (), "holds", (), "x^2 >= 0")
     >>> ob.name
     'demo/square'
     """
@@ -108,6 +109,15 @@ class Obligation:
             raise ObligationError(
                 f"obligation {self.name!r}: claim={claim} is not a relation or Boolean formula"
             )
+        if claim is sp.true and self.family != "evidence":
+            # sympy decided the relation while it was built, by rules that are not all
+            # sound (attnio.proofs.sign), and a True claim is "proved" without z3: build
+            # relations with evaluate=False. (A False claim is a satisfiability query:
+            # it is proved exactly when the assumptions have no point.)
+            raise ObligationError(
+                f"obligation {self.name!r}: claim={claim} was decided by sympy before z3 saw "
+                "it; build the relation with evaluate=False"
+            )
         object.__setattr__(self, "claim", claim)
         assumptions = tuple(sp.sympify(a) for a in self.assumptions)
         for item in assumptions:
@@ -121,6 +131,18 @@ class Obligation:
                 f"obligation {self.name!r}: constant={self.constant} does not occur in the claim"
             )
 
+    def __reduce__(self) -> tuple:
+        # Pickling (the worker processes of attnio.proofs.suite) would rebuild every
+        # relation with sympy's evaluation, which decides some wrongly (attnio.proofs.sign):
+        # the formulas travel as trees of (constructor, arguments) and are rebuilt
+        # exactly as they were, with evaluation off.
+        formulas = tuple(_tree(f) for f in (self.claim, *self.assumptions))
+        return (
+            _unpickle,
+            (self.name, self.family, formulas, self.expected.value, self.sources,
+             self.statement, self.constant),
+        )  # fmt: skip
+
     def at(self, value: int) -> Obligation:
         """Return this obligation with its constant replaced by ``value``."""
         if self.constant is None:
@@ -128,12 +150,65 @@ class Obligation:
         return Obligation(
             self.name,
             self.family,
-            self.claim.subs(self.constant, value),
+            substitute(self.claim, {self.constant: value}),
             self.assumptions,
             self.expected,
             self.sources,
             self.statement,
         )
+
+
+def _tree(formula: sp.Basic) -> object:
+    """``formula`` as nested ``(constructor, arguments)`` pairs, atoms as themselves."""
+    if not formula.args or formula.is_Atom:
+        return formula
+    return (formula.func, tuple(_tree(arg) for arg in formula.args))
+
+
+def _grow(tree: object) -> sp.Basic:
+    """The formula of :func:`_tree`, rebuilt node by node (call with evaluation off)."""
+    if not isinstance(tree, tuple):
+        return tree
+    func, args = tree
+    return func(*(_grow(arg) for arg in args))
+
+
+def _unpickle(
+    name: str,
+    family: str,
+    formulas: tuple,
+    expected: str,
+    sources: tuple[str, ...],
+    statement: str,
+    constant: sp.Symbol | None,
+) -> Obligation:
+    with sp.evaluate(False):
+        claim, *assumptions = (_grow(tree) for tree in formulas)
+    return Obligation(name, family, claim, tuple(assumptions), expected, sources, statement,
+                      constant)  # fmt: skip
+
+
+def substitute(formula: sp.Basic, mapping: dict) -> sp.Basic:
+    """``formula.subs(mapping)`` that leaves every relation for z3 to decide.
+
+    sympy re-evaluates a relation when its sides change, and its sign rules are
+    not all sound (:mod:`attnio.proofs.sign`): ``(1 <= C/(M*n)).subs(C, 1)``
+    becomes ``True``. Here each relation is rebuilt unevaluated from its
+    substituted sides, and Boolean connectives from their substituted parts.
+
+    Examples
+    --------
+    >>> from attnio.bounds.symbols import M, n
+    >>> C = sp.Symbol("C", positive=True)
+    >>> substitute(sp.Le(1, C / (M * n), evaluate=False), {C: 1})
+    1 <= 1/(M*n)
+    """
+    if isinstance(formula, sp.core.relational.Relational):
+        lhs, rhs = formula.lhs.subs(mapping), formula.rhs.subs(mapping)
+        return type(formula)(lhs, rhs, evaluate=False)
+    if isinstance(formula, sp.logic.boolalg.BooleanFunction):
+        return type(formula)(*(substitute(arg, mapping) for arg in formula.args))
+    return formula.subs(mapping)
 
 
 def _expectation(name: str, value: object) -> Expectation:
@@ -163,4 +238,4 @@ FAMILIES = (
 records against exact counts, refutations of published statements, the evidence behind each
 derived record, derivation steps and planted claims last."""
 
-__all__ = ["FAMILIES", "Expectation", "Obligation"]
+__all__ = ["FAMILIES", "Expectation", "Obligation", "substitute"]

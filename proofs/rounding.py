@@ -9,7 +9,9 @@ claim ``lhs <= rhs`` this module builds ``upper(lhs) <= lower(rhs)``, where
 * ``x <= ceiling(x) <= x + 1`` and ``floor(x) <= x``,
 * ``floor(x) >= x / 2`` when ``x >= 1`` and ``floor(x) >= x - 1`` always,
 * monotonicity of sums, of products of nonnegative factors, of ``Max``,
-  ``Min`` and of positive powers (and antitonicity of negative powers);
+  ``Min`` and of positive powers (and antitonicity of negative powers), with
+  every sign read from the structure (:mod:`attnio.proofs.sign`), never from
+  sympy's assumption rules;
 * an irrational constant ``b**(p/q)`` (``sqrt(5)``) is replaced by a rational
   bound on the safe side, checked exactly (``value**q`` against ``b**p``), so z3
   needs no extra variable for it.
@@ -27,6 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import sympy as sp
+
+from .sign import surely_nonnegative, surely_positive
 
 
 class _GiveUp(Exception):  # noqa: N818 (internal control flow, never raised out)
@@ -83,6 +87,11 @@ def surd_bound(expr: sp.Pow, up: bool) -> sp.Rational:
     return value
 
 
+def _at_least_zero(value: sp.Expr) -> sp.Expr:
+    """``Max(value, 0)``, left unevaluated unless ``value`` is a number (see .sign)."""
+    return sp.Max(value, 0) if value.is_number else sp.Max(value, 0, evaluate=False)
+
+
 @dataclass
 class _Bounder:
     side_conditions: list[sp.Basic]
@@ -105,9 +114,12 @@ class _Bounder:
             inner = self.bound(expr.args[0], up)
             if up:
                 return inner
-            return sp.Piecewise((inner / 2, inner >= 1), (inner - 1, True))
+            # built unevaluated: sympy may wrongly decide ``inner >= 1`` (see .sign)
+            return sp.Piecewise(
+                (inner / 2, sp.Ge(inner, 1, evaluate=False)), (inner - 1, True), evaluate=False
+            )
         if isinstance(expr, (sp.Max, sp.Min)):
-            return type(expr)(*[self.bound(arg, up) for arg in expr.args])
+            return type(expr)(*[self.bound(arg, up) for arg in expr.args], evaluate=False)
         raise _GiveUp(f"no bound for {type(expr).__name__} around a rounding: {expr}")
 
     def _mul(self, expr: sp.Mul, up: bool) -> sp.Expr:
@@ -115,13 +127,13 @@ class _Bounder:
         if coefficient < 0:
             return coefficient * self.bound(sp.Mul(*factors), not up)
         for factor in factors:
-            if factor.is_nonnegative is not True:
-                self.side_conditions.append(factor >= 0)
+            if not surely_nonnegative(factor):
+                self.side_conditions.append(sp.Ge(factor, 0, evaluate=False))
         bounded = []
         for factor in factors:
             value = self.bound(factor, up)
             if not up and _has_rounding(factor):
-                value = sp.Max(value, 0)
+                value = _at_least_zero(value)
             bounded.append(value)
         return coefficient * sp.Mul(*bounded)
 
@@ -129,15 +141,15 @@ class _Bounder:
         base, exponent = expr.args
         if not exponent.is_Rational:
             raise _GiveUp(f"power {expr} has a non-rational exponent")
-        if base.is_nonnegative is not True:
-            self.side_conditions.append(base >= 0)
+        if not surely_nonnegative(base):
+            self.side_conditions.append(sp.Ge(base, 0, evaluate=False))
         if exponent > 0:
             inner = self.bound(base, up)
-            return (inner if up else sp.Max(inner, 0)) ** exponent
+            return (inner if up else _at_least_zero(inner)) ** exponent
         inner = self.bound(base, not up)
-        self.side_conditions.append(inner > 0)
-        if base.is_positive is not True:
-            self.side_conditions.append(base > 0)
+        self.side_conditions.append(sp.Gt(inner, 0, evaluate=False))
+        if not surely_positive(base):
+            self.side_conditions.append(sp.Gt(base, 0, evaluate=False))
         return inner**exponent
 
 

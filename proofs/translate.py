@@ -39,6 +39,7 @@ import sympy as sp
 import z3
 
 from .errors import UnsupportedExpression
+from .sign import surely_positive
 
 
 @dataclass
@@ -268,7 +269,7 @@ class Translator:
 def _split(expr: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     """``(a, b)`` with ``expr == a / b`` and ``b`` known positive, else ``(expr, 1)``."""
     numerator, denominator = sp.fraction(sp.together(expr))
-    if denominator != 1 and denominator.is_positive is True:
+    if denominator != 1 and surely_positive(denominator):
         return sp.expand(numerator), denominator
     return expr, sp.Integer(1)
 
