@@ -19,6 +19,7 @@ examples:
   attnio campaign spec.toml --workers 0              # in this process, no Dask
   attnio campaign spec.toml --scheduler tcp://10.0.0.5:8786
   attnio campaign report --store results.sqlite      # Markdown; --format latex or json
+  attnio campaign report --store results.sqlite --format latex -o campaign.tex --bib refs.bib
   attnio campaign export --store results.sqlite --format csv -o results.csv
 
 A second run of the same spec answers every unit from the store. An exact result with
@@ -77,6 +78,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         metavar="DIR",
         help="report: also write a Q(M) figure per DAG instance into DIR (PDF and PNG)",
     )
+    parser.add_argument(
+        "--bib",
+        metavar="FILE",
+        help="report --format latex: also write the BibTeX entries of the \\cite keys here",
+    )
     parser.add_argument("-o", "--output", metavar="FILE", help="report/export: write to FILE")
     parser.set_defaults(run=run_command)
     return parser
@@ -93,9 +99,15 @@ def run_command(args: argparse.Namespace) -> int:
             writable_file("-o", args.output)
         if args.figures is not None:
             writable_directory("--figures", args.figures)
+        if args.bib is not None:
+            if args.target != "report":
+                raise ValueError("--bib applies to 'report', not to export")
+            writable_file("--bib", args.bib)
         return _report(args) if args.target == "report" else _export(args)
-    if args.format or args.figures or args.output:
-        raise ValueError("--format, --figures and -o apply to 'report' and 'export', not to a spec")
+    if args.format or args.figures or args.output or args.bib:
+        raise ValueError(
+            "--format, --figures, --bib and -o apply to 'report' and 'export', not to a spec"
+        )
     if args.workers is not None and args.scheduler is not None:
         raise ValueError("give --workers or --scheduler, not both")
     writable_file("--store", args.store)
@@ -181,6 +193,11 @@ def _report(args: argparse.Namespace) -> int:
         for path in write_figures(report, args.figures):
             print(f"wrote {path}", file=sys.stderr)
     _emit(text, args.output)
+    if args.bib:
+        from attnio.bounds.citations import bibtex
+
+        with open(args.bib, "w", encoding="utf-8") as handle:
+            handle.write(bibtex())
     return 1 if report.refutations or report.errors else 0
 
 

@@ -60,7 +60,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         metavar="LIST",
         help=f"LaTeX: comma-separated columns out of {','.join(LATEX_COLUMNS)} "
         f"(default {','.join(DEFAULT_LATEX_COLUMNS)}, which fits a 3.3-inch column; "
-        "all seven fit table* or a 7-inch page)",
+        "adding explicit or leading needs a wider block, and all seven one about 7 "
+        "inches wide: table* in a two-column article, or --standalone, whose page "
+        "has one)",
     )
     parser.add_argument(
         "--layout",

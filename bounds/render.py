@@ -536,6 +536,8 @@ def render_standalone(
 
     It compiles as-is with ``pdflatex`` (twice, for the citations): the references are
     typeset from ``references.bib`` into a ``thebibliography`` list, so BibTeX is not needed.
+    The page has a 7-inch text block (``geometry``, margins of 0.75 in), wide enough for
+    all seven columns in every layout.
     """
     # Here-or-top placement keeps the tables after the heading; \clearpage before the
     # references flushes every float.
@@ -544,6 +546,7 @@ def render_standalone(
     cited = [key for key in entries() if key in used]
     preamble = [
         r"\documentclass[11pt]{article}",
+        r"\usepackage[margin=0.75in]{geometry}",
         rf"\usepackage{{{','.join(LATEX_PACKAGES)}}}",
         r"\begin{document}",
         r"\section*{I/O bounds for attention}",
@@ -562,6 +565,7 @@ def render_pebblings_latex(
     variant: str,
     partial: bool = False,
     table_label: str = "tab:attnio-pebbling",
+    compared: Sequence[tuple[Bound, dict[int, tuple[float, str]]]] = (),
 ) -> str:
     """Return a booktabs table of pebbling costs per M: proven optima, or proven bounds.
 
@@ -578,6 +582,11 @@ def render_pebblings_latex(
         Whether the run was interrupted (the caption then says so).
     table_label
         The table's LaTeX label (give each table of one document its own).
+    compared
+        Lower bounds to set beside ``Q``: per bound, ``{M: (value, verdict)}`` with the
+        verdict ``confirmed``, ``undecided`` or ``refuted`` (see
+        :mod:`attnio.campaign.report`). Each becomes a column :math:`L_i`, named with its
+        citation in the caption; ``--`` where the bound does not apply.
 
     Notes
     -----
@@ -592,20 +601,30 @@ def render_pebblings_latex(
         r"\footnotesize",
     ]
     heuristic = any(not row["optimal"] and "exact" not in str(row["method"]) for row in rows)
+    # Beside compared bounds the note column goes and a range is written [lower, upper],
+    # so that the table still fits a 3.3-inch column.
+    ranges = (
+        r"$[\text{lower}, \text{upper}]$ is the proven bounds $\text{lower} \leq Q \leq "
+        r"\text{upper}$"
+        if compared
+        else r"is the proven bounds $\text{lower} \leq Q \leq \text{upper}$"
+    )
     caption = (
         f"Red-blue pebbling of {subject} ({vertices} vertices, {latex_escape(variant)} game): "
         r"the least I/O $Q$ for each number $M$ of red pebbles. A single value is a proven "
-        r"optimum whose move certificate an independent replayer accepted; a range is the "
-        r"proven bounds $\text{lower} \leq Q \leq \text{upper}$, the upper one the cost of a "
-        "pebbling found"
+        r"optimum whose move certificate an independent replayer accepted; a range "
+        f"{ranges}, the upper one the cost of a pebbling found"
     )
     caption += " by a heuristic" if heuristic else " before the exact search stopped"
     caption += "." + (" The run was interrupted: the table is partial." if partial else "")
+    caption += _compared_caption(compared)
+    heads = "".join(f" & $L_{{{i + 1}}}$" for i in range(len(compared)))
+    last = "" if compared else "l"
     lines += [
         rf"\caption{{{caption}}}\label{{{table_label}}}",
-        r"\begin{tabular}{@{}rrl@{}}",
+        r"\begin{tabular}{@{}rr" + "r" * len(compared) + last + "@{}}",
         r"\toprule",
-        r"$M$ & $Q$ & \\",
+        r"$M$ & $Q$" + heads + (r" \\" if compared else r" & \\"),
         r"\midrule",
     ]
     for row in rows:
@@ -615,9 +634,55 @@ def render_pebblings_latex(
             value = rf"${row['lower']} \leq Q \leq {row['upper']}$"
             method = str(row["method"])
             note = "search stopped" if "exact" in method else f"heuristic ({latex_escape(method)})"
-        lines.append(f"${row['M']}$ & {value} & {note} \\\\")
+        if compared:
+            if not row["optimal"]:
+                value = f"$[{row['lower']}, {row['upper']}]$"
+            cells = "".join(f" & {_compared_cell(values.get(row['M']))}" for _, values in compared)
+            lines.append(f"${row['M']}$ & {value}{cells} \\\\")
+        else:
+            lines.append(f"${row['M']}$ & {value} & {note} \\\\")
     lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
     return "\n".join(lines) + "\n"
+
+
+_VERDICT_MARKS = {"confirmed": "", "undecided": "^{?}", "refuted": r"^{\times}"}
+
+
+def _compared_caption(compared: Sequence[tuple[Bound, dict]]) -> str:
+    if not compared:
+        return ""
+    names = "; ".join(
+        rf"$L_{{{i + 1}}}$ {latex_escape(_reader_name(bound))} {_source(bound)}"
+        for i, (bound, _) in enumerate(compared)
+    )
+    return (
+        " Columns $L_i$: the explicit lower bounds at this graph's $n$, $d$ and $M$ (-- where "
+        f"a bound's conditions do not hold): {names}. Unmarked: at most the proven lower "
+        r"bound on $Q$ (confirmed); $^{?}$ between the proven bounds (undecided); "
+        r"$^{\times}$ above the cost of a replayed pebbling (the bound is refuted)."
+    )
+
+
+def _reader_name(bound: Bound) -> str:
+    try:
+        return label(bound)
+    except ValueError:  # a record of one's own, without a reader's label
+        return bound.name
+
+
+def _source(bound: Bound) -> str:
+    try:
+        return cite_latex(bound)
+    except ValueError:  # a record of one's own whose source names no known work
+        return f"({latex_escape(bound.source)})"
+
+
+def _compared_cell(entry: tuple[float, str] | None) -> str:
+    if entry is None:
+        return "--"
+    value, verdict = entry
+    text = str(int(value)) if float(value).is_integer() else f"{value:.3g}"
+    return f"${text}{_VERDICT_MARKS[verdict]}$"
 
 
 def bound_to_dict(bound: Bound) -> dict[str, object]:

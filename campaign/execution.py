@@ -251,11 +251,20 @@ def _check_memory_limit(memory_limit: str | int) -> None:
         )
 
 
-def _guarded(unit: Unit, version: str) -> dict:
+def _execute_guarded(kind: str, params: dict, dag_json: str | None, version: str) -> dict:
+    """:func:`execute`, with a refused unit returned as an error result, not raised.
+
+    On a Dask worker a raised error would also be logged with its traceback on the
+    user's terminal; the client stores the message either way.
+    """
     try:
-        return execute(unit.kind, unit.params, unit.dag_json, version)
+        return execute(kind, params, dag_json, version)
     except (ValueError, TypeError, MemoryError) as error:
         return {"status": "error", "error": f"{type(error).__name__}: {error}"}
+
+
+def _guarded(unit: Unit, version: str) -> dict:
+    return _execute_guarded(unit.kind, unit.params, unit.dag_json, version)
 
 
 def _run_dask(
@@ -288,7 +297,9 @@ def _run_dask(
                     threads_per_worker=1,
                     processes=True,
                     memory_limit=memory_limit,
-                    dashboard_address=None,
+                    # None would still bind Dask's HTTP server to port 8787, and warn
+                    # when another cluster holds it: any free loopback port will do.
+                    dashboard_address="127.0.0.1:0",
                     host="127.0.0.1",
                     silence_logs=logging.ERROR,
                 )
@@ -297,7 +308,13 @@ def _run_dask(
         units = list(todo)
         futures = {
             client.submit(
-                execute, u.kind, u.params, u.dag_json, version, key=f"attnio-{u.key}", pure=False
+                _execute_guarded,
+                u.kind,
+                u.params,
+                u.dag_json,
+                version,
+                key=f"attnio-{u.key}",
+                pure=False,
             ): u
             for u in units
         }

@@ -15,6 +15,7 @@ every explicit lower bound of its cell (a count below one refutes the bound).
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -37,7 +38,10 @@ class Comparison:
     lower: int
     upper: int
     verdict: str
-    """``confirmed``, ``undecided`` or ``refuted``."""
+    """``confirmed``, ``undecided`` or ``refuted``; against a count, ``consistent`` or ``refuted``."""
+    by: str = "pebbling"
+    """``pebbling`` (``lower <= Q <= upper`` proven) or ``count`` (``upper`` words moved by
+    a simulated algorithm, so ``Q <= upper``; ``lower`` is 0)."""
 
     def to_dict(self) -> dict:
         """Plain values."""
@@ -50,6 +54,7 @@ class Comparison:
             "lower": self.lower,
             "upper": self.upper,
             "verdict": self.verdict,
+            "by": self.by,
         }
 
 
@@ -60,17 +65,21 @@ class Report:
     optima: dict = field(default_factory=dict)
     """``(instance, variant) -> {M: (lower, upper, solver)}``, the tightest proven per M."""
     comparisons: list[Comparison] = field(default_factory=list)
+    count_comparisons: list[Comparison] = field(default_factory=list)
+    """Explicit lower bounds against simulated counts: a count below a bound refutes it."""
     counts: list[dict] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     """Units skipped with the reason (an M below an algorithm's least feasible memory)."""
     vertices: dict = field(default_factory=dict)
     """``instance -> number of vertices`` of each pebbled DAG."""
+    records: dict = field(default_factory=dict)
+    """``bound name -> Bound`` of every compared lower bound."""
 
     @property
     def refutations(self) -> list[Comparison]:
         """The comparisons in which a result refutes a catalog bound."""
-        return [c for c in self.comparisons if c.verdict == "refuted"]
+        return [c for c in self.comparisons + self.count_comparisons if c.verdict == "refuted"]
 
     def to_dict(self) -> dict:
         """Plain values, with the JSON schema version."""
@@ -81,7 +90,7 @@ class Report:
                 for (inst, var), row in sorted(self.optima.items())
                 for M, (lo, hi, how) in sorted(row.items())
             ],
-            "comparisons": [c.to_dict() for c in self.comparisons],
+            "comparisons": [c.to_dict() for c in self.comparisons + self.count_comparisons],
             "counts": self.counts,
             "refutations": [c.to_dict() for c in self.refutations],
             "errors": self.errors,
@@ -99,7 +108,19 @@ class Report:
             lines.append("| M | " + " | ".join(str(M) for M in Ms) + " |")
             lines.append("|---|" + "---|" * len(Ms))
             lines.append("| Q | " + " | ".join(_cell(*row[M][:2]) for M in Ms) + " |")
+            for bound, values in self._compared(inst, variant):
+                cells = (_markdown_value(values.get(M)) for M in Ms)
+                lines.append(f"| {_reader_name(bound)} | " + " | ".join(cells) + " |")
             lines.append("")
+        if self.comparisons:
+            lines += [
+                "Rows under Q: each explicit lower bound's value at that M",
+                "(- where its conditions do not hold). Unmarked: at most the",
+                "proven lower bound on Q (confirmed); ? between the proven",
+                "bounds (undecided); x above the cost of a replayed pebbling",
+                "(refuted).",
+                "",
+            ]
         confirmed = sum(c.verdict == "confirmed" for c in self.comparisons)
         undecided = sum(c.verdict == "undecided" for c in self.comparisons)
         lines += [
@@ -125,6 +146,8 @@ class Report:
                 "## Machine counts against their closed forms",
                 "",
                 f"{len(self.counts)} simulated runs, {len(bad)} differ from their count record.",
+                f"{len(self.count_comparisons)} comparisons with explicit lower bounds, "
+                f"{sum(c.verdict == 'refuted' for c in self.count_comparisons)} refuted.",
                 "",
             ]
         if self.errors:
@@ -133,11 +156,21 @@ class Report:
             lines += ["## Units skipped", ""] + [f"- {s}" for s in self.skipped] + [""]
         return "\n".join(lines)
 
-    def latex(self) -> str:
-        """The optima as booktabs tables (one per instance and variant), for a paper.
+    def _compared(self, inst: str, variant: str) -> list[tuple[Bound, dict]]:
+        """The bounds compared on one instance and variant: ``(record, {M: (value, verdict)})``."""
+        found: dict[str, dict] = {}
+        for c in self.comparisons:
+            if c.label == f"{inst} ({variant})":
+                found.setdefault(c.bound, {})[c.M] = (c.value, c.verdict)
+        return [(self.records[name], values) for name, values in found.items()]
 
-        Rendered by :func:`attnio.bounds.render.render_pebblings_latex`, the table
-        ``attnio pebble --sweep --format latex`` writes.
+    def latex(self) -> str:
+        """The optima and the compared lower bounds as booktabs tables, then the refutations.
+
+        One table per instance and variant, rendered by
+        :func:`attnio.bounds.render.render_pebblings_latex` (the table ``attnio pebble
+        --sweep --format latex`` writes) with a column per compared lower bound, cited in
+        the caption. Refuted bounds are listed after the tables.
         """
         from attnio.bounds.render import latex_escape, render_pebblings_latex
 
@@ -161,9 +194,40 @@ class Report:
                     self.vertices[inst],
                     variant,
                     table_label=f"tab:attnio-campaign-{index + 1}",
+                    compared=self._compared(inst, variant),
                 )
             )
+        if self.refutations:
+            items = [
+                rf"\item {latex_escape(_reader_name(self.records[c.bound]))} "
+                rf"(\texttt{{{latex_escape(c.bound)}}}) on {latex_escape(c.label)} at $M = {c.M}$: "
+                rf"${c.value:g} > {c.upper}$, "
+                + ("the cost of a replayed pebbling." if c.by == "pebbling" else "its count.")
+                for c in self.refutations
+            ]
+            tables.append(
+                "Lower bounds refuted by these results:\n\\begin{itemize}\n"
+                + "\n".join(items)
+                + "\n\\end{itemize}"
+            )
         return "\n".join(tables)
+
+
+def _reader_name(bound: Bound) -> str:
+    from attnio.bounds.labels import label
+
+    try:
+        return label(bound)
+    except ValueError:  # a record of one's own, without a reader's label
+        return bound.name
+
+
+def _markdown_value(entry: tuple[float, str] | None) -> str:
+    if entry is None:
+        return "-"
+    value, verdict = entry
+    text = str(int(value)) if float(value).is_integer() else f"{value:.4g}"
+    return text + {"confirmed": "", "undecided": " ?", "refuted": " x"}[verdict]
 
 
 def _cell(lower: int, upper: int) -> str:
@@ -238,6 +302,7 @@ def build_report(records: list[dict], bounds: Sequence[Bound | str] | None = Non
                     "record": result["record"],
                 }
             )
+            _compare_count(report, record, bounds)
             continue
         slot = (params["dag"]["name"], params["variant"])
         report.vertices[slot[0]] = params["vertices"]
@@ -259,6 +324,7 @@ def build_report(records: list[dict], bounds: Sequence[Bound | str] | None = Non
             if cell is None:
                 continue
             for bound, used in _applicable(cell, point, bounds):
+                report.records[bound.name] = bound
                 value = float(bound.evaluate(**used))
                 verdict = (
                     "refuted" if value > upper else "confirmed" if value <= lower else "undecided"
@@ -269,6 +335,27 @@ def build_report(records: list[dict], bounds: Sequence[Bound | str] | None = Non
                     )
                 )
     return report
+
+
+def _compare_count(report: Report, record: dict, bounds: Sequence[Bound | str] | None) -> None:
+    """Compare a simulated count with the explicit lower bounds of its regime and pass."""
+    from attnio.algorithms import ALGORITHMS
+
+    params, io = record["params"], record["result"]["io"]
+    algorithm = ALGORITHMS.get(params["algorithm"])
+    if algorithm is None:
+        return
+    cell = (Regime(algorithm.regime), Pass(params["pass"]))
+    point = {"n": params["n"], "d": params["d"], "M": params["M"]}
+    for bound, used in _applicable(cell, point, bounds):
+        report.records[bound.name] = bound
+        value = float(bound.evaluate(**used))
+        verdict = "refuted" if value > io else "consistent"
+        report.count_comparisons.append(
+            Comparison(
+                bound.name, record["label"], params["M"], used, value, 0, io, verdict, "count"
+            )
+        )
 
 
 def write_figures(report: Report, folder: str) -> list[str]:
@@ -321,7 +408,10 @@ def write_figures(report: Report, folder: str) -> list[str]:
             log=False,
         )
         fig = draw(data)
-        stem = f"{label}-{variant}".replace(" ", "_").replace("=", "")
+        # Masks such as local:1 name the instance; a colon is no file name on Windows.
+        stem = re.sub(
+            r"[^A-Za-z0-9_.-]", "-", f"{label}-{variant}".replace(" ", "_").replace("=", "")
+        )
         for suffix in ("pdf", "png"):
             path = out / f"{stem}.{suffix}"
             save(fig, path)

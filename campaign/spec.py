@@ -296,9 +296,12 @@ def _options(table: dict, solver: str, where: str) -> dict:
         if key == "rules":
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise SpecError(f"{where}: {solver}.rules={value!r} must be a list of names")
+        elif key == "seed":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise SpecError(f"{where}: {solver}.seed={value!r} must be a nonnegative integer")
         elif isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
             raise SpecError(f"{where}: {solver}.{key}={value!r} must be a positive number")
-        elif key in ("max_states", "iterations", "seed") and not isinstance(value, int):
+        elif key in ("max_states", "iterations") and not isinstance(value, int):
             raise SpecError(f"{where}: {solver}.{key}={value!r} must be an integer")
     if solver == "search":
         options = {"seed": 0, **options}

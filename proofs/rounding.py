@@ -88,8 +88,19 @@ def surd_bound(expr: sp.Pow, up: bool) -> sp.Rational:
 
 
 def _at_least_zero(value: sp.Expr) -> sp.Expr:
-    """``Max(value, 0)``, left unevaluated unless ``value`` is a number (see .sign)."""
-    return sp.Max(value, 0) if value.is_number else sp.Max(value, 0, evaluate=False)
+    """``Max(value, 0)``: ``value`` itself when its sign is sure, else unevaluated (see .sign)."""
+    if value.is_number:
+        return sp.Max(value, 0)
+    return value if surely_nonnegative(value) else sp.Max(value, 0, evaluate=False)
+
+
+def _positive(expr: sp.Expr) -> sp.Basic:
+    """A condition equivalent to ``expr > 0``, without the rounding when ``expr`` is one."""
+    if isinstance(expr, sp.floor):  # floor(x) > 0  <=>  floor(x) >= 1  <=>  x >= 1
+        return sp.Ge(expr.args[0], 1, evaluate=False)
+    if isinstance(expr, sp.ceiling):  # ceiling(x) > 0  <=>  x > 0
+        return sp.Gt(expr.args[0], 0, evaluate=False)
+    return sp.Gt(expr, 0, evaluate=False)
 
 
 @dataclass
@@ -147,9 +158,10 @@ class _Bounder:
             inner = self.bound(base, up)
             return (inner if up else _at_least_zero(inner)) ** exponent
         inner = self.bound(base, not up)
-        self.side_conditions.append(sp.Gt(inner, 0, evaluate=False))
+        if not surely_positive(inner):
+            self.side_conditions.append(_positive(inner))
         if not surely_positive(base):
-            self.side_conditions.append(sp.Gt(base, 0, evaluate=False))
+            self.side_conditions.append(_positive(base))
         return inner**exponent
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import pathlib
 
 import pytest
@@ -136,10 +137,48 @@ def test_existing_scheduler_on_loopback(tmp_path: pathlib.Path, spec) -> None:
     from distributed import LocalCluster
 
     with LocalCluster(
-        n_workers=1, processes=False, protocol="tcp", host="127.0.0.1", dashboard_address=None
+        n_workers=1,
+        processes=False,
+        protocol="tcp",
+        host="127.0.0.1",
+        dashboard_address="127.0.0.1:0",
     ) as cluster:
         assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
         with Store(tmp_path / "r.sqlite") as store:
             outcome = run_campaign(spec, store, scheduler=cluster.scheduler_address)
     assert outcome.ran == len(spec.units) and outcome.failed == 0
     assert all(r.get("replayed", True) for r in load(tmp_path / "r.sqlite"))
+
+
+@pytest.mark.slow
+def test_local_cluster_starts_quietly_while_port_8787_is_taken(tmp_path: pathlib.Path) -> None:
+    """A local cluster neither warns nor fails when Dask's default HTTP port 8787 is taken (by another cluster or campaign)."""
+    import socket
+    import warnings
+
+    (tmp_path / "one.toml").write_text("[[simulate]]\nalgorithm = 'flash'\nn = 8\nd = 2\nM = 64\n")
+    with socket.socket() as holder:
+        with contextlib.suppress(OSError):  # already taken is as good
+            holder.bind(("", 8787))
+            holder.listen()
+        with warnings.catch_warnings(), Store(tmp_path / "r.sqlite") as store:
+            warnings.simplefilter("error")
+            outcome = run_campaign(read_spec(tmp_path / "one.toml"), store, workers=1)
+    assert outcome.ran == 1 and outcome.failed == 0
+
+
+@pytest.mark.slow
+def test_a_refused_unit_on_dask_is_stored_without_a_traceback(
+    tmp_path: pathlib.Path, capfd: pytest.CaptureFixture
+) -> None:
+    """On a local cluster a unit the engine refuses is stored as an error, and no worker traceback reaches the terminal."""
+    (tmp_path / "big.toml").write_text(
+        "[[pebble]]\ndag = 'attention-forward'\nn = 3\nd = 2\nM = 6\nsolvers = ['exact']\n"
+    )
+    with Store(tmp_path / "r.sqlite") as store:
+        outcome = run_campaign(read_spec(tmp_path / "big.toml"), store, workers=1)
+    assert outcome.failed == 1
+    (record,) = load(tmp_path / "r.sqlite")
+    assert record["status"] == "error" and "at most 62 vertices" in record["result"]["error"]
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "Compute Failed" not in err

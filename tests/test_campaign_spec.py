@@ -109,6 +109,11 @@ def test_graph_files_are_keyed_by_content(tmp_path: pathlib.Path) -> None:
             "[[simulate]]\nalgorithm = 'square-tiling'\npass = 'backward'\nn = 8\nd = 2\nM = 64\n",
             "no backward",
         ),
+        (
+            "[[pebble]]\ndag = 'attention-forward'\nn = 1\nd = 1\nM = 3\n"
+            "solvers = ['search']\nsearch = { seed = -1 }\n",
+            "nonnegative integer",
+        ),
         ("[compare]\nbounds = ['no-such-record']\n", "unknown records"),
         ("[[pebble]\n", "not valid TOML"),
         ("[other]\n", "unknown tables"),
@@ -129,3 +134,15 @@ def test_binary_spec_is_refused(tmp_path: pathlib.Path) -> None:
     path.write_bytes(b"\xff\xfe\x00binary")
     with pytest.raises(SpecError, match="not UTF-8"):
         read_spec(path)
+
+
+def test_the_documented_spec_reads_and_seed_zero_is_the_default(tmp_path: pathlib.Path) -> None:
+    """The spec shown in docs/campaigns.md reads as-is; an explicit search seed 0 keys as the default."""
+    docs = pathlib.Path(__file__).resolve().parents[1] / "docs" / "campaigns.md"
+    text = docs.read_text().split("```toml\n", 1)[1].split("```", 1)[0]
+    assert "seed = 0" in text
+    assert read_spec(_write(tmp_path, text)).units
+    base = "[[pebble]]\ndag = 'attention-forward'\nn = 1\nd = 1\nM = 3\nsolvers = ['search']\n"
+    default = read_spec(_write(tmp_path, base, "a.toml")).units
+    explicit = read_spec(_write(tmp_path, base + "search = { seed = 0 }\n", "b.toml")).units
+    assert [u.key for u in default] == [u.key for u in explicit]

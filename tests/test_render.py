@@ -314,6 +314,15 @@ def test_standalone_document_compiles_as_is(tmp_path: pathlib.Path) -> None:
     assert (tmp_path / "p-1.png").stat().st_size > 1000
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("layout", ["table", "table*", "longtable"])
+def test_standalone_document_fits_all_seven_columns(tmp_path: pathlib.Path, layout: str) -> None:
+    """`--standalone --columns` with all seven columns, in every layout, compiles with no box over 1pt too wide and no float too large."""
+    _needs_pdflatex()
+    log = _pdflatex(tmp_path, "wide", render_standalone(catalog(), _FULL, layout))
+    _assert_fits(log)
+
+
 def test_pebbling_table_shows_optima_only_where_proven(tmp_path: pathlib.Path, capsys) -> None:
     """`attnio pebble --sweep --exact --format latex`: proven optima as values, unproven M as proven bounds; it compiles and fits."""
     from attnio.cli import main
