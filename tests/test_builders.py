@@ -34,22 +34,10 @@ from attnio.pebble.builders import (
 )
 from attnio.pebble.errors import ParameterError
 from attnio.pebble.heuristic import compulsory_io
-from strategies import examples
+from strategies import examples, masks
 
 sizes = st.integers(1, 4)
 trees = st.sampled_from(builders.TREE_SHAPES)
-
-
-@st.composite
-def masks(draw, n_: int) -> np.ndarray:
-    """A random n x n mask with at least one allowed key per row."""
-    rows = []
-    for _ in range(n_):
-        row = draw(st.lists(st.booleans(), min_size=n_, max_size=n_))
-        if not any(row):
-            row[draw(st.integers(0, n_ - 1))] = True
-        rows.append(row)
-    return np.asarray(rows, dtype=bool)
 
 
 def test_docstring_examples() -> None:

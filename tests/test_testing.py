@@ -18,6 +18,7 @@ from attnio.bounds.symbols import M, Z, d, g, n
 from attnio.pebble import builders, replay
 from attnio.testing import (
     DagInstance,
+    LowerBoundExceededError,
     assert_lower_bound,
     assert_upper_bound,
     attention_dags,
@@ -129,6 +130,20 @@ def test_assert_lower_bound_refutes_a_bound_above_the_optimum() -> None:
     instance = DagInstance("attention-forward", 2, 1, builders.build("attention-forward", 2, 1))
     with pytest.raises(AssertionError, match=r"= 9 exceeds the proven optimum Q = 8"):
         assert_lower_bound(_claim(sp.Integer(9)), instance, 6)
+
+
+def test_a_refuted_lower_bound_hands_over_a_pebbling_that_replays() -> None:
+    """The AssertionError of a too-high lower bound carries the DAG, M and a pebbling whose
+    moves the replayer accepts at a cost below the bound's value (the counterexample replays)."""
+    instance = DagInstance("attention-forward", 2, 1, builders.build("attention-forward", 2, 1))
+    with pytest.raises(
+        LowerBoundExceededError, match=r"\.pebbling\.moves \(\d+ moves\) replay"
+    ) as info:
+        assert_lower_bound(_claim(sp.Integer(9)), instance, 6)
+    error = info.value
+    assert isinstance(error, AssertionError) and error.dag is instance.dag and error.memory == 6
+    assert replay(error.dag, error.pebbling.moves, error.memory).io == error.pebbling.io == 8
+    assert error.value == 9 and error.pebbling.optimal
 
 
 def test_assert_lower_bound_uses_heuristic_pebblings_on_large_dags() -> None:
