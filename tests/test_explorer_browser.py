@@ -1,8 +1,9 @@
 """The explorer's front end in a real browser: headless Chromium driven by Selenium.
 
 Skips (with the reason) only when chromium or chromedriver is absent; CI installs both.
-Screenshots are kept under pytest's temporary directory (``explorer-screens``) and, when
-``ATTNIO_SCREENSHOTS`` names a folder, copied there.
+Screenshots are taken under pytest's temporary directory (``explorer-screens``) and kept
+as test artifacts in ``test-artifacts/screenshots/`` of the checkout (git ignores it), or in
+the folder ``ATTNIO_SCREENSHOTS`` names.
 """
 
 from __future__ import annotations
@@ -72,13 +73,16 @@ def screens(tmp_path_factory):
     return tmp_path_factory.mktemp("explorer-screens")
 
 
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts" / "screenshots"
+"""Where the screenshots stay after the run (CI keeps the checkout's test-artifacts/)."""
+
+
 def _keep(driver, screens: Path, name: str) -> Path:
     path = screens / name
     driver.save_screenshot(str(path))
-    extra = os.environ.get("ATTNIO_SCREENSHOTS")
-    if extra:
-        Path(extra).mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, Path(extra) / name)
+    kept = Path(os.environ.get("ATTNIO_SCREENSHOTS") or ARTIFACTS)
+    kept.mkdir(parents=True, exist_ok=True)
+    shutil.copy(path, kept / name)
     return path
 
 
