@@ -7,7 +7,14 @@ import json
 import sys
 from pathlib import Path
 
-from attnio._arguments import count, interactive, interrupted, writable_directory, writable_file
+from attnio._arguments import (
+    count,
+    interactive,
+    interrupted,
+    positive_float,
+    writable_directory,
+    writable_file,
+)
 from attnio._table import to_terminal
 
 NAME = "campaign"
@@ -18,12 +25,15 @@ examples:
   attnio campaign spec.toml                          # local cluster, one worker per core
   attnio campaign spec.toml --workers 0              # in this process, no Dask
   attnio campaign spec.toml --scheduler tcp://10.0.0.5:8786
+  attnio campaign spec.toml --time-limit 600         # stop any unit after 10 minutes
   attnio campaign report --store results.sqlite      # Markdown; --format latex or json
   attnio campaign report --store results.sqlite --format latex -o campaign.tex --bib refs.bib
   attnio campaign export --store results.sqlite --format csv -o results.csv
 
 A second run of the same spec answers every unit from the store. An exact result with
-proven bounds only runs again when the spec raises max_states or time_limit. Exit codes:
+proven bounds only runs again when the spec raises max_states or time_limit; a unit
+stopped by --time-limit runs again when a later run gives a larger --time-limit or none.
+Exit codes:
 0 every unit ran (or came from the store), 1 a unit failed or the report found a refuted
 bound, 2 bad input, 130 interrupted (results written so far stay in the store).
 """
@@ -69,6 +79,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="memory limit of each local worker, Dask syntax (default 4GiB)",
     )
     parser.add_argument(
+        "--time-limit",
+        type=positive_float,
+        metavar="SECONDS",
+        help="wall-clock limit of every unit on a worker: a unit running longer has its "
+        "worker restarted and is stored as an error, the others go on; a later run "
+        "with a larger limit (or none) runs it again (default: none; needs Dask "
+        "workers, not --workers 0)",
+    )
+    parser.add_argument(
         "--format",
         choices=["markdown", "latex", "json", "csv"],
         help="report: markdown (default), latex or json; export: csv (default) or json",
@@ -91,9 +110,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 def run_command(args: argparse.Namespace) -> int:
     """Dispatch on the target: a spec runs, ``report`` reports, ``export`` exports."""
     if args.target in ("report", "export"):
-        if args.workers is not None or args.scheduler is not None:
+        if args.workers is not None or args.scheduler is not None or args.time_limit:
             raise ValueError(
-                f"--workers and --scheduler apply to running a spec, not to {args.target}"
+                f"--workers, --scheduler and --time-limit apply to running a spec, "
+                f"not to {args.target}"
             )
         if args.output is not None:
             writable_file("-o", args.output)
@@ -110,6 +130,11 @@ def run_command(args: argparse.Namespace) -> int:
         )
     if args.workers is not None and args.scheduler is not None:
         raise ValueError("give --workers or --scheduler, not both")
+    if args.time_limit is not None and args.workers == 0:
+        raise ValueError(
+            f"--time-limit {args.time_limit:g} needs Dask workers; --workers 0 runs every "
+            "unit in this process, where a running unit cannot be stopped"
+        )
     writable_file("--store", args.store)
     return _run(args)
 
@@ -148,6 +173,7 @@ def _run(args: argparse.Namespace) -> int:
             workers=args.workers,
             scheduler=args.scheduler,
             memory_limit=args.memory_limit,
+            time_limit=args.time_limit,
             on_start=started,
             on_result=finished,
         )

@@ -145,7 +145,13 @@ def run(args: argparse.Namespace) -> int:
         return 0
     from attnio.explorer.server import ExplorerServer, serve
 
-    server = ExplorerServer(instance, M, args.variant, port=args.port)
+    try:
+        server = ExplorerServer(instance, M, args.variant, port=args.port)
+    except OSError as error:
+        raise ParameterError(
+            f"--port={args.port}: {error.strerror or error} on 127.0.0.1 (choose another "
+            "port, or 0 for any free one)"
+        ) from None
     warm = threading.Thread(target=_warm, args=(instance, M, args.variant), daemon=True)
     warm.start()
     print(f"attnio explore: {instance.title}, M={M}")

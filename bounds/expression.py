@@ -43,7 +43,11 @@ MAX_DIGITS = 30
 """Most digits of a number literal."""
 
 MAX_EXPONENT = 64
-"""Largest absolute value of a numeric exponent."""
+"""Largest absolute value of a numeric exponent, also once sympy has combined nested powers
+(``(x**60)**60`` is ``x**3600``)."""
+
+MAX_VALUE_DIGITS = 2000
+"""Most decimal digits of a number that a power of numbers may produce."""
 
 CONSTANTS: dict[str, sp.Basic] = {"True": sp.true, "False": sp.false}
 """Names other than the catalog's symbols that stand for a value."""
@@ -165,6 +169,14 @@ def parse_expression(text: object, *, field: str, claim: str, relation: bool = F
         if isinstance(error, ExpressionError):
             raise
         raise ExpressionError(f"{where}: sympy refused {text!r} ({error})") from None
+    if value.has(sp.I, sp.zoo, sp.nan, sp.oo, -sp.oo):
+        raise ExpressionError(f"{where}: {text!r} is not real and finite ({value})")
+    for power in value.atoms(sp.Pow):
+        if power.exp.is_number and abs(power.exp) > MAX_EXPONENT:
+            raise ExpressionError(
+                f"{where}: exponent beyond +-{MAX_EXPONENT} once powers are combined "
+                f"({power}) in {text!r}"
+            )
     is_boolean = _is_condition(value)
     if relation and not is_boolean:
         raise ExpressionError(
@@ -173,6 +185,17 @@ def parse_expression(text: object, *, field: str, claim: str, relation: bool = F
     if not relation and is_boolean:
         raise ExpressionError(f"{where}: {text!r} is a condition, not a number")
     return value
+
+
+def _digits(number: sp.Expr) -> float:
+    """Decimal digits of ``number``'s numerator or denominator, whichever is longer (of its
+    magnitude when it is not rational), without printing it."""
+    if number.is_Rational:
+        return max(abs(number.p).bit_length(), number.q.bit_length()) * 0.30103 + 1
+    magnitude = sp.Abs(number).evalf(15)
+    if magnitude == 0:
+        return 1.0
+    return abs(float(sp.log(magnitude, 10).evalf(15))) + 1
 
 
 class _Reader:
@@ -257,6 +280,8 @@ class _Reader:
                     raise self.fail(node, f"exponent beyond +-{MAX_EXPONENT}")
                 if left == 0 and right.is_negative:
                     raise self.fail(node, "division by zero")
+                if left.is_number and abs(right) * _digits(left) > MAX_VALUE_DIGITS:
+                    raise self.fail(node, f"a number beyond {MAX_VALUE_DIGITS} digits")
                 if left.is_number and not (left.is_rational and right.is_integer):
                     # keep irrational powers of numbers symbolic but bounded
                     return sp.Pow(left, right)

@@ -15,7 +15,10 @@ Execution backends
 ``workers=N`` (default: the number of cores)
     A :class:`distributed.LocalCluster` of N single-threaded worker processes, each
     with ``memory_limit`` bytes; a worker that exceeds it is restarted and its unit is
-    stored as an error saying so.
+    stored as an error saying so. With ``time_limit`` the client also restarts the
+    worker of any unit that has been running longer than that many seconds and stores
+    the unit as an error naming the limit; a later run with a larger (or no) limit runs
+    it again.
 ``scheduler="tcp://host:8786"``
     An existing Dask scheduler (a real cluster). Its workers need the same attnio
     version installed: a worker of another version refuses each unit, which is stored
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -157,11 +161,12 @@ def _simulate(params: dict) -> dict:
 # --------------------------------------------------------------------- the client
 
 
-def _pending(spec: Spec, store: Store, outcome: Outcome) -> list[Unit]:
-    """The units the store cannot answer: absent, or bounds-only with a higher limit now."""
+def _pending(spec: Spec, store: Store, outcome: Outcome, time_limit: float | None) -> list[Unit]:
+    """The units the store cannot answer: absent, bounds-only with a higher limit now, or
+    stopped by a time limit smaller than ``time_limit``."""
     todo = []
     for unit in spec.units:
-        if store.answers(unit):
+        if store.answers(unit, time_limit=time_limit):
             outcome.from_store += 1
         else:
             todo.append(unit)
@@ -175,6 +180,7 @@ def run_campaign(
     workers: int | None = None,
     scheduler: str | None = None,
     memory_limit: str | int = "4GiB",
+    time_limit: float | None = None,
     on_result: Callable[[Unit, dict], None] | None = None,
     on_start: Callable[[int], None] | None = None,
 ) -> Outcome:
@@ -189,6 +195,13 @@ def run_campaign(
         Address of a running Dask scheduler, e.g. ``"tcp://10.0.0.5:8786"``.
     memory_limit : str or int
         Per-worker memory limit of the local cluster (Dask's syntax, e.g. ``"4GiB"``).
+    time_limit : float, optional
+        Wall-clock seconds a unit of any kind may run on a worker (counted from when
+        the scheduler hands it to one). A unit over the limit has its worker restarted
+        (the computation stops) and is stored as an error naming the limit; the other
+        units go on. A later run with a larger limit, or none, runs it again. Needs
+        Dask workers: refused with ``workers=0``, where a running unit cannot be
+        stopped.
     on_result, on_start
         Called with each finished unit and its result, and once with the number of
         units about to run (for progress display).
@@ -203,9 +216,11 @@ def run_campaign(
     from attnio import __version__
 
     _check_memory_limit(memory_limit)
+    in_process = scheduler is None and workers == 0
+    _check_time_limit(time_limit, in_process)
     start = time.perf_counter()
     outcome = Outcome(total=len(spec.units), skipped=spec.skipped)
-    todo = _pending(spec, store, outcome)
+    todo = _pending(spec, store, outcome, time_limit)
     if on_start is not None:
         on_start(len(todo))
 
@@ -223,11 +238,11 @@ def run_campaign(
             on_result(unit, result)
 
     try:
-        if todo and scheduler is None and workers == 0:
+        if todo and in_process:
             for unit in todo:
                 record(unit, _guarded(unit, __version__))
         elif todo:
-            _run_dask(todo, record, __version__, workers, scheduler, memory_limit)
+            _run_dask(todo, record, __version__, workers, scheduler, memory_limit, time_limit)
     except KeyboardInterrupt:
         outcome.interrupted = True
     outcome.seconds = time.perf_counter() - start
@@ -251,6 +266,26 @@ def _check_memory_limit(memory_limit: str | int) -> None:
         )
 
 
+def _check_time_limit(time_limit: float | None, in_process: bool) -> None:
+    """Refuse a ``time_limit`` that is not a positive number, or that cannot be enforced."""
+    if time_limit is None:
+        return
+    if (
+        isinstance(time_limit, bool)
+        or not isinstance(time_limit, int | float)
+        or not math.isfinite(time_limit)
+        or time_limit <= 0
+    ):
+        raise CampaignError(
+            f"time_limit={time_limit!r} (--time-limit) must be a finite number of seconds > 0"
+        )
+    if in_process:
+        raise CampaignError(
+            "--time-limit needs Dask workers; --workers 0 runs every unit in this process, "
+            "where a running unit cannot be stopped"
+        )
+
+
 def _execute_guarded(kind: str, params: dict, dag_json: str | None, version: str) -> dict:
     """:func:`execute`, with a refused unit returned as an error result, not raised.
 
@@ -267,6 +302,13 @@ def _guarded(unit: Unit, version: str) -> dict:
     return _execute_guarded(unit.kind, unit.params, unit.dag_json, version)
 
 
+_ENGINES = ("attnio.pebble", "attnio.algorithms")
+"""The modules a unit imports; a local worker imports them as it starts."""
+
+_POLL_SECONDS = 0.5
+"""How often the client looks for units over the time limit."""
+
+
 def _run_dask(
     todo: Iterable[Unit],
     record: Callable[[Unit, dict], None],
@@ -274,18 +316,25 @@ def _run_dask(
     workers: int | None,
     scheduler: str | None,
     memory_limit: str | int,
+    time_limit: float | None = None,
 ) -> None:
     try:
         import dask
-        from distributed import Client, LocalCluster, as_completed
+        from distributed import Client, LocalCluster, wait
     except ImportError:  # pragma: no cover - dask is a dependency
         raise CampaignError(
             "Dask is not installed: pip install 'dask[distributed]', or use --workers 0"
         ) from None
 
-    with contextlib.ExitStack() as stack:
+    settings = {
         # One failure is enough: a worker killed for memory would kill the next one too.
-        stack.enter_context(dask.config.set({"distributed.scheduler.allowed-failures": 0}))
+        "distributed.scheduler.allowed-failures": 0,
+        # A worker holds only the unit it runs, so "processing" means running and the
+        # time limit counts from the start of the unit, not from its wait in a queue.
+        "distributed.scheduler.worker-saturation": 1.0,
+    }
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(dask.config.set(settings))
         if scheduler is not None:
             client = stack.enter_context(Client(scheduler, timeout="10s"))
         else:
@@ -302,6 +351,9 @@ def _run_dask(
                     dashboard_address="127.0.0.1:0",
                     host="127.0.0.1",
                     silence_logs=logging.ERROR,
+                    # Import the engines when a worker (re)starts, before it takes a
+                    # unit: a time limit then counts the unit's work, not the imports.
+                    preload=list(_ENGINES),
                 )
             )
             client = stack.enter_context(Client(cluster))
@@ -318,22 +370,75 @@ def _run_dask(
             ): u
             for u in units
         }
+        pending = set(futures)
+        started: dict[str, float] = {}
         try:
-            for future in as_completed(futures):
-                unit = futures[future]
+            while pending:
                 try:
-                    result = future.result()
-                except (ValueError, TypeError, MemoryError) as error:
-                    result = {"status": "error", "error": f"{type(error).__name__}: {error}"}
-                except Exception as error:  # a killed worker (memory limit) or a lost one
-                    name = type(error).__name__
-                    reason = (
-                        f"worker exceeded memory_limit={memory_limit} or died"
-                        if name == "KilledWorker"
-                        else f"{name}: {error}"
+                    done, _ = wait(
+                        pending,
+                        timeout=None if time_limit is None else _POLL_SECONDS,
+                        return_when="FIRST_COMPLETED",
                     )
-                    result = {"status": "error", "error": reason}
-                record(unit, result)
+                except TimeoutError:
+                    done = set()
+                for future in done:
+                    pending.discard(future)
+                    record(futures[future], _collect(future, memory_limit))
+                if time_limit is not None and pending:
+                    for future in _stop_overdue(client, pending, started, time_limit):
+                        pending.discard(future)
+                        record(
+                            futures[future],
+                            {
+                                "status": "error",
+                                "error": f"exceeded --time-limit {time_limit:g} s "
+                                "(worker restarted)",
+                                "time_limit": time_limit,
+                            },
+                        )
         except KeyboardInterrupt:
             client.cancel(list(futures))
             raise
+
+
+def _collect(future, memory_limit: str | int) -> dict:
+    """The result of a finished future, or an error result saying why there is none."""
+    try:
+        return future.result()
+    except (ValueError, TypeError, MemoryError) as error:
+        return {"status": "error", "error": f"{type(error).__name__}: {error}"}
+    except Exception as error:  # a killed worker (memory limit) or a lost one
+        name = type(error).__name__
+        reason = (
+            f"worker exceeded memory_limit={memory_limit} or died"
+            if name == "KilledWorker"
+            else f"{name}: {error}"
+        )
+        return {"status": "error", "error": reason}
+
+
+def _stop_overdue(client, pending: set, started: dict[str, float], time_limit: float) -> list:
+    """Cancel the units running longer than ``time_limit`` and restart their workers.
+
+    ``started`` maps a task key to when the client first saw it processing on a worker
+    (updated here). Returns the futures stopped.
+    """
+    now = time.monotonic()
+    by_key = {future.key: future for future in pending}
+    overdue, addresses = [], set()
+    for address, keys in client.processing().items():
+        for key in keys:
+            if key not in by_key:
+                continue
+            first = started.setdefault(key, now)
+            if now - first > time_limit:
+                overdue.append(by_key[key])
+                addresses.add(address)
+    if overdue:
+        # Cancel first, so the scheduler does not hand the unit to another worker when
+        # its worker goes away; the restart then stops the computation itself.
+        client.cancel(overdue, force=True)
+        with contextlib.suppress(Exception):  # a worker already gone needs no restart
+            client.restart_workers(sorted(addresses), raise_for_error=False)
+    return overdue

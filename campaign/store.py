@@ -147,15 +147,20 @@ class Store:
         ).fetchone()
         return None if row is None else dict(zip(_COLUMNS, row, strict=True))
 
-    def answers(self, unit: Unit) -> bool:
+    def answers(self, unit: Unit, *, time_limit: float | None = None) -> bool:
         """Whether the store holds a result for ``unit`` that running it again cannot improve.
 
         An exact result with proven bounds only is not an answer when ``unit`` asks
-        for a higher state or time limit than every earlier attempt.
+        for a higher state or time limit than every earlier attempt. An error from a
+        unit stopped at a run's time limit (``--time-limit``) is not an answer when
+        ``time_limit`` is larger, or None (no limit). Other errors are answers.
         """
         row = self._row(unit.key)
         if row is None:
             return False
+        if row["status"] == "error":
+            stopped_at = json.loads(row["result"]).get("time_limit")
+            return stopped_at is None or (time_limit is not None and time_limit <= stopped_at)
         if row["status"] != "bounds":
             return True
         tried = _effort(json.loads(row["params"])["options"])

@@ -165,9 +165,13 @@ def claim_from_table(table: object, index: int = 1) -> Claim:
         )
     conditions = sp.true
     if "conditions" in table:
-        conditions = parse_expression(
-            _text(table, "conditions", where), field="conditions", claim=name, relation=True
-        )
+        text = _text(table, "conditions", where)
+        conditions = parse_expression(text, field="conditions", claim=name, relation=True)
+        if conditions is sp.false:  # quote the user's text, not sympy's False
+            raise ClaimError(
+                f"{where}: field 'conditions': {text!r} admits no point with n, d, M >= 1 "
+                "(always false)"
+            )
     constant = table.get("constant", 1)
     if isinstance(constant, bool) or not isinstance(constant, (int, float)):
         raise ClaimError(f"{where}: field 'constant' must be a number >= 1, got {constant!r}")

@@ -21,7 +21,7 @@ Example (a complete pytest file)::
         assert_lower_bound(MINE, instance, instance.dag.min_memory + 1)
 """
 
-from .assertions import assert_lower_bound, assert_upper_bound
+from .assertions import LowerBoundExceededError, assert_lower_bound, assert_upper_bound
 from .strategies import (
     DagInstance,
     attention_dags,
@@ -46,6 +46,7 @@ from .strategies import (
 
 __all__ = [
     "DagInstance",
+    "LowerBoundExceededError",
     "assert_lower_bound",
     "assert_upper_bound",
     "attention_dags",

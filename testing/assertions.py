@@ -15,6 +15,28 @@ import sympy as sp
 from attnio.bounds import Bound
 from attnio.bounds.symbols import ALL
 
+
+class LowerBoundExceededError(AssertionError):
+    """A lower bound above the cost of a replayed pebbling: the counterexample, as data.
+
+    Attributes
+    ----------
+    dag : Dag
+        The graph pebbled.
+    memory : int
+        The red pebbles M.
+    value : sympy.Expr
+        The bound's value at the point.
+    pebbling : Pebbling
+        The pebbling that costs less (``pebbling.moves`` replay with
+        :func:`attnio.pebble.replay`; ``pebbling.optimal`` says whether it is proven optimal).
+    """
+
+    def __init__(self, message: str, dag: object, memory: int, value: object, pebbling: object):
+        super().__init__(message)
+        self.dag, self.memory, self.value, self.pebbling = dag, memory, value, pebbling
+
+
 EXACT_VERTICES = 30
 """DAGs with at most this many vertices are pebbled exactly (within ``max_states``)."""
 
@@ -67,9 +89,10 @@ def assert_lower_bound(
 
     Raises
     ------
-    AssertionError
-        The bound exceeds the proven optimum, or the cost of a replayed pebbling; the
-        message gives the point, both values and how the pebbling was found.
+    LowerBoundExceededError
+        (an AssertionError) The bound exceeds the proven optimum, or the cost of a
+        replayed pebbling; the message gives the point, both values and how the pebbling
+        was found, and the error carries the DAG, M and the pebbling with its moves.
     ValueError
         The bound has no explicit expression, misses a parameter, or does not apply.
     """
@@ -92,9 +115,14 @@ def assert_lower_bound(
             if result.optimal
             else f"a pebbling ({result.method}) that costs {result.io} (replayed)"
         )
-        raise AssertionError(
+        raise LowerBoundExceededError(
             f"lower bound {bound.name!r} = {value} exceeds {what} of a {graph.num_vertices}-vertex "
-            f"DAG at {_show(values)}; the {len(result.moves)} moves are in the result's .moves"
+            f"DAG at {_show(values)}; the error's .pebbling.moves ({len(result.moves)} moves) "
+            "replay on its .dag with attnio.pebble.replay",
+            graph,
+            M,
+            value,
+            result,
         )
     return result
 
@@ -155,4 +183,4 @@ def assert_upper_bound(bound: Bound, algorithm: str, n: int, d: int, M: int, **o
     return run
 
 
-__all__ = ["EXACT_VERTICES", "assert_lower_bound", "assert_upper_bound"]
+__all__ = ["EXACT_VERTICES", "LowerBoundExceededError", "assert_lower_bound", "assert_upper_bound"]

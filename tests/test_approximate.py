@@ -13,9 +13,10 @@ from attnio.algorithms.approximate import _monomials, approximate_exp, feature_r
 from attnio.algorithms.errors import ParameterError
 from attnio.algorithms.verification import growth_ratio
 from attnio.bounds.symbols import feature_rank as catalog_rank
+from strategies import examples
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(
     n=st.integers(1, 40),
     d=st.integers(1, 4),
@@ -104,7 +105,7 @@ def test_approximate_gradients_match_finite_differences():
                 assert abs((up - down) / (2 * h) - grad[i, j]) < 1e-6
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(n=st.integers(1, 30), d=st.integers(1, 4), degree=st.integers(0, 4), M=st.integers(1, 1500))
 def test_backward_counts_and_numbers(n, d, degree, M):
     """The backward matches its reference and its closed form in both modes (9nd if resident)."""

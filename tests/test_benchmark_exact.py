@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from attnio.pebble.builders import attention_forward
 from attnio.pebble.exact_reference import reference_optimum
 from attnio.pebble.moves import replay
-from strategies import pebbling_instances, variants
+from strategies import examples, pebbling_instances, variants
 
 pytest.importorskip(
     "ortools", reason="the ILP baseline needs the optional extra: pip install -e '.[ilp]'"
@@ -33,7 +33,7 @@ def _solve(dag, M, variant):
     return bench.ILP_SOLVERS["CP-SAT"][1](model, 20.0)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(pebbling_instances(max_vertices=6, extra=2), variants)
 def test_model_optimum_is_the_game_optimum(instance, variant):
     """On random DAGs of at most 6 vertices, with a horizon that holds an optimal pebbling,

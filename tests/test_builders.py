@@ -34,21 +34,10 @@ from attnio.pebble.builders import (
 )
 from attnio.pebble.errors import ParameterError
 from attnio.pebble.heuristic import compulsory_io
+from strategies import examples, masks
 
 sizes = st.integers(1, 4)
 trees = st.sampled_from(builders.TREE_SHAPES)
-
-
-@st.composite
-def masks(draw, n_: int) -> np.ndarray:
-    """A random n x n mask with at least one allowed key per row."""
-    rows = []
-    for _ in range(n_):
-        row = draw(st.lists(st.booleans(), min_size=n_, max_size=n_))
-        if not any(row):
-            row[draw(st.integers(0, n_ - 1))] = True
-        rows.append(row)
-    return np.asarray(rows, dtype=bool)
 
 
 def test_docstring_examples() -> None:
@@ -56,7 +45,7 @@ def test_docstring_examples() -> None:
     assert doctest.testmod(builders).failed == 0
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(sizes, sizes, trees)
 def test_dense_counts(n_: int, d_: int, tree: str) -> None:
     """Dense forward and backward graphs have the vertex counts their formulas state."""
@@ -74,7 +63,7 @@ def test_closed_forms() -> None:
     assert attention_backward_vertices() == 10 * n**2 * d + 2 * n**2 + 4 * n * d
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(sizes, sizes, trees, st.data())
 def test_sparse_counts(n_: int, d_: int, tree: str, data) -> None:
     """Sparse graphs have the counts their formulas state in Z allowed pairs and c used keys."""
@@ -88,7 +77,7 @@ def test_sparse_counts(n_: int, d_: int, tree: str, data) -> None:
     )
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(sizes, st.integers(1, 3), st.integers(1, 3), trees)
 def test_approx_counts(n_: int, d_: int, g_: int, tree: str) -> None:
     """The polynomial-attention graph has the count its formula states."""
@@ -105,7 +94,7 @@ def test_full_mask_is_dense(kind: str) -> None:
     assert sparse == dense
 
 
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(sizes, sizes)
 def test_inputs_outputs_and_compulsory(n_: int, d_: int) -> None:
     """Inputs and outputs are the stated matrices; compulsory I/O matches the catalog records."""
@@ -123,7 +112,7 @@ def test_inputs_outputs_and_compulsory(n_: int, d_: int) -> None:
     assert compulsory_io(bwd) == get("dense-backward-compulsory").evaluate(n=n_, d=d_, M=4)
 
 
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(st.integers(1, 4), st.integers(1, 3), st.data())
 def test_sparse_compulsory_above_catalog(n_: int, d_: int, data) -> None:
     """The sparse graphs' compulsory I/O is at least the catalog's sparse compulsory records."""
@@ -203,7 +192,7 @@ def test_bad_mask_file(tmp_path) -> None:
         mask_from_spec(str(path), 2)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.integers(1, 3), st.integers(1, 3), st.sampled_from(TREE_SHAPES), st.data())
 def test_every_registered_builder_has_its_vertex_count(n_, d_, tree, data):
     """Each family of the builder table builds a DAG of exactly its formula's vertex count."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import pathlib
+import re
 
 import pytest
 
@@ -118,6 +119,27 @@ def test_version_mismatch_is_refused() -> None:
         execute("simulate", {}, None, "0.0.0-other")
 
 
+@pytest.mark.parametrize(
+    ("workers", "time_limit", "message"),
+    [
+        (0, 3, "--time-limit needs Dask workers; --workers 0"),
+        (1, 0, "time_limit=0 (--time-limit) must be"),
+        (1, -1.5, "time_limit=-1.5"),
+        (1, float("inf"), "time_limit=inf"),
+        (1, "3", "time_limit='3'"),
+    ],
+)
+def test_time_limit_is_refused_in_process_and_when_not_positive(
+    tmp_path: pathlib.Path, spec, workers: int, time_limit, message: str
+) -> None:
+    """A time limit that is not a finite positive number, or that cannot be enforced
+    (every unit in this process), is refused before any unit runs or any worker starts."""
+    with Store(tmp_path / "r.sqlite") as store:
+        with pytest.raises(ValueError, match=re.escape(message)):
+            run_campaign(spec, store, workers=workers, time_limit=time_limit)
+        assert len(store) == 0
+
+
 @pytest.mark.slow
 def test_local_cluster_gives_the_in_process_results(tmp_path: pathlib.Path, spec) -> None:
     """A LocalCluster of two worker processes stores the same results as running in process."""
@@ -182,3 +204,49 @@ def test_a_refused_unit_on_dask_is_stored_without_a_traceback(
     assert record["status"] == "error" and "at most 62 vertices" in record["result"]["error"]
     err = capfd.readouterr().err
     assert "Traceback" not in err and "Compute Failed" not in err
+
+
+LONG_AND_QUICK = """
+[[pebble]]
+dag = "attention-forward"
+n = 2
+d = 2
+M = 3
+variants = ["standard"]
+solvers = ["exact"]
+exact = { max_states = 5000000, time_limit = 3600 }
+
+[[simulate]]
+algorithm = "flash"
+pass = "forward"
+n = 8
+d = 2
+M = [32, 64]
+"""
+
+
+@pytest.mark.slow
+def test_time_limit_stops_a_long_unit_and_the_others_finish(tmp_path: pathlib.Path) -> None:
+    """With time_limit=3 on a local cluster, an exact unit that would run for minutes is
+    stopped and stored as an error naming the limit, the quick units succeed, the run
+    ends well within a minute, and a rerun with the same limit answers everything from
+    the store while a rerun with a larger limit runs the stopped unit again."""
+    import time
+
+    (tmp_path / "spec.toml").write_text(LONG_AND_QUICK)
+    spec = read_spec(tmp_path / "spec.toml")
+    start = time.monotonic()
+    with Store(tmp_path / "r.sqlite") as store:
+        outcome = run_campaign(spec, store, workers=2, memory_limit="2GiB", time_limit=3)
+        elapsed = time.monotonic() - start
+        same = [u for u in spec.units if not store.answers(u, time_limit=3)]
+        pending = [u for u in spec.units if not store.answers(u, time_limit=6)]
+        unlimited = [u for u in spec.units if not store.answers(u)]
+    assert elapsed < 60
+    assert (outcome.ran, outcome.failed) == (2, 1)
+    (error,) = outcome.errors
+    assert "exceeded --time-limit 3 s" in error and "M=3" in error
+    records = {r["kind"]: r for r in load(tmp_path / "r.sqlite") if r["status"] == "error"}
+    assert "exceeded --time-limit 3 s" in records["pebble"]["result"]["error"]
+    assert same == [] and [u.kind for u in pending] == ["pebble"]
+    assert [u.kind for u in unlimited] == ["pebble"]

@@ -22,6 +22,7 @@ from attnio.proofs import (
     prove,
 )
 from attnio.proofs.generate import planted
+from strategies import examples
 
 x = sp.Symbol("x", integer=True, positive=True)
 y = sp.Symbol("y", integer=True, positive=True)
@@ -108,7 +109,7 @@ def test_constant_search_certifies_the_constant_it_reports():
     assert "; certificate:" in outcome.result.smtlib and "(check-sat)" in outcome.result.smtlib
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(st.integers(1, 40))
 def test_constant_search_matches_exact_least(k):
     """For n + k <= C n the search returns C = k + 1, the exact least integer constant."""
@@ -151,7 +152,7 @@ def test_rounding_strengthening_proves_count_bound():
 def test_verdict_policy(expected, result, verdict):
     """Unknown never counts as proved; a counterexample to an open claim is a finding, and so
     is a proved refutation of a published statement (which must be proved)."""
-    outcome = Outcome(_ob(n >= 1, expected=expected), result)
+    outcome = Outcome(_ob(sp.Ge(n, 1, evaluate=False), expected=expected), result)
     assert outcome.verdict == verdict
     assert outcome.failed is (verdict == "FAIL")
 
@@ -162,15 +163,15 @@ def test_check_refuses_constants_and_bad_timeouts():
     with pytest.raises(ObligationError, match="use prove"):
         check(_ob(n <= C * n, constant=C))
     with pytest.raises(ObligationError, match="timeout_ms"):
-        check(_ob(n >= 1), timeout_ms=0)
+        check(_ob(sp.Ge(n, 1, evaluate=False)), timeout_ms=0)
 
 
 def test_expectation_enum_accepts_strings():
     """An obligation takes its expectation as a string and stores the enum; others are refused."""
     assert {e.value for e in Expectation} == {"holds", "open", "fails", "refutes"}
     for value in ("holds", "open", "fails", "refutes"):
-        assert _ob(n >= 1, expected=value).expected is Expectation(value)
+        assert _ob(sp.Ge(n, 1, evaluate=False), expected=value).expected is Expectation(value)
     with pytest.raises(
         ObligationError, match="expected='maybe' is not one of: holds, open, fails, refutes"
     ):
-        _ob(n >= 1, expected="maybe")
+        _ob(sp.Ge(n, 1, evaluate=False), expected="maybe")

@@ -88,6 +88,7 @@ def test_cache_adds_its_relation_to_the_scope() -> None:
         ({"conditions": "M < d and M > d"}, "claim 'mine': field 'conditions'.*admits no point"),
         ({"conditions": "M < 1"}, "claim 'mine': field 'conditions'.*admits no point"),
         ({"conditions": "n*d"}, "field 'conditions'.*not a condition"),
+        ({"conditions": "1 > 2"}, r"'conditions': '1 > 2' admits no point"),
         ({"constant": 2}, "'constant' applies only to kind 'tight'"),
         ({"kind": "tight", "constant": 0.5}, "at least 1"),
         ({"algorithm": "flash"}, "names the algorithm of an upper bound"),

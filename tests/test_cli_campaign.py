@@ -56,6 +56,11 @@ def test_infeasible_memory_is_a_skipped_unit(tmp_path: pathlib.Path, capsys) -> 
         (["campaign", "report", "--store", "STORE", "--format", "csv"], "export"),
         (["campaign", "report", "--store", "STORE", "-o", "/no/such/dir/x.md"], "does not exist"),
         (["campaign", "SPEC", "--format", "latex"], "apply to 'report'"),
+        (["campaign", "SPEC", "--workers", "0", "--time-limit", "3"], "--time-limit 3 needs"),
+        (["campaign", "SPEC", "--time-limit", "0"], "--time-limit: 0 must be a finite number > 0"),
+        (["campaign", "SPEC", "--time-limit", "soon"], "--time-limit: 'soon' is not a number"),
+        (["campaign", "SPEC", "--time-limit", "-2"], "--time-limit: -2 must be"),
+        (["campaign", "report", "--store", "STORE", "--time-limit", "3"], "--time-limit apply"),
     ],
 )
 def test_bad_input_is_one_line(

@@ -67,6 +67,31 @@ def test_the_readme_shows_what_the_example_prints() -> None:
     assert example.split("[[bound]]", 1)[1].strip() in readme
 
 
+def _readme_console_block() -> list[str]:
+    """The lines the README shows for ``attnio check examples/claims.toml`` (prompt, the
+    ``echo $?`` that follows and its answer left out)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("$ attnio check examples/claims.toml\n", 1)[1].split("```", 1)[0]
+    return block.split("$ echo $?", 1)[0].splitlines()
+
+
+def _without_seconds(lines: list[str]) -> list[str]:
+    """``lines`` with the table's seconds cells blanked and trailing spaces dropped."""
+    return [re.sub(r" *\d+\.\d(?= │$)", " #", line.rstrip()) for line in lines]
+
+
+@pytest.mark.slow
+def test_the_readme_output_is_what_the_example_prints(capsys, monkeypatch) -> None:
+    """The README's console block for examples/claims.toml is the command's real output,
+    line by line (only the seconds column may differ), and its exit code is the README's."""
+    monkeypatch.setenv("COLUMNS", "100")
+    code = main(["check", str(EXAMPLE)])
+    shown = _readme_console_block()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"$ echo $?\n{code}\n" in readme
+    assert _without_seconds(capsys.readouterr().out.splitlines()) == _without_seconds(shown)
+
+
 def test_json_has_one_object_per_claim(tmp_path, capsys) -> None:
     """--json: one object {schema, partial, results} whatever the number of claims, one
     result per claim with name, verdict and a list of evidence items."""

@@ -11,8 +11,9 @@ from attnio.cli import main
 from attnio.proofs import Obligation, suite
 
 
-def test_prove_prints_table_and_exits_zero(capsys):
+def test_prove_prints_table_and_exits_zero(capsys, monkeypatch):
     """A selection of true obligations prints a table and exits 0."""
+    monkeypatch.setenv("COLUMNS", "200")  # a narrower table folds the name over two lines
     assert main(["prove", "--only", "crossover/dense-forward-tight/*"]) == 0
     out = capsys.readouterr().out
     assert "crossover/dense-forward-tight/meet" in out and "proved" in out

@@ -21,7 +21,7 @@ from attnio.pebble.errors import (
     ParameterError,
     PebbleError,
 )
-from strategies import dags, edge_lists
+from strategies import dags, edge_lists, examples
 
 
 def _edge_set(dag: Dag) -> set[tuple[str, str]]:
@@ -298,7 +298,7 @@ def test_dot_subset_reader() -> None:
     assert _edge_set(dag) == {("a", "b"), ("b", "c d"), ("b", "e")}
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(dags())
 @example(Dag.from_edges(1, []))
 def test_errors_are_value_errors(dag: Dag) -> None:

@@ -15,7 +15,7 @@ from attnio.pebble.errors import InstanceTooLargeError, MemoryTooSmallError, Par
 from attnio.pebble.exact import DEFAULT_RULES, EXACT_MAX_VERTICES, RULES, solve_exact, sweep_exact
 from attnio.pebble.exact_reference import reference_optimum
 from attnio.pebble.moves import replay
-from strategies import oracle_examples, pebbling_instances, relabellings, variants
+from strategies import examples, oracle_examples, pebbling_instances, relabellings, variants
 
 DIAMOND = Dag.from_edges(["a", "b", "c", "d"], [(0, 2), (1, 2), (2, 3), (0, 3)])
 # two outputs sharing inputs, a recomputation candidate at small M
@@ -51,7 +51,7 @@ def test_exact_equals_reference(instance, variant):
 
 
 @pytest.mark.slow
-@settings(max_examples=400)
+@settings(max_examples=examples(400))
 @given(pebbling_instances(min_vertices=8, max_vertices=9, extra=3), variants)
 def test_exact_equals_reference_nine_vertices(instance, variant):
     """On random DAGs of 8 or 9 vertices the solver's optimum is the brute-force optimum."""
@@ -63,7 +63,7 @@ def test_exact_equals_reference_nine_vertices(instance, variant):
 
 
 @pytest.mark.parametrize("rule", [*RULES, "none", "all"])
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(pebbling_instances(max_vertices=8, extra=3), variants)
 def test_each_rule_preserves_the_optimum(rule, instance, variant):
     """Toggling any one search rule, or running with none or all of them, leaves the proven
@@ -82,7 +82,7 @@ def test_each_rule_preserves_the_optimum(rule, instance, variant):
     _check_certificate(dag, M, variant, toggled)
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(pebbling_instances(max_vertices=8, extra=2), variants)
 def test_more_memory_never_costs_more(instance, variant):
     """Q(G, M + 1) <= Q(G, M) for both variants."""
@@ -92,7 +92,7 @@ def test_more_memory_never_costs_more(instance, variant):
     assert large.io <= small.io
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(pebbling_instances(max_vertices=8, extra=2))
 def test_oneshot_never_cheaper_than_standard(instance):
     """Forbidding recomputation never lowers the optimum: one-shot >= standard."""
@@ -100,7 +100,7 @@ def test_oneshot_never_cheaper_than_standard(instance):
     assert solve_exact(dag, M, variant="oneshot").io >= solve_exact(dag, M).io
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(st.data(), pebbling_instances(max_vertices=8, extra=2), variants)
 def test_relabelling_changes_nothing(data, instance, variant):
     """An isomorphic copy (shuffled labels and topological numbering) has the same optimum."""
@@ -109,7 +109,7 @@ def test_relabelling_changes_nothing(data, instance, variant):
     assert solve_exact(copy, M, variant=variant).io == solve_exact(dag, M, variant=variant).io
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(pebbling_instances(min_vertices=5, max_vertices=8, extra=2), variants, st.integers(1, 200))
 def test_state_limit_reports_sound_bounds(instance, variant, max_states):
     """With a tiny state table the result is lower <= Q <= upper, optimal only if proven."""
@@ -123,7 +123,7 @@ def test_state_limit_reports_sound_bounds(instance, variant, max_states):
     _check_certificate(dag, M, variant, result)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(pebbling_instances(min_vertices=4, max_vertices=8, extra=2), variants)
 def test_growing_from_tiny_arrays_changes_nothing(instance, variant):
     """Starting with room for 2 states (so the table and queue grow and searches resume
@@ -310,7 +310,7 @@ def test_refuses_non_dag():
         solve_exact([(0, 1)], 2)  # type: ignore[arg-type]
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(pebbling_instances(max_vertices=7, extra=2), variants)
 def test_heuristic_at_start_is_a_lower_bound(instance, variant):
     """The A* heuristic of the start state never exceeds the optimum (admissibility)."""

@@ -9,7 +9,7 @@ from attnio.pebble.dag import Dag
 from attnio.pebble.errors import InstanceTooLargeError, MemoryTooSmallError, ParameterError
 from attnio.pebble.exact_reference import reference_optimum
 from attnio.pebble.moves import replay
-from strategies import pebbling_instances, variants
+from strategies import examples, pebbling_instances, variants
 
 
 @pytest.mark.parametrize(
@@ -38,7 +38,7 @@ def test_recomputation_beats_one_shot():
     assert reference_optimum(dag, 3, variant="oneshot")[0] == 4
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(pebbling_instances(max_vertices=7, extra=2), variants)
 def test_reference_pebbling_replays_at_its_cost(instance, variant):
     """The reference's move sequence is legal and costs exactly the optimum it reports."""
@@ -47,7 +47,7 @@ def test_reference_pebbling_replays_at_its_cost(instance, variant):
     assert replay(dag, moves, M, variant).io == cost
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(pebbling_instances(max_vertices=6, extra=2))
 def test_reference_oneshot_at_least_standard(instance):
     """The one-shot optimum is never below the standard optimum."""

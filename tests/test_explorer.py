@@ -31,7 +31,7 @@ from attnio.explorer.page import ASSETS, asset
 from attnio.explorer.server import ExplorerServer
 from attnio.pebble import Dag, builders, replay, solve_heuristic
 from attnio.pebble.picture import MAX_PICTURE_VERTICES
-from strategies import dags
+from strategies import dags, examples
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +50,7 @@ def test_builder_stages_follow_the_formula():
     ]  # fmt: skip
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(dags(min_vertices=1, max_vertices=12))
 def test_topological_layers_put_every_edge_downwards(dag):
     """In topological layers every edge goes to a strictly lower row; every vertex is placed."""
@@ -88,6 +88,18 @@ def test_exact_solve_is_the_replayed_certificate(small):
     reply = small.solve(4, "standard", "exact")
     assert reply["optimal"] and reply["lower"] == reply["io"] == reply["upper"] == 12
     assert replay(small.dag, [tuple(m) for m in reply["moves"]], 4).io == reply["io"]
+
+
+def test_exact_past_its_limit_reports_proven_bounds_not_an_optimum(small):
+    """Under its state limit the exact solver's reply is not 'optimal': it brackets the proven
+    optimum between a sound lower bound and a replayed pebbling's cost."""
+    limited = Instance.from_builder("attention-forward", 2, 1, max_states=200)
+    reply = limited.solve(4, "standard", "exact")
+    optimum = small.solve(4, "standard", "exact")
+    assert optimum["optimal"] and reply["optimal"] is False
+    assert reply["lower"] <= optimum["io"] <= reply["upper"] == reply["io"]
+    assert reply["lower"] < reply["upper"]
+    assert replay(limited.dag, [tuple(m) for m in reply["moves"]], 4).io == reply["io"]
 
 
 @pytest.mark.parametrize("method", ["belady", "lru", "search"])
@@ -291,6 +303,31 @@ def test_bad_command_lines_exit_2(argv, fragment, capsys):
     """Bad input to `attnio explore` is one line on stderr and exit code 2."""
     assert main(["explore", *argv]) == 2
     assert fragment in capsys.readouterr().err
+
+
+def test_a_port_in_use_is_bad_input(capsys):
+    """`attnio explore --port P` with P taken on 127.0.0.1 is one line naming --port and its
+    value, exit 2 (not an OSError's bare text)."""
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        argv = [
+            "explore",
+            "--dag",
+            "attention-forward",
+            "--n",
+            "1",
+            "--d",
+            "1",
+            "--port",
+            str(port),
+        ]
+        assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"--port={port}" in err and "in use" in err and len(err.strip().splitlines()) == 1
 
 
 def test_command_serves_and_stops():

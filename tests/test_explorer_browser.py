@@ -1,16 +1,19 @@
 """The explorer's front end in a real browser: headless Chromium driven by Selenium.
 
 Skips (with the reason) only when chromium or chromedriver is absent; CI installs both.
-Screenshots are kept under pytest's temporary directory (``explorer-screens``) and, when
-``ATTNIO_SCREENSHOTS`` names a folder, copied there.
+Screenshots are taken under pytest's temporary directory (``explorer-screens``) and kept
+as test artifacts in ``test-artifacts/screenshots/`` of the checkout (git ignores it), or in
+the folder ``ATTNIO_SCREENSHOTS`` names.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -22,7 +25,7 @@ from attnio.explorer.offline import offline_page
 from attnio.explorer.server import ExplorerServer
 from attnio.pebble import Dag, IllegalMoveError, replay, solve_heuristic
 from attnio.pebble.moves import OPS
-from strategies import dags
+from strategies import dags, examples
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
@@ -70,13 +73,16 @@ def screens(tmp_path_factory):
     return tmp_path_factory.mktemp("explorer-screens")
 
 
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts" / "screenshots"
+"""Where the screenshots stay after the run (CI keeps the checkout's test-artifacts/)."""
+
+
 def _keep(driver, screens: Path, name: str) -> Path:
     path = screens / name
     driver.save_screenshot(str(path))
-    extra = os.environ.get("ATTNIO_SCREENSHOTS")
-    if extra:
-        Path(extra).mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, Path(extra) / name)
+    kept = Path(os.environ.get("ATTNIO_SCREENSHOTS") or ARTIFACTS)
+    kept.mkdir(parents=True, exist_ok=True)
+    shutil.copy(path, kept / name)
     return path
 
 
@@ -156,7 +162,9 @@ def test_game_logic_agrees_with_replay(browser, offline_file):
     WebDriverWait(browser, WAIT).until(lambda d: d.execute_script("return !!window.attnioExplorer"))
     seen = {"ok": 0, "refused": 0}
 
-    @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+    @settings(
+        max_examples=examples(300), suppress_health_check=[HealthCheck.too_slow], deadline=None
+    )
     @given(move_sequences())
     def check(case):
         dag, M, variant, moves = case
@@ -255,6 +263,46 @@ def test_server_page_end_to_end(browser, small, screens):
         thread.join()
 
 
+def test_server_page_switches_to_the_one_shot_variant(browser, small):
+    """On the server page the variant menu asks the engine for the one-shot optimum, and hand
+    play then refuses a recomputation naming the one-shot rule, as the replayer does; the
+    same recomputation is legal in the standard variant."""
+    server = ExplorerServer(small, 4, "standard")
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1})
+    thread.start()
+    moves = [("load", 0), ("load", 2), ("compute", 6), ("delete", 6), ("compute", 6)]
+    try:
+        browser.get(server.url)
+        _wait_text(browser, "message", lambda t: "proven optimum" in t)
+        expected = {}
+        for variant in ("standard", "oneshot"):
+            select = browser.find_element(By.CSS_SELECTOR, "[data-role=variant]")
+            select.find_element(By.CSS_SELECTOR, f"option[value='{variant}']").click()
+            expected[variant] = small.solve(4, variant, "exact")["io"]
+            text = _wait_text(browser, "message", lambda t: "proven optimum" in t)
+            assert f"proven optimum Q = {expected[variant]}" in text
+            browser.find_element(By.CSS_SELECTOR, "[data-role=play-hand]").click()
+            for op, vertex in moves:
+                browser.find_element(By.CSS_SELECTOR, f"[data-vertex='{vertex}']").click()
+                browser.find_element(By.CSS_SELECTOR, f"[data-role=op-{op}]").click()
+            message = browser.find_element(By.CSS_SELECTOR, "[data-role=message]")
+            if variant == "standard":
+                replay_ok = _python(small.dag, moves, 4, variant)
+                assert message.get_attribute("data-kind") != "refusal"
+                assert _text(browser, "step") == f"move {len(moves)}"
+                assert "index" not in replay_ok or replay_ok["index"] >= len(moves)
+            else:
+                refused = _python(small.dag, moves, 4, variant)
+                assert refused["ok"] is False and refused["index"] == len(moves) - 1
+                assert message.get_attribute("data-kind") == "refusal"
+                assert "one-shot" in message.text and refused["reason"] in message.text
+                assert _text(browser, "step") == f"move {len(moves) - 1}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
 def test_offline_file_works_from_file_url(browser, small, offline_file, screens):
     """The self-contained file, opened from file://, steps the proven optimum to its end,
     refuses an illegal move, switches to another precomputed M and draws the curve."""
@@ -266,6 +314,147 @@ def test_offline_file_works_from_file_url(browser, small, offline_file, screens)
     assert text.endswith(f"= {small.solve(5, 'standard', 'exact')['io']}")
     assert browser.find_elements(By.CSS_SELECTOR, "[data-role=curve-svg] circle")
     assert "dense-forward-compulsory" in _text(browser, "bounds")
+
+
+def test_hover_slider_play_and_keys(browser, small, offline_file):
+    """Hovering a vertex names it and its predecessors; the slider goes to a step with the
+    I/O of that prefix of the certificate; play advances and stops; in hand play the keys
+    l and u load the selected input (I/O 1) and undo it (I/O 0)."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    browser.get(offline_file.as_uri())
+    _wait_text(browser, "message", lambda t: "proven optimum" in t)
+    moves = small.solve(4, "standard", "exact")["moves"]
+    labels = small.dag.labels
+    vertex = browser.find_element(By.CSS_SELECTOR, "[data-vertex='8']")
+    ActionChains(browser).move_to_element(vertex).perform()
+    preds = ", ".join(labels[p] for p in small.dag.predecessors(8))
+    assert _wait_text(browser, "hover", bool) == f"{labels[8]} ← {preds}"
+    assert "S[1,0]" in labels[8]
+    step = 10
+    browser.execute_script(
+        "const s = arguments[0]; s.value = arguments[1];"
+        " s.dispatchEvent(new Event('input', {bubbles: true}));",
+        browser.find_element(By.CSS_SELECTOR, "[data-role=slider]"),
+        str(step),
+    )
+    assert _text(browser, "step") == f"step {step} / {len(moves)}"
+    assert int(_text(browser, "io")) == sum(op in ("load", "store") for op, _ in moves[:step])
+    browser.find_element(By.CSS_SELECTOR, "[data-role=play]").click()
+    _wait_text(browser, "step", lambda t: int(t.split()[1]) > step + 1)
+    browser.find_element(By.CSS_SELECTOR, "[data-role=play]").click()
+    stopped = _text(browser, "step")
+    time.sleep(1)
+    assert _text(browser, "step") == stopped
+    browser.find_element(By.CSS_SELECTOR, "[data-role=play-hand]").click()
+    browser.find_element(By.CSS_SELECTOR, "[data-vertex='0']").click()
+    root = browser.find_element(By.CSS_SELECTOR, ".attnio-explorer")
+    root.send_keys("l")
+    assert int(_text(browser, "io")) == 1 and _text(browser, "step") == "move 1"
+    root.send_keys("u")
+    assert int(_text(browser, "io")) == 0 and _text(browser, "step") == "move 0"
+
+
+def test_each_solver_runs_on_demand(browser, small, offline_file):
+    """Choosing Belady, LRU or the order search and pressing Solve shows that pebbling as an
+    upper bound (never an optimum), and it steps to its end at the reply's I/O."""
+    browser.get(offline_file.as_uri())
+    _wait_text(browser, "message", lambda t: "proven optimum" in t)
+    for method in ("belady", "lru", "search"):
+        reply = small.solve(4, "standard", method)
+        select = browser.find_element(By.CSS_SELECTOR, "[data-role=method]")
+        select.find_element(By.CSS_SELECTOR, f"option[value='{method}']").click()
+        browser.find_element(By.CSS_SELECTOR, "[data-role=solve]").click()
+        text = _wait_text(browser, "message", lambda t, m=method: t.startswith(f"{m}:"))
+        assert f"{method}: I/O {reply['io']} (an upper bound on Q)" in text
+        browser.find_element(By.CSS_SELECTOR, "[data-role=last]").click()
+        assert int(_text(browser, "io")) == reply["io"]
+        assert _text(browser, "step") == f"step {len(reply['moves'])} / {len(reply['moves'])}"
+
+
+def test_an_unproven_exact_result_shows_its_bounds(browser, tmp_path):
+    """An exact solve stopped by its state limit is shown as 'lower <= Q <= upper', never as
+    a proven optimum, and its pebbling still steps to its end at the replayed cost."""
+    instance = Instance.from_builder("attention-forward", 2, 1, max_states=200)
+    reply = instance.solve(4, "standard", "exact")
+    assert not reply["optimal"]
+    page = tmp_path / "limited.html"
+    page.write_text(offline_page(instance, [4]), encoding="utf-8")
+    browser.get(page.as_uri())
+    bracket = f"{reply['lower']} ≤ Q ≤ {reply['upper']}"
+    text = _wait_text(browser, "message", lambda t: "not proven within the limit" in t)
+    assert bracket in text and "proven optimum" not in text
+    assert _text(browser, "optimum") == f"Q(M=4): proven {bracket}"
+    browser.find_element(By.CSS_SELECTOR, "[data-role=last]").click()
+    assert int(_text(browser, "io")) == reply["io"]
+
+
+# A stand-in for anywidget's front end: it imports the widget's module from a blob URL (as
+# anywidget does), hands render() a model whose custom messages go through window.outbox to
+# the test, which answers them with the widget's own Python handler.
+_WIDGET_HOST = """<!doctype html>
+<html><head><meta charset="utf-8"><style>__CSS__</style></head><body><div id="el"></div>
+<script type="module">
+const esm = __ESM__;
+const data = __DATA__;
+const listeners = [];
+window.outbox = [];
+const model = {
+  get: (key) => (key === "data" ? data : undefined),
+  on: (event, callback) => { if (event === "msg:custom") listeners.push(callback); },
+  off: () => {},
+  send: (content) => { window.outbox.push(content); },
+};
+window.deliver = (content) => listeners.forEach((callback) => callback(content, []));
+const url = URL.createObjectURL(new Blob([esm], { type: "text/javascript" }));
+const module = await import(url);
+module.default.render({ model, el: document.getElementById("el") });
+</script></body></html>
+"""
+
+
+def _inline(value: object) -> str:
+    return json.dumps(value).replace("<", "\\u003c")
+
+
+def test_the_notebook_widget_module_plays_against_the_kernel(browser, tmp_path):
+    """attnio.explore's widget: its own ES module, loaded as anywidget loads it, draws the DAG
+    from the widget's data; its requests, answered by the widget's Python handler as custom
+    messages, show the proven optimum and step to the certificate's I/O."""
+    pytest.importorskip("anywidget")
+    import attnio
+
+    widget = attnio.explore("attention-forward", 2, 1, M=4)
+    replies: list = []
+    widget.send = replies.append  # what the kernel would send to the page
+    page = tmp_path / "widget.html"
+    text = _WIDGET_HOST.replace("__CSS__", widget._css)
+    text = text.replace("__ESM__", _inline(widget._esm)).replace("__DATA__", _inline(widget.data))
+    page.write_text(text, encoding="utf-8")
+    browser.get_log("browser")  # drain what earlier pages logged
+    browser.get(page.as_uri())
+
+    def pump(until) -> str:
+        deadline = time.monotonic() + WAIT
+        while time.monotonic() < deadline:
+            for content in browser.execute_script("return window.outbox.splice(0);") or []:
+                widget._answer(widget, content, [])
+            for reply in replies:
+                browser.execute_script("window.deliver(arguments[0]);", reply)
+            replies.clear()
+            message = browser.find_elements(By.CSS_SELECTOR, "[data-role=message]")
+            if message and until(message[0].text):
+                return message[0].text
+            time.sleep(0.05)
+        raise AssertionError(f"the widget page never showed the expected message: {replies}")
+
+    certificate = widget.instance.solve(4, "standard", "exact")
+    assert f"proven optimum Q = {certificate['io']}" in pump(lambda t: "proven optimum" in t)
+    assert len(browser.find_elements(By.CSS_SELECTOR, "[data-vertex]")) == 26
+    browser.find_element(By.CSS_SELECTOR, "[data-role=last]").click()
+    assert int(_text(browser, "io")) == certificate["io"]
+    severe = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not severe, severe
 
 
 def test_move_files_load_and_illegal_ones_are_refused(browser, tmp_path):

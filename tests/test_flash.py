@@ -13,7 +13,7 @@ from attnio.algorithms.flash import flash_forward
 from attnio.algorithms.machine import TwoLevelMachine
 from attnio.algorithms.verification import growth_ratio
 from attnio.bounds import catalog
-from strategies import problem_sizes
+from strategies import examples, problem_sizes
 
 MINIMUM = {
     ("flash", "forward"): lambda d: 5 * d + 4,
@@ -39,7 +39,7 @@ def assert_sound(run, regime: str = "dense") -> None:
 
 
 @pytest.mark.parametrize("name,pass_", list(MINIMUM))
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(sizes=problem_sizes())
 @example(sizes=(37, 5, 29 * 5 + 3))
 def test_numbers_counts_and_bounds(name, pass_, sizes):
@@ -55,7 +55,7 @@ def test_numbers_counts_and_bounds(name, pass_, sizes):
 
 
 @pytest.mark.parametrize("name,pass_", list(MINIMUM))
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(sizes=problem_sizes(max_n=200, max_d=16))
 def test_more_memory_never_costs_more(name, pass_, sizes):
     """Doubling M never increases the I/O (counting mode)."""

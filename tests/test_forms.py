@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from attnio.bounds import Cache, catalog, get
 from attnio.bounds.forms import forms, leading_term
 from attnio.bounds.symbols import M, d, n
+from strategies import examples
 
 
 def test_known_leading_terms() -> None:
@@ -29,7 +30,7 @@ def test_leading_term_drops_only_dominated_terms() -> None:
     assert both == n + d**5
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(
     st.sampled_from([b for b in catalog() if b.explicit is not None and b.cache is not Cache.ANY]),
     st.integers(4, 8),

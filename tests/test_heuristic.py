@@ -24,7 +24,7 @@ from attnio.pebble.heuristic import (
 )
 from attnio.pebble.moves import replay
 from attnio.pebble.search import depth_first_order, search_order
-from strategies import dag_and_memory, dags, oracle_examples, topological_orders
+from strategies import dag_and_memory, dags, examples, oracle_examples, topological_orders
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -52,7 +52,7 @@ def test_kernel_matches_reference(drawn, policy: str, data) -> None:
     assert fast.moves == slow
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(
     dag_and_memory(max_vertices=12),
     st.sampled_from(["belady", "lru", "search"]),
@@ -170,7 +170,7 @@ def test_outputs_stored_once_values_stored_only_when_needed() -> None:
 # ------------------------------------------------------------ against the exact solver
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(dag_and_memory(max_vertices=7, extra=2))
 def test_heuristic_not_below_exact(drawn) -> None:
     """Heuristic pebblings never cost less than the proven optimum (both variants).
@@ -186,7 +186,7 @@ def test_heuristic_not_below_exact(drawn) -> None:
             assert pebble(dag, M, heuristic=method, iterations=20).io >= best.io
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(dags(max_vertices=9), st.data())
 def test_too_little_memory_refused_everywhere(dag: Dag, data) -> None:
     """Every entry point refuses M below max in-degree + 1 with MemoryTooSmallError."""
@@ -230,7 +230,7 @@ def test_kernel_matches_reference_larger(drawn, data) -> None:
         assert fast == reference.play_order(dag, order.tolist(), M, policy)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(dags(max_vertices=10), st.sampled_from(["belady", "lru", "search"]))
 def test_sweep_is_monotone_and_replays(dag: Dag, method: str) -> None:
     """A sweep's best-found I/O never increases with M and each reported pebbling replays."""

@@ -52,6 +52,8 @@ def test_oracle_tests_pass_with_the_jit_off() -> None:
         "-q",
         "-p",
         "no:cacheprovider",
+        "-n",
+        "0",  # one process: this test's own worker is already one of the suite's
         # Plain numpy int64 arithmetic warns where the compiled kernels wrap around silently
         # (the state hash); the wrapped values are the same, so that warning is expected here.
         "-W",

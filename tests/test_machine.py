@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from attnio.algorithms.errors import CapacityError, MachineError, ParameterError
 from attnio.algorithms.machine import TwoLevelMachine, blocks
+from strategies import examples
 
 
 def test_transfer_costs_its_words():
@@ -94,7 +95,7 @@ def _execute(mc: TwoLevelMachine, ops) -> tuple[int, int, int, str | None]:
     return mc.loads, mc.stores, mc.peak, None
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(programs(), st.integers(1, 40))
 def test_counting_mode_equals_numeric_mode(ops, M):
     """Counting mode records the same loads, stores, peak and capacity error as numeric mode."""

@@ -18,7 +18,7 @@ from attnio.algorithms.masks import (
 )
 from attnio.algorithms.tiling import square_tile
 from attnio.bounds import get
-from strategies import block_masks, tile_masks
+from strategies import block_masks, examples, tile_masks
 
 
 @given(n=st.integers(1, 30), rows=st.integers(1, 8), cols=st.integers(1, 8), data=st.data())
@@ -62,7 +62,7 @@ def _weighted_sums(coarse: np.ndarray, n: int, tile: int) -> tuple[int, int, int
 
 
 @pytest.mark.slow
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(problem=tile_masks(max_n=40, max_memory=400))
 @example(problem=(7, 1, 36, np.array([[False, False, True]] * 3)))  # only the 1-wide band
 @example(problem=(5, 1, 16, np.eye(3, dtype=bool)))  # T = 2: bands of 2, 2, 1

@@ -22,7 +22,7 @@ from attnio.pebble.moves import (
     replay,
     write_moves,
 )
-from strategies import dag_and_memory
+from strategies import dag_and_memory, examples
 
 # a -> c <- b, c -> d: inputs a, b; output d
 DIAMOND = Dag.from_edges(["a", "b", "c", "d"], [(0, 2), (1, 2), (2, 3)])
@@ -100,7 +100,7 @@ def test_isolated_vertex_costs_nothing() -> None:
     assert replay(Dag.from_edges(3, []), [], 1).io == 0
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(dag_and_memory(max_vertices=6), st.data())
 def test_random_sequences_accept_or_report(drawn, data) -> None:
     """A random move sequence is accepted with io = loads + stores or refused at an index."""
@@ -226,7 +226,7 @@ class ReplayMachine(RuleBasedStateMachine):
             assert info.value.index == len(self.moves) and info.value.move is None
 
 
-ReplayMachine.TestCase.settings = settings(max_examples=40, stateful_step_count=30)
+ReplayMachine.TestCase.settings = settings(max_examples=examples(40), stateful_step_count=30)
 TestReplayMachine = ReplayMachine.TestCase
 
 

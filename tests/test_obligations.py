@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 import sympy as sp
 
 from attnio.bounds import Bound, Status, catalog, get
 from attnio.bounds.symbols import M, d, n
 from attnio.proofs import (
+    Counterexample,
     Expectation,
     Obligation,
     ObligationError,
     Proved,
+    check,
     generate,
     prove,
+    substitute,
     verification,
 )
 from attnio.proofs.derivation import derivation_obligations, derivations
@@ -145,6 +150,7 @@ def test_status_upgrades_are_backed(derivation_outcomes, monkeypatch):
         ({"assumptions": (n + 1,)}, "not a relation"),
         ({"expected": "maybe"}, "expected="),
         ({"constant": sp.Symbol("C")}, "does not occur"),
+        ({"claim": sp.true}, "decided by sympy"),
     ],
 )
 def test_bad_obligations_are_refused(kwargs, message):
@@ -152,7 +158,7 @@ def test_bad_obligations_are_refused(kwargs, message):
     fields = dict(
         name="test/ok",
         family="derivation",
-        claim=n >= 1,
+        claim=sp.Ge(n, 1, evaluate=False),
         assumptions=(),
         expected="holds",
         sources=(),
@@ -161,6 +167,37 @@ def test_bad_obligations_are_refused(kwargs, message):
     fields.update(kwargs)
     with pytest.raises(ObligationError, match=message):
         Obligation(**fields)
+
+
+def test_relations_reach_z3_undecided_by_sympy():
+    """A relation sympy decides wrongly (1 <= C/(M n) at C = 1) is refuted by z3, not proved.
+
+    sympy 1.14 evaluates ``1 <= 1/(M*n)`` to True for positive integers M and n
+    (attnio.proofs.sign); Obligation.at and substitute rebuild it unevaluated.
+    """
+    C = sp.Symbol("C", positive=True)
+    ob = Obligation("test/c", "derivation", sp.Le(1, C / (M * n), evaluate=False), (), "holds",
+                    (), "", constant=C)  # fmt: skip
+    assert sp.Le(1, 1 / (M * n)) is sp.true  # the sympy rule this guards against
+    at_one = ob.at(1)
+    assert isinstance(at_one.claim, sp.LessThan)
+    assert isinstance(check(at_one), Counterexample)
+    assert substitute(sp.And(sp.Le(1, C / (M * n), evaluate=False), M >= 2), {C: 1}) != sp.true
+
+
+def test_pickling_keeps_every_formula_as_built():
+    """An obligation crosses a process boundary unchanged (the worker pool pickles it).
+
+    Plain pickling rebuilt 1 <= 1/(M*n) with evaluation, into the True sympy decides.
+    """
+    claim = sp.Le(1, sp.Max(1, 1 / (M * n), evaluate=False) / (M * n), evaluate=False)
+    ob = Obligation("test/p", "derivation", claim, (sp.Le(1, 1 / (M * n), evaluate=False),),
+                    "holds", ("x",), "s")  # fmt: skip
+    back = pickle.loads(pickle.dumps(ob))
+    assert back == ob
+    assert sp.srepr(back.claim) == sp.srepr(claim)
+    for original in generate.obligations()[:40]:
+        assert pickle.loads(pickle.dumps(original)) == original
 
 
 def test_at_sets_the_constant():

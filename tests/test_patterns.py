@@ -26,7 +26,7 @@ from attnio.pebble.patterns import (
     reference_costs,
     table_entries,
 )
-from strategies import oracle_examples, pattern_choices, pebbling_instances, variants
+from strategies import examples, oracle_examples, pattern_choices, pebbling_instances, variants
 
 FORK = Dag.from_edges(6, [(0, 2), (1, 2), (2, 3), (0, 3), (2, 4), (1, 4), (3, 5), (4, 5)])
 
@@ -73,7 +73,7 @@ def test_kernel_sum_equals_python_value(data, instance):
     assert search_kern.pattern_sum(packed, red_bits, blue_bits) == patterns.value(dag, red, blue)
 
 
-@settings(max_examples=80)
+@settings(max_examples=examples(80))
 @given(pebbling_instances(max_vertices=8, extra=2), variants)
 @example((FORK, 3), "standard")
 def test_patterns_never_exceed_the_cost_still_needed(instance, variant):
@@ -110,7 +110,7 @@ def _states_along(dag, moves, variant: str):
         yield red, blue, computed, spent
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(pebbling_instances(max_vertices=8, extra=3), st.sampled_from([64, 1 << 10, 1 << 16]))
 def test_chosen_patterns_respect_the_limits_and_charge_each_vertex_once(instance, cap):
     """Each chosen pattern holds its output, fits ``max_entries``, and no vertex is
@@ -215,7 +215,7 @@ def _check_additive_along_optimal(instance, variant: str, cap: int) -> None:
         assert estimate <= result.io - spent
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(pebbling_instances(max_vertices=8, extra=2), variants, st.sampled_from([16, 64, 1 << 10]))
 @example((FORK, 3), "standard", 64)
 def test_additive_estimate_never_exceeds_the_cost_still_needed(instance, variant, cap):
@@ -227,7 +227,7 @@ def test_additive_estimate_never_exceeds_the_cost_still_needed(instance, variant
 
 
 @pytest.mark.slow
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(
     pebbling_instances(min_vertices=6, max_vertices=9, extra=3),
     variants,

@@ -10,12 +10,12 @@ from attnio.pebble.errors import InstanceTooLargeError, MemoryTooSmallError, Par
 from attnio.pebble.exact import solve_exact
 from attnio.pebble.moves import replay
 from attnio.pebble.sat import MAX_SAT_VERTICES, sat_optimum
-from strategies import pebbling_instances
+from strategies import examples, pebbling_instances
 
 RECOMPUTE = Dag.from_edges(5, [(0, 1), (0, 2), (1, 2), (0, 3), (2, 3), (1, 4), (3, 4)])
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(pebbling_instances(max_vertices=6, extra=2))
 @example((RECOMPUTE, 3))
 def test_sat_proves_the_oneshot_optimum(instance):
@@ -28,7 +28,7 @@ def test_sat_proves_the_oneshot_optimum(instance):
     assert replay(dag, result.moves, M, "oneshot").io == result.io
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(pebbling_instances(max_vertices=6, extra=2))
 @example((RECOMPUTE, 3))
 def test_sat_within_certificate_horizon_matches_standard_optimum(instance):

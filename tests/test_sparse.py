@@ -14,7 +14,7 @@ from attnio.algorithms.masks import expand
 from attnio.algorithms.registry import get_algorithm
 from attnio.algorithms.tiling import square_tile
 from attnio.bounds import get
-from strategies import block_masks, problem_sizes, tile_masks
+from strategies import block_masks, examples, problem_sizes, tile_masks
 
 CASES = [
     ("block-sparse-flash", "forward"),
@@ -31,7 +31,7 @@ def _minimum(name: str, pass_: str, d: int) -> int:
 
 
 @pytest.mark.parametrize("name,pass_", CASES)
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(sizes=problem_sizes(max_n=30, max_d=6, max_memory=200), data=st.data())
 def test_numbers_counts_and_lower_bounds(name, pass_, sizes, data):
     """Masked outputs match the masked reference; counts equal the closed form where it applies."""
@@ -50,7 +50,7 @@ def test_numbers_counts_and_lower_bounds(name, pass_, sizes, data):
 
 
 @pytest.mark.parametrize("pass_", ["forward", "backward"])
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(problem=tile_masks(max_n=60, max_d=9, max_memory=600))
 @example(problem=(37, 5, 333, np.eye(5, dtype=bool)))  # T = 9: bands 9, 9, 9, 9, 1
 @example(problem=(10, 3, 36, np.array([[True, False, False, True]] * 4)))  # T = 3: 3, 3, 3, 1
@@ -69,7 +69,7 @@ def test_sparse_tiling_count_is_exact_for_partial_tiles(pass_, problem):
 
 
 @pytest.mark.parametrize("name,pass_", CASES)
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(sizes=problem_sizes(max_n=40, max_d=6, max_memory=300))
 def test_full_mask_costs_the_dense_count(name, pass_, sizes):
     """With every block allowed the sparse algorithm moves exactly the dense algorithm's words."""

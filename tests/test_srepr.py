@@ -13,6 +13,7 @@ from attnio.bounds import catalog, render
 from attnio.bounds.errors import SreprError
 from attnio.bounds.srepr import parse_srepr
 from attnio.bounds.symbols import ALL
+from strategies import examples
 
 
 def test_every_catalog_expression_round_trips() -> None:
@@ -28,7 +29,7 @@ def test_every_catalog_expression_round_trips() -> None:
     assert seen >= len(rows)
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(
     st.lists(st.sampled_from(sorted(ALL.values(), key=str)), min_size=1, max_size=4),
     st.integers(-50, 50),

@@ -8,11 +8,11 @@ from test_flash import assert_sound
 
 from attnio.algorithms import simulate
 from attnio.algorithms.errors import ParameterError
-from strategies import problem_sizes
+from strategies import examples, problem_sizes
 
 
 @pytest.mark.parametrize("pass_", ["forward", "backward"])
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(sizes=problem_sizes(max_n=24, max_d=8, max_memory=150))
 def test_numbers_counts_and_bounds(pass_, sizes):
     """Numbers match the reference, counts equal the closed form and both modes, bounds hold."""

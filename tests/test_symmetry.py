@@ -22,7 +22,7 @@ from attnio.pebble.symmetry import (
     lookup_tables,
     permute_bits,
 )
-from strategies import pebbling_instances, symmetric_instances, variants
+from strategies import examples, pebbling_instances, symmetric_instances, variants
 
 NO_SYMMETRY = tuple(rule for rule in DEFAULT_RULES if rule != "symmetry")
 
@@ -32,7 +32,7 @@ def _states(count: int, fields: int = 5):
     return st.tuples(*[st.integers(0, (1 << count) - 1) for _ in range(fields)])
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(pebbling_instances(max_vertices=9, extra=0))
 def test_every_enumerated_map_is_an_automorphism(instance):
     """The identity comes first, the maps are distinct, and each maps edges onto edges,
@@ -48,7 +48,7 @@ def test_every_enumerated_map_is_an_automorphism(instance):
         assert {int(perm[v]) for v in outputs} == outputs
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(symmetric_instances())
 def test_doubled_graphs_have_a_nontrivial_automorphism(instance):
     """Doubling a DAG's non-inputs gives at least the swap of the copies."""
@@ -92,7 +92,7 @@ def test_is_automorphism_refuses_non_permutations():
     assert not is_automorphism(fork, [0, 1, 1])
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(st.data(), symmetric_instances())
 def test_kernel_canonical_matches_reference(data, instance):
     """The kernel's canonical form (byte lookup tables) equals the pure-Python reference."""
@@ -109,7 +109,7 @@ def test_kernel_canonical_matches_reference(data, instance):
     assert tuple(permute_bits(perms[which], x) for x in state) == expected
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(st.data(), symmetric_instances())
 def test_canonical_form_is_constant_on_orbits(data, instance):
     """With the whole group, every image of a state has the same canonical form."""
@@ -143,7 +143,7 @@ def _check(dag, M, variant, result):
     assert played.io == result.io == result.upper
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(symmetric_instances(), variants)
 def test_symmetry_rule_equals_brute_force(instance, variant):
     """On DAGs with automorphisms the search with symmetry reduction proves the brute-force
@@ -157,7 +157,7 @@ def test_symmetry_rule_equals_brute_force(instance, variant):
     _check(dag, M, variant, result)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(symmetric_instances(), variants)
 def test_symmetry_alone_equals_dijkstra(instance, variant):
     """Symmetry reduction as the only rule (plain Dijkstra over representatives) proves the

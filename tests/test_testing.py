@@ -18,6 +18,7 @@ from attnio.bounds.symbols import M, Z, d, g, n
 from attnio.pebble import builders, replay
 from attnio.testing import (
     DagInstance,
+    LowerBoundExceededError,
     assert_lower_bound,
     assert_upper_bound,
     attention_dags,
@@ -26,6 +27,7 @@ from attnio.testing import (
     points,
     records,
 )
+from strategies import examples
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -41,7 +43,7 @@ def _claim(expr, kind="lower", **extra) -> Bound:
 # ------------------------------------------------------------------ strategies
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.data(), records(with_explicit=True))
 def test_points_lie_inside_the_bound(data, bound) -> None:
     """points(bound) only draws points where the bound applies, on its cache side of d^2."""
@@ -55,7 +57,7 @@ def test_points_lie_inside_the_bound(data, bound) -> None:
         assert point["M"] >= point["d"] ** 2
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.data(), st.sampled_from(["small", "large", "any"]), st.integers(1, 40))
 def test_points_respect_the_cell_and_the_minimum_memory(data, cache, minimum) -> None:
     """Per cache cell, M is on the right side of d^2 and at least the feasibility minimum;
@@ -68,7 +70,7 @@ def test_points_respect_the_cell_and_the_minimum_memory(data, cache, minimum) ->
     assert point["n"] <= point["Z"] <= point["n"] ** 2
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(attention_dags(max_n=3, max_d=2))
 def test_attention_dags_are_the_builders_graphs(instance: DagInstance) -> None:
     """Every drawn DAG has the vertex count of its builder's formula, one sink per output
@@ -92,7 +94,7 @@ def test_attention_dags_are_the_builders_graphs(instance: DagInstance) -> None:
     assert len(dag.outputs) >= 1 and len(dag.inputs) >= 1
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.integers(1, 8).flatmap(lambda size: st.tuples(st.just(size), masks(size))))
 def test_masks_are_square_with_no_empty_row(drawn) -> None:
     """A mask is n x n boolean and every query row attends at least one key."""
@@ -101,7 +103,7 @@ def test_masks_are_square_with_no_empty_row(drawn) -> None:
     assert mask.any(axis=1).all()
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.data(), attention_dags(kinds=("attention-forward", "sparse-forward"), max_n=2))
 def test_move_sequences_replay_in_both_variants(data, instance: DagInstance) -> None:
     """A drawn move sequence is a legal pebbling: the replayer accepts it in both variants."""
@@ -114,7 +116,7 @@ def test_move_sequences_replay_in_both_variants(data, instance: DagInstance) -> 
 # ------------------------------------------------------------------ assertions
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(attention_dags(kinds=("attention-forward", "attention-backward"), max_n=2, max_d=2))
 def test_the_compulsory_bounds_pass_assert_lower_bound(instance: DagInstance) -> None:
     """The catalog's compulsory lower bounds hold on every small attention DAG."""
@@ -128,6 +130,20 @@ def test_assert_lower_bound_refutes_a_bound_above_the_optimum() -> None:
     instance = DagInstance("attention-forward", 2, 1, builders.build("attention-forward", 2, 1))
     with pytest.raises(AssertionError, match=r"= 9 exceeds the proven optimum Q = 8"):
         assert_lower_bound(_claim(sp.Integer(9)), instance, 6)
+
+
+def test_a_refuted_lower_bound_hands_over_a_pebbling_that_replays() -> None:
+    """The AssertionError of a too-high lower bound carries the DAG, M and a pebbling whose
+    moves the replayer accepts at a cost below the bound's value (the counterexample replays)."""
+    instance = DagInstance("attention-forward", 2, 1, builders.build("attention-forward", 2, 1))
+    with pytest.raises(
+        LowerBoundExceededError, match=r"\.pebbling\.moves \(\d+ moves\) replay"
+    ) as info:
+        assert_lower_bound(_claim(sp.Integer(9)), instance, 6)
+    error = info.value
+    assert isinstance(error, AssertionError) and error.dag is instance.dag and error.memory == 6
+    assert replay(error.dag, error.pebbling.moves, error.memory).io == error.pebbling.io == 8
+    assert error.value == 9 and error.pebbling.optimal
 
 
 def test_assert_lower_bound_uses_heuristic_pebblings_on_large_dags() -> None:
@@ -145,7 +161,7 @@ def test_assert_lower_bound_refuses_points_outside_the_bound() -> None:
         assert_lower_bound(bound, builders.build("attention-forward", 1, 1), 3, n=1, d=1)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(points(get("flash-forward-count"), max_n=64, max_d=8))
 def test_exact_counts_pass_assert_upper_bound(point) -> None:
     """The catalog's exact count of FlashAttention is an upper bound the machine meets."""

@@ -11,13 +11,13 @@ from test_flash import assert_sound
 from attnio.algorithms import simulate
 from attnio.algorithms.errors import ParameterError
 from attnio.algorithms.verification import measured_crossover
-from strategies import problem_sizes
+from strategies import examples, problem_sizes
 
 CASES = [("square-tiling", "forward"), ("tiled-backward", "backward")]
 
 
 @pytest.mark.parametrize("name,pass_", CASES)
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(sizes=problem_sizes(max_n=24, max_d=9, max_memory=120))
 @example(sizes=(37, 5, 24))
 def test_numbers_counts_and_bounds(name, pass_, sizes):
@@ -32,7 +32,7 @@ def test_numbers_counts_and_bounds(name, pass_, sizes):
     assert simulate(name, pass_, n, d, M, numeric=False).counts == run.counts
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(sizes=problem_sizes(max_n=64, max_d=40, max_memory=1600))
 def test_tiled_backward_meets_small_cache_rate(sizes):
     """For 16 <= M < d^2 the tiled backward moves at most 46 (n^2 d + n d^2) / sqrt(M) words.
@@ -58,7 +58,7 @@ def test_square_tiling_wins_below_crossover_and_loses_above():
     assert point is not None and d * d // 4 <= point <= 16 * d * d
 
 
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(sizes=problem_sizes(max_n=60, max_d=12, max_memory=600))
 def test_more_memory_never_costs_more(sizes):
     """Doubling M never increases the I/O of square tiling or the tiled backward."""

@@ -11,10 +11,10 @@ from attnio.bounds import catalog
 from attnio.bounds.symbols import M, Z, d, n
 from attnio.proofs import Translator, UnsupportedExpression
 from attnio.proofs.verification import check_translation_agrees, evaluate
-from strategies import proof_expressions, proof_points
+from strategies import examples, proof_expressions, proof_points
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(proof_expressions(), proof_points())
 @example(sp.ceiling(n / 2) + sp.Max(n, 3), {"n": 5, "d": 1, "M": 1})  # relaxed-floor bug
 @example(sp.sqrt(n**2 + 1) / (M + 1), {"n": 42, "d": 1, "M": 133})  # nsimplify's wrong radical
