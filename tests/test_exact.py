@@ -149,7 +149,7 @@ def test_state_limit_stops_unproven_on_a_hard_instance():
     _check_certificate(dag, 3, "standard", result)
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(pebbling_instances(min_vertices=4, max_vertices=8, extra=2), variants)
 def test_memory_cap_on_small_graphs_changes_nothing(instance, variant):
     """Under the smallest memory cap small graphs still prove the brute-force optimum, and
