@@ -161,14 +161,16 @@ def parse_expression(text: object, *, field: str, claim: str, relation: bool = F
     count = sum(1 for _ in ast.walk(tree))
     if count > MAX_NODES:
         raise ExpressionError(f"{where}: has {count} syntax nodes; at most {MAX_NODES}")
+    reader = _Reader(where)
     try:
-        value = _Reader(where).read(tree.body)
+        value = reader.read(tree.body)
     except RecursionError:
         raise ExpressionError(f"{where}: {text!r} is nested too deeply to read") from None
     except (TypeError, ValueError, AttributeError) as error:
         if isinstance(error, ExpressionError):
             raise
         raise ExpressionError(f"{where}: sympy refused {text!r} ({error})") from None
+    value = reader.restore(value)
     if value.has(sp.I, sp.zoo, sp.nan, sp.oo, -sp.oo):
         raise ExpressionError(f"{where}: {text!r} is not real and finite ({value})")
     for power in value.atoms(sp.Pow):
@@ -199,10 +201,25 @@ def _digits(number: sp.Expr) -> float:
 
 
 class _Reader:
-    """Walk an allow-listed syntax tree and build the sympy object."""
+    """Walk an allow-listed syntax tree and build the sympy object.
+
+    The catalog's symbols are read as stand-ins that are only known to be real, and
+    :meth:`restore` puts the symbols back without evaluating anything: sympy's
+    evaluation then simplifies only by rules that hold for every real value. Built over
+    the catalog's positive integer symbols directly, sympy would apply its sign rules,
+    which are wrong for some of them (it takes ``1/(M*n) - 1`` to be non-negative, so
+    ``sqrt((1/(M*n) - 1)**2)`` would become ``1/(M*n) - 1``, negative for ``M*n > 1``).
+    """
 
     def __init__(self, where: str) -> None:
         self.where = where
+        self.stand_ins: dict[sp.Symbol, sp.Dummy] = {}
+
+    def restore(self, value: sp.Basic) -> sp.Basic:
+        """``value`` with the catalog's symbols in place of their stand-ins, unevaluated."""
+        back = {dummy: symbol for symbol, dummy in self.stand_ins.items()}
+        with sp.evaluate(False):
+            return value.xreplace(back)
 
     def fail(self, node: ast.AST, what: str) -> ExpressionError:
         text = ast.unparse(node) if isinstance(node, ast.expr) else type(node).__name__
@@ -234,7 +251,10 @@ class _Reader:
 
     def _Name(self, node: ast.Name) -> sp.Basic:
         if node.id in symbols.ALL:
-            return symbols.ALL[node.id]
+            symbol = symbols.ALL[node.id]
+            if symbol not in self.stand_ins:
+                self.stand_ins[symbol] = sp.Dummy(node.id, real=True)
+            return self.stand_ins[symbol]
         if node.id in CONSTANTS:
             return CONSTANTS[node.id]
         if node.id in FUNCTIONS:

@@ -297,3 +297,16 @@ def test_expressions_undefined_somewhere_are_checked_where_defined(fields) -> No
     (report,) = check(parse_claims(_toml(**fields)), skip=("pebbling",))
     assert report.verdict == "refuted"
     assert all(e.point is None or "zoo" not in str(e.point) for e in report.evidence)
+
+
+def test_a_claim_sympy_would_rewrite_is_checked_as_written() -> None:
+    """A false lower bound stays unproved when sympy's sign rules would have made it true.
+
+    4nd + 2 sqrt((1/(M n) - 1)^2) is 4nd + 2 - 2/(M n), above the optimum 4nd at large M.
+    Bug fixed: the reader let sympy rewrite the square root to 1/(M n) - 1 (its sign rules
+    take that to be non-negative), which turned the claim into 4nd - 2 + 2/(M n), a true
+    and proved lower bound.
+    """
+    text = _toml(expression="4*n*d + 2*sqrt((1/(M*n) - 1)**2)")
+    (report,) = check(parse_claims(text), skip=NO_NUMERICS)
+    assert report.verdict != "proved-against-catalog"

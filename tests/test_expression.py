@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 import sympy as sp
 from hypothesis import example, given, settings
@@ -196,3 +198,58 @@ def test_a_symbolic_condition_is_not_decided_by_sympy() -> None:
     assert parsed is not sp.true
     assert parsed.subs({M: 2, n: 1}) is sp.false
     assert parse_expression("1 <= 2", field="conditions", claim="c", relation=True) is sp.true
+
+
+def _at_point(text: str, point: dict[str, int]) -> sp.Basic:
+    """``text`` with every symbol replaced by its value before reading: numbers only,
+    which sympy evaluates exactly (the oracle of the substitution test below)."""
+    tree = ast.parse(text, mode="eval")
+
+    class Numbers(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.AST:
+            return ast.Constant(point[node.id]) if node.id in point else node
+
+    return _parse(ast.unparse(Numbers().visit(tree)))
+
+
+_LEAVES = st.sampled_from(["n", "d", "M", "1", "2", "1/(M*n)", "1/d"])
+
+
+def _grow(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    binary = st.tuples(inner, st.sampled_from(["+", "-", "*", "/"]), inner).map(
+        lambda t: f"({t[0]}) {t[1]} ({t[2]})"
+    )
+    unary = st.tuples(
+        st.sampled_from(["sqrt(({})**2)", "(({})**3)**(1/3)", "Abs({})", "floor({})",
+                         "ceiling({})", "Max(1, {})", "Min(1, {})", "({})**2", "exp({})"]),
+        inner,
+    ).map(lambda t: t[0].format(t[1]))  # fmt: skip
+    return binary | unary
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    st.recursive(_LEAVES, _grow, max_leaves=5),
+    st.fixed_dictionaries({"n": st.integers(1, 9), "d": st.integers(1, 9), "M": st.integers(1, 9)}),
+)
+@example("sqrt((1/(M*n) - 1)**2)", {"n": 1, "d": 1, "M": 2})
+@example("((1/(M*n) - 1)**3)**(1/3)", {"n": 1, "d": 1, "M": 2})
+@example("sqrt(((1/(M*n)) - (1))**2) - ((1/(M*n)) - (1))", {"n": 3, "d": 1, "M": 1})
+def test_reading_commutes_with_substitution(text: str, point: dict[str, int]) -> None:
+    """Metamorphic: reading a text and then putting numbers in gives the value of the text
+    with the numbers put in first, wherever the latter is real and finite.
+
+    Bug fixed: sympy's sign rules take 1/(M*n) - 1 to be non-negative for positive
+    integers, so sqrt((1/(M*n) - 1)**2) was read as 1/(M*n) - 1 (-1/2 at M = 2, n = 1,
+    not 1/2), and a claim such as sqrt((1/(M*n) - 1)**2) <= 1/(M*n) - 1 could be proved.
+    """
+    try:
+        expected = _at_point(text, point)
+    except ExpressionError:
+        return  # undefined or non-real at this point: nothing to compare
+    values = {ALL[name]: value for name, value in point.items()}
+    got = _parse(text).subs(values)
+    if expected.is_real and got.is_real:
+        assert sp.simplify(got - expected) == 0, (text, point, got, expected)
+    else:
+        assert sp.N(got - expected, 30) == 0 or sp.simplify(got - expected) == 0
