@@ -6,6 +6,7 @@ Run from the repository root:
     .venv/bin/python benchmarks/exact.py --time-limit 10 --skip-stretch
     .venv/bin/python benchmarks/exact.py --ilp-only         # the ILP baseline (extra "ilp")
     .venv/bin/python benchmarks/exact.py --memory-only      # bytes per state, old vs new
+    .venv/bin/python benchmarks/exact.py --dominance-only --time-limit 30
 
 Targets: the numba solver at least 100x faster than the
 pure-Python reference (:func:`attnio.pebble.exact_reference.reference_optimum`) on the
@@ -29,12 +30,16 @@ and prints which package is missing otherwise.
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import time
 
+import numpy as np
+
 from attnio.pebble import _exact_kernels as kern
 from attnio.pebble import builders
-from attnio.pebble.errors import InstanceTooLargeError
+from attnio.pebble import exact as exact_module
+from attnio.pebble.errors import InstanceTooLargeError, SearchInterrupted
 from attnio.pebble.exact import DEFAULT_RULES, solve_exact
 from attnio.pebble.exact_reference import reference_optimum
 from attnio.pebble.heuristic import compulsory_io, solve_heuristic
@@ -377,6 +382,90 @@ def memory_table(time_limit: float, budget: int = MEMORY_BUDGET, cases=MEMORY_CA
         )
 
 
+DOMINANCE_CASES = (
+    ("attention-forward", 3, 1, "standard", 7),
+    ("attention-backward", 2, 1, "standard", 9),
+    ("attention-backward", 2, 1, "oneshot", 7),
+)
+"""(dag, n, d, variant, M) of the dominance measurement: open frontier cells."""
+
+
+def _dominated(groups: np.ndarray, sets: np.ndarray, costs: np.ndarray, sample: int):
+    """Which rows (a seeded sample of at most ``sample`` per group) have another row of the
+    same ``groups`` value whose ``sets`` word is a strict superset and whose cost is no
+    higher: row index and the index of one such row, or -1."""
+    rng = np.random.default_rng(0)
+    order = np.lexsort((groups,))
+    keys = groups[order]
+    cuts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1], True])
+    rows, by = [], []
+    for a, b in itertools.pairwise(cuts):
+        members = order[a:b]
+        picked = members if b - a <= sample else rng.choice(members, sample, replace=False)
+        for i in picked:
+            hit = ((sets[members] & sets[i]) == sets[i]) & (sets[members] != sets[i])
+            hit &= costs[members] <= costs[i]
+            rows.append(i)
+            by.append(members[np.argmax(hit)] if hit.any() else -1)
+    return np.array(rows), np.array(by)
+
+
+def dominance_table(time_limit: float, cases=DOMINANCE_CASES, sample: int = 2000) -> None:
+    """How much a dominance rule could prune: the stored states of a time-limited search
+    that another stored state dominates (completion never dearer, so a search could skip
+    them). Two relations, each over the states the search stored: the same red set (and
+    computed set) with a strict superset of blue pebbles, no higher cost (a blue pebble
+    only ever saves a store); the same blue (and computed) set with a strict superset of
+    red pebbles, no higher cost (deleting pebbles is free), where ``by a parent`` counts
+    those whose dominating state is the one they were reached from, by deleting a
+    pebble: that state's own transition, which no rule may prune. Groups above
+    ``sample`` states are sampled (fixed seed)."""
+    print(f"\n## Dominance between stored states (time limit {time_limit:g} s each)\n")
+    print(
+        "| dag | n | d | variant | M | result | stored | blue superset, same red "
+        "| red superset, same blue | of which by a parent |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for kind, n, d, variant, M in cases:
+        runs = []
+        astar = exact_module._astar
+
+        def spy(*args, runs=runs, astar=astar, **kwargs):
+            runs.append(astar(*args, **kwargs))
+            return runs[-1]
+
+        exact_module._astar = spy
+        try:
+            result = solve_exact(
+                builders.build(kind, n, d), M, variant=variant, time_limit=time_limit,
+                max_states=MAX_STATES,
+            )  # fmt: skip
+        except SearchInterrupted as stop:
+            result = stop.results[-1]
+        finally:
+            exact_module._astar = astar
+        run = runs[-1]
+        count = run.stored
+        red, blue = run.keys[:count, 0], run.keys[:count, 1]
+        extra = run.keys[:count, 2] if run.keys.shape[1] > 2 else np.zeros(count, np.int64)
+        cost, parent = run.links[:count, 0].astype(np.int64), run.links[:count, 1]
+        same_red = red * np.int64(1_000_003) ^ extra  # group key (collisions only merge groups
+        same_blue = blue * np.int64(1_000_003) ^ extra  # that the superset test then splits)
+        rows, by = _dominated(same_red, blue, cost, sample)
+        exact_red = (red[by] == red[rows]) & (extra[by] == extra[rows])
+        blue_share = np.mean((by >= 0) & exact_red)
+        rows, by = _dominated(same_blue, red, cost, sample)
+        hit = (by >= 0) & (blue[by] == blue[rows]) & (extra[by] == extra[rows])
+        parent_hit = hit & (red[np.maximum(parent[rows], 0)] & red[rows] == red[rows])
+        parent_hit &= (parent[rows] >= 0) & (blue[np.maximum(parent[rows], 0)] == blue[rows])
+        print(
+            f"| {kind} | {n} | {d} | {variant} | {M} | {_cost(result)} | {count:,} "
+            f"| {blue_share:.2%} | {np.mean(hit):.2%} "
+            f"| {np.sum(parent_hit) / max(np.sum(hit), 1):.2%} |",
+            flush=True,
+        )
+
+
 # --------------------------------------------------------------------------- ILP baseline
 
 
@@ -685,6 +774,11 @@ def main() -> None:
         action="store_true",
         help="only the memory-layout table (bytes per state, old against new)",
     )
+    parser.add_argument(
+        "--dominance-only",
+        action="store_true",
+        help="only the dominance measurement (stored states another one dominates)",
+    )
     args = parser.parse_args()
     solve_exact(builders.build("attention-forward", 1, 1), 3)  # compile the kernels
     solve_exact(builders.build("attention-forward", 1, 1), 3, variant="oneshot", rules=())
@@ -701,6 +795,9 @@ def main() -> None:
         return
     if args.memory_only:
         memory_table(args.time_limit)
+        return
+    if args.dominance_only:
+        dominance_table(args.time_limit)
         return
     if not args.frontier_only:
         compare_table(args.time_limit, args.reference_states)
