@@ -201,8 +201,9 @@ int64 layout (``benchmarks/exact.py --memory-only``). Rows and queue are allocat
 at their largest size and never copied; the operating system backs only the pages the
 search writes. ``max_states`` bounds the rows; ``max_bytes`` bounds the bytes of rows,
 slots, queue and buckets together, checked in the kernel before each new state or
-entry; either way a full search stops with proven bounds. The result reports
-``stored_states``, ``queue_entries`` and ``peak_bytes``.
+entry, and the pattern databases' tables (50 to 62 MB on the frontier DAGs) while a
+search holds them; either way a full search stops with proven bounds. The result
+reports ``stored_states``, ``queue_entries`` and ``peak_bytes``.
 
 References
 ----------
@@ -227,7 +228,7 @@ from .dag import Dag
 from .errors import InstanceTooLargeError, PebbleParameterError, SearchInterrupted
 from .heuristic import solve_heuristic
 from .moves import Move, check_variant, replay
-from .patterns import PatternSet, build_patterns
+from .patterns import DEFAULT_MAX_TOTAL, PatternSet, build_patterns
 from .player import compulsory_io, play
 from .result import Pebbling
 from .symmetry import automorphisms, lookup_tables, permute_bits
@@ -363,10 +364,10 @@ def solve_exact(
         time to reach it.
     max_bytes : int, optional
         Cap on the bytes each search's state rows, hash slots, queue entries and buckets
-        hold (at least :data:`MIN_MAX_BYTES`, at most the memory available): the search
-        stops with proven bounds rather than exceed it. The result's ``peak_bytes``
-        reports what the searches held at their peak, ``stored_states`` the states the
-        last one stored.
+        hold, with the pattern databases it holds (at least :data:`MIN_MAX_BYTES`, at
+        most the memory available): the search stops with proven bounds rather than
+        exceed it. The result's ``peak_bytes`` reports what the searches held at their
+        peak, ``stored_states`` the states the last one stored.
 
     Returns
     -------
@@ -563,7 +564,10 @@ def _solve(
             _stop(dag, M, variant, run, seed_moves, lower, expanded, start, perms, memory)
         if run.status == _PROBE_DONE:
             if "patterns" not in shared:
-                shared["patterns"] = build_patterns(dag, M)
+                # under a memory cap the tables (int64 entries, held twice: the
+                # patterns' own and the packed copy) get at most half of it
+                total = DEFAULT_MAX_TOTAL if max_bytes is None else max_bytes // 32
+                shared["patterns"] = build_patterns(dag, M, max_total=min(total, DEFAULT_MAX_TOTAL))
             if run.goal >= 0:
                 seed_moves, seed_io = _certificate(run, perms), run.upper
             run = None  # free the probe's rows before the next search allocates its own
@@ -571,15 +575,22 @@ def _solve(
             params[kern.P_CHARGED] = _bits(
                 sorted(set().union(*(p.charged for p in shared["patterns"].patterns)))
             )
+            # the databases stay in memory during the search: they count toward
+            # max_bytes and peak_bytes (tens of MB on the frontier DAGs)
+            tables = sum(p.costs.nbytes for p in shared["patterns"].patterns)
             if _patterns_help(graph, params, packed):
                 params[kern.P_FLAGS] = flags
+                tables += sum(array.nbytes for array in packed)
+            else:
+                packed = PatternSet(M, ()).packed(dag)
+            cap = None if max_bytes is None else max(1, max_bytes - tables)
             run = _astar(
                 graph, params, packed, symmetry, seed_io, max_states, deadline, display,
-                start, expansions=None, max_bytes=max_bytes,
+                start, expansions=None, max_bytes=cap,
             )  # fmt: skip
             expanded += run.expanded
             lower = max(lower, run.lower)
-            memory = _memory(memory, run)
+            memory = _memory(memory, run, tables)
             if run.interrupted:
                 _stop(dag, M, variant, run, seed_moves, lower, expanded, start, perms, memory)
     finally:
@@ -592,10 +603,10 @@ def _solve(
     )  # fmt: skip
 
 
-def _memory(memory: tuple[int, int, int], run: _Run) -> tuple[int, int, int]:
+def _memory(memory: tuple[int, int, int], run: _Run, tables: int = 0) -> tuple[int, int, int]:
     """``(stored states, queue entries, peak bytes)`` after ``run``: its counts, the larger
-    peak."""
-    return run.stored, run.entries, max(memory[2], run.peak_bytes)
+    peak, ``tables`` (the pattern databases held during the run) added to its own."""
+    return run.stored, run.entries, max(memory[2], run.peak_bytes + tables)
 
 
 def _stop(

@@ -259,7 +259,7 @@ def test_search_with_additive_patterns_equals_reference(instance, variant, cap):
             mock.patch.object(
                 exact_module,
                 "build_patterns",
-                lambda dag, M: build_patterns(dag, M, max_entries=cap, max_total=4 * cap),
+                lambda dag, M, **_: build_patterns(dag, M, max_entries=cap, max_total=4 * cap),
             ),
         ):
             result = solve_exact(dag, M, variant=variant, rules=rules)
