@@ -26,6 +26,7 @@ compute a huge number.
 from __future__ import annotations
 
 import ast
+import functools
 import math
 
 import sympy as sp
@@ -216,10 +217,28 @@ class _Reader:
         self.stand_ins: dict[sp.Symbol, sp.Dummy] = {}
 
     def restore(self, value: sp.Basic) -> sp.Basic:
-        """``value`` with the catalog's symbols in place of their stand-ins, unevaluated."""
+        """``value`` with the catalog's symbols in place of their stand-ins, unevaluated.
+
+        Sums and products get their terms back in sympy's canonical order (which depends
+        on the symbols' names and kinds), so the result is equal, as a sympy object, to
+        the same expression built from the catalog's symbols.
+        """
         back = {dummy: symbol for symbol, dummy in self.stand_ins.items()}
-        with sp.evaluate(False):
-            return value.xreplace(back)
+
+        def rebuild(node: sp.Basic) -> sp.Basic:
+            if node in back:
+                return back[node]
+            if not node.args:
+                return node
+            args = [rebuild(arg) for arg in node.args]
+            if all(new is old for new, old in zip(args, node.args, strict=True)):
+                return node
+            if isinstance(node, (sp.Add, sp.Mul)):
+                args.sort(key=functools.cmp_to_key(sp.Basic.compare))
+            with sp.evaluate(False):
+                return node.func(*args)
+
+        return rebuild(value)
 
     def fail(self, node: ast.AST, what: str) -> ExpressionError:
         text = ast.unparse(node) if isinstance(node, ast.expr) else type(node).__name__

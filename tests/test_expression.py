@@ -253,3 +253,22 @@ def test_reading_commutes_with_substitution(text: str, point: dict[str, int]) ->
         assert sp.simplify(got - expected) == 0, (text, point, got, expected)
     else:
         assert sp.N(got - expected, 30) == 0 or sp.simplify(got - expected) == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Z*s + n*d", Z * s + n * d),
+        ("s + Z + M + d + n", s + Z + M + d + n),
+        ("3*Z*s - 2*n*d + 7", 3 * Z * s - 2 * n * d + 7),
+        ("sqrt(M)*n/(Z + 1)", sp.sqrt(M) * n / (Z + 1)),
+        ("ceiling(n/floor(M/(5*d + 4)))*n*d", sp.ceiling(n / sp.floor(M / (5 * d + 4))) * n * d),
+    ],
+)
+def test_sums_and_products_read_back_in_canonical_order(text: str, expected: sp.Expr) -> None:
+    """Read over stand-ins and restored, a sum or product equals (as a sympy object, hash
+    included) the same expression built from the catalog's symbols. Bug fixed: restoring
+    kept the stand-ins' order of terms, so Z*s + n*d read back unequal to itself."""
+    parsed = _parse(text)
+    assert parsed == expected
+    assert hash(parsed) == hash(expected)
