@@ -43,6 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FOLDER = ROOT / "docs" / "frontier"
 INDEX = FOLDER / "index.json"
 VARIANTS = ("standard", "oneshot")
+COMPULSORY = "the compulsory I/O: every input loaded, every output stored, at least once"
 
 
 def cell_name(dag: str, n: int, d: int, variant: str, M: int) -> str:
@@ -136,7 +137,9 @@ def record(index: dict, spec: str) -> None:
 
 
 def tighten(index: dict) -> None:
-    """Apply monotonicity in M and standard <= one-shot until nothing changes."""
+    """Apply the compulsory I/O, monotonicity in M and standard <= one-shot until nothing
+    changes. A row that reached the compulsory I/O is extended (same Q, same certificate)
+    to the largest M the other variant's row has."""
     graphs: dict[tuple, object] = {}
     changed = True
     while changed:
@@ -144,13 +147,20 @@ def tighten(index: dict) -> None:
         for cell in list(index["cells"]):
             dag, n, d, variant, M = (cell[k] for k in ("dag", "n", "d", "variant", "M"))
             graph = graphs.setdefault((dag, n, d), builders.build(dag, n, d))
+            floor = compulsory_io(graph)
+            if cell["lower"] < floor:
+                _consistent(cell, floor, "the compulsory I/O")
+                cell.update(lower=floor, lower_from=COMPULSORY)
+                changed = True
             moves = read_moves(FOLDER / cell["certificate"], graph)
+            last = max(c["M"] for c in index["cells"] if (c["dag"], c["n"], c["d"]) == (dag, n, d))
+            done = cell["upper"] == floor and M < last
             targets = [((dag, n, d, variant, M + 1), f"{variant} M={M}, Q non-increasing in M")]
             if variant == "oneshot":
                 targets.append(((dag, n, d, "standard", M), f"one-shot M={M}, a standard pebbling"))
             for key, why in targets:
                 other = _find(index, *key)
-                if other is not None:
+                if other is not None or (done and key[4] == M + 1):
                     changed |= _offer(index, graph, key, moves, 0, "", f"the certificate of {why}")
             down = [((dag, n, d, variant, M - 1), f"{variant} M={M}, Q non-increasing in M")]
             if variant == "standard":
