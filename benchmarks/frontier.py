@@ -4,6 +4,7 @@ Run from the repository root:
 
     .venv/bin/python benchmarks/frontier.py --run --case attention-forward:2:2 --variant oneshot
     .venv/bin/python benchmarks/frontier.py --run --case attention-backward:2:1 --m 9 --time-limit 600
+    .venv/bin/python benchmarks/frontier.py --record "attention-backward:2:1:standard:9:22:where"
     .venv/bin/python benchmarks/frontier.py --render          # the README's tables
 
 ``docs/frontier/index.json`` holds one entry per cell (DAG family, n, d, variant, M): the
@@ -72,17 +73,15 @@ def save(index: dict, path: Path = INDEX) -> None:
     os.replace(partial, path)  # never a half-written index
 
 
+def _key(cell: dict) -> tuple:
+    """``(dag, n, d, variant, M)`` of a cell."""
+    return tuple(cell[k] for k in ("dag", "n", "d", "variant", "M"))
+
+
 def _find(index: dict, dag: str, n: int, d: int, variant: str, M: int) -> dict | None:
-    for cell in index["cells"]:
-        if (cell["dag"], cell["n"], cell["d"], cell["variant"], cell["M"]) == (
-            dag,
-            n,
-            d,
-            variant,
-            M,
-        ):
-            return cell
-    return None
+    """The cell ``(dag, n, d, variant, M)`` of the index, or ``None``."""
+    wanted = (dag, n, d, variant, M)
+    return next((cell for cell in index["cells"] if _key(cell) == wanted), None)
 
 
 def _offer(
@@ -118,7 +117,7 @@ def _consistent(cell: dict, lower: int, source: str) -> None:
     """Refuse a lower bound above the cell's certified upper bound: one of the two is wrong."""
     if lower > cell["upper"]:
         raise RuntimeError(
-            f"{cell_name(*(cell[k] for k in ('dag', 'n', 'd', 'variant', 'M')))}: lower bound "
+            f"{cell_name(*_key(cell))}: lower bound "
             f"{lower} from {source} exceeds the certified {cell['upper']}; a bug somewhere"
         )
 
@@ -145,7 +144,7 @@ def tighten(index: dict) -> None:
     while changed:
         changed = False
         for cell in list(index["cells"]):
-            dag, n, d, variant, M = (cell[k] for k in ("dag", "n", "d", "variant", "M"))
+            dag, n, d, variant, M = _key(cell)
             graph = graphs.setdefault((dag, n, d), builders.build(dag, n, d))
             floor = compulsory_io(graph)
             if cell["lower"] < floor:

@@ -23,7 +23,7 @@ _CELLS = _INDEX["cells"]
 
 
 def _id(cell: dict) -> str:
-    return frontier.cell_name(*(cell[k] for k in ("dag", "n", "d", "variant", "M")))
+    return frontier.cell_name(*frontier._key(cell))
 
 
 def test_the_index_holds_the_frontier_instances() -> None:
