@@ -390,14 +390,17 @@ DOMINANCE_CASES = (
 """(dag, n, d, variant, M) of the dominance measurement: open frontier cells."""
 
 
-def _dominated(groups: np.ndarray, sets: np.ndarray, costs: np.ndarray, sample: int):
-    """Which rows (a seeded sample of at most ``sample`` per group) have another row of the
-    same ``groups`` value whose ``sets`` word is a strict superset and whose cost is no
-    higher: row index and the index of one such row, or -1."""
+def _dominated(first: np.ndarray, second: np.ndarray, sets: np.ndarray, costs: np.ndarray,
+               sample: int):  # fmt: skip
+    """Which rows (a seeded sample of at most ``sample`` per group of rows equal in both
+    ``first`` and ``second``) have another row of their group whose ``sets`` word is a
+    strict superset and whose cost is no higher: row index and the index of one such
+    row, or -1."""
     rng = np.random.default_rng(0)
-    order = np.lexsort((groups,))
-    keys = groups[order]
-    cuts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1], True])
+    order = np.lexsort((second, first))
+    a_sorted, b_sorted = first[order], second[order]
+    change = (a_sorted[1:] != a_sorted[:-1]) | (b_sorted[1:] != b_sorted[:-1])
+    cuts = np.flatnonzero(np.r_[True, change, True])
     rows, by = [], []
     for a, b in itertools.pairwise(cuts):
         members = order[a:b]
@@ -449,13 +452,10 @@ def dominance_table(time_limit: float, cases=DOMINANCE_CASES, sample: int = 2000
         red, blue = run.keys[:count, 0], run.keys[:count, 1]
         extra = run.keys[:count, 2] if run.keys.shape[1] > 2 else np.zeros(count, np.int64)
         cost, parent = run.links[:count, 0].astype(np.int64), run.links[:count, 1]
-        same_red = red * np.int64(1_000_003) ^ extra  # group key (collisions only merge groups
-        same_blue = blue * np.int64(1_000_003) ^ extra  # that the superset test then splits)
-        rows, by = _dominated(same_red, blue, cost, sample)
-        exact_red = (red[by] == red[rows]) & (extra[by] == extra[rows])
-        blue_share = np.mean((by >= 0) & exact_red)
-        rows, by = _dominated(same_blue, red, cost, sample)
-        hit = (by >= 0) & (blue[by] == blue[rows]) & (extra[by] == extra[rows])
+        rows, by = _dominated(red, extra, blue, cost, sample)
+        blue_share = np.mean(by >= 0)
+        rows, by = _dominated(blue, extra, red, cost, sample)
+        hit = by >= 0
         parent_hit = hit & (red[np.maximum(parent[rows], 0)] & red[rows] == red[rows])
         parent_hit &= (parent[rows] >= 0) & (blue[np.maximum(parent[rows], 0)] == blue[rows])
         print(
