@@ -10,7 +10,7 @@ Run from the repository root:
 ``docs/frontier/index.json`` holds one entry per cell (DAG family, n, d, variant, M): the
 proven bounds ``lower <= Q(M) <= upper``, where each came from, and the file of a pebbling
 of cost ``upper`` (``docs/frontier/<cell>.moves.jsonl``, the JSON lines of
-:func:`attnio.pebble.write_moves`), which ``tests/test_docs.py`` replays against the DAG
+:func:`attnio.pebble.write_moves`), which ``tests/test_benchmark_frontier.py`` replays against the DAG
 the builders make. ``--run`` solves the cells it is given (:func:`solve_exact`, default
 rules) and merges each result in: the higher lower bound and the cheaper certificate win,
 every certificate replayed first. Then the two facts every pebbling game obeys tighten
