@@ -32,9 +32,9 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
-from strategies import examples
 
 from attnio.pebble import builders, read_moves, solve_heuristic
+from strategies import examples
 
 FRONTIER = Path(__file__).resolve().parent.parent / "docs" / "frontier"
 _NAME = re.compile(r"^([A-Za-z-]+)\[([0-9,]+)\](\+\d+)?$")
@@ -51,17 +51,20 @@ def _names(label: str) -> list[tuple[str, tuple[int, ...]]]:
     return out
 
 
+CHAIN = {
+    "attention-forward": ("QK", "S", "exp", "P"),
+    "attention-backward": ("QK", "S", "S-L", "P", "dOV", "dP", "dP-D", "dS"),
+}
+"""The families of a pair chain: the vertices that belong to one pair (i, j) alone."""
+PRODUCTS = {
+    "attention-forward": ("PV",),
+    "attention-backward": ("dSK", "dSQ", "PdO"),
+}
+"""The product families the sharp bounds count."""
+
+
 class Roles:
     """What each vertex of an attention graph is, read from its labels."""
-
-    CHAIN = {
-        "attention-forward": ("QK", "S", "exp", "P"),
-        "attention-backward": ("QK", "S", "S-L", "P", "dOV", "dP", "dP-D", "dS"),
-    }
-    PRODUCTS = {
-        "attention-forward": {"PV": "O"},
-        "attention-backward": {"dSK": "dQ", "dSQ": "dK", "PdO": "dV"},
-    }
 
     def __init__(self, kind: str, n: int, d: int) -> None:
         self.kind, self.n, self.d = kind, n, d
@@ -73,9 +76,9 @@ class Roles:
         self.tree: dict[int, tuple[str, tuple[int, int]]] = {}  # vertex -> output tree
         for v, label in enumerate(self.dag.labels):
             for family, idx in _names(label):
-                if family in self.CHAIN[kind] and len(idx) >= 2:
+                if family in CHAIN[kind] and len(idx) >= 2:
                     self.chain[v] = idx[:2]
-                if family in self.PRODUCTS[kind]:
+                if family in PRODUCTS[kind]:
                     self.product[v] = (family, idx)
                 if family in ("Q", "K", "V", "O", "dO", "L") and self.dag.indegree[v] == 0:
                     self.entry[family, idx] = v
@@ -243,7 +246,7 @@ def _certificates() -> list[tuple[str, int, int, int, Path]]:
     return [
         (cell["dag"], cell["n"], cell["d"], cell["M"], FRONTIER / cell["certificate"])
         for cell in cells
-        if cell["dag"] in Roles.CHAIN and cell.get("certificate")
+        if cell["dag"] in CHAIN and cell.get("certificate")
     ]
 
 
