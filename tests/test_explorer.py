@@ -28,7 +28,7 @@ from attnio.explorer import (
 from attnio.explorer.api import answer, request_key, validate
 from attnio.explorer.layout import stage_names
 from attnio.explorer.page import ASSETS, asset
-from attnio.explorer.server import ExplorerServer
+from attnio.explorer.server import READ_TIMEOUT, ExplorerServer
 from attnio.pebble import Dag, builders, replay, solve_heuristic
 from attnio.pebble.picture import MAX_PICTURE_VERTICES
 from strategies import dags, examples
@@ -226,6 +226,45 @@ def test_server_validates_requests(server):
     replies.append(json.loads(page))
     assert status == 404
     assert all(reply["schema"] == JSON_SCHEMA_VERSION for reply in replies)
+
+
+def test_deeply_nested_json_gets_a_400_not_a_traceback(server, capfd):
+    """A body of 4,000 nested brackets (within the size limit) is answered 400 with a JSON
+    error, and nothing is printed to standard error (no traceback of a RecursionError)."""
+    for body in (b"[" * 4000, b"[" * 2000 + b"]" * 2000):
+        status, reply = _call(server, "POST", "/api", body)
+        assert status == 400 and "nested too deeply" in json.loads(reply)["error"]
+    assert _call(server, "POST", "/api", json.dumps({"kind": "bounds", "M": 4}).encode())[0] == 200
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_a_half_sent_body_is_dropped_after_the_read_timeout(small):
+    """A client that announces 100 bytes, sends 10 and stops is disconnected after the read
+    timeout; the server goes on answering other clients meanwhile."""
+    import socket
+
+    server = ExplorerServer(small, 4, "standard", read_timeout=0.5)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    try:
+        port = server.server_address[1]
+        stalled = socket.create_connection(("127.0.0.1", port), timeout=30)
+        stalled.sendall(
+            b"POST /api HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 100\r\n\r\n" % port + b'{"kind": "b'
+        )
+        assert (
+            _call(server, "POST", "/api", json.dumps({"kind": "bounds", "M": 4}).encode())[0] == 200
+        )
+        start = time.monotonic()
+        assert stalled.recv(1024) == b""  # closed by the server, with no reply
+        assert time.monotonic() - start < 20
+        stalled.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+    assert 0 < READ_TIMEOUT <= 60  # the command's server has a timeout too
 
 
 @pytest.mark.parametrize(
