@@ -895,11 +895,12 @@ class Explorer {
     if (points.some((p) => !p.optimal)) legend.push({ dot: "ax-heur", text: "best pebbling found; bar: proven range" });
     legend.forEach((entry, i) => {
       const ly = top + 12 + i * 16;
-      if (entry.line) svg("line", { x1: width - right + 8, y1: ly - 4, x2: width - right + 26, y2: ly - 4, stroke: entry.line.stroke, class: entry.line.cls }, root);
-      else svg("circle", { cx: width - right + 17, cy: ly - 4, r: "4.5", class: entry.dot }, root);
-      const t = svg("text", { x: width - right + 30, y: ly, class: "ax-legend-text", "data-role": "legend-entry" }, root);
+      const g = svg("g", {}, root);
+      if (entry.title) svg("title", {}, g).textContent = entry.title;
+      if (entry.line) svg("line", { x1: width - right + 8, y1: ly - 4, x2: width - right + 26, y2: ly - 4, stroke: entry.line.stroke, class: entry.line.cls }, g);
+      else svg("circle", { cx: width - right + 17, cy: ly - 4, r: "4.5", class: entry.dot }, g);
+      const t = svg("text", { x: width - right + 30, y: ly, class: "ax-legend-text", "data-role": "legend-entry" }, g);
       t.textContent = entry.text;
-      if (entry.title) svg("title", {}, t).textContent = entry.title;
     });
     if (drawn.some((s) => s.count)) {
       html("p", { class: "ax-note", "data-role": "curve-note" }, this.curveBox,
