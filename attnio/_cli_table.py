@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from attnio._arguments import writable_file
+from attnio._arguments import latex_label, writable_file
 from attnio._table import to_terminal
 
 NAME = "table"
@@ -78,6 +78,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="LaTeX: a complete document that compiles as-is with pdflatex",
     )
     parser.add_argument(
+        "--label",
+        metavar="PREFIX",
+        type=latex_label,
+        help="LaTeX: start of the tables' \\label keys, PREFIX-dense-forward and so on "
+        "(default tab:attnio); give each set of tables in one paper its own",
+    )
+    parser.add_argument(
         "--bib", metavar="FILE", help="also write the BibTeX entries of the \\cite keys here"
     )
     parser.add_argument(
@@ -91,12 +98,23 @@ def run(args: argparse.Namespace) -> int:
     """Print (or write) the filtered catalog."""
     from attnio.bounds import catalog, render
     from attnio.bounds.citations import bibtex
-    from attnio.bounds.render import parse_columns, render_latex, render_standalone
+    from attnio.bounds.render import (
+        LABEL_PREFIX,
+        parse_columns,
+        render_latex,
+        render_standalone,
+    )
 
-    latex_only = args.columns is not None or args.standalone or args.layout != "table"
+    latex_only = (
+        args.columns is not None
+        or args.standalone
+        or args.layout != "table"
+        or args.label is not None
+    )
     if latex_only and args.format != "latex":
         raise ValueError(
-            f"--columns, --layout and --standalone shape LaTeX tables; got --format {args.format}"
+            "--columns, --layout, --label and --standalone shape LaTeX tables; "
+            f"got --format {args.format}"
         )
     for option, path in (("--output", args.output), ("--bib", args.bib)):
         if path:
@@ -107,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.format == "latex":
         shape = render_standalone if args.standalone else render_latex
-        text = shape(bounds, columns, args.layout)
+        text = shape(bounds, columns, args.layout, args.label or LABEL_PREFIX)
     else:
         text = render(bounds, args.format)
     if args.bib:
