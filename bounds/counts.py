@@ -274,7 +274,7 @@ COUNTS: tuple[Bound, ...] = (
         FLASH_ORDER,
         ROW_STREAMING_FORWARD,
         ROW_STREAMING_FORWARD_BLOCKS.least_memory(d) <= M,
-        "attnio.algorithms.streaming (attnio's own schedule, proofs/derivations/lower-sharp.md)",
+        "attnio.algorithms.streaming; attnio's own schedule: proofs/derivations/lower-sharp.md",
         "row-streaming",
         "A block of floor(M/(2d + 1)) - 2 query rows stays resident with its output rows "
         "and running log-sum-exp; K and V stream past it one row at a time. Leading term "
@@ -288,7 +288,7 @@ COUNTS: tuple[Bound, ...] = (
         FLASH_ORDER,
         ROW_STREAMING_BACKWARD,
         ROW_STREAMING_BACKWARD_BLOCKS.least_memory(d) <= M,
-        "attnio.algorithms.streaming (attnio's own schedule, proofs/derivations/lower-sharp.md)",
+        "attnio.algorithms.streaming; attnio's own schedule: proofs/derivations/lower-sharp.md",
         "row-streaming",
         FA2_NOTE + " A block of floor(M/(4d)) - 2 key rows stays resident with its "
         "dK and dV rows; the query side streams past it one row at a time. Leading term "

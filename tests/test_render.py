@@ -207,7 +207,8 @@ def test_block_sizes_are_named_once_and_defined() -> None:
     tex = render_latex(bounds, "name,explicit")
     for k in range(1, len(names) + 1):
         assert f"$b_{{{k}}} = " in tex
-    assert r"\lfloor" not in tex.split(r"\begin{tabular}")[1]
+    for table in tex.split(r"\begin{tabular}")[1:]:
+        assert r"\lfloor" not in table.split(r"\end{tabular}")[0]
 
 
 def test_bad_columns_and_layouts_are_refused() -> None:
@@ -356,11 +357,11 @@ def test_captions_define_every_symbol_beyond_n_d_m() -> None:
     """Each table's caption says what each symbol its rows use beyond n, d and M means
     (Z, Z_in, Z_QK, s, s_c, r, g, B, epsilon)."""
     from attnio.bounds import symbols
-    from attnio.bounds.render import _groups
+    from attnio.bounds.render import _sided
 
     for layout in ("table", "longtable"):
         tex = render_latex(catalog(), None, layout)
-        groups = _groups(catalog()) if layout == "table" else [(None, catalog())]
+        groups = _sided(catalog()) if layout == "table" else [(None, catalog())]
         captions = re.findall(r"\\caption\{(.*)\}\\label", tex)
         assert len(captions) == len(groups)
         for caption, (_, rows) in zip(captions, groups, strict=True):
@@ -379,8 +380,8 @@ def test_label_prefix_lets_two_sets_of_tables_share_a_paper(tmp_path: pathlib.Pa
     first = capsys.readouterr().out
     assert main(["table", "--format", "latex", "--regime", "dense", "--label", "tab:again"]) == 0
     second = capsys.readouterr().out
-    assert r"\label{tab:attnio-dense-forward}" in first
-    assert r"\label{tab:again-dense-forward}" in second and "tab:attnio" not in second
+    assert r"\label{tab:attnio-dense-forward-lower}" in first
+    assert r"\label{tab:again-dense-forward-lower}" in second and "tab:attnio" not in second
     assert main(["table", "--format", "markdown", "--label", "tab:x"]) == 2
     assert main(["table", "--format", "latex", "--label", "tab:a b"]) == 2
     capsys.readouterr()
