@@ -32,7 +32,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "  attnio table --format latex --layout table* "
         "--columns name,bound,explicit,leading,conditions,source,status\n"
         "  attnio table --format latex --standalone -o catalog.tex\n"
-        "  attnio table --format json --status reconstructed",
+        "  attnio table --format json --status reconstructed\n"
+        "  attnio table --tightness                 # counts against derived lower bounds\n"
+        "  attnio table --tightness --format latex -o tightness.tex",
     )
     parser.add_argument(
         "--format",
@@ -85,6 +87,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "(default tab:attnio); give each set of tables in one paper its own",
     )
     parser.add_argument(
+        "--tightness",
+        action="store_true",
+        help="print the tightness table instead: per dense cell and algorithm, the ratio of "
+        "its exact count's leading term to the best derived lower bound's, and the least C "
+        "z3 proved for count <= C * lower bound (recorded by benchmarks/tightness.py), with "
+        "the command that reproduces it",
+    )
+    parser.add_argument(
         "--bib", metavar="FILE", help="also write the BibTeX entries of the \\cite keys here"
     )
     parser.add_argument(
@@ -119,6 +129,27 @@ def run(args: argparse.Namespace) -> int:
     for option, path in (("--output", args.output), ("--bib", args.bib)):
         if path:
             writable_file(option, path)
+    if args.tightness:
+        from attnio.proofs.tightness import render_tightness, rows
+
+        if (
+            latex_only
+            or args.bib
+            or any(
+                value is not None
+                for value in (args.regime, args.pass_, args.cache, args.kind, args.status)
+            )
+        ):
+            raise ValueError(
+                "--tightness prints the whole tightness table; it takes only --format and --output"
+            )
+        text = render_tightness(rows(), args.format)
+        if args.output:
+            with open(args.output, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        else:
+            sys.stdout.write(to_terminal(text) if args.format == "markdown" else text)
+        return 0
     columns = parse_columns(args.columns)
     bounds = catalog(
         regime=args.regime, pass_=args.pass_, cache=args.cache, kind=args.kind, status=args.status
