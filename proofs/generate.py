@@ -204,17 +204,27 @@ def tightness() -> list[Obligation]:
 
 TABLE_ALGORITHMS = {
     ("forward", Cache.LARGE): ("flash", "flash2", "row-streaming"),
-    ("backward", Cache.LARGE): ("flash", "flash2", "row-streaming"),
+    ("backward", Cache.LARGE): ("flash", "flash2"),
     ("forward", Cache.SMALL): ("square-tiling",),
     ("backward", Cache.SMALL): ("tiled-backward",),
 }
 """The algorithms whose exact counts the tightness table compares, per dense cell."""
 
+UNBOUNDED_ALGORITHMS = {("backward", Cache.LARGE): ("row-streaming",)}
+"""Algorithms of the tightness table whose constant z3 does not bound, so no obligation.
+
+Row streaming's backward count, 5nd + n + (4d + 2) n ceil(n / (floor(M / (4d)) - 2)),
+against the backward lower bounds ends unknown even at C = 200 with ten times the
+budget (430 s): the offset in the block rule defeats the rounding-free strengthening
+(a block rule floor(M / (4d + 8)) with no offset proves at once, but does not fit M
+below about 2.5 d^2). ``attnio.proofs.tightness`` shows its leading-term ratio and the
+constant sampling refutes, and says that no C is proved."""
+
 _AWAY = 4
 """The table's cells start at this many times an algorithm's least feasible M."""
 
 
-def tightness_table() -> list[Obligation]:
+def tightness_table(table: dict | None = None) -> list[Obligation]:
     """count <= C * max(derived explicit lower bounds) in each dense cell, n >= d, away from min M.
 
     Only ``derived`` lower bounds (no reconstructed candidate), so each claim is expected
@@ -223,7 +233,7 @@ def tightness_table() -> list[Obligation]:
     one-row blocks. The least C proved for each algorithm is the README's table.
     """
     found = []
-    for (pass_name, cache), algorithms in TABLE_ALGORITHMS.items():
+    for (pass_name, cache), algorithms in (TABLE_ALGORITHMS if table is None else table).items():
         lowers = [
             b for b in _explicit_lowers("dense", pass_name, cache) if b.status is Status.DERIVED
         ]

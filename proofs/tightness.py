@@ -31,7 +31,7 @@ import sympy as sp
 from attnio.bounds import Cache, Kind, Status, catalog, get
 from attnio.bounds.symbols import M, d, n
 
-from .generate import tightness_table
+from .generate import UNBOUNDED_ALGORITHMS, tightness_table
 
 RECORDING = Path(__file__).parent / "tightness.json"
 """The recorded outcome of the least-C search, one entry per tightness/table obligation."""
@@ -132,12 +132,13 @@ def rows() -> list[Row]:
     """The tightness table: one row per dense cell and compared algorithm."""
     record = recorded()
     found = []
-    for obligation in tightness_table():
+    for obligation in tightness_table() + tightness_table(UNBOUNDED_ALGORITHMS):
         _, _, pass_, cache, count = obligation.name.split("/")
         algorithm = get(count).algorithm
         lower, ratio = _best(count, pass_, cache)
         entry = record.get(obligation.name)
         fresh = entry is not None and entry["count"] == sp.srepr(get(count).explicit)
+        # an algorithm z3 does not bound has only its sampled (refuted) constant recorded
         found.append(
             Row(
                 pass_,
@@ -183,6 +184,8 @@ def render_tightness(table: list[Row], fmt: str = "markdown") -> str:
 
     def constant(r: Row) -> str:
         if r.constant is None:
+            if r.refuted is not None:
+                return f"none proved (z3 unknown); sampling refutes C = {r.refuted}"
             return "not recorded"
         return f"{r.constant} (least C in ({r.refuted}, {r.constant}])"
 
@@ -203,7 +206,13 @@ def render_tightness(table: list[Row], fmt: str = "markdown") -> str:
         ]
         for r in table:
             cache = r"$M \geq d^{2}$" if r.cache == "large" else r"$M < d^{2}$"
-            proved = "--" if r.constant is None else f"{r.constant} $({r.refuted}, {r.constant}]$"
+            proved = (
+                f"none ($> {r.refuted}$)"
+                if r.constant is None and r.refuted is not None
+                else "--"
+                if r.constant is None
+                else f"{r.constant} $({r.refuted}, {r.constant}]$"
+            )
             lines.append(
                 f"{r.pass_}, {cache} & {r.algorithm} & ${sp.latex(r.ratio)}$ & {proved} \\\\"
             )

@@ -309,3 +309,32 @@ def test_lemmas_hold_on_the_parts_of_larger_graphs(kind: str, n: int, d: int) ->
     """The same lemmas on graphs of 200 to 300 vertices: Belady parts and random parts."""
     test_lemmas_hold_on_every_part_of_belady_pebblings(kind, n, d)
     test_lemmas_hold_on_random_parts(kind, n, d)
+
+
+NON_VACUOUS = [
+    ("dense-forward-lower-large-sharp", "attention-forward", 15, 1, 3),
+    ("dense-backward-lower-large-sharp", "attention-backward", 22, 1, 3),
+    ("dense-forward-lower-small-sharp", "attention-forward", 19, 2, 3),
+    ("dense-backward-lower-small-sharp", "attention-backward", 16, 2, 3),
+]
+"""Per sharp record, the smallest n (least d, M = 3, the graphs' least memory) where it
+exceeds the compulsory I/O."""
+
+
+@pytest.mark.parametrize("record,kind,n,d,M", NON_VACUOUS)
+def test_sharp_bounds_are_below_pebblings_where_they_first_say_something(record, kind, n, d, M):
+    """At the smallest graph where a sharp bound beats the compulsory I/O, a pebbling costs more.
+
+    Below that n the bound is at most the compulsory I/O (so vacuous); at it, the bound is
+    a real claim about the graph, and a Belady pebbling (an upper bound on Q) must not
+    refute it.
+    """
+    from attnio.bounds import get
+
+    bound, compulsory = get(record), get(f"dense-{kind.split('-')[1]}-compulsory")
+    at = {"n": n, "d": d, "M": M}
+    assert bound.evaluate(**at) > compulsory.evaluate(**at)
+    smaller = {"n": n - 1, "d": d, "M": M}
+    assert bound.evaluate(**smaller) <= compulsory.evaluate(**smaller)
+    io = solve_heuristic(builders.build(kind, n, d), M).io
+    assert bound.evaluate(**at) <= io

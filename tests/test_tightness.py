@@ -1,0 +1,91 @@
+"""Tests of the tightness table (proofs/tightness.py, attnio table --tightness)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import sympy as sp
+
+from attnio.bounds import get
+from attnio.bounds.symbols import d
+from attnio.cli import main
+from attnio.proofs.check import Proved, check
+from attnio.proofs.generate import UNBOUNDED_ALGORITHMS, tightness_table
+from attnio.proofs.tightness import leading_ratio, recorded, render_tightness, rows
+
+
+def test_leading_ratios_are_the_limits_of_the_records() -> None:
+    """The ratios are limits of the catalog's own expressions: row streaming is 2 + 1/d forward."""
+    assert (
+        leading_ratio("row-streaming-forward-count", "dense-forward-lower-large-sharp", "large")
+        == 2 + 1 / d
+    )
+    backward = leading_ratio(
+        "row-streaming-backward-count", "dense-backward-lower-large-sharp", "large"
+    )
+    assert sp.simplify(backward - (4 - 2 / (d + 1))) == 0
+    assert leading_ratio(
+        "square-tiling-forward-count", "dense-forward-lower-small-sharp", "small"
+    ) == 8 * sp.sqrt(2)
+
+
+def test_every_cell_is_compared_with_its_best_derived_lower_bound() -> None:
+    """Each row names the derived lower bound with the least ratio: the sharp ones today."""
+    table = rows()
+    assert {(r.pass_, r.cache) for r in table} == {
+        (p, c) for p in ("forward", "backward") for c in ("large", "small")
+    }
+    for r in table:
+        assert r.lower.endswith("-sharp"), r
+        assert get(r.lower).status.value == "derived"
+
+
+def test_the_recording_names_exactly_todays_obligations_and_counts() -> None:
+    """proofs/tightness.json holds one entry per tightness/table obligation, for today's counts.
+
+    A changed count expression or a new table algorithm makes this fail until
+    ``python benchmarks/tightness.py --record`` is run again.
+    """
+    table = tightness_table() + tightness_table(UNBOUNDED_ALGORITHMS)
+    names = {o.name for o in table}
+    entries = recorded()
+    assert set(entries) <= names
+    missing = {o.name for o in table if o.name not in entries}
+    assert not missing, f"not recorded: {sorted(missing)}"
+    for name, entry in entries.items():
+        count = get(name.split("/")[-1])
+        assert entry["count"] == sp.srepr(count.explicit), name
+        if entry["constant"] is not None:
+            assert entry["refuted"] is None or entry["refuted"] < entry["constant"]
+    proved = {o.name for o in tightness_table()}
+    assert all(r.constant is not None for r in rows() if r.obligation in proved)
+
+
+@pytest.mark.slow
+def test_every_recorded_constant_is_proved_again() -> None:
+    """z3 proves count <= C * lower at each recorded C (one query each, no search)."""
+    entries = recorded()
+    for obligation in tightness_table():
+        result = check(obligation.at(entries[obligation.name]["constant"]))
+        assert isinstance(result, Proved), (obligation.name, result)
+
+
+def test_render_formats(capsys) -> None:
+    """Markdown has one row per entry with its command; LaTeX compiles-shaped; JSON round-trips."""
+    table = rows()
+    markdown = render_tightness(table)
+    assert markdown.count("attnio prove --only 'tightness/table/") == len(table)
+    latex = render_tightness(table, "latex")
+    assert r"\label{tab:attnio-tightness}" in latex and latex.count(r"\\") >= len(table) + 1
+    data = json.loads(render_tightness(table, "json"))
+    assert [x["count"] for x in data] == [r.count for r in table]
+    assert main(["table", "--tightness", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == data
+
+
+def test_tightness_refuses_catalog_filters(capsys) -> None:
+    """--tightness with a catalog filter or a LaTeX shaping option is one line and exit 2."""
+    assert main(["table", "--tightness", "--regime", "dense"]) == 2
+    assert "--tightness" in capsys.readouterr().err
+    assert main(["table", "--tightness", "--format", "latex", "--standalone"]) == 2
