@@ -112,8 +112,18 @@ class Claim:
 
     def holds_at(self, point: dict[str, object]) -> bool:
         """Whether ``point`` lies inside the scope and the domain (sympy, exact)."""
-        subs = {ALL[name]: sp.nsimplify(value) for name, value in point.items() if name in ALL}
+        subs = {ALL[name]: _exact(value) for name, value in point.items() if name in ALL}
         return all(relation.subs(subs) is sp.true for relation in (self.scope, *self.domain()))
+
+
+def _exact(value: object) -> sp.Basic:
+    """``value`` as an exact sympy number: ints and sympy numbers as they are, floats and
+    text through :func:`sympy.nsimplify` (slow: it searches for a closed form)."""
+    if isinstance(value, sp.Basic):
+        return value
+    if isinstance(value, int):
+        return sp.Integer(value)
+    return sp.nsimplify(value)
 
 
 def as_claim(item: object) -> Claim:

@@ -14,7 +14,9 @@ conditions:
 - tight claims: E(M') <= C**2 * E(M) for M < M' (the optimum never grows with M);
 - lower and upper claims: E non-increasing in M (advisory: a bound need not be).
 
-Only records with evidence ``stated``, ``stated-secondary`` or ``derived``
+An approximate algorithm's count never refutes a lower side: the count does not say
+whether the algorithm meets the claim's accuracy (:mod:`.counting` refutes with runs
+whose error bound does). Only records with evidence ``stated``, ``stated-secondary`` or ``derived``
 (:data:`attnio.proofs.generate.SOLID`) can refute; a conflict with a ``reconstructed``
 record is reported as advisory. A z3 counterexample is re-evaluated with exact sympy
 rationals before it is shown, and counts as a refutation only at a point of n, d, M
@@ -34,7 +36,7 @@ from collections.abc import Iterator
 
 import sympy as sp
 
-from attnio.bounds import Bound, Kind, catalog
+from attnio.bounds import Bound, Kind, Regime, catalog
 from attnio.bounds.symbols import ALL, M
 from attnio.proofs import (
     Counterexample,
@@ -242,6 +244,14 @@ def catalog_evidence(claim: Claim, budget_ms: int = BUDGET_MS) -> list[Evidence]
             text = f"{which} {mine} > {record.name} = {theirs} at {_show_point(point)}"
         else:
             text = f"{which} {mine} < {record.name} = {theirs} at {_show_point(point)}"
+        if below and record.regime is Regime.APPROXIMATE and record.algorithm is not None:
+            found.append(Evidence("z3", "unknown",
+                                  f"{text}; {record.algorithm}'s count says nothing of its error, "
+                                  "so it may not meet the claim's accuracy: not a refutation",
+                                  against=record.name, point=shown, claim_value=str(mine),
+                                  other_value=str(theirs), advisory=advisory,
+                                  seconds=seconds))  # fmt: skip
+            continue
         if not set(point) <= PLAIN:
             found.append(Evidence("z3", "unknown",
                                   f"{text}; the point sets {sorted(set(point) - PLAIN)}, which "
