@@ -50,7 +50,7 @@ from attnio.proofs import (
 )
 from attnio.proofs.generate import SOLID
 
-from .claim import Claim
+from .claim import LEAST_MEMORY, Claim
 from .errors import ClaimError
 from .verdict import Evidence
 
@@ -94,10 +94,12 @@ def conditions_evidence(claim: Claim, budget_ms: int = BUDGET_MS) -> Evidence:
     scope = sp.And(claim.scope, *claim.domain())
     if scope is sp.true:
         return Evidence("conditions", "passed", "no conditions: the claim applies everywhere")
+    where = ", ".join(["n, d >= 1", *(str(r) for r in claim.domain())])
     if scope is sp.false:
         raise ClaimError(
             f"claim {claim.name!r}: field 'conditions': {claim.bound.conditions} admits no point "
-            "with n, d, M >= 1 (always false)"
+            f"with {where} (always false; below M = {LEAST_MEMORY} no attention DAG can be "
+            "pebbled)"
         )
     ob = Obligation(
         f"claims/{_slug(claim.name)}/conditions",
@@ -113,7 +115,8 @@ def conditions_evidence(claim: Claim, budget_ms: int = BUDGET_MS) -> Evidence:
     except InconsistentAssumptions:
         raise ClaimError(
             f"claim {claim.name!r}: field 'conditions': {claim.scope} admits no point with "
-            "n, d, M >= 1 (z3 proved it unsatisfiable)"
+            f"{where} (z3 proved it unsatisfiable; below M = {LEAST_MEMORY} no attention DAG "
+            "can be pebbled)"
         ) from None
     except (UnsupportedExpression, TypeError) as error:
         return Evidence("conditions", "unknown", f"z3 cannot decide the conditions: {error}",
