@@ -6,13 +6,16 @@ A claim's verdict is one of :data:`VERDICTS`:
     A re-checked counterexample: a point inside the claim's conditions, the claim's
     value there, the other value and what it comes from (a catalog record, an exact
     or heuristic pebbling whose moves replay, or a count of the two-level machine).
-``proved-against-catalog``
-    Nothing refuted, and z3 proved every obligation against the catalog (the
-    claim's lower side below every applicable exact count and explicit upper
-    bound, its upper side above every applicable explicit lower bound). This is a
-    proof relative to the catalog's records, not a proof of the claim itself,
-    except for an upper bound on a named algorithm, which z3 compares with that
-    algorithm's exact count.
+``consistent-with-catalog``
+    Nothing refuted, and z3 proved every obligation against the catalog's explicit
+    records (the claim's lower side at most every applicable exact count and explicit
+    upper bound, its upper side at least every applicable explicit lower bound and, for
+    an upper bound on a named algorithm, at least that algorithm's exact count). Not a
+    proof of the claim: a lower bound below every known algorithm's count may still be
+    above the optimum (being below every count is necessary, not sufficient), and an
+    upper bound above every known lower bound may still be below what any algorithm
+    achieves. Only an upper bound on a named algorithm whose ``derived`` exact count z3
+    proved at most the claim is settled by it; the verdict does not say so separately.
 ``consistent``
     Nothing refuted and at least one check passed; the evidence lists what was
     checked and what stayed unknown. Not a proof.
@@ -28,11 +31,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 REFUTED = "refuted"
-PROVED = "proved-against-catalog"
+CONSISTENT_WITH_CATALOG = "consistent-with-catalog"
 CONSISTENT = "consistent"
 UNKNOWN = "unknown"
 
-VERDICTS = (REFUTED, PROVED, CONSISTENT, UNKNOWN)
+VERDICTS = (REFUTED, CONSISTENT_WITH_CATALOG, CONSISTENT, UNKNOWN)
 """A claim's possible verdicts, strongest finding first."""
 
 EVIDENCE_VERDICTS = ("refuted", "proved", "passed", "unknown", "not-applicable")
@@ -194,7 +197,10 @@ def verdict_of(evidence: list[Evidence] | tuple[Evidence, ...]) -> tuple[str, st
     # satisfiable conditions say nothing about the claim's truth
     passed = [e for e in counted if e.verdict in ("proved", "passed") and e.check != "conditions"]
     if z3_items and all(e.verdict == "proved" for e in z3_items):
-        return PROVED, f"every z3 obligation against the catalog proved ({described})"
+        return CONSISTENT_WITH_CATALOG, (
+            f"within every applicable catalog record (z3 proved each comparison), not a proof "
+            f"of the claim ({described})"
+        )
     if passed:
         return CONSISTENT, f"nothing refuted, not a proof ({described})"
     reasons = list(
@@ -206,8 +212,8 @@ def verdict_of(evidence: list[Evidence] | tuple[Evidence, ...]) -> tuple[str, st
 __all__ = [
     "CHECKS",
     "CONSISTENT",
+    "CONSISTENT_WITH_CATALOG",
     "EVIDENCE_VERDICTS",
-    "PROVED",
     "REFUTED",
     "UNKNOWN",
     "VERDICTS",
