@@ -89,6 +89,8 @@ class Claim:
                 f"not {self.bound.kind.value!r}"
             )
         object.__setattr__(self, "constant", constant)
+        if self.bound.algorithm is not None:
+            _check_algorithm(self.name, self.bound)
 
     @property
     def name(self) -> str:
@@ -132,6 +134,24 @@ class Claim:
         subs = {ALL[name]: _exact(value) for name, value in point.items() if name in ALL}
         relations = (self.scope, *self.domain()) if domain else (self.scope,)
         return all(relation.subs(subs) is sp.true for relation in relations)
+
+
+def _check_algorithm(name: str, bound: Bound) -> None:
+    """Refuse an ``algorithm`` attnio does not have, or one of another regime or pass."""
+    from attnio.algorithms import ALGORITHMS
+
+    where = f"claim {name!r}: field 'algorithm'"
+    algorithm = ALGORITHMS.get(bound.algorithm)
+    if algorithm is None:
+        raise ClaimError(f"{where} = {bound.algorithm!r} is not one of: {', '.join(ALGORITHMS)}")
+    regime, pass_ = bound.regime.value, bound.pass_.value
+    same = [k for k, a in ALGORITHMS.items() if a.regime.value == regime and pass_ in a.runners]
+    if algorithm.regime.value != regime or pass_ not in algorithm.runners:
+        raise ClaimError(
+            f"{where} = {bound.algorithm!r} has no {regime} {pass_} pass (it is "
+            f"{algorithm.regime.value}, passes {', '.join(algorithm.runners)}); the {regime} "
+            f"{pass_} algorithms are: {', '.join(same) or 'none'}"
+        )
 
 
 def _exact(value: object) -> sp.Basic:

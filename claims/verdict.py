@@ -193,7 +193,9 @@ def verdict_of(evidence: list[Evidence] | tuple[Evidence, ...]) -> tuple[str, st
         shown = ", ".join(f"{count} {verdict}" for verdict, count in counts.items())
         parts.append(f"{check}: {shown}")
     described = "; ".join(parts) or "no check applied"
-    z3_items = [e for e in counted if e.check == "z3"]
+    # a record whose conditions do not meet the claim's scope (the other cache size) has
+    # nothing to say about the claim: it neither supports nor blocks the verdict
+    z3_items = [e for e in counted if e.check == "z3" and e.verdict != "not-applicable"]
     # satisfiable conditions say nothing about the claim's truth
     passed = [e for e in counted if e.verdict in ("proved", "passed") and e.check != "conditions"]
     if z3_items and all(e.verdict == "proved" for e in z3_items):

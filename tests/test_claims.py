@@ -92,6 +92,21 @@ def test_cache_adds_its_relation_to_the_scope() -> None:
         ({"constant": 2}, "'constant' applies only to kind 'tight'"),
         ({"kind": "tight", "constant": 0.5}, "at least 1"),
         ({"algorithm": "flash"}, "names the algorithm of an upper bound"),
+        (
+            {"kind": "upper", "algorithm": "flashattention"},
+            "field 'algorithm' = 'flashattention' is not one of: standard, flash, flash2",
+        ),
+        (
+            {"kind": "upper", "algorithm": "flash", "regime": "sparse"},
+            "'flash' has no sparse forward pass.*block-sparse-flash, sparse-square-tiling",
+        ),
+        (
+            {"kind": "upper", "algorithm": "square-tiling", "pass": "backward"},
+            "'square-tiling' has no dense backward pass.*tiled-backward",
+        ),
+        ({"regime": "denser"}, "field 'regime' = 'denser' is not one of: dense, sparse"),
+        ({"pass": "forwards"}, "field 'pass' = 'forwards' is not one of: forward, backward"),
+        ({"cache": "tiny"}, "field 'cache' = 'tiny' is not one of: small, large, any"),
         ({"expression": 4}, "field 'expression' must be a string"),
         ({"status": "open"}, "carries no expression"),
         ({"name": ""}, "field 'name' must be a non-empty string"),
@@ -320,3 +335,22 @@ def test_no_verdict_reads_as_a_proof() -> None:
     assert not any("proved" in verdict for verdict in VERDICTS)
     (report,) = check([_bound(4 * n * d)], skip=NO_NUMERICS)
     assert report.verdict == "consistent-with-catalog" and "not a proof" in report.summary
+
+
+def test_an_unknown_algorithm_is_refused_from_python_too() -> None:
+    """A Bound naming an algorithm attnio does not have is a ClaimError naming the valid ones,
+    not a claim whose count check is skipped in silence."""
+    bound = _bound(n * d, kind="upper", algorithm="flashattention")
+    with pytest.raises(ClaimError, match="is not one of: standard, flash"):
+        check([bound], skip=("z3", *NO_NUMERICS))
+
+
+def test_a_claim_scoped_to_one_cache_size_is_judged_only_there() -> None:
+    """An upper bound on FlashAttention-2 for cache = large is consistent with the catalog:
+    the small-cache lower records do not meet its scope, and that does not block the
+    verdict."""
+    text = _toml(name="flash2-large", kind="upper", cache="large", algorithm="flash2",
+                 expression="4*n*d + n + 4*n**2*d*(5*d + 3)/M", conditions="M >= 5*d + 3")  # fmt: skip
+    (report,) = check(parse_claims(text), skip=NO_NUMERICS)
+    assert any(e.verdict == "not-applicable" and e.check == "z3" for e in report.evidence)
+    assert report.verdict == "consistent-with-catalog", report.summary

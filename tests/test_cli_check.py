@@ -135,6 +135,10 @@ def test_refutations_write_replayable_evidence(tmp_path, capsys) -> None:
         (TRUE_CLAIM.replace("8*n*d + n", "8*n*q"), "unknown symbol 'q'"),
         (TRUE_CLAIM.replace("8*n*d + n", "__import__('os').getcwd()"), "not allowed"),
         (TRUE_CLAIM + "conditions = 'M < d and d < M'\n", "admits no point"),
+        (
+            TRUE_CLAIM.replace('"lower"', '"upper"') + "algorithm = 'flashattention'\n",
+            "'algorithm' = 'flashattention' is not one of",
+        ),
         ("not toml [", "not valid TOML"),
         ("", r"no \[\[bound\]\] table"),
     ],
