@@ -17,6 +17,8 @@ EXIT_REFUTED = 1
 
 _STYLE = {
     "refuted": "bold red",
+    "proved": "bold green",
+    "implied-by-catalog": "green",
     "consistent-with-catalog": "green",
     "consistent": "green",
     "unknown": "yellow",
@@ -32,7 +34,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "cache, expression, conditions, algorithm, constant, ...) and check each claim with z3 "
         "against the catalog, with exact and heuristic pebblings of small attention DAGs, and "
         "with the two-level machine's counts at sampled sizes. Verdicts: refuted (a re-checked "
-        "counterexample), consistent-with-catalog and consistent (neither is a proof), unknown "
+        "counterexample), proved (from derived catalog records, named), implied-by-catalog "
+        "(from records some only stated or reconstructed), consistent-with-catalog and "
+        "consistent (neither is a proof), unknown "
         "(docs/verdicts.md). Exit 0 when nothing is refuted, 1 when a claim is.",
         epilog="examples:\n"
         "  attnio check examples/claims.toml\n"

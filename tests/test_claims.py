@@ -11,6 +11,7 @@ from attnio.bounds import Bound, Status, catalog, get
 from attnio.bounds.symbols import M, d, n
 from attnio.claims import Claim, ClaimError, ClaimFileError, check, parse_claims, read_claims
 from attnio.claims.claim import CACHE_CONDITION
+from attnio.claims.verdict import verdict_of
 from attnio.pebble import load_dag, read_moves, replay
 
 NO_NUMERICS = ("pebbling", "counting")
@@ -210,17 +211,26 @@ def test_an_upper_bound_below_a_proven_optimum_is_refuted() -> None:
 
 
 def test_a_true_lower_bound_is_consistent_with_the_catalog() -> None:
-    """The compulsory 4nd is below every exact count: consistent-with-catalog, no refutation."""
-    (report,) = check([_bound(4 * n * d)], skip=NO_NUMERICS)
-    assert report.verdict == "consistent-with-catalog"
+    """n^2 / M is below every exact count but follows from no lower record: z3 proves every
+    comparison, and the verdict says that this is not a proof."""
+    (report,) = check([_bound(n**2 / M)], skip=NO_NUMERICS)
+    assert report.verdict == "consistent-with-catalog" and "not a proof" in report.summary
     assert not report.refutations()
+
+
+def test_a_lower_bound_implied_by_a_derived_record_is_proved() -> None:
+    """4nd is the derived compulsory bound: proved, naming that record as the lemma."""
+    (report,) = check([_bound(4 * n * d)], skip=NO_NUMERICS)
+    assert report.verdict == "proved"
+    (item,) = [e for e in report.evidence if e.check == "proof"]
+    assert item.against == "dense-forward-compulsory" and item.side == "lower"
 
 
 @pytest.mark.slow
 def test_a_true_lower_bound_survives_every_check() -> None:
     """4nd survives z3, the pebblings and the counts; every check says what it compared."""
     (report,) = check([_bound(4 * n * d)])
-    assert report.verdict == "consistent-with-catalog"
+    assert report.verdict == "proved"
     checks = {e.check: e.verdict for e in report.evidence}
     assert checks["pebbling"] == "passed" and checks["counting"] == "passed"
 
@@ -327,14 +337,31 @@ def test_a_claim_sympy_would_rewrite_is_checked_as_written() -> None:
     assert report.verdict != "consistent-with-catalog"
 
 
-def test_no_verdict_reads_as_a_proof() -> None:
-    """No verdict attnio check gives today is a proof, so none is named 'proved'; the
-    strongest one says in its summary that it is not a proof."""
+def test_only_derived_lemmas_make_a_proof() -> None:
+    """'proved' rests on derived records only: n^2 d^2 / (100 M) for M >= d^2 follows from
+    the derived large-cache bound and the compulsory one together; a claim that follows
+    only from a reconstructed record is 'implied-by-catalog', never 'proved'."""
+    large = _bound(n**2 * d**2 / (100 * M), cache="large")
+    recon = _bound(n**2 * d / sp.sqrt(M) - 2 * M - n**2, cache="small", name="recon")
+    strong, weak = check([large, recon], skip=NO_NUMERICS)
+    assert strong.verdict == "proved", strong.summary
+    (item,) = [e for e in strong.evidence if e.check == "proof"]
+    assert all(get(name).status is Status.DERIVED for name in item.against.split(", "))
+    assert "dense-forward-lower-large-explicit" in item.against
+    assert weak.verdict == "implied-by-catalog", weak.summary
+    (item,) = [e for e in weak.evidence if e.check == "implication"]
+    assert {get(name).status for name in item.against.split(", ")} != {Status.DERIVED}
+
+
+def test_the_other_verdicts_say_they_are_not_proofs() -> None:
+    """Only 'proved' and 'implied-by-catalog' read as proofs; consistent-with-catalog says
+    in its summary that it is not one."""
     from attnio.claims import VERDICTS
 
-    assert not any("proved" in verdict for verdict in VERDICTS)
-    (report,) = check([_bound(4 * n * d)], skip=NO_NUMERICS)
-    assert report.verdict == "consistent-with-catalog" and "not a proof" in report.summary
+    assert [v for v in VERDICTS if "proved" in v or "implied" in v] == [
+        "proved",
+        "implied-by-catalog",
+    ]
 
 
 def test_an_unknown_algorithm_is_refused_from_python_too() -> None:
@@ -346,11 +373,14 @@ def test_an_unknown_algorithm_is_refused_from_python_too() -> None:
 
 
 def test_a_claim_scoped_to_one_cache_size_is_judged_only_there() -> None:
-    """An upper bound on FlashAttention-2 for cache = large is consistent with the catalog:
-    the small-cache lower records do not meet its scope, and that does not block the
-    verdict."""
+    """An upper bound on FlashAttention-2 for cache = large: the small-cache lower records do
+    not meet its scope, and that blocks neither consistent-with-catalog nor the proof
+    from flash2's derived count."""
     text = _toml(name="flash2-large", kind="upper", cache="large", algorithm="flash2",
                  expression="4*n*d + n + 4*n**2*d*(5*d + 3)/M", conditions="M >= 5*d + 3")  # fmt: skip
     (report,) = check(parse_claims(text), skip=NO_NUMERICS)
-    assert any(e.verdict == "not-applicable" and e.check == "z3" for e in report.evidence)
-    assert report.verdict == "consistent-with-catalog", report.summary
+    items = [e for e in report.evidence if e.check == "z3"]
+    assert any(e.verdict == "not-applicable" for e in items)
+    assert report.verdict == "proved", report.summary
+    without_proof = [e for e in report.evidence if e.check != "proof"]
+    assert verdict_of(without_proof)[0] == "consistent-with-catalog"
