@@ -71,8 +71,10 @@ def _show_point(point: dict[str, sp.Expr]) -> str:
     return ", ".join(f"{k}={v}" for k, v in sorted(point.items()))
 
 
-def _obligation(claim: Claim, what: str, relation: sp.Basic, *assumptions: sp.Basic,
-                sources: tuple[str, ...] = (), statement: str = "") -> Obligation:  # fmt: skip
+def build_obligation(claim: Claim, what: str, relation: sp.Basic, *assumptions: sp.Basic,
+                     sources: tuple[str, ...] = (), statement: str = "") -> Obligation:  # fmt: skip
+    """The obligation ``relation`` of ``claim`` on its scope, the extra ``assumptions`` and
+    the domain of every symbol involved, named ``claims/<claim>/<what>``."""
     extra = [a for a in assumptions if a is not sp.true]
     relations = [relation, *extra]
     domain = claim.domain(*relations)
@@ -202,7 +204,7 @@ def catalog_evidence(claim: Claim, budget_ms: int = BUDGET_MS) -> list[Evidence]
         solid = record.status in SOLID
         advisory = not solid
         start = time.perf_counter()
-        ob = _obligation(claim, what, relation, record.conditions, sources=(record.name,),
+        ob = build_obligation(claim, what, relation, record.conditions, sources=(record.name,),
                          statement=statement)  # fmt: skip
         try:
             result = check(ob, budget_ms)
@@ -296,7 +298,7 @@ def monotonicity_evidence(claim: Claim, budget_ms: int = BUDGET_MS) -> list[Evid
         if tight
         else "the expression is non-increasing in M (advisory: a bound need not be)"
     )
-    ob = _obligation(claim, "monotone-in-M", relation, substitute(claim.scope, {M: other}), M < other,
+    ob = build_obligation(claim, "monotone-in-M", relation, substitute(claim.scope, {M: other}), M < other,
                      statement=statement)  # fmt: skip
     start = time.perf_counter()
     try:
@@ -336,6 +338,7 @@ def monotonicity_evidence(claim: Claim, budget_ms: int = BUDGET_MS) -> list[Evid
 __all__ = [
     "BUDGET_MS",
     "PLAIN",
+    "build_obligation",
     "catalog_evidence",
     "conditions_evidence",
     "monotonicity_evidence",

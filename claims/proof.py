@@ -38,7 +38,7 @@ from attnio.bounds import Bound, Kind, Status, catalog
 from attnio.proofs import InconsistentAssumptions, Proved, UnsupportedExpression, check
 
 from .claim import Claim
-from .obligations import BUDGET_MS, _obligation
+from .obligations import BUDGET_MS, build_obligation
 from .verdict import Evidence
 
 PROOF_LEVELS = frozenset({Status.DERIVED})
@@ -76,7 +76,7 @@ def _attempt(claim: Claim, side: str, value: sp.Expr, lemmas: list[Bound], budge
     relation = _relation(side, value, lemmas)
     names = "_".join(r.name for r in lemmas) if len(lemmas) < 4 else f"{len(lemmas)}-records"
     listed = ", ".join(r.name for r in lemmas)
-    ob = _obligation(claim, f"proof-{side}-{names}", relation,
+    ob = build_obligation(claim, f"proof-{side}-{names}", relation,
                      statement=f"the claim's {side} side follows from {listed}")  # fmt: skip
     try:
         return check(ob, budget_ms)
