@@ -384,3 +384,14 @@ def test_a_claim_scoped_to_one_cache_size_is_judged_only_there() -> None:
     assert report.verdict == "proved", report.summary
     without_proof = [e for e in report.evidence if e.check != "proof"]
     assert verdict_of(without_proof)[0] == "consistent-with-catalog"
+
+
+def test_no_refutation_at_a_non_integer_point() -> None:
+    """A lower bound huge only for 1 < n < 2 holds at every integer size: z3's real
+    relaxation may find n = 3/2, but no check refutes the claim there."""
+    text = _toml(expression="Piecewise((10**9, (n > 1) & (n < 2)), (0, True))")
+    (report,) = check(parse_claims(text), skip=NO_NUMERICS)
+    assert report.verdict != "refuted", report.summary
+    for item in report.evidence:
+        for value in (item.point or {}).values():
+            assert sp.Rational(value).is_integer
