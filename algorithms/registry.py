@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from attnio.bounds.counts import COUNTS
 from attnio.bounds.record import Regime
 
-from . import approximate, flash, sparse, standard, tiling
+from . import approximate, flash, sparse, standard, streaming, tiling
 from .errors import UnknownAlgorithmError
 
 PASSES = ("forward", "backward")
@@ -76,6 +76,14 @@ ALGORITHMS: dict[str, Algorithm] = {
             "flash2",
             {"forward": flash.flash2_forward, "backward": flash.flash2_backward},
             "D23 Alg. 1 and 2",
+        ),
+        Algorithm(
+            "row-streaming",
+            {
+                "forward": streaming.row_streaming_forward,
+                "backward": streaming.row_streaming_backward,
+            },
+            "attnio's own: proofs/derivations/lower-sharp.md",
         ),
         Algorithm(
             "square-tiling",

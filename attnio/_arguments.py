@@ -144,3 +144,22 @@ def interrupted(summary: str) -> int:
     """Report an interrupt after partial output; return exit code 130."""
     print(f"attnio: interrupted; {summary}", file=sys.stderr)
     return 130
+
+
+_LATEX_LABEL_SPECIALS = set("{}\\%#$&~^ \t\n")
+
+
+def latex_label(text: str) -> str:
+    """Argument type of ``--label``: a LaTeX ``\\label`` key (no spaces, braces, ``\\``, ``%`` ...).
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        If ``text`` is empty or holds a character that would break the document.
+    """
+    if not text or _LATEX_LABEL_SPECIALS & set(text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a LaTeX label: give one without spaces and without any of "
+            "{ } \\ % # $ & ~ ^"
+        )
+    return text

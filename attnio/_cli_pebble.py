@@ -10,6 +10,7 @@ from attnio._arguments import (
     count,
     interactive,
     interrupted,
+    latex_label,
     memory_range,
     positive_float,
     writable_file,
@@ -143,6 +144,20 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="output: text (default), json (as --json) or latex (a booktabs table of "
         "optima and proven bounds per M, for papers)",
     )
+    parser.add_argument(
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="write the report (text, JSON or the LaTeX table) to FILE instead of standard output",
+    )
+    parser.add_argument(
+        "--label",
+        metavar="LABEL",
+        type=latex_label,
+        default="tab:attnio-pebbling",
+        help="latex: the table's \\label (default tab:attnio-pebbling); give each table of "
+        "one document its own",
+    )
     parser.set_defaults(run=run)
     return parser
 
@@ -231,6 +246,12 @@ def run(args: argparse.Namespace) -> int:
         raise PebbleParameterError("--graph-format applies to --save-graph; give a FILE")
     if args.save_graph:
         writable_file("--save-graph", args.save_graph)
+    if args.label != "tab:attnio-pebbling" and args.format != "latex":
+        raise PebbleParameterError(f"--label labels a LaTeX table; got --format {args.format}")
+    if args.output:
+        if args.M is None and args.sweep is None:
+            raise PebbleParameterError("--output writes a pebbling report; give --M or --sweep")
+        writable_file("--output", args.output)
     dag = _graph(args)
     if args.save_graph:
         from attnio.pebble import save_dag
@@ -244,13 +265,25 @@ def run(args: argparse.Namespace) -> int:
     try:
         results = _pebblings(dag, args)
     except SearchInterrupted as stop:
-        _report(dag, args, stop.results, partial=True)
+        _write_report(dag, args, stop.results, partial=True)
         done = sum(p.optimal for p in stop.results) if args.exact else len(stop.results)
         return interrupted(
             f"{len(stop.results)} pebbling(s) reported above ({done} finished); "
             "bounds lower <= Q <= upper are proven"
         )
-    return _report(dag, args, results, partial=False)
+    return _write_report(dag, args, results, partial=False)
+
+
+def _write_report(dag, args: argparse.Namespace, results: list, partial: bool) -> int:
+    """:func:`_report` to standard output, or into ``--output`` (then say where it went)."""
+    if not args.output:
+        return _report(dag, args, results, partial)
+    import contextlib
+
+    with open(args.output, "w", encoding="utf-8") as handle, contextlib.redirect_stdout(handle):
+        code = _report(dag, args, results, partial)
+    print(f"wrote {args.output}")
+    return code
 
 
 def _report(dag, args: argparse.Namespace, results: list, partial: bool) -> int:
@@ -269,7 +302,9 @@ def _report(dag, args: argparse.Namespace, results: list, partial: bool) -> int:
         subject = latex_escape(name) if args.graph else (
             f"the {args.dag} DAG ($n = {args.n}$, $d = {args.d}$)"
         )  # fmt: skip
-        text = render_pebblings_latex(rows, subject, dag.num_vertices, args.variant, partial)
+        text = render_pebblings_latex(
+            rows, subject, dag.num_vertices, args.variant, partial, table_label=args.label
+        )
         sys.stdout.write(text)
         return 0
     if args.json or args.format == "json":

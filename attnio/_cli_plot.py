@@ -66,7 +66,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "--width",
         choices=("one", "two"),
         default="one",
-        help="one: 3.3 in (one column, default); two: 7 in (across two columns)",
+        help="one: 3.05 in (one column of a two-column article, default); two: 6.25 in (across both columns)",
     )
     parser.add_argument(
         "--output",

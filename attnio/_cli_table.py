@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from attnio._arguments import writable_file
+from attnio._arguments import latex_label, writable_file
 from attnio._table import to_terminal
 
 NAME = "table"
@@ -32,7 +32,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "  attnio table --format latex --layout table* "
         "--columns name,bound,explicit,leading,conditions,source,status\n"
         "  attnio table --format latex --standalone -o catalog.tex\n"
-        "  attnio table --format json --status reconstructed",
+        "  attnio table --format json --status reconstructed\n"
+        "  attnio table --tightness                 # counts against derived lower bounds\n"
+        "  attnio table --tightness --format latex -o tightness.tex",
     )
     parser.add_argument(
         "--format",
@@ -78,6 +80,21 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="LaTeX: a complete document that compiles as-is with pdflatex",
     )
     parser.add_argument(
+        "--label",
+        metavar="PREFIX",
+        type=latex_label,
+        help="LaTeX: start of the tables' \\label keys, PREFIX-dense-forward and so on "
+        "(default tab:attnio); give each set of tables in one paper its own",
+    )
+    parser.add_argument(
+        "--tightness",
+        action="store_true",
+        help="print the tightness table instead: per dense cell and algorithm, the ratio of "
+        "its exact count's leading term to the best derived lower bound's, and the least C "
+        "z3 proved for count <= C * lower bound (recorded by benchmarks/tightness.py), with "
+        "the command that reproduces it",
+    )
+    parser.add_argument(
         "--bib", metavar="FILE", help="also write the BibTeX entries of the \\cite keys here"
     )
     parser.add_argument(
@@ -91,23 +108,55 @@ def run(args: argparse.Namespace) -> int:
     """Print (or write) the filtered catalog."""
     from attnio.bounds import catalog, render
     from attnio.bounds.citations import bibtex
-    from attnio.bounds.render import parse_columns, render_latex, render_standalone
+    from attnio.bounds.render import (
+        LABEL_PREFIX,
+        parse_columns,
+        render_latex,
+        render_standalone,
+    )
 
-    latex_only = args.columns is not None or args.standalone or args.layout != "table"
+    latex_only = (
+        args.columns is not None
+        or args.standalone
+        or args.layout != "table"
+        or args.label is not None
+    )
     if latex_only and args.format != "latex":
         raise ValueError(
-            f"--columns, --layout and --standalone shape LaTeX tables; got --format {args.format}"
+            "--columns, --layout, --label and --standalone shape LaTeX tables; "
+            f"got --format {args.format}"
         )
     for option, path in (("--output", args.output), ("--bib", args.bib)):
         if path:
             writable_file(option, path)
+    if args.tightness:
+        from attnio.proofs.tightness import render_tightness, rows
+
+        if (
+            latex_only
+            or args.bib
+            or any(
+                value is not None
+                for value in (args.regime, args.pass_, args.cache, args.kind, args.status)
+            )
+        ):
+            raise ValueError(
+                "--tightness prints the whole tightness table; it takes only --format and --output"
+            )
+        text = render_tightness(rows(), args.format)
+        if args.output:
+            with open(args.output, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        else:
+            sys.stdout.write(to_terminal(text) if args.format == "markdown" else text)
+        return 0
     columns = parse_columns(args.columns)
     bounds = catalog(
         regime=args.regime, pass_=args.pass_, cache=args.cache, kind=args.kind, status=args.status
     )
     if args.format == "latex":
         shape = render_standalone if args.standalone else render_latex
-        text = shape(bounds, columns, args.layout)
+        text = shape(bounds, columns, args.layout, args.label or LABEL_PREFIX)
     else:
         text = render(bounds, args.format)
     if args.bib:

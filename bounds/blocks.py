@@ -43,10 +43,13 @@ __all__ = [
     "FLASH_FORWARD_BLOCKS",
     "LOW_RANK_BACKWARD_BLOCKS",
     "LOW_RANK_FORWARD_BLOCKS",
+    "ROW_STREAMING_BACKWARD_BLOCKS",
+    "ROW_STREAMING_FORWARD_BLOCKS",
     "SQUARE_TILES",
     "STANDARD_TILES",
     "BlockRule",
     "LowRankRule",
+    "StreamRule",
     "TileRule",
 ]
 
@@ -198,3 +201,47 @@ LOW_RANK_BACKWARD_BLOCKS = LowRankRule(
     "low-rank backward", lambda r, d: 2 * r * (d + 2), lambda d: 4 * d + 1
 )
 """[W | w] and [dW | dw] (r x (d + 1) each) and two feature rows; a row of four operands."""
+
+
+@dataclass(frozen=True)
+class StreamRule:
+    """attnio's row-streaming schedules: one resident block, the other side streamed by rows.
+
+    A block of ``floor(M / words(d)) - reserve`` resident rows, each costing ``words(d)``;
+    the ``reserve`` rows' worth of words holds what streams (at most ``fixed(d)`` words,
+    ``fixed(d) <= reserve * words(d)``). The forward pass keeps query rows (q_i, the output
+    row o_i and the running log-sum-exp L_i: 2d + 1 words each) and streams k_j, v_j (2d)
+    with scores handled d rows at a time (2d scratch): fixed 4d. The backward pass keeps
+    key rows (k_j, v_j, dk_j, dv_j: 4d words each) and streams q_i, dO_i, dQ_i, L_i, D_i
+    (3d + 2) with d keys at a time (2d scratch): fixed 5d + 2. The block is a plain floor
+    of M over a constant minus a constant, the shape z3 bounds well.
+
+    Examples
+    --------
+    >>> ROW_STREAMING_FORWARD_BLOCKS.block(4, 100), ROW_STREAMING_BACKWARD_BLOCKS.block(4, 100)
+    (9, 4)
+    """
+
+    label: str
+    words: Callable
+    fixed: Callable
+    reserve: int = 2
+
+    def least_memory(self, d):
+        """The least M with a block of one row."""
+        return (self.reserve + 1) * self.words(d)
+
+    def block(self, d, M):
+        """Rows per resident block (0 or less when M is too small)."""
+        return _floor_div(M, self.words(d)) - self.reserve
+
+
+ROW_STREAMING_FORWARD_BLOCKS = StreamRule(
+    "row-streaming forward", lambda d: 2 * d + 1, lambda d: 4 * d
+)
+"""Query rows q_i, o_i, L_i resident; k_j, v_j streamed; scores d rows at a time."""
+
+ROW_STREAMING_BACKWARD_BLOCKS = StreamRule(
+    "row-streaming backward", lambda d: 4 * d, lambda d: 5 * d + 2
+)
+"""Key rows k_j, v_j, dk_j, dv_j resident; q_i, dO_i, dQ_i, L_i, D_i streamed; d keys at a time."""

@@ -58,6 +58,18 @@ STANDARD_AS_STATED = FLASH_RANGE
 LOWER_SMALL_DERIVED = n**2 * d / (sp.sqrt(5 * M) + 2) - M
 """attnio's small-cache bound: HK81's partition with the Loomis-Whitney inequality."""
 
+# The sharp lower bounds of proofs/derivations/lower-sharp.md: each counts the products of
+# the graph that need the most operands at once (P V forward; dS K, dS^T Q, P^T dO backward).
+LOWER_LARGE_SHARP_FORWARD = 2 * n**2 * d**2 / (M + 4 * d**2) - M
+"""Forward, any M (sharpest for M >= d^2): the P V products, HK81's partition."""
+LOWER_LARGE_SHARP_BACKWARD = 4 * n**2 * d * (d + 1) / (M + 8 * d * (d + 1)) - M
+"""Backward, any M (sharpest for M >= d^2): the dS K products, HK81's partition."""
+LOWER_SMALL_SHARP_FORWARD = n**2 * d / (sp.sqrt(2 * M) + 2) - M
+"""Forward, M < d^2: the P V products, HK81's partition and Loomis-Whitney."""
+LOWER_SMALL_SHARP_BACKWARD = 3 * n**2 * d / (2 * sp.sqrt(M) + 2) - M
+"""Backward, M < d^2: the dS K, dS^T Q and P^T dO products together (Cauchy-Schwarz)."""
+_SHARP_SOURCE = "proofs/derivations/lower-sharp.md (HK81 Thm 3.1 partition, attnio's per-part lemma"
+
 FULL_DENSITY = {Z: n**2, Z_QK: n**2, Z_in: n * d, s: 1, s_c: 1}
 """Substitution that turns a sparse record into its dense counterpart."""
 
@@ -173,6 +185,36 @@ def _dense() -> list[Bound]:
             source="proofs/derivations/lower-small.md (HK81 Thm 3.1 partition, the per-part "
             "lemma of lower-large.md, the Loomis-Whitney inequality)",
             status=Status.DERIVED,
+        ),
+        Bound(
+            name="dense-forward-lower-large-sharp",
+            kind=Kind.LOWER,
+            regime=dense,
+            pass_=fwd,
+            cache=Cache.LARGE,
+            asymptotic=FORWARD_LARGE,
+            explicit=LOWER_LARGE_SHARP_FORWARD,
+            conditions=LARGE_CACHE,
+            source=_SHARP_SOURCE + " for the P V products)",
+            status=Status.DERIVED,
+            notes="Counts the n^2 d products P_ij V_jk, each of which needs a query row, a key "
+            "row and a value entry at once; twice the S = Q K^T bound's leading term. The proof "
+            "holds for every M (the record keeps M >= d^2, where it is the sharpest), for "
+            "SY24's graph and for every graph in which P_ij is computed from q_i and k_j through "
+            "vertices of the pair (i, j) alone (FlashAttention's included).",
+        ),
+        Bound(
+            name="dense-forward-lower-small-sharp",
+            kind=Kind.LOWER,
+            regime=dense,
+            pass_=fwd,
+            cache=Cache.SMALL,
+            asymptotic=FORWARD_SMALL,
+            explicit=LOWER_SMALL_SHARP_FORWARD,
+            conditions=SMALL_CACHE,
+            source=_SHARP_SOURCE + " and the Loomis-Whitney inequality, for the P V products)",
+            status=Status.DERIVED,
+            notes="Leading constant 1/sqrt(2) ~ 0.707 against the S = Q K^T bound's 1/sqrt(5).",
         ),
         Bound(
             name="dense-forward-lower-any-algorithm",
@@ -323,6 +365,36 @@ def _dense() -> list[Bound]:
             "computation of S = Q K^T inside the backward graph",
             status=Status.DERIVED,
             notes=FA2_NOTE,
+        ),
+        Bound(
+            name="dense-backward-lower-large-sharp",
+            kind=Kind.LOWER,
+            regime=dense,
+            pass_=bwd,
+            cache=Cache.LARGE,
+            asymptotic=FORWARD_LARGE,
+            explicit=LOWER_LARGE_SHARP_BACKWARD,
+            conditions=LARGE_CACHE,
+            source=_SHARP_SOURCE + " for the dS K products)",
+            status=Status.DERIVED,
+            notes=FA2_NOTE
+            + " Counts the n^2 d products dS_ij K_jl: each needs the rows q_i, dO_i, L_i and "
+            "D_i (or O_i) and the rows k_j, v_j at once. Holds for every M; the record keeps "
+            "M >= d^2, where it is the sharpest.",
+        ),
+        Bound(
+            name="dense-backward-lower-small-sharp",
+            kind=Kind.LOWER,
+            regime=dense,
+            pass_=bwd,
+            cache=Cache.SMALL,
+            asymptotic=FORWARD_SMALL,
+            explicit=LOWER_SMALL_SHARP_BACKWARD,
+            conditions=SMALL_CACHE,
+            source=_SHARP_SOURCE + ", Loomis-Whitney and Cauchy-Schwarz, for the dS K, dS^T Q "
+            "and P^T dO products)",
+            status=Status.DERIVED,
+            notes=FA2_NOTE + " Leading constant 3/2 against the S = Q K^T bound's 1/sqrt(5).",
         ),
         Bound(
             name="standard-backward-upper",

@@ -24,6 +24,8 @@ from .blocks import (
     FLASH_FORWARD_BLOCKS,
     LOW_RANK_BACKWARD_BLOCKS,
     LOW_RANK_FORWARD_BLOCKS,
+    ROW_STREAMING_BACKWARD_BLOCKS,
+    ROW_STREAMING_FORWARD_BLOCKS,
     SQUARE_TILES,
     STANDARD_TILES,
 )
@@ -75,6 +77,17 @@ FLASH2_FORWARD = 2 * n * d + n + 2 * n * d * _blocks(n, FLASH2_FORWARD_ROWS)
 FLASH2_BACKWARD = 7 * n * d + n + _blocks(n, FLASH2_BACKWARD_COLUMNS) * n * (4 * d + 2)
 """Dvec (2nd + n), initialise dQ (nd), K, V, dK, dV (4nd); per (i, j): Q_i, dO_i, dQ_i,
 L_i, Dvec_i in and dQ_i out."""
+
+ROW_STREAMING_FORWARD = (
+    2 * n * d + n + 2 * n * d * _blocks(n, ROW_STREAMING_FORWARD_BLOCKS.block(d, M))
+)
+"""Q in, O and L out once; every key and value row once per resident query block."""
+
+ROW_STREAMING_BACKWARD = (
+    5 * n * d + n + _blocks(n, ROW_STREAMING_BACKWARD_BLOCKS.block(d, M)) * n * (4 * d + 2)
+)
+"""Dvec (2nd in, n out); K, V in and dK, dV out once (4nd); per resident key block, every
+q_i, dO_i, L_i, Dvec_i in and dQ_i out, and dQ_i in for every block but the first (-nd)."""
 
 _TN_STD, _TK_STD = _blocks(n, STANDARD_TILE), _blocks(d, STANDARD_TILE)
 _TN_SQ, _TK_SQ = _blocks(n, SQUARE_TILE), _blocks(d, SQUARE_TILE)
@@ -253,6 +266,33 @@ COUNTS: tuple[Bound, ...] = (
         "D23 Alg. 2; attnio.algorithms.flash",
         "flash2",
         FA2_NOTE + " B_c = floor(M/(9d+2)), B_r = min(B_c, d).",
+    ),
+    _count(
+        "row-streaming-forward-count",
+        FWD,
+        Cache.ANY,
+        FLASH_ORDER,
+        ROW_STREAMING_FORWARD,
+        ROW_STREAMING_FORWARD_BLOCKS.least_memory(d) <= M,
+        "attnio.algorithms.streaming; attnio's own schedule: proofs/derivations/lower-sharp.md",
+        "row-streaming",
+        "A block of floor(M/(2d + 1)) - 2 query rows stays resident with its output rows "
+        "and running log-sum-exp; K and V stream past it one row at a time. Leading term "
+        "2 (2d + 1) n^2 d / M, 2 + 1/d times the sharp lower bound's 2 n^2 d^2 / M. "
+        "Writes O and L.",
+    ),
+    _count(
+        "row-streaming-backward-count",
+        BWD,
+        Cache.ANY,
+        FLASH_ORDER,
+        ROW_STREAMING_BACKWARD,
+        ROW_STREAMING_BACKWARD_BLOCKS.least_memory(d) <= M,
+        "attnio.algorithms.streaming; attnio's own schedule: proofs/derivations/lower-sharp.md",
+        "row-streaming",
+        FA2_NOTE + " A block of floor(M/(4d)) - 2 key rows stays resident with its "
+        "dK and dV rows; the query side streams past it one row at a time. Leading term "
+        "4d (4d + 2) n^2 / M, 4 - 2/(d + 1) times the sharp lower bound's 4 d (d + 1) n^2 / M.",
     ),
     _count(
         "square-tiling-forward-count",

@@ -384,12 +384,24 @@ def _rows(bounds: Sequence[Bound], columns: Sequence[str], names: _Names) -> lis
     return lines
 
 
+def _shown_symbols(bounds: Sequence[Bound]) -> list[str]:
+    """Names of the symbols beyond n, d and M that the rows use, in printing order."""
+    used = {name for bound in bounds for name in bound.parameters}
+    return [name for name in _PRINT_ORDER if name in used and name in symbols.MEANINGS]
+
+
 def _caption(bounds: Sequence[Bound], columns: Sequence[str], what: str, names: _Names) -> str:
     text = (
         f"{what}: I/O bounds (words moved between a fast memory of $M$ words and slow "
         r"memory; $n$ sequence length, $d$ head dimension; small cache $M < d^{2}$, large "
         r"cache $M \geq d^{2}$)."
     )
+    extra = _shown_symbols(bounds)
+    if extra:
+        meanings = "; ".join(
+            f"${latex_math(symbols.ALL[name])}$ is {symbols.MEANINGS[name]}" for name in extra
+        )
+        text += f" Here {meanings}."
     if "leading" in columns:
         text += (
             r" Leading terms assume $n \geq d$ and $d \leq M \leq d^{2}$ (small cache) or "
@@ -407,21 +419,53 @@ def _header(columns: Sequence[str]) -> str:
     return " & ".join(LATEX_COLUMNS[c].header for c in columns) + r" \\"
 
 
-def _label(key: tuple[Regime, Pass] | None) -> str:
+LABEL_PREFIX = "tab:attnio"
+"""Default start of the tables' ``\\label`` keys: ``tab:attnio-dense-forward``, ..."""
+
+
+def _label(key: tuple | None, prefix: str = LABEL_PREFIX) -> str:
     if key is None:
-        return r"\label{tab:attnio-bounds}"
-    return rf"\label{{tab:attnio-{key[0].value}-{key[1].value}}}"
+        return rf"\label{{{prefix}-bounds}}"
+    return rf"\label{{{prefix}-{'-'.join(getattr(k, 'value', k) for k in key)}}}"
 
 
-def _float(env: str, key: tuple[Regime, Pass], rows: list[Bound], columns: Sequence[str]) -> str:
+_SIDES = {"lower": "lower bounds", "upper": "tight bounds and algorithms"}
+"""The two floats of a regime and pass: its lower bounds, then its tight and upper bounds."""
+
+
+def _sided(bounds: Sequence[Bound]) -> list[tuple[tuple, list[Bound]]]:
+    """The float groups: per regime and pass, the lower bounds and the rest apart.
+
+    One float per regime and pass outgrew a page once the dense cells had two families of
+    derived lower bounds and five algorithms each, so each gets two floats.
+    """
+    found = []
+    for (regime, pass_), rows in _groups(bounds):
+        lower = [b for b in rows if b.kind is Kind.LOWER]
+        rest = [b for b in rows if b.kind is not Kind.LOWER]
+        found += [
+            ((regime, pass_, side), part)
+            for side, part in (("lower", lower), ("upper", rest))
+            if part
+        ]
+    return found
+
+
+def _float(
+    env: str,
+    key: tuple,
+    rows: list[Bound],
+    columns: Sequence[str],
+    prefix: str = LABEL_PREFIX,
+) -> str:
     names = abbreviations(rows, columns)
-    what = f"{_REGIME_TEXT[key[0]]}, {key[1].value} pass"
+    what = f"{_REGIME_TEXT[key[0]]}, {key[1].value} pass, {_SIDES[key[2]]}"
     lines = [
         rf"\begin{{{env}}}[tbp]",
         r"\centering",
         r"\footnotesize",
         r"\setlength{\tabcolsep}{3pt}",
-        rf"\caption{{{_caption(rows, columns, what, names)}}}{_label(key)}",
+        rf"\caption{{{_caption(rows, columns, what, names)}}}{_label(key, prefix)}",
         rf"\begin{{tabular}}{{{_column_spec(columns)}}}",
         r"\toprule",
         _header(columns),
@@ -434,7 +478,7 @@ def _float(env: str, key: tuple[Regime, Pass], rows: list[Bound], columns: Seque
     return "\n".join(lines) + "\n"
 
 
-def _longtable(bounds: Sequence[Bound], columns: Sequence[str]) -> str:
+def _longtable(bounds: Sequence[Bound], columns: Sequence[str], prefix: str = LABEL_PREFIX) -> str:
     count = len(columns)
     names = abbreviations(bounds, columns)
     lines = [
@@ -442,7 +486,7 @@ def _longtable(bounds: Sequence[Bound], columns: Sequence[str]) -> str:
         r"\footnotesize",
         r"\setlength{\tabcolsep}{3pt}",
         rf"\begin{{longtable}}{{{_column_spec(columns)}}}",
-        rf"\caption{{{_caption(bounds, columns, 'Attention', names)}}}{_label(None)} \\",
+        rf"\caption{{{_caption(bounds, columns, 'Attention', names)}}}{_label(None, prefix)} \\",
         r"\toprule",
         _header(columns),
         r"\midrule",
@@ -475,6 +519,7 @@ def render_latex(
     bounds: Sequence[Bound],
     columns: str | Sequence[str] | None = None,
     layout: str = "table",
+    label_prefix: str = LABEL_PREFIX,
 ) -> str:
     """Return LaTeX tables of ``bounds`` that fit the text block without overfull boxes.
 
@@ -488,6 +533,10 @@ def render_latex(
         :data:`DEFAULT_LATEX_COLUMNS`, which fits a 3.3-inch column.
     layout
         One of :data:`LAYOUTS`.
+    label_prefix
+        Start of each table's ``\\label``: ``PREFIX-dense-forward-lower`` (its lower bounds),
+        ``PREFIX-dense-forward-upper`` (its tight bounds and algorithms) and so on (a
+        longtable: ``PREFIX-bounds``). Give each set of tables in one document its own.
 
     Notes
     -----
@@ -502,8 +551,8 @@ def render_latex(
         raise FilterError(f"layout={layout!r} is not one of: {', '.join(LAYOUTS)}")
     head = rf"% generated by attnio; needs \usepackage{{{','.join(LATEX_PACKAGES)}}}"
     if layout == "longtable":
-        return head + "\n" + _longtable(bounds, names)
-    body = [_float(layout, key, rows, names) for key, rows in _groups(bounds)]
+        return head + "\n" + _longtable(bounds, names, label_prefix)
+    body = [_float(layout, key, rows, names, label_prefix) for key, rows in _sided(bounds)]
     return head + "\n" + "\n".join(body)
 
 
@@ -531,6 +580,7 @@ def render_standalone(
     bounds: Sequence[Bound],
     columns: str | Sequence[str] | None = None,
     layout: str = "table",
+    label_prefix: str = LABEL_PREFIX,
 ) -> str:
     """Return a complete LaTeX document holding :func:`render_latex`'s tables.
 
@@ -541,7 +591,7 @@ def render_standalone(
     """
     # Here-or-top placement keeps the tables after the heading; \clearpage before the
     # references flushes every float.
-    tables = render_latex(bounds, columns, layout).replace("}[tbp]", "}[!htbp]")
+    tables = render_latex(bounds, columns, layout, label_prefix).replace("}[tbp]", "}[!htbp]")
     used = {c.key for b in bounds for c in citations(b)}
     cited = [key for key in entries() if key in used]
     preamble = [

@@ -48,6 +48,19 @@ ALL: dict[str, sp.Symbol] = {
 }
 """Every symbol by its printed name: the keys ``Bound.evaluate`` accepts."""
 
+MEANINGS: dict[str, str] = {
+    "Z": "the number of allowed $(i, j)$ pairs of the sparse mask (nonzeros of $S$)",
+    "Z_in": "the number of nonzeros of the sparse inputs $Q$, $K$",
+    "Z_QK": "the number of nonzeros of the score matrix $Q K^{T}$",
+    "s": "the fraction of nonzero blocks of a block mask, each block weighted by its rows",
+    "s_c": "the same fraction with each block weighted by its columns",
+    "B": "a bound on the entries of $Q$ and $K$",
+    "epsilon": "the additive error of the approximation",
+    "g": "the degree of the polynomial approximating $\\exp$",
+    "r": "the rank of the feature map, $\\binom{d+g}{g}$ for the standard map",
+}
+"""What each symbol beyond n, d and M means, in a table caption's words (LaTeX text)."""
+
 INTEGER_NAMES = frozenset(name for name, sym in ALL.items() if sym.is_integer)
 """Names of the symbols that only take integer values."""
 

@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from attnio.bounds import catalog
+from attnio.bounds import Kind, catalog
 from attnio.bounds.errors import BoundError
+from attnio.bounds.labels import label
 from attnio.bounds.schema import JSON_SCHEMA_VERSION
 from attnio.bounds.symbols import feature_rank
 from attnio.pebble import (
@@ -38,6 +39,7 @@ from attnio.pebble.exact import EXACT_MAX_VERTICES, solve_exact, sweep_exact
 from attnio.pebble.heuristic import compile_kernels
 
 from .errors import RequestError, TooLargeToDrawError
+from .formula import condition_svgs, statement_svgs
 from .layout import MAX_DRAW_VERTICES, layout
 
 __all__ = ["CURVE_POINTS", "METHODS", "Instance"]
@@ -180,6 +182,7 @@ class Instance:
             "max_memory": self.max_memory,
             "compulsory": compulsory_io(dag),
             "moves_file": self.moves_name,
+            "formulas": self.formulas(),
             "dag": {
                 "labels": list(dag.labels),
                 "preds": [dag.predecessors(v).tolist() for v in range(dag.num_vertices)],
@@ -188,6 +191,26 @@ class Instance:
                 "edges": dag.num_edges,
                 "layout": layout(dag, staged=self.kind is not None),
             },
+        }
+
+    def records(self) -> list:
+        """The catalog's records for this DAG's regime and pass (none for a graph file)."""
+        if self.kind is None:
+            return []
+        regime, pass_ = _REGIMES[self.kind]
+        return catalog(regime=regime, pass_=pass_)
+
+    def formulas(self) -> dict[str, dict[str, object]]:
+        """Each record's reader's label and its statement and conditions typeset as SVG
+        (:mod:`attnio.explorer.formula`), keyed by record name; the page shows these, never
+        the record names."""
+        return {
+            bound.name: {
+                "label": label(bound),
+                "statement": statement_svgs(bound),
+                "conditions": condition_svgs(bound),
+            }
+            for bound in self.records()
         }
 
     @property
@@ -314,13 +337,10 @@ class Instance:
         with self._lock:
             if key in self._cache:
                 return self._cache[key]
-        rows = []
-        if self.kind is not None:
-            regime, pass_ = _REGIMES[self.kind]
-            point = {**self.catalog_parameters(), "M": M}
-            for bound in catalog(regime=regime, pass_=pass_):
-                rows.append(_row(bound, point))
-        out = {"M": M, "rows": rows, "compulsory": compulsory_io(self.dag)}
+        compulsory = compulsory_io(self.dag)
+        point = {**self.catalog_parameters(), "M": M}
+        rows = [_row(bound, point, compulsory) for bound in self.records()]
+        out = {"M": M, "rows": rows, "compulsory": compulsory}
         with self._lock:
             self._cache[key] = out
         return out
@@ -376,35 +396,44 @@ class Instance:
                 }
             )
         series = []
-        if self.kind is not None:
-            regime, pass_ = _REGIMES[self.kind]
-            base = self.catalog_parameters()
-            for bound in catalog(regime=regime, pass_=pass_):
-                if bound.explicit is None:
-                    continue
-                values = [_row(bound, {**base, "M": M}).get("value") for M in Ms]
-                if any(v is not None for v in values):
-                    series.append(
-                        {
-                            "name": bound.name,
-                            "kind": bound.kind.value,
-                            "status": bound.status.value,
-                            "values": values,
-                        }
-                    )
+        base = self.catalog_parameters()
+        for bound in self.records():
+            if bound.explicit is None:
+                continue
+            values = [_row(bound, {**base, "M": M}).get("value") for M in Ms]
+            if any(v is not None and v > 0 for v in values):
+                series.append(
+                    {
+                        "name": bound.name,
+                        "label": label(bound),
+                        "kind": bound.kind.value,
+                        "status": bound.status.value,
+                        "count": _is_count(bound),
+                        "values": values,
+                    }
+                )
         out = {"variant": variant, "points": points, "bounds": series}
         with self._lock:
             self._cache[key] = out
         return out
 
 
-def _row(bound, point: dict[str, object]) -> dict[str, object]:
+def _is_count(bound) -> bool:
+    """Whether ``bound`` is an algorithm's exact count (an upper bound derived by attnio)."""
+    return bound.kind is Kind.UPPER and bound.algorithm is not None and bound.explicit is not None
+
+
+def _row(bound, point: dict[str, object], compulsory: int | None = None) -> dict[str, object]:
+    """One record at ``point``. A lower bound whose value is at most zero, or below this
+    DAG's compulsory I/O ``compulsory``, is marked ``vacuous``: it holds but says nothing here."""
     row: dict[str, object] = {
         "name": bound.name,
+        "label": label(bound),
         "kind": bound.kind.value,
         "status": bound.status.value,
         "source": bound.source,
         "algorithm": bound.algorithm,
+        "count": _is_count(bound),
         "notation": bound.notation,
         "explicit": None if bound.explicit is None else sp.sstr(bound.explicit),
         "conditions": sp.sstr(bound.conditions),
@@ -423,4 +452,7 @@ def _row(bound, point: dict[str, object]) -> dict[str, object]:
         value = bound.evaluate(**point)
         row["value"] = float(value)
         row["exact"] = sp.sstr(value)
+        if bound.kind is not Kind.UPPER:
+            floor = 0 if compulsory is None else compulsory
+            row["vacuous"] = bool(value <= 0 or value < floor)
     return row

@@ -12,16 +12,30 @@ Any other DAG is drawn by longest-path depth from the sources.
 
 Rows are ordered by a few barycentre sweeps (each vertex placed at the mean
 position of its predecessors), the usual layered-drawing heuristic (Sugiyama,
-Tagawa and Toda 1981); it is a picture, not an optimum.
+Tagawa and Toda 1981); it is a picture, not an optimum. An edge whose straight line
+would pass through another vertex (an edge that skips rows, as in a DAG drawn as one
+column) goes through a gap of each row it crosses instead (:func:`edge_routes`). Each vertex gets a short label (:func:`short_label`) that the
+page writes beside it when it fits the spacing.
 """
 
 from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from attnio.pebble import Dag
 
-__all__ = ["MAX_DRAW_VERTICES", "STAGE_TITLES", "layout", "stage_names"]
+__all__ = [
+    "CLEARANCE",
+    "MAX_DRAW_VERTICES",
+    "SHORT_LABEL_CHARS",
+    "STAGE_TITLES",
+    "edge_routes",
+    "layout",
+    "short_label",
+    "stage_names",
+]
 
 MAX_DRAW_VERTICES = 600
 """Largest DAG the explorer draws; larger ones are refused with this limit."""
@@ -67,6 +81,13 @@ STAGE_TITLES = {
 
 _STAGE = re.compile(r"[^\[=+^]+")
 
+SHORT_LABEL_CHARS = 7
+"""Longest label written beside a vertex (at the page's 9 px, it fits the 46 px spacing)."""
+
+CLEARANCE = 15.0
+"""Least distance, in drawing units, between an edge and the centre of a vertex it does not
+join (the drawn vertex has radius 11, its halo 17)."""
+
 _SPACING = 46
 _ROW = 58
 _MARGIN = 190
@@ -86,6 +107,93 @@ def stage_names(dag: Dag) -> list[str]:
         match = _STAGE.match(label.split("=")[0])
         out.append(match.group(0) if match else label)
     return out
+
+
+def short_label(text: str) -> str:
+    """The label drawn beside a vertex: the label up to its first ``=`` when it is at most
+    :data:`SHORT_LABEL_CHARS` characters, else its index part, else nothing (hover shows all).
+
+    Examples
+    --------
+    >>> short_label("Q[0,1]"), short_label("QK[0,1,0]=S[0,1]"), short_label("PdO[10,11,12]")
+    ('Q[0,1]', '0,1,0', '')
+    """
+    head = text.split("=", 1)[0]
+    if len(head) <= SHORT_LABEL_CHARS:
+        return head
+    index = re.search(r"\[([^\]]*)\]", head)
+    if index and len(index.group(1)) <= SHORT_LABEL_CHARS:
+        return index.group(1)
+    return ""
+
+
+def _clear(path: np.ndarray, points: np.ndarray) -> bool:
+    """Whether the polyline ``path`` (k x 2) keeps :data:`CLEARANCE` from every row of
+    ``points`` (m x 2)."""
+    if len(points) == 0:
+        return True
+    a, b = path[:-1, None, :], path[1:, None, :]  # segments x 1 x 2
+    d = b - a
+    length = np.maximum((d * d).sum(-1), 1e-12)
+    t = np.clip(((points[None, :, :] - a) * d).sum(-1) / length, 0.0, 1.0)
+    gap = a + t[..., None] * d - points[None, :, :]
+    return bool(((gap * gap).sum(-1) >= CLEARANCE * CLEARANCE).all())
+
+
+def _waypoints(p: np.ndarray, q: np.ndarray, rows: list[tuple[float, np.ndarray]]) -> np.ndarray:
+    """A path from p to q that crosses each row strictly between them vertically, in a gap
+    between its vertices: where the straight line meets the row, or the middle of the
+    nearest gap. Between rows, where no vertex is drawn, it runs diagonally."""
+    path = [p]
+    sign = 1.0 if q[1] > p[1] else -1.0
+    for y, xs in rows:
+        ideal = p[0] + (q[0] - p[0]) * (y - p[1]) / (q[1] - p[1])
+        if len(xs) and np.abs(xs - ideal).min() < CLEARANCE + 4:
+            edges = np.concatenate([[xs[0] - _SPACING], xs, [xs[-1] + _SPACING]])
+            gaps = (edges[:-1] + edges[1:]) / 2
+            ideal = float(gaps[np.abs(gaps - ideal).argmin()])
+        path += [np.array([ideal, y - _STUB * sign]), np.array([ideal, y + _STUB * sign])]
+    path.append(q)
+    return np.stack(path)
+
+
+_STUB = 18.0
+"""How far a routed edge runs straight down from its tail (and up into its head): below
+the 14.5 units that the drawn shapes of the tail's row reach."""
+
+
+def edge_routes(dag: Dag, x: list[float], y: list[float]) -> dict[tuple[int, int], list]:
+    """Return the path of each edge that is not drawn as a straight line.
+
+    An edge is straight unless its segment comes within :data:`CLEARANCE` of a vertex it
+    does not join; then it becomes a path through waypoints: straight down out of its tail,
+    one point on each row it crosses, in a gap between that row's vertices (the dummy
+    vertices of a layered drawing), and straight down into its head.
+    Only the waypoints are returned, ``[[x, y], ...]`` from the tail's row down.
+    """
+    xy = np.column_stack([np.asarray(x, dtype=float), np.asarray(y, dtype=float)])
+    order = np.argsort(xy[:, 1], kind="stable")
+    ys = xy[order, 1]
+    row_xs = {float(r): np.sort(xy[xy[:, 1] == r, 0]) for r in np.unique(xy[:, 1])}
+    routes: dict[tuple[int, int], list] = {}
+    for u, v in dag.edges().tolist():
+        top, bottom = sorted((y[u], y[v]))
+        lo, hi = np.searchsorted(ys, top, "left"), np.searchsorted(ys, bottom, "right")
+        others = order[lo:hi]
+        near = xy[others[(others != u) & (others != v)]]
+        p, q = xy[u], xy[v]
+        if _clear(np.stack([p, q]), near) or top == bottom:
+            continue
+        between = [(r, xs) for r, xs in sorted(row_xs.items()) if top < r < bottom]
+        if y[u] > y[v]:
+            between.reverse()
+        path = _waypoints(p, q, between)[1:-1]
+        # Leave and enter vertically, clear of the neighbours in the ends' own rows.
+        down = 1.0 if q[1] > p[1] else -1.0
+        stub = min(_STUB, abs(q[1] - p[1]) / 3)
+        path = [(p[0], p[1] + down * stub), *path, (q[0], q[1] - down * stub)]
+        routes[(u, v)] = [[round(float(a), 1), round(float(b), 1)] for a, b in path]
+    return routes
 
 
 def _stage_order(dag: Dag, stages: list[str]) -> list[str] | None:
@@ -166,7 +274,10 @@ def layout(dag: Dag, *, staged: bool = True) -> dict[str, object]:
     -------
     dict
         ``x``, ``y`` (by vertex), ``stage`` (by vertex, ``None`` when not staged),
-        ``rows`` (``[{"y", "title"}]``), ``width``, ``height``.
+        ``short`` (by vertex, :func:`short_label`), ``bends`` (``[u, v, [[x, y], ...]]``,
+        the waypoints of each edge not drawn straight, see :func:`edge_routes`), ``rows``
+        (``[{"y", "title"}]``),
+        ``width``, ``height``.
 
     Examples
     --------
@@ -195,10 +306,15 @@ def layout(dag: Dag, *, staged: bool = True) -> dict[str, object]:
         for v in row:
             x[v] = round(centre + position[v] * _SPACING, 1)
             y[v] = 30 + level * _ROW
+    routes = edge_routes(dag, x, y)
+    reach = max((wx for path in routes.values() for wx, _ in path), default=0.0)
+    width = max(width, round(reach + 20))
     return {
         "x": x,
         "y": y,
         "stage": stages,
+        "short": [short_label(text) for text in dag.labels],
+        "bends": [[u, v, path] for (u, v), path in sorted(routes.items())],
         "rows": [{"y": 30 + level * _ROW, "title": title} for level, title in enumerate(titles)],
         "width": width,
         "height": 30 + len(rows) * _ROW,

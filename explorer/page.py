@@ -48,7 +48,7 @@ const data = JSON.parse(document.getElementById("attnio-data").textContent);
 const el = document.getElementById("attnio-explorer");
 render({{ model: hostModel(data, {transport}), el }});
 el.querySelector(".attnio-explorer").focus();
-window.attnioExplorer = {{ Game, replayMoves, parseMoves, requestKey, RULES }};
+window.attnioExplorer = {{ Game, replayMoves, parseMoves, requestKey, RULES, niceStep }};
 """
 
 
@@ -64,7 +64,7 @@ def server_page(data: dict[str, object]) -> str:
         + _json_script("attnio-data", {**data, "host": "server"})
         + '\n<script type="module">\n'
         + "import { render, hostModel, serverTransport, Game, replayMoves, parseMoves, "
-        + 'requestKey, RULES } from "/static/explorer.js";'
+        + 'requestKey, RULES, niceStep } from "/static/explorer.js";'
         + boot
         + "</script>\n</body>\n</html>\n"
     )

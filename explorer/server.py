@@ -29,14 +29,26 @@ __all__ = ["HOST", "ExplorerServer", "serve"]
 HOST = "127.0.0.1"
 """The only address the server binds."""
 
+READ_TIMEOUT = 10.0
+"""Seconds a connection may stay silent while the server reads a request; a client that
+sends half a request and stops is disconnected after this, so it cannot hold a thread."""
+
 
 class ExplorerServer(ThreadingHTTPServer):
     """A threading HTTP server bound to 127.0.0.1 that serves one :class:`Instance`."""
 
     daemon_threads = True
 
-    def __init__(self, instance: Instance, M: int, variant: str, port: int = 0) -> None:
+    def __init__(
+        self,
+        instance: Instance,
+        M: int,
+        variant: str,
+        port: int = 0,
+        read_timeout: float = READ_TIMEOUT,
+    ) -> None:
         self.instance = instance
+        self.read_timeout = read_timeout
         self.page = server_page(instance.describe(M, variant)).encode("utf-8")
         super().__init__((HOST, port), _Handler)
 
@@ -49,6 +61,12 @@ class ExplorerServer(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     server: ExplorerServer
     protocol_version = "HTTP/1.1"
+
+    def setup(self) -> None:
+        # StreamRequestHandler applies ``timeout`` to the socket: every read of the request
+        # line, the headers and the body waits at most this long.
+        self.timeout = self.server.read_timeout
+        super().setup()
 
     def log_message(self, format: str, *args: object) -> None:
         pass  # quiet: the command prints its URL and nothing per request
@@ -105,11 +123,25 @@ class _Handler(BaseHTTPRequestHandler):
                 HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
                 {"error": f"request of {length} bytes; at most {MAX_REQUEST_BYTES}"},
             )
-        raw = self.rfile.read(length)
+        try:
+            raw = self.rfile.read(length)
+        except TimeoutError:
+            self.close_connection = True  # the client stopped sending: drop it, answer nothing
+            return None
+        if len(raw) < length:
+            self.close_connection = True
+            return self._json(
+                HTTPStatus.BAD_REQUEST,
+                {"error": f"request body ended after {len(raw)} of {length} bytes"},
+            )
         try:
             request = json.loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError):
             return self._json(HTTPStatus.BAD_REQUEST, {"error": "request body is not JSON"})
+        except RecursionError:
+            return self._json(
+                HTTPStatus.BAD_REQUEST, {"error": "request body is nested too deeply"}
+            )
         try:
             reply = answer(self.server.instance, request)
         except (ExplorerError, PebbleError) as error:

@@ -7,17 +7,20 @@ imports it. matplotlib is imported only when a figure is drawn.
 """
 
 from .data import IOFigure, Series, algorithm_figure, pebbling_figure, sweep_figure
-from .draw import WIDTHS, draw, save
+from .draw import LINE_STYLES, WIDTHS, caption, draw, save, styles
 from .errors import FigureError
 
 __all__ = [
+    "LINE_STYLES",
     "WIDTHS",
     "FigureError",
     "IOFigure",
     "Series",
     "algorithm_figure",
+    "caption",
     "draw",
     "pebbling_figure",
     "save",
+    "styles",
     "sweep_figure",
 ]

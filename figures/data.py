@@ -22,9 +22,9 @@ from attnio.bounds.labels import label
 from .errors import FigureError
 
 KINDS = ("closed", "measured", "lower", "exact", "exact-bounds", "heuristic")
-"""What a series is: an exact closed form (line), a machine count (markers), an explicit
-lower bound (dashed), a proven pebbling optimum (filled markers), the proven bounds of an
-unfinished exact search (error bars), a heuristic pebbling (open markers)."""
+"""What a series is: an exact closed form, a machine count, an explicit lower bound, a
+proven pebbling optimum, the proven bounds of an unfinished exact search, a heuristic
+pebbling. How each is drawn is :func:`attnio.figures.draw.styles`."""
 
 
 @dataclass(frozen=True)
@@ -60,32 +60,11 @@ class IOFigure:
     notes: tuple[str, ...] = field(default=())
 
     def caption(self) -> str:
-        """Return a caption a paper can use as it is (plain text with $...$ math)."""
-        kinds = {s.kind for s in self.series}
-        parts = [f"I/O of {self.subject or 'attention'} against the fast-memory size $M$ "
-                 f"($n = {self.n}$, $d = {self.d}$)."]  # fmt: skip
-        if "closed" in kinds:
-            parts.append("Lines: exact closed-form I/O of each schedule.")
-        if "measured" in kinds:
-            parts.append("Markers: words moved, counted on the two-level machine.")
-        if "exact" in kinds:
-            parts.append("Filled markers: proven optimal pebbling cost.")
-        if "exact-bounds" in kinds:
-            parts.append("Bars: proven bounds where the exact search stopped early.")
-        if "heuristic" in kinds:
-            parts.append("Open markers: heuristic pebbling cost (an upper bound).")
-        if "lower" in kinds:
-            parts.append("Dashed: explicit lower bounds.")
-        if self.crossover is not None:
-            parts.append(
-                "Dotted vertical line: the crossover $M = d^2$ of the optimal bound's branches."
-            )
-        if any(s.kind == "lower" and "dagger" in s.label for s in self.series):
-            parts.append(r"$^\dagger$ reconstructed, unverified.")
-        parts.extend(self.notes)
-        if self.omitted:
-            parts.append("Not drawn: " + "; ".join(self.omitted) + ".")
-        return " ".join(parts)
+        """Return a caption a paper can use as it is (plain text with $...$ math), written
+        from the styles the figure is drawn with (:func:`attnio.figures.draw.caption`)."""
+        from .draw import caption
+
+        return caption(self)
 
 
 def _grid(lo: int, hi: int, points: int) -> list[int]:
@@ -97,8 +76,9 @@ def _grid(lo: int, hi: int, points: int) -> list[int]:
 
 
 def _lower_label(bound: Bound) -> str:
-    """A legend name: "Lower bound, large cache"; a dagger marks a reconstructed bound."""
-    text = label(bound).replace("Explicit lower bound", "Lower bound")
+    """The record's reader's label (the tables' name); a dagger marks a reconstructed bound,
+    as the tables' evidence column does."""
+    text = label(bound)
     if bound.status is Status.RECONSTRUCTED:
         text += r"$^\dagger$"
     return text

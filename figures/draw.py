@@ -1,9 +1,10 @@
 """Draw an :class:`~attnio.figures.data.IOFigure` for a paper and save it deterministically.
 
-Widths follow the common article layouts: 3.3 in for one column, 7 in across two. Text is
+Widths fit LaTeX's default two-column article: 3.05 in for one column, 6.25 in across two. Text is
 set in Computer Modern (matplotlib's bundled cm fonts, math in mathtext) at the size of a
 caption, lines are thin, the legend sits below the axes in as many columns as fit, and
-what is not drawn is said in the caption (:meth:`IOFigure.caption`), never silently.
+what is not drawn is said in the caption (:func:`caption`, written from the same
+style table the drawing uses), never silently.
 Saved files carry no date or software version, so the same data gives the same bytes.
 """
 
@@ -14,14 +15,18 @@ import math
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 
-from .data import IOFigure
+from .data import KINDS, IOFigure
 from .errors import FigureError
 
-WIDTHS = {"one": 3.3, "two": 7.0}
-"""Figure width in inches: one column of a two-column article, or the full text width."""
+WIDTHS = {"one": 3.05, "two": 6.25}
+"""Figure width in inches: one column of a two-column article, or across both columns.
+They fit LaTeX's default ``\\documentclass[twocolumn]{article}`` on letter paper (a column
+of 229.5 pt, text 469 pt) and on A4 (221 pt, 452 pt), and the wider templates of
+conferences (3.25 to 3.5 in columns)."""
 
-HEIGHTS = {"one": 2.6, "two": 2.9}
+HEIGHTS = {"one": 2.5, "two": 2.7}
 
 STYLE = {
     "font.family": "serif",
@@ -52,13 +57,124 @@ STYLE = {
 
 _COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")
 """Okabe-Ito colours, distinguishable in colour-blind vision and in greyscale by marker."""
+_COLOUR_NAMES = ("blue", "vermilion", "green", "purple", "orange", "sky blue")
 _MARKERS = ("o", "s", "^", "D", "v", "P")
-_DASHES = ((0, (4, 2)), (0, (1.5, 1.5)), (0, (6, 2, 1.5, 2)), (0, (3, 1, 1, 1)))
+_MARKER_NAMES = ("circles", "squares", "triangles", "diamonds", "down triangles", "plus signs")
+LINE_STYLES: tuple[tuple[str, object], ...] = (
+    ("dashed", (0, (4, 2))),
+    ("dotted", (0, (1, 1.5))),
+    ("dash-dotted", (0, (6, 2, 1.5, 2))),
+    ("long-dashed", (0, (9, 3))),
+    ("dash-dot-dotted", (0, (6, 1.5, 1.5, 1.5, 1.5, 1.5))),
+)
+"""The lower bounds' grey line styles, in the order they are given out, with the word the
+caption uses for each (a figure shows at most this many lower bounds)."""
+_LOWER_GREY = "0.35"
 _METADATA = {
     ".pdf": {"CreationDate": None, "ModDate": None, "Producer": None, "Creator": "attnio"},
     ".png": {"Software": None},
     ".svg": {"Date": None, "Creator": "attnio"},
 }
+
+
+@dataclass(frozen=True)
+class Style:
+    """How one series is drawn, and the words a caption uses for it."""
+
+    words: str
+    colour: str = "black"
+    linestyle: object = "-"
+    marker: str | None = None
+    filled: bool = True
+
+
+def styles(data: IOFigure) -> list[Style]:
+    """Return the style of each of ``data.series``, in order: what :func:`draw` draws and
+    what :func:`caption` describes.
+
+    Raises
+    ------
+    FigureError
+        If the figure holds more lower bounds than there are line styles.
+    """
+    groups = list(dict.fromkeys(s.group for s in data.series if s.kind in ("closed", "measured")))
+    colour = {g: k % len(_COLOURS) for k, g in enumerate(groups)}
+    marker = {g: k % len(_MARKERS) for k, g in enumerate(groups)}
+    lower = 0
+    out = []
+    for s in data.series:
+        if s.kind == "closed":
+            k = colour[s.group]
+            out.append(Style(f"solid {_COLOUR_NAMES[k]} line", _COLOURS[k]))
+        elif s.kind == "measured":
+            k, m = colour[s.group], marker[s.group]
+            out.append(Style(f"open {_COLOUR_NAMES[k]} {_MARKER_NAMES[m]}", _COLOURS[k], "none",
+                             _MARKERS[m], filled=False))  # fmt: skip
+        elif s.kind == "lower":
+            if lower >= len(LINE_STYLES):
+                raise FigureError(
+                    f"a figure draws at most {len(LINE_STYLES)} lower bounds; this one has more"
+                )
+            word, pattern = LINE_STYLES[lower]
+            lower += 1
+            out.append(Style(f"grey {word} line", _LOWER_GREY, pattern))
+        elif s.kind == "exact":
+            out.append(Style("black filled circles on a solid line", "black", "-", "o"))
+        elif s.kind == "exact-bounds":
+            out.append(Style("black error bars", "black", "none"))
+        elif s.kind == "heuristic":
+            out.append(Style(f"open {_COLOUR_NAMES[1]} squares on a dotted line", _COLOURS[1],
+                             (0, (1, 1.5)), "s", filled=False))  # fmt: skip
+        else:  # pragma: no cover - KINDS is closed
+            raise FigureError(f"series kind {s.kind!r} is not one of {KINDS}")
+    return out
+
+
+def caption(data: IOFigure) -> str:
+    """Return the caption of ``data`` as drawn (plain text with $...$ math): each style is
+    described from :func:`styles`, the same table :func:`draw` draws with."""
+    drawn = [(s, st) for s, st in zip(data.series, styles(data), strict=True) if _visible(s)]
+    parts = [f"I/O of {data.subject or 'attention'} against the fast-memory size $M$ "
+             f"($n = {data.n}$, $d = {data.d}$)."]  # fmt: skip
+    closed = [f"{_COLOUR_NAMES[_COLOURS.index(st.colour)]}, {s.label}"
+              for s, st in drawn if s.kind == "closed"]  # fmt: skip
+    measured = [f"{st.words.removeprefix('open ')}, {s.label}"
+                for s, st in drawn if s.kind == "measured"]  # fmt: skip
+    if closed:
+        parts.append("Solid lines, the exact closed-form I/O of each schedule: "
+                     + "; ".join(closed) + ".")  # fmt: skip
+    if measured:
+        parts.append("Open markers, the words moved as counted on the two-level machine: "
+                     + "; ".join(measured) + ".")  # fmt: skip
+    for s, st in drawn:
+        if s.kind == "exact":
+            parts.append(f"{st.words.capitalize()}: the proven optimal pebbling cost.")
+        elif s.kind == "exact-bounds":
+            parts.append(
+                f"{st.words.capitalize()}: proven bounds where the exact search stopped early."
+            )
+        elif s.kind == "heuristic":
+            parts.append(f"{st.words.capitalize()}: {s.label}, a heuristic pebbling's cost "
+                         "(an upper bound on the optimum).")  # fmt: skip
+    lower = [f"{st.words}, {s.label}" for s, st in drawn if s.kind == "lower"]
+    if lower:
+        parts.append("Lower bounds: " + "; ".join(lower) + ".")
+    if data.crossover is not None:
+        parts.append(
+            "Thin grey dotted vertical line: the crossover $M = d^2$ of the optimal "
+            "bound's branches."
+        )
+    if any(s.kind == "lower" and "dagger" in s.label for s, _ in drawn):
+        parts.append(r"$^\dagger$ reconstructed, unverified.")
+    parts.extend(data.notes)
+    if data.omitted:
+        parts.append("Not drawn: " + "; ".join(data.omitted) + ".")
+    return " ".join(parts)
+
+
+def _visible(series) -> bool:
+    values = list(series.values) + list(series.low or ())
+    return any(not math.isnan(v) for v in values)
 
 
 @contextmanager
@@ -71,7 +187,7 @@ def _style() -> Iterator[None]:
 
 
 def draw(data: IOFigure, width: str = "one"):
-    """Return a matplotlib Figure of ``data``, ``width`` ``"one"`` (3.3 in) or ``"two"`` (7 in).
+    """Return a matplotlib Figure of ``data``, ``width`` ``"one"`` (3.05 in) or ``"two"`` (6.25 in).
 
     Raises
     ------
@@ -97,29 +213,29 @@ def draw(data: IOFigure, width: str = "one"):
 
 
 def _plot(ax, data: IOFigure) -> None:
-    groups = list(dict.fromkeys(s.group for s in data.series if s.kind in ("closed", "measured")))
-    colour = {g: _COLOURS[k % len(_COLOURS)] for k, g in enumerate(groups)}
-    marker = {g: _MARKERS[k % len(_MARKERS)] for k, g in enumerate(groups)}
-    dashes = iter(_DASHES)
     has_line = {s.group for s in data.series if s.kind == "closed"}
     has_points = {s.group for s in data.series if s.kind == "measured"}
-    for s in data.series:
+    line_of = {s.group: st for s, st in zip(data.series, styles(data), strict=True)
+               if s.kind == "closed"}  # fmt: skip
+    for s, st in zip(data.series, styles(data), strict=True):
         xs, ys = list(s.memories), list(s.values)
+        face = st.colour if st.filled else "white"
+        gid = s.record or f"series-{s.kind}-{s.group}"
         if s.kind == "closed":
-            ax.plot(xs, ys, color=colour[s.group], gid=s.record,
+            ax.plot(xs, ys, color=st.colour, ls=st.linestyle, gid=gid,
                     label=None if s.group in has_points else s.label)  # fmt: skip
         elif s.kind == "measured":
-            ax.plot(xs, ys, ls="none", marker=marker[s.group], mfc="white",
-                    mec=colour[s.group], mew=0.8, color=colour[s.group])  # fmt: skip
+            ax.plot(xs, ys, ls="none", marker=st.marker, mfc=face, mec=st.colour, mew=0.8,
+                    color=st.colour, gid=gid)  # fmt: skip
             # One legend entry per algorithm: its line with its marker.
-            ax.plot([], [], color=colour[s.group] if s.group in has_line else "none",
-                    marker=marker[s.group], mfc="white", mec=colour[s.group], mew=0.8,
-                    label=s.label)  # fmt: skip
+            joined = line_of[s.group].linestyle if s.group in has_line else "none"
+            ax.plot([], [], color=st.colour, ls=joined, marker=st.marker, mfc=face,
+                    mec=st.colour, mew=0.8, label=s.label)  # fmt: skip
         elif s.kind == "lower":
-            ax.plot(xs, ys, color="0.35", lw=0.9, ls=next(dashes, "--"), label=s.label,
-                    gid=s.record)  # fmt: skip
+            ax.plot(xs, ys, color=st.colour, lw=0.9, ls=st.linestyle, label=s.label, gid=gid)
         elif s.kind == "exact":
-            ax.plot(xs, ys, ls="-", lw=0.8, marker="o", color="black", label=s.label)
+            ax.plot(xs, ys, ls=st.linestyle, lw=0.8, marker=st.marker, color=st.colour,
+                    label=s.label, gid=gid)  # fmt: skip
         elif s.kind == "exact-bounds":
             bars = [
                 (x, lo, hi)
@@ -131,14 +247,15 @@ def _plot(ax, data: IOFigure) -> None:
                 [(lo + hi) / 2 for _, lo, hi in bars],
                 yerr=[[(hi - lo) / 2 for _, lo, hi in bars]] * 2,
                 fmt="none",
-                ecolor="black",
+                ecolor=st.colour,
                 elinewidth=0.8,
                 capsize=2.5,
                 label=s.label,
+                gid=gid,
             )
         elif s.kind == "heuristic":
-            ax.plot(xs, ys, ls=":", lw=0.8, marker="s", mfc="white", color=_COLOURS[1],
-                    label=s.label)  # fmt: skip
+            ax.plot(xs, ys, ls=st.linestyle, lw=0.8, marker=st.marker, mfc=face,
+                    color=st.colour, label=s.label, gid=gid)  # fmt: skip
     if data.log:
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")

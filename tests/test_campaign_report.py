@@ -91,7 +91,10 @@ def test_figures_are_written(records: list[dict], tmp_path: pathlib.Path) -> Non
     paths = write_figures(build_report(records), str(tmp_path / "fig"))
     assert len(paths) == 6 and all(pathlib.Path(p).stat().st_size > 0 for p in paths)
     caption = next(p for p in paths if p.endswith(".txt"))
-    assert "Filled markers: proven optimal pebbling cost." in pathlib.Path(caption).read_text()
+    assert (
+        "Black filled circles on a solid line: the proven optimal pebbling cost."
+        in pathlib.Path(caption).read_text()
+    )
 
 
 def test_latex_tables_compile(records: list[dict], tmp_path: pathlib.Path) -> None:

@@ -44,7 +44,8 @@ def test_table_prints_every_format(capsys: pytest.CaptureFixture, fmt: str) -> N
                 found.append((what, cells[0].replace("\\-", ""), cells[1], cells[-1]))
     expected = [
         (
-            f"{b.regime.value.capitalize()} attention, {b.pass_.value} pass",
+            f"{b.regime.value.capitalize()} attention, {b.pass_.value} pass, "
+            + ("lower bounds" if b.kind.value == "lower" else "tight bounds and algorithms"),
             latex_escape(label(b)),
             latex_statement(b),
             STATUS_MARKS[b.status][0],

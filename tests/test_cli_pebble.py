@@ -253,3 +253,47 @@ def test_exact_reports_its_memory_under_a_cap(capsys) -> None:
     out = _json(capsys, [*argv, "--exact", "--json", "--max-bytes", str(cap)])
     assert out["optimal"] is True
     assert out["stored_states"] > 0 and 0 < out["peak_bytes"] <= cap
+
+
+@pytest.mark.parametrize("fmt", ["latex", "json", "text"])
+def test_output_writes_the_report_to_a_file(capsys, tmp_path, fmt: str) -> None:
+    """`--format F -o FILE` writes exactly what standard output would carry to FILE and
+    prints only where it went; a LaTeX table carries the `--label` it was given."""
+    argv = ["pebble", "--dag", "attention-forward", "--n", "1", "--d", "1", "--sweep", "M=3:4",
+            "--exact", "--format", fmt]  # fmt: skip
+    extra = ["--label", "tab:forward-n1"] if fmt == "latex" else []
+    assert main([*argv, *extra]) == 0
+    printed = capsys.readouterr().out
+    path = tmp_path / f"report.{fmt}"
+    assert main([*argv, *extra, "-o", str(path)]) == 0
+    assert capsys.readouterr().out == f"wrote {path}\n"
+    written = path.read_text(encoding="utf-8")
+    if fmt == "text":  # the seconds column differs between two runs
+        assert written.splitlines()[0] == printed.splitlines()[0]
+        assert [line.split()[:6] for line in written.splitlines()[1:]] == [
+            line.split()[:6] for line in printed.splitlines()[1:]
+        ]
+    elif fmt == "json":
+        strip = lambda text: [{**r, "seconds": 0} for r in json.loads(text)["results"]]  # noqa: E731
+        assert strip(written) == strip(printed)
+    else:
+        assert written == printed and r"\label{tab:forward-n1}" in written
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--label", "tab:a b"], "not a LaTeX label"),
+        (["--label", "tab:{x}"], "not a LaTeX label"),
+        (["--format", "text", "--label", "tab:x"], "--label labels a LaTeX table"),
+        (["-o", "/no/such/dir/out.tex"], "does not exist"),
+    ],
+)
+def test_bad_label_or_output_exits_2(capsys, extra: list[str], message: str) -> None:
+    """A label that would break the document, --label without LaTeX, or an unwritable -o:
+    one error line, exit 2, before any pebbling."""
+    argv = ["pebble", "--dag", "attention-forward", "--n", "1", "--d", "1", "--M", "3"]
+    fmt = [] if "--format" in extra else ["--format", "latex"]
+    assert main([*argv, *fmt, *extra]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import http.client
+import itertools
 import json
 import signal
 import subprocess
@@ -28,7 +29,7 @@ from attnio.explorer import (
 from attnio.explorer.api import answer, request_key, validate
 from attnio.explorer.layout import stage_names
 from attnio.explorer.page import ASSETS, asset
-from attnio.explorer.server import ExplorerServer
+from attnio.explorer.server import READ_TIMEOUT, ExplorerServer
 from attnio.pebble import Dag, builders, replay, solve_heuristic
 from attnio.pebble.picture import MAX_PICTURE_VERTICES
 from strategies import dags, examples
@@ -226,6 +227,45 @@ def test_server_validates_requests(server):
     replies.append(json.loads(page))
     assert status == 404
     assert all(reply["schema"] == JSON_SCHEMA_VERSION for reply in replies)
+
+
+def test_deeply_nested_json_gets_a_400_not_a_traceback(server, capfd):
+    """A body of 4,000 nested brackets (within the size limit) is answered 400 with a JSON
+    error, and nothing is printed to standard error (no traceback of a RecursionError)."""
+    for body in (b"[" * 4000, b"[" * 2000 + b"]" * 2000):
+        status, reply = _call(server, "POST", "/api", body)
+        assert status == 400 and "nested too deeply" in json.loads(reply)["error"]
+    assert _call(server, "POST", "/api", json.dumps({"kind": "bounds", "M": 4}).encode())[0] == 200
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_a_half_sent_body_is_dropped_after_the_read_timeout(small):
+    """A client that announces 100 bytes, sends 10 and stops is disconnected after the read
+    timeout; the server goes on answering other clients meanwhile."""
+    import socket
+
+    server = ExplorerServer(small, 4, "standard", read_timeout=0.5)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    try:
+        port = server.server_address[1]
+        stalled = socket.create_connection(("127.0.0.1", port), timeout=30)
+        stalled.sendall(
+            b"POST /api HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 100\r\n\r\n" % port + b'{"kind": "b'
+        )
+        assert (
+            _call(server, "POST", "/api", json.dumps({"kind": "bounds", "M": 4}).encode())[0] == 200
+        )
+        start = time.monotonic()
+        assert stalled.recv(1024) == b""  # closed by the server, with no reply
+        assert time.monotonic() - start < 20
+        stalled.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+    assert 0 < READ_TIMEOUT <= 60  # the command's server has a timeout too
 
 
 @pytest.mark.parametrize(
@@ -432,3 +472,114 @@ def test_docstring_examples_run(name):
 
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
+
+
+# ------------------------------------------------------------------ what a reader sees
+
+
+def test_bounds_rows_carry_labels_and_typeset_formulas(small):
+    """Every bounds row names its record by the tables' label, and the page data holds each
+    record's statement and conditions as SVG (no sympy code such as ``**``)."""
+    from attnio.bounds import get
+    from attnio.bounds.labels import label
+
+    data = small.describe(4)
+    rows = small.bounds(4)["rows"]
+    assert rows
+    for row in rows:
+        typeset = data["formulas"][row["name"]]
+        assert row["label"] == typeset["label"] == label(get(row["name"]))
+        assert typeset["statement"] and all(s.startswith("<svg") for s in typeset["statement"])
+        for markup in typeset["statement"] + typeset["conditions"]:
+            assert "**" not in markup and "<script" not in markup and "<metadata" not in markup
+    flash = data["formulas"]["flash-forward-count"]
+    assert len(flash["conditions"]) == 1  # 5 d + 4 <= M
+
+
+def test_a_bound_at_or_below_zero_or_the_compulsory_io_is_vacuous(small):
+    """A lower bound's row is ``vacuous`` exactly when its value is at most zero or below the
+    DAG's compulsory I/O; the compulsory bound itself is not."""
+    reply = small.bounds(4)
+    rows = {row["name"]: row for row in reply["rows"]}
+    assert rows["dense-forward-lower-large-explicit"]["value"] < 0
+    assert rows["dense-forward-lower-large-explicit"]["vacuous"] is True
+    assert rows["dense-forward-compulsory"]["vacuous"] is False
+    for row in reply["rows"]:
+        if "value" in row and row["kind"] != "upper":
+            expected = row["value"] <= 0 or row["value"] < reply["compulsory"]
+            assert row["vacuous"] is expected, row["name"]
+        if row["kind"] == "upper":
+            assert "vacuous" not in row
+
+
+def test_formulas_typeset_every_record_of_the_catalog():
+    """mathtext reads the LaTeX of every record's statement and conditions (piecewise
+    forms one line per piece), and each SVG's ids are its own."""
+    import re
+
+    from attnio.bounds import catalog
+    from attnio.explorer.formula import condition_svgs, statement_svgs
+
+    ids: dict[str, str] = {}
+    for bound in catalog():
+        lines = statement_svgs(bound)
+        pieces = len(bound.explicit.args) if type(bound.explicit).__name__ == "Piecewise" else 1
+        assert len(lines) == (pieces if bound.explicit is not None else 1), bound.name
+        for markup in lines + condition_svgs(bound):
+            for ident in re.findall(r'id="([^"]+)"', markup):
+                assert ids.setdefault(ident, markup) == markup
+
+
+def test_edges_never_pass_through_a_vertex_they_do_not_join():
+    """In the drawings of small attention DAGs (the backward n=1, d=1 one is a single
+    column), no edge, straight or routed through waypoints, crosses the drawn shape of a
+    vertex it does not join (input squares, vertex circles, output rings)."""
+    import numpy as np
+
+    for kind, n, d in [("attention-backward", 1, 1), ("attention-forward", 1, 1),
+                       ("attention-forward", 2, 1), ("attention-backward", 2, 1)]:  # fmt: skip
+        dag = builders.build(kind, n, d)
+        picture = layout(dag)
+        xy = np.column_stack([picture["x"], picture["y"]])
+        bends = {(u, v): path for u, v, path in picture["bends"]}
+        if kind == "attention-backward" and n == 1:
+            assert bends  # the single column needs them
+        inputs, outputs = set(dag.inputs.tolist()), set(dag.outputs.tolist())
+        for u, v in dag.edges().tolist():
+            corners = np.array([xy[u], *bends.get((u, v), []), xy[v]])
+            path = np.concatenate([a + np.linspace(0, 1, 100)[:, None] * (b - a)
+                                   for a, b in itertools.pairwise(corners)])  # fmt: skip
+            assert all(0 <= x <= picture["width"] for x, _ in corners)
+            for w in set(range(dag.num_vertices)) - {u, v}:
+                gap = np.abs(path - xy[w])
+                if w in inputs:  # a square of half side 11 (explorer.js)
+                    assert gap.max(axis=1).min() > 11, (kind, n, d, u, v, w)
+                else:  # a circle of radius 11, an output's ring of radius 14.5
+                    radius = 14.5 if w in outputs else 11
+                    assert np.sqrt((gap**2).sum(axis=1)).min() > radius, (kind, n, d, u, v, w)
+
+
+def test_short_labels_fit_and_name_the_vertex():
+    """Each vertex's short label is at most SHORT_LABEL_CHARS characters and is its label's
+    head or the index part of it."""
+    from attnio.explorer.layout import SHORT_LABEL_CHARS
+
+    dag = builders.build("attention-backward", 2, 1)
+    picture = layout(dag)
+    assert len(picture["short"]) == dag.num_vertices
+    assert sum(bool(s) for s in picture["short"]) == dag.num_vertices  # all fit at n=2, d=1
+    for text, short in zip(dag.labels, picture["short"], strict=True):
+        assert len(short) <= SHORT_LABEL_CHARS
+        assert short in (text.split("=")[0], text.split("[", 1)[-1].split("]")[0], "")
+
+
+def test_the_offline_curve_spans_several_memory_sizes(small):
+    """An --html file written for one M still carries a Q(M) curve over CURVE_MIN_POINTS
+    sizes (as far as the DAG allows), containing that M."""
+    from attnio.explorer.offline import CURVE_MIN_POINTS, curve_range
+
+    for Ms in ([4], [26], [3], [4, 5]):
+        low, high = curve_range(small, Ms)
+        assert low <= min(Ms) and max(Ms) <= high
+        assert high - low + 1 == CURVE_MIN_POINTS
+        assert small.dag.min_memory <= low and high <= small.max_memory

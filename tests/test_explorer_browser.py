@@ -8,6 +8,7 @@ the folder ``ATTNIO_SCREENSHOTS`` names.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -313,7 +314,61 @@ def test_offline_file_works_from_file_url(browser, small, offline_file, screens)
     text = _wait_text(browser, "optimum", lambda t: "Q(M=5)" in t)
     assert text.endswith(f"= {small.solve(5, 'standard', 'exact')['io']}")
     assert browser.find_elements(By.CSS_SELECTOR, "[data-role=curve-svg] circle")
-    assert "dense-forward-compulsory" in _text(browser, "bounds")
+    assert "Compulsory I/O" in _text(browser, "bounds")
+
+
+def test_what_a_reader_sees_in_the_bounds_panel_and_the_curve(browser, small, tmp_path, screens):
+    """A file written for one M: the bounds panel shows the tables' labels, typeset formulas
+    (SVG, no ``**`` or ``sqrt(`` code, no record ids), "vacuous here" for the negative
+    large-cache bound, "applies only when" with a typeset condition; the Q(M) plot spans
+    several M, has a y-axis label, integer 1-2-5 ticks, one legend entry per drawn thing
+    and the note on the algorithms' counts; vertices carry short labels."""
+    from attnio.bounds import catalog
+
+    path = tmp_path / "one-M.html"
+    path.write_text(offline_page(small, [4]), encoding="utf-8")
+    browser.get(path.as_uri())
+    WebDriverWait(browser, WAIT).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, "[data-role=curve-svg]")
+        and d.find_elements(By.CSS_SELECTOR, "[data-role=bound-row]")
+    )
+    bounds = _text(browser, "bounds")
+    for bound in catalog():
+        assert bound.name not in bounds
+    assert "**" not in bounds and "sqrt(" not in bounds and "d**2" not in bounds
+    rows = browser.find_elements(By.CSS_SELECTOR, "[data-role=bound-row]")
+    labels = [r.find_element(By.CSS_SELECTOR, "[data-role=bound-label]").text for r in rows]
+    assert "Explicit lower bound, large cache" in labels and "FlashAttention, exact" in labels
+    for row in rows:
+        assert row.find_elements(By.CSS_SELECTOR, "[data-role=bound-formula] svg")
+    by_label = dict(zip(labels, rows, strict=True))
+    value = by_label["Explicit lower bound, large cache"].find_element(
+        By.CSS_SELECTOR, "[data-role=bound-value]"
+    )
+    assert value.text.startswith("vacuous here")
+    small_cache = by_label["Explicit lower bound, small cache"].find_element(
+        By.CSS_SELECTOR, "[data-role=bound-value]"
+    )
+    assert small_cache.text.startswith("applies only when")
+    assert small_cache.find_elements(By.CSS_SELECTOR, "svg")
+    ticks = [int(t.text) for t in browser.find_elements(By.CSS_SELECTOR, "[data-role=y-tick]")]
+    step = ticks[1] - ticks[0]
+    assert ticks[0] == 0 and all(b - a == step for a, b in itertools.pairwise(ticks))
+    assert step / 10 ** (len(str(step)) - 1) in (1, 2, 5)
+    xs = browser.find_elements(By.CSS_SELECTOR, "[data-role=x-tick]")
+    assert len(xs) >= 6
+    assert "I/O Q" in browser.find_element(By.CSS_SELECTOR, "[data-role=y-label]").text
+    legend = [t.text for t in browser.find_elements(By.CSS_SELECTOR, "[data-role=legend-entry]")]
+    curve = small.curve("standard", 3, 10)
+    drawn = [s for s in curve["bounds"] if any(v is not None and v > 0 for v in s["values"])]
+    expected = len(drawn) + any(p["optimal"] for p in curve["points"]) + any(
+        not p["optimal"] for p in curve["points"]
+    )
+    assert len(legend) == expected and "Compulsory I/O" in legend
+    assert "schedules, written for large n" in _text(browser, "curve-note")
+    shorts = browser.find_elements(By.CSS_SELECTOR, "[data-role=dag] text.ax-short")
+    assert len(shorts) == len(small.dag.labels)
+    _keep(browser, screens, "reader-one-M.png")
 
 
 def test_hover_slider_play_and_keys(browser, small, offline_file):

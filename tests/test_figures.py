@@ -67,7 +67,7 @@ def test_log_axes_show_no_negative_or_out_of_condition_point(io_data) -> None:
         drawn = [(x, y) for x, y in zip(xs, ys, strict=True) if not math.isnan(y)]
         assert all(y > 0 and math.isfinite(y) for _, y in drawn), line.get_label()
         record = line.get_gid()
-        if record is None or not drawn:
+        if record is None or record.startswith("series-") or not drawn:
             continue
         bound = get(record)
         for x, _ in drawn:
@@ -94,10 +94,115 @@ def test_legend_uses_readers_labels(io_data) -> None:
     assert not any("-" in t and t.islower() for t in texts)
 
 
-@pytest.mark.parametrize(("width", "inches"), [("one", 3.3), ("two", 7.0)])
+@pytest.mark.parametrize(("width", "inches"), [("one", 3.05), ("two", 6.25)])
 def test_widths(io_data, width: str, inches: float) -> None:
-    """The figure is 3.3 in wide for one column and 7 in for two."""
+    """The figure is 3.05 in wide for one column and 6.25 in across two."""
     assert draw(io_data, width).get_size_inches()[0] == pytest.approx(inches)
+
+
+def _dash_word(line) -> str:
+    """Name a drawn line's dash pattern from the pattern itself (independent of the code that
+    chose it): solid, dashed, dotted, long-dashed, dash-dotted or dash-dot-dotted."""
+    if line.get_linestyle() in ("None", "none", " ", ""):
+        return "none"
+    _, pattern = line._unscaled_dash_pattern  # what matplotlib strokes
+    if not pattern:
+        return "solid"
+    on = pattern[0::2]
+    if len(pattern) == 2:
+        if on[0] <= 1.5:
+            return "dotted"
+        return "long-dashed" if on[0] >= 8 else "dashed"
+    dots = sum(1 for length in on if length <= 1.5)
+    return {1: "dash-dotted", 2: "dash-dot-dotted"}[dots]
+
+
+@pytest.fixture(scope="module")
+def backward_data():
+    """A backward figure: two algorithms and two lower bounds."""
+    return algorithm_figure(["flash", "tiled-backward"], "backward", 64, 8, 16, 2048, points=5)
+
+
+@pytest.mark.parametrize("which", ["io_data", "pebbling_data", "backward_data"])
+def test_caption_describes_each_drawn_line_by_its_drawn_style(which, request) -> None:
+    """For every lower bound drawn, the caption names that bound's label with the word for
+    the dash pattern matplotlib actually strokes; it names no lower bound that is not drawn
+    and mentions no style ("dashed", "dotted", ...) that no drawn line has."""
+    data = request.getfixturevalue(which)
+    fig = draw(data, "one")
+    caption = data.caption()
+    lines = {line.get_gid(): line for line in fig.axes[0].get_lines() if line.get_gid()}
+    drawn = [s for s in data.series if s.kind == "lower"]
+    assert drawn, "the figure should draw a lower bound"
+    lower_text = caption.split("Lower bounds: ", 1)[1].split(".", 1)[0]
+    for series in drawn:
+        word = _dash_word(lines[series.record])
+        assert f"grey {word} line, {series.label}" in lower_text, (word, series.label)
+    assert lower_text.count("grey ") == len(drawn)
+    words = {_dash_word(line) for line in lines.values()}
+    for word in ("dashed", "dotted", "dash-dotted", "long-dashed", "dash-dot-dotted"):
+        said = f" {word} " in caption.replace("grey dotted vertical", "")
+        assert not said or word in words, f"caption says {word!r}; nothing is drawn so"
+    if any(s.kind == "heuristic" for s in data.series):
+        heuristic = next(line for gid, line in lines.items() if gid.startswith("series-heuristic"))
+        assert f"squares on a {_dash_word(heuristic)} line" in caption
+    if any(s.kind == "exact" for s in data.series):
+        exact = next(line for gid, line in lines.items() if gid.startswith("series-exact"))
+        assert f"filled circles on a {_dash_word(exact)} line" in caption
+
+
+def test_caption_of_a_figure_without_lower_bounds_says_none() -> None:
+    """A pebbling figure where no lower bound is drawn never says "Lower bounds" or "dashed"."""
+    data = pebbling_figure("attention-forward", 1, 1, [3, 4], heuristic="belady")
+    data = type(data)(data.pass_, data.n, data.d,
+                      tuple(s for s in data.series if s.kind != "lower"), log=False)  # fmt: skip
+    caption = data.caption()
+    assert "Lower bounds" not in caption and "dashed" not in caption
+
+
+def test_legends_and_tables_use_the_same_label_for_a_record(io_data) -> None:
+    """Each drawn catalog record's legend entry is its reader's label, the one the LaTeX
+    table's row shows (a dagger marks a reconstructed one, as the table's evidence column)."""
+    from attnio.bounds.labels import label
+    from attnio.bounds.render import render_latex
+
+    fig = draw(io_data, "one")
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    for series in io_data.series:
+        if series.kind != "lower":
+            continue
+        bound = get(series.record)
+        name = label(bound)
+        assert series.label.removesuffix(r"$^\dagger$") == name
+        assert series.label in legend
+        assert render_latex([bound], "name").count(name.replace("Attention", r"\-Attention")) == 1
+
+
+def test_figures_fit_a_default_two_column_article(io_data, tmp_path) -> None:
+    """Both widths, included at their natural size (one column: figure; two: figure*), make
+    no overfull box in LaTeX's default two-column article, on letter and A4 paper."""
+    import shutil
+    import subprocess
+
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex is not installed (apt: texlive-latex-base)")
+    save(draw(io_data, "one"), tmp_path / "one.pdf")
+    save(draw(io_data, "two"), tmp_path / "two.pdf")
+    for paper in ("letterpaper", "a4paper"):
+        document = (
+            rf"\documentclass[twocolumn,{paper}]{{article}}"
+            "\n\\usepackage{graphicx}\n\\begin{document}\n"
+            "\\begin{figure}\\includegraphics{one.pdf}\\caption{One column.}\\end{figure}\n"
+            "\\begin{figure*}\\includegraphics{two.pdf}\\caption{Two.}\\end{figure*}\n"
+            "Text.\\clearpage\n\\end{document}\n"
+        )
+        (tmp_path / f"{paper}.tex").write_text(document, encoding="utf-8")
+        run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
+                              f"{paper}.tex"], cwd=tmp_path, capture_output=True, text=True,
+                             timeout=120, check=False)  # fmt: skip
+        assert run.returncode == 0, run.stdout[-2000:]
+        log = (tmp_path / f"{paper}.log").read_text(errors="replace")
+        assert "Overfull" not in log and "Float too large" not in log, paper
 
 
 @pytest.mark.parametrize("suffix", [".pdf", ".png", ".svg"])

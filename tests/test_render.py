@@ -12,6 +12,7 @@ import pytest
 import sympy as sp
 
 from attnio.bounds import FilterError, catalog, render
+from attnio.bounds.citations import bibtex
 from attnio.bounds.errors import SreprError
 from attnio.bounds.render import (
     LATEX_COLUMNS,
@@ -206,7 +207,8 @@ def test_block_sizes_are_named_once_and_defined() -> None:
     tex = render_latex(bounds, "name,explicit")
     for k in range(1, len(names) + 1):
         assert f"$b_{{{k}}} = " in tex
-    assert r"\lfloor" not in tex.split(r"\begin{tabular}")[1]
+    for table in tex.split(r"\begin{tabular}")[1:]:
+        assert r"\lfloor" not in table.split(r"\end{tabular}")[0]
 
 
 def test_bad_columns_and_layouts_are_refused() -> None:
@@ -349,3 +351,60 @@ def test_unknown_format_is_refused() -> None:
     """render() with an unknown format raises FilterError listing the formats."""
     with pytest.raises(FilterError, match="markdown, latex, json"):
         render(catalog(), "html")
+
+
+def test_captions_define_every_symbol_beyond_n_d_m() -> None:
+    """Each table's caption says what each symbol its rows use beyond n, d and M means
+    (Z, Z_in, Z_QK, s, s_c, r, g, B, epsilon)."""
+    from attnio.bounds import symbols
+    from attnio.bounds.render import _sided
+
+    for layout in ("table", "longtable"):
+        tex = render_latex(catalog(), None, layout)
+        groups = _sided(catalog()) if layout == "table" else [(None, catalog())]
+        captions = re.findall(r"\\caption\{(.*)\}\\label", tex)
+        assert len(captions) == len(groups)
+        for caption, (_, rows) in zip(captions, groups, strict=True):
+            used = {name for bound in rows for name in bound.parameters} - {"n", "d", "M"}
+            for name in used:
+                sign = latex_math(symbols.ALL[name])
+                assert f"${sign}$ is {symbols.MEANINGS[name]}" in caption, (name, caption[:80])
+
+
+def test_label_prefix_lets_two_sets_of_tables_share_a_paper(tmp_path: pathlib.Path, capsys) -> None:
+    """`attnio table --label` renames every \\label, so two sets of tables compile in one
+    document without a multiply-defined label; the default keeps tab:attnio-..."""
+    from attnio.cli import main
+
+    assert main(["table", "--format", "latex", "--regime", "dense"]) == 0
+    first = capsys.readouterr().out
+    assert main(["table", "--format", "latex", "--regime", "dense", "--label", "tab:again"]) == 0
+    second = capsys.readouterr().out
+    assert r"\label{tab:attnio-dense-forward-lower}" in first
+    assert r"\label{tab:again-dense-forward-lower}" in second and "tab:attnio" not in second
+    assert main(["table", "--format", "markdown", "--label", "tab:x"]) == 2
+    assert main(["table", "--format", "latex", "--label", "tab:a b"]) == 2
+    capsys.readouterr()
+    if shutil.which("pdflatex") is None:
+        return
+    (tmp_path / "refs.bib").write_text(bibtex(), encoding="utf-8")
+    (tmp_path / "t.tex").write_text(first.split("\n", 1)[1] + second.split("\n", 1)[1])
+    log = _pdflatex(tmp_path, "twice", _article("twocolumn", "", r"\input{t.tex}"), bib=True)
+    assert "multiply defined" not in log
+    _assert_fits(log)
+
+
+def test_bibtex_keeps_the_capitals_of_names(tmp_path: pathlib.Path) -> None:
+    """Through BibTeX's plain style (which lower-cases titles), FlashAttention, Flash
+    Attention, I/O and attnio keep their letters: they are protected with braces."""
+    if shutil.which("bibtex") is None:
+        pytest.skip("bibtex is not installed (apt: texlive-binaries)")
+    (tmp_path / "refs.bib").write_text(bibtex(), encoding="utf-8")
+    (tmp_path / "cite.aux").write_text(
+        "\\relax\n\\citation{*}\n\\bibstyle{plain}\n\\bibdata{refs}\n", encoding="utf-8"
+    )
+    subprocess.run(["bibtex", "cite"], cwd=tmp_path, capture_output=True, timeout=60, check=True)
+    bbl = " ".join((tmp_path / "cite.bbl").read_text(encoding="utf-8").split())
+    for phrase in ("{FlashAttention}:", "{FlashAttention-2}:", "{Flash Attention}?", "{I/O}",
+                   "{attnio}:"):  # fmt: skip
+        assert phrase in bbl, phrase

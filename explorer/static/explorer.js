@@ -283,6 +283,14 @@ function html(tag, attrs = {}, parent = null, text = null) {
   return node;
 }
 
+// A tick step for an axis up to about 4 * rough: 1, 2 or 5 times a power of ten, at least 1.
+export function niceStep(rough) {
+  if (!(rough > 1)) return 1;
+  const power = 10 ** Math.floor(Math.log10(rough));
+  for (const m of [1, 2, 5, 10]) if (m * power >= rough) return m * power;
+  return 10 * power;
+}
+
 function describeMove(dag, op, vertex) {
   const rule = { load: "R1", store: "R2", compute: "R3", delete: "R4" }[op];
   const cost = op === "load" || op === "store" ? "cost 1" : "free";
@@ -479,9 +487,17 @@ class Explorer {
       t.textContent = row.title;
     }
     const edges = svg("g", { class: "ax-edges" }, root);
+    const bends = new Map((lay.bends || []).map(([u, v, path]) => [`${u},${v}`, path]));
     this.dag.preds.forEach((preds, v) => {
       for (const p of preds) {
-        svg("line", { x1: lay.x[p], y1: lay.y[p], x2: lay.x[v], y2: lay.y[v] }, edges);
+        const path = bends.get(`${p},${v}`);
+        if (path) {
+          // through the gaps of the rows it crosses, never through a vertex (explorer/layout.py)
+          const d = `M${lay.x[p]},${lay.y[p]} ` + path.map(([x, y]) => `L${x},${y} `).join("") + `L${lay.x[v]},${lay.y[v]}`;
+          svg("path", { d, "data-edge": `${p},${v}` }, edges);
+        } else {
+          svg("line", { x1: lay.x[p], y1: lay.y[p], x2: lay.x[v], y2: lay.y[v], "data-edge": `${p},${v}` }, edges);
+        }
       }
     });
     const outputs = new Set(this.dag.outputs);
@@ -492,6 +508,11 @@ class Explorer {
       if (this.dag.preds[v].length === 0) svg("rect", { x: "-11", y: "-11", width: "22", height: "22", rx: "3", class: "ax-body" }, g);
       else svg("circle", { r: "11", class: "ax-body" }, g);
       if (outputs.has(v)) svg("circle", { r: "14.5", class: "ax-out" }, g);
+      const short = lay.short ? lay.short[v] : "";
+      if (short) {
+        const text = svg("text", { x: "0", y: "-19", class: "ax-short", "text-anchor": "middle" }, g);
+        text.textContent = short;
+      }
       const title = svg("title", {}, g);
       title.textContent = label;
       g.addEventListener("mouseenter", () => {
@@ -774,67 +795,95 @@ class Explorer {
       this.boundsTable.textContent = "no catalog records for a graph file (its regime is unknown); compulsory I/O " + reply.compulsory;
       return;
     }
+    const formulas = this.data.formulas || {};
+    const math = (parent, svgs, joiner = ", ") => {
+      svgs.forEach((markup, i) => {
+        if (i) html("span", {}, parent, joiner);
+        // typeset on the Python side (explorer/formula.py): trusted SVG, no script
+        const box = html("span", { class: "ax-math-box" }, parent);
+        box.innerHTML = markup;
+      });
+    };
     const table = html("table", {}, this.boundsTable);
     const head = html("tr", {}, table);
-    for (const h of ["record", "kind", "evidence", `at M=${reply.M}`, "statement"]) html("th", {}, head, h);
+    for (const h of ["bound", "kind", "evidence", `at M=${reply.M}`, "statement"]) html("th", {}, head, h);
     for (const row of rows) {
-      const tr = html("tr", { class: `ax-kind-${row.kind}` }, table);
-      const name = html("td", { title: row.source }, tr, row.name);
-      if (row.algorithm) name.textContent += ` (${row.algorithm})`;
-      html("td", {}, tr, row.kind === "upper" && row.algorithm ? "algorithm count" : row.kind);
+      const typeset = formulas[row.name] || { label: row.label, statement: [], conditions: [] };
+      const tr = html("tr", { class: `ax-kind-${row.kind}`, "data-role": "bound-row" }, table);
+      html("td", { title: row.source, "data-role": "bound-label" }, tr, typeset.label);
+      const kind = row.count ? "algorithm's count" : row.kind === "upper" ? "algorithm, upper bound"
+        : row.kind === "tight" ? "optimum, up to constants" : "lower bound";
+      html("td", {}, tr, kind);
       html("td", { class: `ax-status-${row.status}` }, tr, row.status);
-      let value;
-      if (row.missing) value = `needs ${row.missing.join(", ")}`;
-      else if (row.applies === false) value = `does not apply (${row.conditions})`;
-      else if (row.value !== undefined) value = row.exact;
-      else value = "asymptotic only";
-      html("td", { class: "ax-value" }, tr, value);
-      html("td", { class: "ax-formula", title: row.source }, tr, row.explicit ? row.explicit : row.notation);
+      const value = html("td", { class: "ax-value", "data-role": "bound-value" }, tr);
+      if (row.missing) value.textContent = `needs ${row.missing.join(", ")} (not fixed by this DAG)`;
+      else if (row.applies === false) {
+        value.classList.add("ax-muted");
+        html("span", {}, value, "applies only when ");
+        math(value, typeset.conditions, " and ");
+      } else if (row.applies === null) value.textContent = row.note || "undecided here";
+      else if (row.value !== undefined && row.vacuous) {
+        value.classList.add("ax-muted");
+        value.textContent = row.value <= 0
+          ? `vacuous here (${row.exact} ≤ 0)`
+          : `vacuous here (${row.exact} < compulsory I/O ${reply.compulsory})`;
+      } else if (row.value !== undefined) value.textContent = row.exact;
+      else value.textContent = "asymptotic only";
+      const formula = html("td", { class: "ax-formula", title: row.source, "data-role": "bound-formula" }, tr);
+      math(formula, typeset.statement, " ");
     }
   }
 
   drawCurve(reply) {
     this.curveBox.textContent = "";
     const points = reply.points;
-    const width = 620, height = 300, left = 44, right = 250, top = 14, bottom = 36;
+    const width = 640, height = 310, left = 58, right = 250, top = 14, bottom = 40;
     const Ms = points.map((p) => p.M);
+    const drawn = reply.bounds.map((s) => ({ ...s, values: s.values.map((v) => (v !== null && v > 0 ? v : null)) }))
+      .filter((s) => s.values.some((v) => v !== null));
     const values = points.flatMap((p) => [p.upper, p.lower]);
-    for (const s of reply.bounds) for (const v of s.values) if (v !== null && v > 0) values.push(v);
-    const ymax = Math.max(1, ...values) * 1.08;
+    for (const s of drawn) for (const v of s.values) if (v !== null) values.push(v);
+    const step = niceStep(Math.max(1, ...values) / 4);
+    const ymax = Math.ceil(Math.max(1, ...values) / step) * step;
     const xmin = Math.min(...Ms), xmax = Math.max(...Ms);
     const X = (M) => left + (xmax === xmin ? 0.5 : (M - xmin) / (xmax - xmin)) * (width - left - right);
     const Y = (v) => height - bottom - (v / ymax) * (height - top - bottom);
     const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, class: "ax-plot", "data-role": "curve-svg", width: String(width) }, this.curveBox);
     svg("line", { x1: left, y1: Y(0), x2: width - right, y2: Y(0), class: "ax-axis" }, root);
     svg("line", { x1: left, y1: Y(0), x2: left, y2: top, class: "ax-axis" }, root);
-    for (const M of Ms) {
-      const t = svg("text", { x: X(M), y: height - bottom + 16, class: "ax-tick", "text-anchor": "middle" }, root);
+    const every = Math.max(1, Math.ceil(Ms.length / 12));
+    Ms.forEach((M, i) => {
+      if (i % every) return;
+      const t = svg("text", { x: X(M), y: height - bottom + 16, class: "ax-tick", "data-role": "x-tick", "text-anchor": "middle" }, root);
       t.textContent = String(M);
+    });
+    for (let v = 0; v <= ymax + 1e-9; v += step) {
+      const t = svg("text", { x: left - 6, y: Y(v) + 4, class: "ax-tick", "data-role": "y-tick", "text-anchor": "end" }, root);
+      t.textContent = String(v);
+      if (v > 0) svg("line", { x1: left, y1: Y(v), x2: width - right, y2: Y(v), class: "ax-grid" }, root);
     }
-    for (let k = 0; k <= 4; k++) {
-      const v = (ymax / 1.08) * k / 4;
-      const t = svg("text", { x: left - 6, y: Y(v) + 4, class: "ax-tick", "text-anchor": "end" }, root);
-      t.textContent = String(Math.round(v));
-    }
-    const xl = svg("text", { x: (left + width - right) / 2, y: height - 4, class: "ax-tick", "text-anchor": "middle" }, root);
-    xl.textContent = "M (red pebbles)";
+    const xl = svg("text", { x: (left + width - right) / 2, y: height - 6, class: "ax-axis-label", "text-anchor": "middle" }, root);
+    xl.textContent = "M (red pebbles = fast-memory words)";
+    const yl = svg("text", {
+      x: 14, y: (top + height - bottom) / 2, class: "ax-axis-label", "data-role": "y-label",
+      "text-anchor": "middle", transform: `rotate(-90 14 ${(top + height - bottom) / 2})`,
+    }, root);
+    yl.textContent = "I/O Q (words moved)";
     const palette = ["#7a5195", "#ef5675", "#ffa600", "#2f9e44", "#1c7ed6", "#868e96", "#d9480f"];
-    reply.bounds.forEach((series, i) => {
+    const legend = [];
+    drawn.forEach((series, i) => {
       const color = palette[i % palette.length];
       let path = "";
       series.values.forEach((v, j) => {
-        if (v === null || v < 0) return;
-        path += `${path && series.values[j - 1] !== null && series.values[j - 1] >= 0 ? "L" : "M"}${X(Ms[j])},${Y(v)} `;
+        if (v === null) return;
+        path += `${path && series.values[j - 1] !== null ? "L" : "M"}${X(Ms[j])},${Y(v)} `;
       });
-      if (path) svg("path", { d: path, class: `ax-series ax-${series.kind}`, stroke: color }, root);
+      svg("path", { d: path, class: `ax-series ax-${series.kind}`, stroke: color }, root);
       series.values.forEach((v, j) => {
-        if (v !== null && v >= 0) svg("circle", { cx: X(Ms[j]), cy: Y(v), r: "2.2", fill: color }, root);
+        if (v !== null) svg("circle", { cx: X(Ms[j]), cy: Y(v), r: "2.2", fill: color }, root);
       });
-      const ly = top + 12 + i * 16;
-      svg("line", { x1: width - right + 8, y1: ly - 4, x2: width - right + 26, y2: ly - 4, stroke: color, class: `ax-series ax-${series.kind}` }, root);
-      const t = svg("text", { x: width - right + 30, y: ly, class: "ax-legend-text" }, root);
-      t.textContent = `${series.name.replace(/^(dense|sparse|approximate)-/, "")} (${series.status})`;
-      svg("title", {}, t).textContent = `${series.name}: ${series.kind}, ${series.status}`;
+      const dagger = series.status === "reconstructed" ? " †" : "";
+      legend.push({ line: { stroke: color, cls: `ax-series ax-${series.kind}` }, text: series.label + dagger, title: `${series.kind}, ${series.status}` });
     });
     for (const p of points) {
       if (p.lower < p.upper) svg("line", { x1: X(p.M), y1: Y(p.lower), x2: X(p.M), y2: Y(p.upper), class: "ax-range" }, root);
@@ -842,11 +891,23 @@ class Explorer {
       const t = svg("title", {}, c);
       t.textContent = p.optimal ? `M=${p.M}: Q = ${p.upper} (proven)` : `M=${p.M}: ${p.lower} ≤ Q ≤ ${p.upper} (${p.method})`;
     }
-    const ly = top + 12 + reply.bounds.length * 16;
-    svg("circle", { cx: width - right + 17, cy: ly - 4, r: "4.5", class: "ax-opt" }, root);
-    svg("text", { x: width - right + 30, y: ly, class: "ax-legend-text" }, root).textContent = "Q(M) proven (exact)";
-    svg("circle", { cx: width - right + 17, cy: ly + 12, r: "4.5", class: "ax-heur" }, root);
-    svg("text", { x: width - right + 30, y: ly + 16, class: "ax-legend-text" }, root).textContent = "best found; bar: proven range";
+    if (points.some((p) => p.optimal)) legend.push({ dot: "ax-opt", text: "Q(M) proven optimal (exact)" });
+    if (points.some((p) => !p.optimal)) legend.push({ dot: "ax-heur", text: "best pebbling found; bar: proven range" });
+    legend.forEach((entry, i) => {
+      const ly = top + 12 + i * 16;
+      const g = svg("g", {}, root);
+      if (entry.title) svg("title", {}, g).textContent = entry.title;
+      if (entry.line) svg("line", { x1: width - right + 8, y1: ly - 4, x2: width - right + 26, y2: ly - 4, stroke: entry.line.stroke, class: entry.line.cls }, g);
+      else svg("circle", { cx: width - right + 17, cy: ly - 4, r: "4.5", class: entry.dot }, g);
+      const t = svg("text", { x: width - right + 30, y: ly, class: "ax-legend-text", "data-role": "legend-entry" }, g);
+      t.textContent = entry.text;
+    });
+    if (drawn.some((s) => s.count)) {
+      html("p", { class: "ax-note", "data-role": "curve-note" }, this.curveBox,
+        "The algorithms' counts are the I/O of their schedules, written for large n (tiles, " +
+        "online softmax on the two-level machine); on a DAG this small they sit far above " +
+        "the optimum Q(M), which is the least I/O of any pebbling of this DAG.");
+    }
   }
 
   key(event) {

@@ -1,0 +1,232 @@
+"""The tightness table: how far each dense cell's best exact count is from its derived lower bound.
+
+Two numbers per (cell, algorithm), both read from the catalog, never retyped:
+
+* the **ratio of leading terms**: the exact count over the best ``derived`` explicit
+  lower bound of the cell, with floors and ceilings dropped, in the limit n -> oo and
+  then (small cache) d -> oo and M -> oo: a sympy limit, computed here;
+* the **least constant C** that z3 proves for ``count <= C * max(derived lower bounds)``
+  over the cell with n >= d and M at least four times the schedule's least M (the
+  obligations ``tightness/table/*`` of :func:`attnio.proofs.generate.tightness_table`),
+  and the interval (refuted, proved] its search leaves. The search takes minutes, so its
+  outcome is recorded in ``tightness.json`` (shipped beside this module) by
+  ``python benchmarks/tightness.py --record``; ``tests/test_tightness.py`` checks that the
+  recording names exactly today's obligations and count expressions and, in the slow tier,
+  re-proves every recorded C.
+
+References
+----------
+proofs/derivations/lower-sharp.md (the sharp bounds), proofs/derivations/lower-large.md.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import sympy as sp
+
+from attnio.bounds import Cache, Kind, Status, catalog, get
+from attnio.bounds.symbols import M, d, n
+
+from .generate import tightness_table
+
+RECORDING = Path(__file__).parent / "tightness.json"
+"""The recorded outcome of the least-C search, one entry per tightness/table obligation."""
+
+COMMAND = "attnio prove --only '{name}'"
+"""How to reproduce one recorded constant."""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the tightness table.
+
+    Attributes
+    ----------
+    pass_, cache : str
+        The dense cell.
+    algorithm, count : str
+        The algorithm and its exact-count record.
+    lower : str
+        The derived lower bound the ratio is taken against (the one giving the least ratio).
+    ratio : sympy.Expr
+        Ratio of leading terms (a number, or an expression in d for the large cache).
+    constant : int or None
+        Least C z3 proved over the grid (None: not recorded for today's count).
+    refuted : int or None
+        The largest C the search refuted, so the least C lies in (refuted, constant].
+    obligation : str
+        The obligation whose search gave ``constant``.
+    """
+
+    pass_: str
+    cache: str
+    algorithm: str
+    count: str
+    lower: str
+    ratio: sp.Expr
+    constant: int | None
+    refuted: int | None
+    obligation: str
+
+    @property
+    def command(self) -> str:
+        """The command that reproduces ``constant``."""
+        return COMMAND.format(name=self.obligation)
+
+
+def _smooth(expr: sp.Expr) -> sp.Expr:
+    return expr.replace(sp.ceiling, lambda x: x).replace(sp.floor, lambda x: x)
+
+
+@functools.cache
+def leading_ratio(count: str, lower: str, cache: str) -> sp.Expr:
+    """Limit of count / lower: n -> oo, then (small cache) d -> oo, then M -> oo.
+
+    Examples
+    --------
+    >>> leading_ratio("row-streaming-forward-count", "dense-forward-lower-large-sharp", "large")
+    2 + 1/d
+    """
+    ratio = sp.limit(_smooth(get(count).explicit) / get(lower).explicit, n, sp.oo)
+    if cache == Cache.SMALL.value:
+        ratio = sp.limit(ratio, d, sp.oo)
+    return sp.simplify(sp.limit(ratio, M, sp.oo))
+
+
+def derived_lowers(pass_: str, cache: str) -> list[str]:
+    """The derived explicit lower bounds of a dense cell (what the table compares against)."""
+    return [
+        b.name
+        for b in catalog(regime="dense", pass_=pass_, kind=Kind.LOWER)
+        if b.status is Status.DERIVED
+        and b.explicit is not None
+        and b.cache.value in (cache, Cache.ANY.value)
+        and set(b.parameters) <= {"n", "d", "M"}
+    ]
+
+
+def _best(count: str, pass_: str, cache: str) -> tuple[str, sp.Expr]:
+    options = []
+    for lower in derived_lowers(pass_, cache):
+        ratio = leading_ratio(count, lower, cache)
+        if ratio.is_finite:
+            options.append((lower, ratio))
+
+    def size(option: tuple[str, sp.Expr]) -> float:
+        value = option[1]
+        return float(value.subs(d, 64)) if value.free_symbols else float(value)
+
+    return min(options, key=size)
+
+
+def recorded() -> dict[str, dict]:
+    """The recorded least-C search outcomes, by obligation name."""
+    return json.loads(RECORDING.read_text())["obligations"]
+
+
+def rows() -> list[Row]:
+    """The tightness table: one row per dense cell and compared algorithm."""
+    record = recorded()
+    found = []
+    for obligation in tightness_table():
+        _, _, pass_, cache, count = obligation.name.split("/")
+        algorithm = get(count).algorithm
+        lower, ratio = _best(count, pass_, cache)
+        entry = record.get(obligation.name)
+        fresh = entry is not None and entry["count"] == sp.srepr(get(count).explicit)
+        found.append(
+            Row(
+                pass_,
+                cache,
+                algorithm,
+                count,
+                lower,
+                ratio,
+                entry["constant"] if fresh else None,
+                entry["refuted"] if fresh else None,
+                obligation.name,
+            )
+        )
+    return found
+
+
+def render_tightness(table: list[Row], fmt: str = "markdown") -> str:
+    """The table as Markdown, LaTeX (booktabs) or JSON."""
+    if fmt == "json":
+        return (
+            json.dumps(
+                [
+                    {
+                        "pass": r.pass_,
+                        "cache": r.cache,
+                        "algorithm": r.algorithm,
+                        "count": r.count,
+                        "lower": r.lower,
+                        "ratio": str(r.ratio),
+                        "constant": r.constant,
+                        "refuted": r.refuted,
+                        "command": r.command,
+                    }
+                    for r in table
+                ],
+                indent=2,
+            )
+            + "\n"
+        )
+
+    def cell(r: Row) -> str:
+        return f"{r.pass_}, {'M >= d^2' if r.cache == 'large' else 'M < d^2'}"
+
+    def constant(r: Row) -> str:
+        if r.constant is None:
+            return "not recorded"
+        return f"{r.constant} (least C in ({r.refuted}, {r.constant}])"
+
+    if fmt == "latex":
+        lines = [
+            r"\begin{table}[tbp]",
+            r"\centering",
+            r"\footnotesize",
+            r"\caption{Exact I/O counts against attnio's derived lower bounds, per dense cell: "
+            r"the ratio of leading terms ($n \to \infty$, then $d \to \infty$ in the small cache, "
+            r"then $M \to \infty$) and the least $C$ proved by z3 for count $\leq C \cdot$ lower "
+            r"bound over $n \geq d$ and $M$ at least four times the schedule's least $M$.}",
+            r"\label{tab:attnio-tightness}",
+            r"\begin{tabular}{@{}llll@{}}",
+            r"\toprule",
+            r"cell & algorithm & leading ratio & $C$ proved \\",
+            r"\midrule",
+        ]
+        for r in table:
+            cache = r"$M \geq d^{2}$" if r.cache == "large" else r"$M < d^{2}$"
+            proved = "--" if r.constant is None else f"{r.constant} $({r.refuted}, {r.constant}]$"
+            lines.append(
+                f"{r.pass_}, {cache} & {r.algorithm} & ${sp.latex(r.ratio)}$ & {proved} \\\\"
+            )
+        lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+        return "\n".join(lines) + "\n"
+    out = [
+        "| cell | algorithm | against | ratio of leading terms | C proved | reproduce |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in table:
+        out.append(
+            f"| {cell(r)} | {r.algorithm} | {r.lower} | {sp.sstr(r.ratio)} | {constant(r)} | "
+            f"`{r.command}` |"
+        )
+    return "\n".join(out) + "\n"
+
+
+__all__ = [
+    "RECORDING",
+    "Row",
+    "derived_lowers",
+    "leading_ratio",
+    "recorded",
+    "render_tightness",
+    "rows",
+]
