@@ -21,14 +21,14 @@ def _claim(**fields: str):
 
 def test_new_derived_records_are_picked_up(monkeypatch) -> None:
     """The lemmas are read from the catalog when the check runs: a derived lower record
-    added to it (here a planted n^2 / M, for the test only) proves a claim it implies,
+    added to it (here a planted n^3 / M, for the test only) proves a claim it implies,
     which no record proved before."""
-    claim = _claim(expression="n**2/(2*M)")
+    claim = _claim(expression="n**3/(2*M)")
     (before,) = proof_evidence(claim)
     assert before.verdict == "unknown"
     module = importlib.import_module("attnio.bounds.catalog")
     planted = dataclasses.replace(get("dense-forward-compulsory"), name="planted-lower",
-                                  explicit=n**2 / M, asymptotic=n**2 / M)  # fmt: skip
+                                  explicit=n**3 / M, asymptotic=n**3 / M)  # fmt: skip
     monkeypatch.setattr(module, "_CATALOG", (*module._CATALOG, planted))
     (after,) = proof_evidence(claim)
     assert after.verdict == "proved" and "planted-lower" in after.against
