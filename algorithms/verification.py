@@ -141,6 +141,128 @@ def check_counts_equal_closed_forms() -> tuple[bool | None, str]:
     return (not bad), "; ".join(bad[:3]) or f"{compared} runs equal their closed form, peak <= M"
 
 
+BREAKPOINT_SIZES = ((5, 2), (13, 3))
+"""(n, d) at which every count record's breakpoints in M are found and simulated around."""
+
+BREAKPOINT_MEMORIES = (29, 97)
+"""M at which every count record's breakpoints in n (1 <= n <= :data:`BREAKPOINT_MAX_N`)
+are found and simulated around, at each d of :data:`BREAKPOINT_SIZES`."""
+
+BREAKPOINT_MAX_N = 24
+"""Largest n scanned for breakpoints in n."""
+
+
+def _switches(expr: sp.Expr) -> list[sp.Basic]:
+    """The parts of ``expr`` whose value jumps: floors, ceilings, the conditions of each
+    Piecewise, and the comparisons that decide each Min and Max."""
+    parts: list[sp.Basic] = [*expr.atoms(sp.floor), *expr.atoms(sp.ceiling)]
+    for piecewise in expr.atoms(sp.Piecewise):
+        parts.extend(cond for _, cond in piecewise.args if cond not in (sp.true, sp.false))
+    for extremum in (*expr.atoms(sp.Min), *expr.atoms(sp.Max)):
+        parts.extend(sp.Le(a, b) for a, b in itertools.combinations(extremum.args, 2))
+    return parts
+
+
+def breakpoints(expr: sp.Expr, variable: sp.Symbol, fixed: dict, lo: int, hi: int) -> list[int]:
+    """The values v in (lo, hi] where some jumping part of ``expr`` (:func:`_switches`)
+    differs between ``variable = v - 1`` and ``v``, the other symbols set to ``fixed``.
+
+    The parts are evaluated in floating point: a breakpoint found or missed only changes
+    which points are simulated, never a comparison, which stays exact.
+
+    Examples
+    --------
+    >>> from attnio.bounds.symbols import M, d
+    >>> breakpoints(sp.floor(M / (5 * d)) + sp.Piecewise((1, M < 12), (0, True)), M, {d: 2}, 1, 30)
+    [10, 12, 20, 30]
+    """
+    parts = [part.subs(fixed) for part in _switches(expr)]
+    parts = [part for part in parts if part.free_symbols <= {variable}]
+    if not parts:
+        return []
+    functions = [sp.lambdify(variable, part, modules=["math"]) for part in parts]
+
+    def evaluate(value: int) -> tuple:
+        out = []
+        for function in functions:
+            try:
+                out.append(function(value))
+            except (ZeroDivisionError, ValueError, OverflowError):
+                out.append(None)  # undefined here (a block of size 0): a value of its own
+        return tuple(out)
+
+    found, previous = [], evaluate(lo)
+    for value in range(lo + 1, hi + 1):
+        current = evaluate(value)
+        if current != previous:
+            found.append(value)
+        previous = current
+    return found
+
+
+def _breakpoint_points() -> Iterator[tuple[str, str, int, int, int, dict, str]]:
+    """(algorithm, pass, n, d, M, options, where) around every breakpoint of each count record."""
+    from attnio.bounds.symbols import M, d, n, r
+
+    for name, algo in ALGORITHMS.items():
+        options: dict = {}
+        if algo.regime is Regime.SPARSE:
+            options["block_density"] = 0.4
+        for pass_, record_name in algo.counts.items():
+            record = get(record_name)
+            expr = sp.Piecewise((record.explicit, record.conditions), (0, True))
+            for n_, d_ in BREAKPOINT_SIZES:
+                fixed = {n: n_, d: d_}
+                if algo.regime is Regime.APPROXIMATE:
+                    options = {"degree": 2}
+                    fixed[r] = math.comb(d_ + 2, 2)
+                hi = (10 * d_ + 2) * (n_ + 1) + 4 * fixed.get(r, 0) * (d_ + 2)
+                for b in breakpoints(expr, M, fixed, 1, hi):
+                    for m in (b - 1, b, b + 1):
+                        yield name, pass_, n_, d_, m, options, f"M breakpoint {b}"
+                for m in BREAKPOINT_MEMORIES:
+                    fixed_m = {d: d_, M: m}
+                    if algo.regime is Regime.APPROXIMATE:
+                        fixed_m[r] = fixed[r]
+                    for b in breakpoints(expr, n, fixed_m, 1, BREAKPOINT_MAX_N):
+                        for k in (b - 1, b, b + 1):
+                            yield name, pass_, k, d_, m, options, f"n breakpoint {b}"
+
+
+def check_counts_at_breakpoints() -> tuple[bool | None, str]:
+    """Counting-mode I/O equals every count record at and around each breakpoint in M and n.
+
+    A breakpoint is where a floor, a ceiling, a Piecewise condition or a Min / Max of the
+    record (or the record's own conditions) changes value; the grid of
+    ``counts_equal_closed_forms`` may step over one, so an off-by-one in a threshold would
+    pass there. Each breakpoint b is simulated at b - 1, b and b + 1.
+    """
+    seen: set[tuple] = set()
+    compared, bad = 0, []
+    for name, pass_, n_, d_, m, options, why in _breakpoint_points():
+        key = (name, pass_, n_, d_, m)
+        if key in seen or n_ < 1 or m < 1:
+            continue
+        seen.add(key)
+        try:
+            run = simulate(name, pass_, n_, d_, m, numeric=False, **options)
+        except BlocksDoNotFitError:
+            continue  # below the algorithm's minimum: refused, as documented
+        closed = closed_form(run)
+        where = f"{name} {pass_} n={n_} d={d_} M={m} ({why})"
+        if closed is None:
+            bad.append(f"{where}: {run.record} does not apply or is not an integer here")
+            continue
+        compared += 1
+        if run.counts.io != closed:
+            bad.append(f"{where}: measured {run.counts.io}, {run.record} = {closed}")
+    if compared == 0:
+        return False, "no run at a breakpoint: the check would be vacuous"
+    return (not bad), "; ".join(bad[:3]) or (
+        f"{compared} runs at and around the breakpoints of every count record equal it"
+    )
+
+
 def check_derived_counts_reproduced() -> tuple[bool | None, str]:
     """Every derived upper record with an algorithm is a count the machine reproduced on the grid.
 
@@ -328,6 +450,7 @@ def check_shapes() -> tuple[bool | None, str]:
 
 CHECKS: tuple[Check, ...] = (
     check_counts_equal_closed_forms,
+    check_counts_at_breakpoints,
     check_derived_counts_reproduced,
     check_numeric_mode,
     check_counts_above_lower_bounds,
@@ -336,4 +459,11 @@ CHECKS: tuple[Check, ...] = (
 )
 """The algorithms' checks, in the order ``attnio verify`` runs them."""
 
-__all__ = ["CHECKS", "TIGHT_FACTORS", "growth_ratio", "measured_crossover", "memories"]
+__all__ = [
+    "CHECKS",
+    "TIGHT_FACTORS",
+    "breakpoints",
+    "growth_ratio",
+    "measured_crossover",
+    "memories",
+]

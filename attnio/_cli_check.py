@@ -17,7 +17,9 @@ EXIT_REFUTED = 1
 
 _STYLE = {
     "refuted": "bold red",
-    "proved-against-catalog": "bold green",
+    "proved": "bold green",
+    "implied-by-catalog": "green",
+    "consistent-with-catalog": "green",
     "consistent": "green",
     "unknown": "yellow",
 }
@@ -32,7 +34,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "cache, expression, conditions, algorithm, constant, ...) and check each claim with z3 "
         "against the catalog, with exact and heuristic pebblings of small attention DAGs, and "
         "with the two-level machine's counts at sampled sizes. Verdicts: refuted (a re-checked "
-        "counterexample), proved-against-catalog, consistent (not a proof), unknown "
+        "counterexample), proved (from derived catalog records, named), implied-by-catalog "
+        "(from records some only stated or reconstructed), consistent-with-catalog and "
+        "consistent (neither is a proof), unknown "
         "(docs/verdicts.md). Exit 0 when nothing is refuted, 1 when a claim is.",
         epilog="examples:\n"
         "  attnio check examples/claims.toml\n"
@@ -143,7 +147,7 @@ def _print(reports: list, verbose: bool) -> None:
                 )
     refuted = sum(report.refuted for report in reports)
     console.print(
-        f"{len(reports)} claim(s), {refuted} refuted. 'consistent' and "
-        "'proved-against-catalog' are not proofs of a claim; --verbose lists every check.",
+        f"{len(reports)} claim(s), {refuted} refuted. 'consistent-with-catalog' and "
+        "'consistent' are not proofs of a claim; --verbose lists every check.",
         soft_wrap=True,
     )

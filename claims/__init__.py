@@ -17,7 +17,8 @@ algorithms, proofs); none of them imports it.
 >>> check(claims, skip=("pebbling", "counting"))[0].verdict
 'refuted'
 
-The verdicts (``refuted``, ``proved-against-catalog``, ``consistent``, ``unknown``)
+The verdicts (``refuted``, ``proved``, ``implied-by-catalog``, ``consistent-with-catalog``,
+``consistent``, ``unknown``)
 are described in :mod:`attnio.claims.verdict`, what each kind of claim asserts in
 :mod:`attnio.claims.claim`.
 """

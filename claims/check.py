@@ -21,6 +21,7 @@ from .counting import counting_evidence
 from .errors import ClaimError
 from .obligations import BUDGET_MS, catalog_evidence, conditions_evidence
 from .pebbling import MAX_STATES, pebbling_evidence
+from .proof import proof_evidence
 from .verdict import ClaimReport, Evidence, verdict_of
 
 CHECKS = ("z3", "pebbling", "counting")
@@ -87,6 +88,7 @@ def check(
         evidence: list[Evidence] = [conditions[claim.name]]
         if "z3" not in skip:
             evidence.extend(catalog_evidence(claim, budget_ms))
+            evidence.extend(proof_evidence(claim, budget_ms))
         if "pebbling" not in skip:
             evidence.extend(pebbling_evidence(claim, max_states=max_states))
         if "counting" not in skip:

@@ -30,15 +30,31 @@ from attnio.bounds.symbols import ALL
 
 from .errors import ClaimError
 
+
+def _least_memory() -> int:
+    from attnio.pebble import builders
+
+    return min(builders.build(kind, 1, 1).min_memory for kind in builders.KINDS)
+
+
+LEAST_MEMORY: int = _least_memory()
+"""The least fast memory in which an attention computation can run at all: every builder
+DAG has vertices of in-degree 2, and computing one needs 3 red pebbles (docs/game.md, no
+sliding). Below it no pebbling exists, so Q is infinite: a lower bound holds there
+vacuously and an upper bound fails."""
+
 DOMAIN: dict[str, sp.Basic] = {
+    "M": ALL["M"] >= LEAST_MEMORY,
     "s": ALL["s"] <= 1,
     "s_c": ALL["s_c"] <= 1,
-    "Z": ALL["Z"] <= ALL["n"] ** 2,
+    "Z": sp.And(ALL["n"] <= ALL["Z"], ALL["Z"] <= ALL["n"] ** 2),
     "Z_QK": ALL["Z_QK"] <= ALL["n"] ** 2,
     "Z_in": ALL["Z_in"] <= ALL["n"] * ALL["d"],
 }
 """Relations every real instance satisfies, added to each check for the symbols it uses:
-densities at most 1, at most n^2 allowed pairs, at most nd input nonzeros."""
+a memory of at least :data:`LEAST_MEMORY` words, densities at most 1, between n and n^2
+allowed pairs (every row of a mask allows a key, docs/notation.md), at most nd input
+nonzeros. No check evaluates a claim outside them."""
 
 CACHE_CONDITION = {Cache.SMALL: SMALL_CACHE, Cache.LARGE: LARGE_CACHE, Cache.ANY: sp.true}
 """The relation a claim's ``cache`` adds to its conditions."""
@@ -73,6 +89,8 @@ class Claim:
                 f"not {self.bound.kind.value!r}"
             )
         object.__setattr__(self, "constant", constant)
+        if self.bound.algorithm is not None:
+            _check_algorithm(self.name, self.bound)
 
     @property
     def name(self) -> str:
@@ -110,10 +128,40 @@ class Claim:
             used |= {str(sym) for sym in expr.free_symbols}
         return tuple(DOMAIN[name] for name in sorted(used) if name in DOMAIN)
 
-    def holds_at(self, point: dict[str, object]) -> bool:
-        """Whether ``point`` lies inside the scope and the domain (sympy, exact)."""
-        subs = {ALL[name]: sp.nsimplify(value) for name, value in point.items() if name in ALL}
-        return all(relation.subs(subs) is sp.true for relation in (self.scope, *self.domain()))
+    def holds_at(self, point: dict[str, object], *, domain: bool = True) -> bool:
+        """Whether ``point`` lies inside the scope and (unless ``domain`` is False) the
+        :data:`DOMAIN` relations (sympy, exact)."""
+        subs = {ALL[name]: _exact(value) for name, value in point.items() if name in ALL}
+        relations = (self.scope, *self.domain()) if domain else (self.scope,)
+        return all(relation.subs(subs) is sp.true for relation in relations)
+
+
+def _check_algorithm(name: str, bound: Bound) -> None:
+    """Refuse an ``algorithm`` attnio does not have, or one of another regime or pass."""
+    from attnio.algorithms import ALGORITHMS
+
+    where = f"claim {name!r}: field 'algorithm'"
+    algorithm = ALGORITHMS.get(bound.algorithm)
+    if algorithm is None:
+        raise ClaimError(f"{where} = {bound.algorithm!r} is not one of: {', '.join(ALGORITHMS)}")
+    regime, pass_ = bound.regime.value, bound.pass_.value
+    same = [k for k, a in ALGORITHMS.items() if a.regime.value == regime and pass_ in a.runners]
+    if algorithm.regime.value != regime or pass_ not in algorithm.runners:
+        raise ClaimError(
+            f"{where} = {bound.algorithm!r} has no {regime} {pass_} pass (it is "
+            f"{algorithm.regime.value}, passes {', '.join(algorithm.runners)}); the {regime} "
+            f"{pass_} algorithms are: {', '.join(same) or 'none'}"
+        )
+
+
+def _exact(value: object) -> sp.Basic:
+    """``value`` as an exact sympy number: ints and sympy numbers as they are, floats and
+    text through :func:`sympy.nsimplify` (slow: it searches for a closed form)."""
+    if isinstance(value, sp.Basic):
+        return value
+    if isinstance(value, int):
+        return sp.Integer(value)
+    return sp.nsimplify(value)
 
 
 def as_claim(item: object) -> Claim:
@@ -128,4 +176,4 @@ def as_claim(item: object) -> Claim:
     )
 
 
-__all__ = ["CACHE_CONDITION", "DOMAIN", "Claim", "as_claim"]
+__all__ = ["CACHE_CONDITION", "DOMAIN", "LEAST_MEMORY", "Claim", "as_claim"]

@@ -10,18 +10,32 @@ every word moved:
 
 Sparse algorithms run on a seeded random block mask whose row- and column-weighted
 densities s, s_c and allowed pairs Z are computed from the mask itself; low-rank
-runs at degrees g = 1 and 2 with r = C(d + g, g). The grid is fixed, so the
+runs at degrees g = 1, 2 and 3 with r = C(d + g, g). The grid is fixed, so the
 verdicts are reproducible.
+
+An approximate algorithm refutes the lower side of an approximate claim only with an
+accuracy the claim admits. A low-rank forward run at degree g, for inputs whose Q and K
+entries lie in [-B, B], is within ``epsilon * max|V|`` of exact attention entrywise, with
+``epsilon`` the error bound of :mod:`attnio.algorithms.approximate` rounded up
+(:func:`guaranteed_error`); a degree too low for the score range has no finite bound and
+never refutes, and neither does the low-rank backward pass (the gradient of the
+approximate output, with no bound against exact gradients). The claim is evaluated at
+that B and epsilon (or a larger epsilon its conditions admit), and the refuting run is
+re-run on seeded numeric inputs, where its measured error must lie within its bound,
+before it is shown.
 """
 
 from __future__ import annotations
 
+import functools
+import math
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import sympy as sp
 
 from attnio.algorithms import ALGORITHMS, AlgorithmError, simulate
+from attnio.algorithms.approximate import approximate_exp
 from attnio.algorithms.machine import blocks
 from attnio.algorithms.masks import (
     block_mask,
@@ -30,7 +44,7 @@ from attnio.algorithms.masks import (
     random_block_mask,
     row_weighted_density,
 )
-from attnio.bounds import Kind
+from attnio.bounds import Kind, Regime
 from attnio.bounds.symbols import ALL
 
 from .claim import Claim
@@ -42,8 +56,62 @@ SIZES = ((1, 1), (2, 1), (3, 2), (8, 2), (16, 4), (37, 3), (64, 8))
 DENSITY = 0.5
 """Block density of the random masks of the sparse runs (seed 0)."""
 
-DEGREES = (1, 2)
+DEGREES = (1, 2, 3)
 """Polynomial degrees of the low-rank runs."""
+
+ENTRY_BOUNDS = (sp.Integer(1), sp.Rational(1, 2), sp.Rational(1, 4), sp.Rational(1, 8))
+"""Bounds B on the entries of Q and K at which a low-rank run's accuracy is stated: the
+score range is [-d B^2, d B^2], and a smaller B gives a smaller guaranteed error."""
+
+EPSILONS = (sp.Rational(1, 1000), sp.Rational(1, 100), sp.Rational(1, 10), sp.Rational(1, 2),
+            sp.Integer(1))  # fmt: skip
+"""Errors epsilon tried besides a run's guaranteed one: a run within its guarantee is within
+every larger epsilon, which a claim's conditions may require."""
+
+ACCURATE_PASSES = ("forward",)
+"""Passes whose low-rank runs carry an error bound against exact attention (the backward
+computes the gradient of the approximate output, with no bound against exact gradients)."""
+
+
+@functools.cache
+def guaranteed_error(d: int, degree: int, entry_bound: sp.Rational) -> sp.Rational | None:
+    """An upper bound on ``|O~ - O| / max|V|`` of low-rank attention at ``degree``.
+
+    It holds entrywise for every input whose Q and K entries lie in
+    ``[-entry_bound, entry_bound]``: the bound of
+    :meth:`attnio.algorithms.approximate.Approximation.output_bound` at ``max|V| = 1``
+    (the error scales with max|V|), raised by a relative 1e-9 against floating-point
+    rounding and rounded up to three significant digits. ``None`` where the degree is too
+    low for the score range ``[-d B^2, d B^2]`` and no finite bound exists.
+
+    Examples
+    --------
+    >>> guaranteed_error(4, 1, sp.Rational(1, 2)) is None      # range [-1, 1], degree 1
+    True
+    >>> guaranteed_error(4, 2, sp.Rational(1, 2))
+    89/100
+    """
+    radius = d * entry_bound**2
+    bound = approximate_exp(degree, float(radius)).output_bound(1.0)
+    if not math.isfinite(bound):
+        return None
+    value = bound * (1 + 1e-9)
+    exponent = math.floor(math.log10(value)) - 2
+    return sp.Rational(math.ceil(value / 10.0**exponent)) * sp.Rational(10) ** exponent
+
+
+def _accuracies(claim: Claim, point: dict) -> Iterator[dict]:
+    """The points of an approximate run at which the claim may be judged: each B of
+    :data:`ENTRY_BOUNDS` with a finite guaranteed error, at that error and at each larger
+    epsilon of :data:`EPSILONS`, inside the claim's scope."""
+    if claim.bound.pass_.value not in ACCURATE_PASSES:
+        return
+    for entry_bound in ENTRY_BOUNDS:
+        guarantee = guaranteed_error(point["d"], point["g"], entry_bound)
+        if guarantee is None:
+            continue
+        for epsilon in (guarantee, *(e for e in EPSILONS if e > guarantee)):
+            yield {**point, "B": entry_bound, "epsilon": epsilon, "guarantee": guarantee}
 
 
 def memories(n: int, d: int) -> list[int]:
@@ -53,7 +121,14 @@ def memories(n: int, d: int) -> list[int]:
     return sorted(v for v in values if v >= 1)
 
 
-def _runs(claim: Claim, names: list[str]) -> Iterator[tuple[str, dict, object, str]]:
+def _runs(
+    claim: Claim,
+    names: list[str],
+    judge_at: Callable[[Claim, dict], Iterable[dict]] | None = None,
+) -> Iterator[tuple[str, dict, object, str]]:
+    """(algorithm, point, counting run, command) at each grid point inside the claim's
+    scope; ``judge_at`` turns a run's point into the points the claim is judged at (the
+    accuracies of an approximate run), else the point itself."""
     pass_ = claim.bound.pass_.value
     for n, d in SIZES:
         for M in memories(n, d):
@@ -85,20 +160,24 @@ def _runs(claim: Claim, names: list[str]) -> Iterator[tuple[str, dict, object, s
                         for g in DEGREES
                     ]
                 for kwargs, extra, flags in options:
-                    point = {"n": n, "d": d, "M": M, **extra}
-                    if not set(claim.bound.parameters) <= set(point):
-                        continue
-                    if not claim.holds_at(point):
-                        continue
-                    try:
-                        run = simulate(name, pass_, n, d, M, numeric=False, **kwargs)
-                    except (AlgorithmError, ValueError):
-                        continue  # M too small for this algorithm's blocks
-                    command = (
-                        f"attnio simulate {name} --pass {pass_} --n {n} --d {d} --M {M}"
-                        f"{flags} --count-only"
-                    )
-                    yield name, point, run, command
+                    base = {"n": n, "d": d, "M": M, **extra}
+                    run = None
+                    for point in judge_at(claim, base) if judge_at else (base,):
+                        shown = {k: v for k, v in point.items() if k != "guarantee"}
+                        if not set(claim.bound.parameters) <= set(shown):
+                            continue
+                        if not claim.holds_at(shown):
+                            continue
+                        if run is None:
+                            try:
+                                run = simulate(name, pass_, n, d, M, numeric=False, **kwargs)
+                            except (AlgorithmError, ValueError):
+                                break  # M too small for this algorithm's blocks
+                        command = (
+                            f"attnio simulate {name} --pass {pass_} --n {n} --d {d} --M {M}"
+                            f"{flags} --count-only"
+                        )
+                        yield name, point, run, command
 
 
 def _value(expr: sp.Expr, point: dict) -> sp.Expr | None:
@@ -121,6 +200,42 @@ def _refuted(what: str, name: str, bound, point: dict, value, run, command: str)
     )
 
 
+def _accurate_refutation(name: str, bound, point: dict, value: sp.Expr, run) -> Evidence | None:
+    """The refutation of an approximate lower side by a low-rank run, re-checked.
+
+    The run is repeated on seeded numeric inputs whose Q and K entries lie in [-B, B]: it
+    must move the same words and its measured error must lie within its stated bound
+    (otherwise None: no refutation). The evidence names the guaranteed accuracy.
+    """
+    n, d, M, g = point["n"], point["d"], point["M"], point["g"]
+    entry_bound, guarantee = point["B"], point["guarantee"]
+    try:
+        numeric = simulate(name, bound.pass_.value, n, d, M, numeric=True, degree=g,
+                           entry_bound=float(entry_bound))  # fmt: skip
+    except (AlgorithmError, ValueError):
+        return None
+    if numeric.counts.io != run.counts.io or numeric.error is None:
+        return None
+    if not (numeric.error_bound is not None and numeric.error <= numeric.error_bound):
+        return None
+    shown = {k: v for k, v in point.items() if k != "guarantee"}
+    accuracy = (
+        f"degree {g}, entries of Q and K within B = {entry_bound}: error at most "
+        f"{guarantee} * max|V| entrywise, within the claim's epsilon = {point['epsilon']}; "
+        f"measured {numeric.error:.3g} against exact attention on seeded inputs, "
+        f"within that run's bound {numeric.error_bound:.3g}"
+    )
+    command = (
+        f"attnio simulate {name} --pass {bound.pass_.value} --n {n} --d {d} --M {M} "
+        f"--degree {g} --entry-bound {float(entry_bound)}"
+    )
+    return _refuted(
+        f"lower side {value} > {name} {bound.pass_.value} ({accuracy}), which moves "
+        f"{run.counts.io} words",
+        name, bound, shown, value, run, command,
+    )  # fmt: skip
+
+
 def counting_evidence(claim: Claim) -> list[Evidence]:
     """Compare the claim's sides with machine counts at sampled sizes."""
     bound = claim.bound
@@ -133,22 +248,35 @@ def counting_evidence(claim: Claim) -> list[Evidence]:
     compared = 0
     notes = []
     regime = bound.regime.value
+    approximate = bound.regime is Regime.APPROXIMATE
     if lower is not None:
-        if {"epsilon", "B"} & set(bound.parameters):
-            notes.append("the lower side uses the error parameters, which no run fixes")
+        if not approximate and {"epsilon", "B"} & set(bound.parameters):
+            notes.append("the lower side uses the error parameters, which no exact run fixes")
         elif regime == "sparse" and {"s", "s_c"} & set(bound.parameters):
             notes.append("a lower bound in s or s_c depends on a block shape; compared with no run")
+        elif approximate and bound.pass_.value not in ACCURATE_PASSES:
+            notes.append(
+                f"no approximate {bound.pass_.value} run has an error bound against exact "
+                "attention, so none can refute a lower side"
+            )
         else:
             names = [name for name, algo in ALGORITHMS.items() if algo.regime == regime]
-            for name, point, run, command in _runs(claim, names):
+            judge_at = _accuracies if approximate else None
+            for name, point, run, command in _runs(claim, names, judge_at):
                 value = _value(lower, point)
                 if value is None:
                     continue
                 compared += 1
-                if value > run.counts.io:
-                    where = f"{name} {bound.pass_.value}, which moves {run.counts.io} words"
+                if value <= run.counts.io:
+                    continue
+                where = f"{name} {bound.pass_.value}, which moves {run.counts.io} words"
+                if not approximate:
                     found.append(_refuted(f"lower side {value} > {where}", name, bound,
                                           point, value, run, command))  # fmt: skip
+                    break
+                item = _accurate_refutation(name, bound, point, value, run)
+                if item is not None:
+                    found.append(item)
                     break
     if upper is not None and bound.kind is Kind.UPPER:
         name = bound.algorithm
@@ -181,4 +309,14 @@ def counting_evidence(claim: Claim) -> list[Evidence]:
     return [Evidence("counting", "not-applicable", reason, seconds=seconds)]
 
 
-__all__ = ["DEGREES", "DENSITY", "SIZES", "counting_evidence", "memories"]
+__all__ = [
+    "ACCURATE_PASSES",
+    "DEGREES",
+    "DENSITY",
+    "ENTRY_BOUNDS",
+    "EPSILONS",
+    "SIZES",
+    "counting_evidence",
+    "guaranteed_error",
+    "memories",
+]

@@ -14,7 +14,9 @@ conditions:
 - tight claims: E(M') <= C**2 * E(M) for M < M' (the optimum never grows with M);
 - lower and upper claims: E non-increasing in M (advisory: a bound need not be).
 
-Only records with evidence ``stated``, ``stated-secondary`` or ``derived``
+An approximate algorithm's count never refutes a lower side: the count does not say
+whether the algorithm meets the claim's accuracy (:mod:`.counting` refutes with runs
+whose error bound does). Only records with evidence ``stated``, ``stated-secondary`` or ``derived``
 (:data:`attnio.proofs.generate.SOLID`) can refute; a conflict with a ``reconstructed``
 record is reported as advisory. A z3 counterexample is re-evaluated with exact sympy
 rationals before it is shown, and counts as a refutation only at a point of n, d, M
@@ -34,7 +36,7 @@ from collections.abc import Iterator
 
 import sympy as sp
 
-from attnio.bounds import Bound, Kind, catalog
+from attnio.bounds import Bound, Kind, Regime, catalog
 from attnio.bounds.symbols import ALL, M
 from attnio.proofs import (
     Counterexample,
@@ -48,7 +50,7 @@ from attnio.proofs import (
 )
 from attnio.proofs.generate import SOLID
 
-from .claim import Claim
+from .claim import LEAST_MEMORY, Claim
 from .errors import ClaimError
 from .verdict import Evidence
 
@@ -69,8 +71,10 @@ def _show_point(point: dict[str, sp.Expr]) -> str:
     return ", ".join(f"{k}={v}" for k, v in sorted(point.items()))
 
 
-def _obligation(claim: Claim, what: str, relation: sp.Basic, *assumptions: sp.Basic,
-                sources: tuple[str, ...] = (), statement: str = "") -> Obligation:  # fmt: skip
+def build_obligation(claim: Claim, what: str, relation: sp.Basic, *assumptions: sp.Basic,
+                     sources: tuple[str, ...] = (), statement: str = "") -> Obligation:  # fmt: skip
+    """The obligation ``relation`` of ``claim`` on its scope, the extra ``assumptions`` and
+    the domain of every symbol involved, named ``claims/<claim>/<what>``."""
     extra = [a for a in assumptions if a is not sp.true]
     relations = [relation, *extra]
     domain = claim.domain(*relations)
@@ -92,10 +96,12 @@ def conditions_evidence(claim: Claim, budget_ms: int = BUDGET_MS) -> Evidence:
     scope = sp.And(claim.scope, *claim.domain())
     if scope is sp.true:
         return Evidence("conditions", "passed", "no conditions: the claim applies everywhere")
+    where = ", ".join(["n, d >= 1", *(str(r) for r in claim.domain())])
     if scope is sp.false:
         raise ClaimError(
             f"claim {claim.name!r}: field 'conditions': {claim.bound.conditions} admits no point "
-            "with n, d, M >= 1 (always false)"
+            f"with {where} (always false; below M = {LEAST_MEMORY} no attention DAG can be "
+            "pebbled)"
         )
     ob = Obligation(
         f"claims/{_slug(claim.name)}/conditions",
@@ -111,7 +117,8 @@ def conditions_evidence(claim: Claim, budget_ms: int = BUDGET_MS) -> Evidence:
     except InconsistentAssumptions:
         raise ClaimError(
             f"claim {claim.name!r}: field 'conditions': {claim.scope} admits no point with "
-            "n, d, M >= 1 (z3 proved it unsatisfiable)"
+            f"{where} (z3 proved it unsatisfiable; below M = {LEAST_MEMORY} no attention DAG "
+            "can be pebbled)"
         ) from None
     except (UnsupportedExpression, TypeError) as error:
         return Evidence("conditions", "unknown", f"z3 cannot decide the conditions: {error}",
@@ -197,7 +204,7 @@ def catalog_evidence(claim: Claim, budget_ms: int = BUDGET_MS) -> list[Evidence]
         solid = record.status in SOLID
         advisory = not solid
         start = time.perf_counter()
-        ob = _obligation(claim, what, relation, record.conditions, sources=(record.name,),
+        ob = build_obligation(claim, what, relation, record.conditions, sources=(record.name,),
                          statement=statement)  # fmt: skip
         try:
             result = check(ob, budget_ms)
@@ -242,6 +249,14 @@ def catalog_evidence(claim: Claim, budget_ms: int = BUDGET_MS) -> list[Evidence]
             text = f"{which} {mine} > {record.name} = {theirs} at {_show_point(point)}"
         else:
             text = f"{which} {mine} < {record.name} = {theirs} at {_show_point(point)}"
+        if below and record.regime is Regime.APPROXIMATE and record.algorithm is not None:
+            found.append(Evidence("z3", "unknown",
+                                  f"{text}; {record.algorithm}'s count says nothing of its error, "
+                                  "so it may not meet the claim's accuracy: not a refutation",
+                                  against=record.name, point=shown, claim_value=str(mine),
+                                  other_value=str(theirs), advisory=advisory,
+                                  seconds=seconds))  # fmt: skip
+            continue
         if not set(point) <= PLAIN:
             found.append(Evidence("z3", "unknown",
                                   f"{text}; the point sets {sorted(set(point) - PLAIN)}, which "
@@ -283,7 +298,7 @@ def monotonicity_evidence(claim: Claim, budget_ms: int = BUDGET_MS) -> list[Evid
         if tight
         else "the expression is non-increasing in M (advisory: a bound need not be)"
     )
-    ob = _obligation(claim, "monotone-in-M", relation, substitute(claim.scope, {M: other}), M < other,
+    ob = build_obligation(claim, "monotone-in-M", relation, substitute(claim.scope, {M: other}), M < other,
                      statement=statement)  # fmt: skip
     start = time.perf_counter()
     try:
@@ -323,6 +338,7 @@ def monotonicity_evidence(claim: Claim, budget_ms: int = BUDGET_MS) -> list[Evid
 __all__ = [
     "BUDGET_MS",
     "PLAIN",
+    "build_obligation",
     "catalog_evidence",
     "conditions_evidence",
     "monotonicity_evidence",

@@ -6,13 +6,27 @@ A claim's verdict is one of :data:`VERDICTS`:
     A re-checked counterexample: a point inside the claim's conditions, the claim's
     value there, the other value and what it comes from (a catalog record, an exact
     or heuristic pebbling whose moves replay, or a count of the two-level machine).
-``proved-against-catalog``
-    Nothing refuted, and z3 proved every obligation against the catalog (the
-    claim's lower side below every applicable exact count and explicit upper
-    bound, its upper side above every applicable explicit lower bound). This is a
-    proof relative to the catalog's records, not a proof of the claim itself,
-    except for an upper bound on a named algorithm, which z3 compares with that
-    algorithm's exact count.
+``proved``
+    Nothing refuted, and z3 proved each side of the claim from ``derived`` records of
+    the catalog (:mod:`attnio.claims.proof`): a lower side at most the largest derived
+    lower bound that applies, at every point of the claim's scope; an upper side at least
+    the exact count of an algorithm that runs there (the named one, if any). The
+    evidence names the lemmas. This is a proof of the claim, as sound as those records.
+``implied-by-catalog``
+    As ``proved``, but some lemma is ``stated``, ``stated-secondary`` or
+    ``reconstructed``: the claim follows from those records, and is as strong as the
+    weakest of them (a reconstructed record is unverified). The evidence names each
+    lemma with its evidence level.
+``consistent-with-catalog``
+    Nothing refuted, and z3 proved every obligation against the catalog's explicit
+    records (the claim's lower side at most every applicable exact count and explicit
+    upper bound, its upper side at least every applicable explicit lower bound and, for
+    an upper bound on a named algorithm, at least that algorithm's exact count). Not a
+    proof of the claim: a lower bound below every known algorithm's count may still be
+    above the optimum (being below every count is necessary, not sufficient), and an
+    upper bound above every known lower bound may still be below what any algorithm
+    achieves. Only an upper bound on a named algorithm whose ``derived`` exact count z3
+    proved at most the claim is settled by it; the verdict does not say so separately.
 ``consistent``
     Nothing refuted and at least one check passed; the evidence lists what was
     checked and what stayed unknown. Not a proof.
@@ -28,11 +42,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 REFUTED = "refuted"
-PROVED = "proved-against-catalog"
+PROVED = "proved"
+IMPLIED = "implied-by-catalog"
+CONSISTENT_WITH_CATALOG = "consistent-with-catalog"
 CONSISTENT = "consistent"
 UNKNOWN = "unknown"
 
-VERDICTS = (REFUTED, PROVED, CONSISTENT, UNKNOWN)
+VERDICTS = (REFUTED, PROVED, IMPLIED, CONSISTENT_WITH_CATALOG, CONSISTENT, UNKNOWN)
 """A claim's possible verdicts, strongest finding first."""
 
 EVIDENCE_VERDICTS = ("refuted", "proved", "passed", "unknown", "not-applicable")
@@ -40,7 +56,16 @@ EVIDENCE_VERDICTS = ("refuted", "proved", "passed", "unknown", "not-applicable")
 proof), ``passed`` (a numeric comparison that held), ``unknown`` (undecided, with the
 reason), ``not-applicable`` (the check had nothing to compare, with the reason)."""
 
-CHECKS = ("conditions", "z3", "pebbling", "counting", "monotonicity", "expression")
+CHECKS = (
+    "conditions",
+    "z3",
+    "pebbling",
+    "counting",
+    "monotonicity",
+    "expression",
+    "proof",
+    "implication",
+)
 """Where an evidence item comes from."""
 
 
@@ -70,6 +95,9 @@ class Evidence:
     advisory : bool
         A property the claim need not have (monotonicity of a lower or upper bound):
         reported, never counted towards the claim's verdict.
+    side : str or None
+        For ``proof`` and ``implication`` items: the side of the claim (``lower`` or
+        ``upper``) they are about.
     """
 
     check: str
@@ -82,6 +110,7 @@ class Evidence:
     replay: str = ""
     certificate: str | None = None
     advisory: bool = False
+    side: str | None = None
     seconds: float = 0.0
     moves: tuple | None = field(default=None, compare=False, repr=False)
     dag: object | None = field(default=None, compare=False, repr=False)
@@ -113,6 +142,7 @@ class Evidence:
             "replay": self.replay,
             "certificate": self.certificate,
             "advisory": self.advisory,
+            "side": self.side,
             "seconds": round(self.seconds, 3),
         }
 
@@ -190,11 +220,28 @@ def verdict_of(evidence: list[Evidence] | tuple[Evidence, ...]) -> tuple[str, st
         shown = ", ".join(f"{count} {verdict}" for verdict, count in counts.items())
         parts.append(f"{check}: {shown}")
     described = "; ".join(parts) or "no check applied"
-    z3_items = [e for e in counted if e.check == "z3"]
+    proofs = [e for e in counted if e.check in ("proof", "implication")]
+    sides = {e.side for e in proofs}
+    by_derived = {e.side for e in proofs if e.check == "proof" and e.verdict == "proved"}
+    by_catalog = {e.side for e in proofs if e.verdict == "proved"}
+    lemmas = "; ".join(f"{e.side} side: {e.against}" for e in proofs if e.verdict == "proved")
+    if sides and by_derived == sides:
+        return PROVED, f"proved from derived records ({lemmas})"
+    if sides and by_catalog == sides:
+        return IMPLIED, (
+            f"follows from catalog records, some not derived ({lemmas}); as strong as the "
+            "weakest of them"
+        )
+    # a record whose conditions do not meet the claim's scope (the other cache size) has
+    # nothing to say about the claim: it neither supports nor blocks the verdict
+    z3_items = [e for e in counted if e.check == "z3" and e.verdict != "not-applicable"]
     # satisfiable conditions say nothing about the claim's truth
     passed = [e for e in counted if e.verdict in ("proved", "passed") and e.check != "conditions"]
     if z3_items and all(e.verdict == "proved" for e in z3_items):
-        return PROVED, f"every z3 obligation against the catalog proved ({described})"
+        return CONSISTENT_WITH_CATALOG, (
+            f"within every applicable catalog record (z3 proved each comparison), not a proof "
+            f"of the claim ({described})"
+        )
     if passed:
         return CONSISTENT, f"nothing refuted, not a proof ({described})"
     reasons = list(
@@ -206,7 +253,9 @@ def verdict_of(evidence: list[Evidence] | tuple[Evidence, ...]) -> tuple[str, st
 __all__ = [
     "CHECKS",
     "CONSISTENT",
+    "CONSISTENT_WITH_CATALOG",
     "EVIDENCE_VERDICTS",
+    "IMPLIED",
     "PROVED",
     "REFUTED",
     "UNKNOWN",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import pathlib
 
 import pytest
@@ -18,6 +19,7 @@ from attnio.bounds import (
 )
 from attnio.bounds.catalog import cells
 from attnio.bounds.consistency import grid
+from attnio.bounds.symbols import M, d, n
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 
@@ -126,3 +128,23 @@ def test_explicit_lower_bounds_match_their_asymptotic_shape() -> None:
             assert 0 < ratio <= 16, (bound.name, params, ratio)
             checked += 1
     assert checked > 50
+
+
+def test_llssz24_backward_small_cache_bounds_need_n_at_least_d() -> None:
+    """LLSSZ24's backward small-cache Omega((n^2 d + n d^2)/sqrt(M)) fails for n < d in
+    attnio's FlashAttention-2 model: at n = 1, M = 16 the derived tiled-backward count over
+    that term tends to 0 as d grows. The records say n >= d below d^2, and do not apply at
+    those points."""
+    from attnio.bounds.terms import BACKWARD_SMALL
+
+    count = get("tiled-backward-count")
+    ratios = [
+        count.evaluate(n=1, d=size, M=16) / BACKWARD_SMALL.subs({n: 1, d: size, M: 16})
+        for size in (64, 256, 1024, 4096)
+    ]
+    assert all(later < earlier / 3 for earlier, later in itertools.pairwise(ratios))
+    for name in ("dense-backward-lower-small", "dense-backward-tight"):
+        record = get(name)
+        assert not record.applies(n=1, d=64, M=16), name
+        assert record.applies(n=64, d=64, M=16), name
+        assert "n >= d" in record.notes

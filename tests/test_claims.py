@@ -11,6 +11,7 @@ from attnio.bounds import Bound, Status, catalog, get
 from attnio.bounds.symbols import M, d, n
 from attnio.claims import Claim, ClaimError, ClaimFileError, check, parse_claims, read_claims
 from attnio.claims.claim import CACHE_CONDITION
+from attnio.claims.verdict import verdict_of
 from attnio.pebble import load_dag, read_moves, replay
 
 NO_NUMERICS = ("pebbling", "counting")
@@ -92,6 +93,21 @@ def test_cache_adds_its_relation_to_the_scope() -> None:
         ({"constant": 2}, "'constant' applies only to kind 'tight'"),
         ({"kind": "tight", "constant": 0.5}, "at least 1"),
         ({"algorithm": "flash"}, "names the algorithm of an upper bound"),
+        (
+            {"kind": "upper", "algorithm": "flashattention"},
+            "field 'algorithm' = 'flashattention' is not one of: standard, flash, flash2",
+        ),
+        (
+            {"kind": "upper", "algorithm": "flash", "regime": "sparse"},
+            "'flash' has no sparse forward pass.*block-sparse-flash, sparse-square-tiling",
+        ),
+        (
+            {"kind": "upper", "algorithm": "square-tiling", "pass": "backward"},
+            "'square-tiling' has no dense backward pass.*tiled-backward",
+        ),
+        ({"regime": "denser"}, "field 'regime' = 'denser' is not one of: dense, sparse"),
+        ({"pass": "forwards"}, "field 'pass' = 'forwards' is not one of: forward, backward"),
+        ({"cache": "tiny"}, "field 'cache' = 'tiny' is not one of: small, large, any"),
         ({"expression": 4}, "field 'expression' must be a string"),
         ({"status": "open"}, "carries no expression"),
         ({"name": ""}, "field 'name' must be a non-empty string"),
@@ -194,25 +210,34 @@ def test_an_upper_bound_below_a_proven_optimum_is_refuted() -> None:
     assert "upper side 7 < the proven optimum Q = 8" in item.summary
 
 
-def test_a_true_lower_bound_is_proved_against_the_catalog() -> None:
-    """The compulsory 4nd is below every exact count: proved-against-catalog, no refutation."""
-    (report,) = check([_bound(4 * n * d)], skip=NO_NUMERICS)
-    assert report.verdict == "proved-against-catalog"
+def test_a_true_lower_bound_is_consistent_with_the_catalog() -> None:
+    """n^2 / M is below every exact count but follows from no lower record: z3 proves every
+    comparison, and the verdict says that this is not a proof."""
+    (report,) = check([_bound(n**2 / M)], skip=NO_NUMERICS)
+    assert report.verdict == "consistent-with-catalog" and "not a proof" in report.summary
     assert not report.refutations()
+
+
+def test_a_lower_bound_implied_by_a_derived_record_is_proved() -> None:
+    """4nd is the derived compulsory bound: proved, naming that record as the lemma."""
+    (report,) = check([_bound(4 * n * d)], skip=NO_NUMERICS)
+    assert report.verdict == "proved"
+    (item,) = [e for e in report.evidence if e.check == "proof"]
+    assert item.against == "dense-forward-compulsory" and item.side == "lower"
 
 
 @pytest.mark.slow
 def test_a_true_lower_bound_survives_every_check() -> None:
     """4nd survives z3, the pebblings and the counts; every check says what it compared."""
     (report,) = check([_bound(4 * n * d)])
-    assert report.verdict == "proved-against-catalog"
+    assert report.verdict == "proved"
     checks = {e.check: e.verdict for e in report.evidence}
     assert checks["pebbling"] == "passed" and checks["counting"] == "passed"
 
 
 def test_tight_claims_are_checked_both_ways_with_their_constant() -> None:
-    """Theta(nd) with constant 4 claims Q <= 4nd, which the derived explicit lower bounds (large
-    cache, and small cache since that record exists) refute for long sequences."""
+    """Theta(nd) with constant 4 claims Q <= 4nd, which the derived explicit lower bounds (the
+    large-cache one and any other derived one) refute for long sequences."""
     text = _toml(kind="tight", expression="n*d", constant=4)
     (report,) = check(parse_claims(text), skip=NO_NUMERICS)
     assert report.verdict == "refuted"
@@ -220,7 +245,9 @@ def test_tight_claims_are_checked_both_ways_with_their_constant() -> None:
     assert refuting and all(e.summary.startswith("upper side") for e in refuting)
     against = {e.against for e in refuting}
     assert "dense-forward-lower-large-explicit" in against
-    assert against <= {"dense-forward-lower-large-explicit", "dense-forward-lower-small-derived"}
+    derived = {b.name for b in catalog(regime="dense", pass_="forward", kind="lower",
+                                       status="derived")}  # fmt: skip
+    assert against <= derived
     item = refuting[0]
     point = {k: sp.Integer(v) for k, v in item.point.items()}
     assert sp.Integer(item.claim_value) == 4 * point["n"] * point["d"]
@@ -309,4 +336,64 @@ def test_a_claim_sympy_would_rewrite_is_checked_as_written() -> None:
     """
     text = _toml(expression="4*n*d + 2*sqrt((1/(M*n) - 1)**2)")
     (report,) = check(parse_claims(text), skip=NO_NUMERICS)
-    assert report.verdict != "proved-against-catalog"
+    assert report.verdict != "consistent-with-catalog"
+
+
+def test_only_derived_lemmas_make_a_proof() -> None:
+    """'proved' rests on derived records only: n^2 d^2 / (100 M) for M >= d^2 follows from
+    the derived large-cache bound and the compulsory one together; a claim that follows
+    only from a reconstructed record is 'implied-by-catalog', never 'proved'."""
+    large = _bound(n**2 * d**2 / (100 * M), cache="large")
+    recon = _bound(n**2 * d / sp.sqrt(M) - 2 * M - n**2, cache="small", name="recon")
+    strong, weak = check([large, recon], skip=NO_NUMERICS)
+    assert strong.verdict == "proved", strong.summary
+    (item,) = [e for e in strong.evidence if e.check == "proof"]
+    assert all(get(name).status is Status.DERIVED for name in item.against.split(", "))
+    assert "dense-forward-lower-large-explicit" in item.against
+    assert weak.verdict == "implied-by-catalog", weak.summary
+    (item,) = [e for e in weak.evidence if e.check == "implication"]
+    assert {get(name).status for name in item.against.split(", ")} != {Status.DERIVED}
+
+
+def test_the_other_verdicts_say_they_are_not_proofs() -> None:
+    """Only 'proved' and 'implied-by-catalog' read as proofs; consistent-with-catalog says
+    in its summary that it is not one."""
+    from attnio.claims import VERDICTS
+
+    assert [v for v in VERDICTS if "proved" in v or "implied" in v] == [
+        "proved",
+        "implied-by-catalog",
+    ]
+
+
+def test_an_unknown_algorithm_is_refused_from_python_too() -> None:
+    """A Bound naming an algorithm attnio does not have is a ClaimError naming the valid ones,
+    not a claim whose count check is skipped in silence."""
+    bound = _bound(n * d, kind="upper", algorithm="flashattention")
+    with pytest.raises(ClaimError, match="is not one of: standard, flash"):
+        check([bound], skip=("z3", *NO_NUMERICS))
+
+
+def test_a_claim_scoped_to_one_cache_size_is_judged_only_there() -> None:
+    """An upper bound on FlashAttention-2 for cache = large: the small-cache lower records do
+    not meet its scope, and that blocks neither consistent-with-catalog nor the proof
+    from flash2's derived count."""
+    text = _toml(name="flash2-large", kind="upper", cache="large", algorithm="flash2",
+                 expression="4*n*d + n + 4*n**2*d*(5*d + 3)/M", conditions="M >= 5*d + 3")  # fmt: skip
+    (report,) = check(parse_claims(text), skip=NO_NUMERICS)
+    items = [e for e in report.evidence if e.check == "z3"]
+    assert any(e.verdict == "not-applicable" for e in items)
+    assert report.verdict == "proved", report.summary
+    without_proof = [e for e in report.evidence if e.check != "proof"]
+    assert verdict_of(without_proof)[0] == "consistent-with-catalog"
+
+
+def test_no_refutation_at_a_non_integer_point() -> None:
+    """A lower bound huge only for 1 < n < 2 holds at every integer size: z3's real
+    relaxation may find n = 3/2, but no check refutes the claim there."""
+    text = _toml(expression="Piecewise((10**9, (n > 1) & (n < 2)), (0, True))")
+    (report,) = check(parse_claims(text), skip=NO_NUMERICS)
+    assert report.verdict != "refuted", report.summary
+    for item in report.evidence:
+        for value in (item.point or {}).values():
+            assert sp.Rational(value).is_integer

@@ -14,3 +14,52 @@ def test_check_passes(check):
     passed, detail = check()
     assert passed is True, detail
     assert detail
+
+
+def _off_by_one_low_rank(monkeypatch) -> None:
+    """Replace low-rank-forward-count by a copy whose resident threshold is one word late."""
+    import dataclasses
+    import importlib
+
+    import sympy as sp
+
+    from attnio.bounds import get
+    from attnio.bounds.symbols import M
+
+    record = get("low-rank-forward-count")
+    (branch, resident), (blocked, _) = record.explicit.args
+    assert resident.lhs == M or resident.rhs == M, resident  # M >= words or words <= M
+    late = sp.Ge(M, (resident.rhs if resident.lhs == M else resident.lhs) + 1)
+    mutant = dataclasses.replace(record, explicit=sp.Piecewise((branch, late), (blocked, True)))
+    assert mutant.explicit != record.explicit
+    catalog_module = importlib.import_module("attnio.bounds.catalog")
+    swapped = tuple(mutant if b.name == record.name else b for b in catalog_module._CATALOG)
+    monkeypatch.setattr(catalog_module, "_CATALOG", swapped)
+
+
+def test_breakpoints_are_where_a_part_jumps() -> None:
+    """breakpoints finds the jumps of floors and Piecewise conditions, and nothing else."""
+    import sympy as sp
+
+    from attnio.algorithms.verification import breakpoints
+    from attnio.bounds.symbols import M, d
+
+    expr = sp.floor(M / (5 * d)) + sp.Piecewise((1, M < 12), (0, True)) + M**2
+    assert breakpoints(expr, M, {d: 2}, 1, 30) == [10, 12, 20, 30]
+    assert breakpoints(M**2 + d, M, {d: 2}, 1, 30) == []
+
+
+@pytest.mark.slow
+def test_an_off_by_one_piecewise_threshold_is_caught_at_its_breakpoint(monkeypatch) -> None:
+    """A count record whose Piecewise threshold is one word off passes the grid check (its
+    memories step over the threshold) but not the breakpoint check."""
+    from attnio.algorithms import verification
+
+    _off_by_one_low_rank(monkeypatch)
+    passed, detail = verification.check_counts_at_breakpoints()
+    assert passed is False and "low-rank forward" in detail
+    verification._grid.cache_clear()
+    try:
+        assert verification.check_counts_equal_closed_forms()[0] is True
+    finally:
+        verification._grid.cache_clear()
