@@ -16,9 +16,12 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from .data import KINDS, IOFigure
 from .errors import FigureError
+
+if TYPE_CHECKING:  # data imports this module for captions; no cycle at run time
+    from .data import IOFigure
 
 WIDTHS = {"one": 3.05, "two": 6.25}
 """Figure width in inches: one column of a two-column article, or across both columns.
@@ -126,7 +129,7 @@ def styles(data: IOFigure) -> list[Style]:
             out.append(Style(f"open {_COLOUR_NAMES[1]} squares on a dotted line", _COLOURS[1],
                              (0, (1, 1.5)), "s", filled=False))  # fmt: skip
         else:  # pragma: no cover - KINDS is closed
-            raise FigureError(f"series kind {s.kind!r} is not one of {KINDS}")
+            raise FigureError(f"series kind {s.kind!r} has no drawing style")
     return out
 
 
