@@ -36,8 +36,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     )
     parser.add_argument(
         "--algorithms",
-        default="flash,square-tiling,standard",
-        help="algorithms: comma-separated dense algorithms (default flash,square-tiling,standard)",
+        default="row-streaming,flash,square-tiling,standard",
+        help="algorithms: comma-separated dense algorithms (default row-streaming,flash,square-tiling,standard)",
     )
     parser.add_argument(
         "--pass",

@@ -141,7 +141,43 @@ def _lower_bounds(pass_: str, memories: list[int], n: int, d: int) -> tuple[list
         if notes:
             omitted.append(f"{one.label}: {joined}")
         series.append(one)
-    return series, omitted
+    return _undominated(series, omitted)
+
+
+def _undominated(series: list, omitted: list) -> tuple[list, list]:
+    """Drop a derived lower bound that another derived one is at least as high as wherever
+    the first is drawn: it says nothing more on this range (the caption names the better)."""
+    from attnio.bounds import Status
+
+    kept = []
+    for one in series:
+        record = get(one.record) if one.record else None
+        better = None
+        if record is not None and record.status is Status.DERIVED:
+            for other in series:
+                if (
+                    other is one
+                    or not other.record
+                    or get(other.record).status is not Status.DERIVED
+                ):
+                    continue
+                pairs = [
+                    (a, b)
+                    for a, b in zip(one.values, other.values, strict=True)
+                    if not math.isnan(a)
+                ]
+                if (
+                    pairs
+                    and all(not math.isnan(b) and b >= a for a, b in pairs)
+                    and (any(b > a for a, b in pairs) or series.index(other) > series.index(one))
+                ):
+                    better = other
+                    break
+        if better is None:
+            kept.append(one)
+        else:
+            omitted.append(f"{one.label}: below {better.label} wherever it is drawn")
+    return kept, omitted
 
 
 def _crossover(pass_: str, d: int) -> float | None:

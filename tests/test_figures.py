@@ -266,3 +266,17 @@ def test_pebbling_figure_shows_unproven_memories_as_bounds_only() -> None:
             assert math.isnan(exact.values[k])
             assert (bars.low[k], bars.values[k]) == (result.lower, result.upper)
     assert any(math.isnan(v) for v in exact.values)
+
+
+def test_a_derived_bound_below_another_everywhere_is_left_out_and_named(io_data) -> None:
+    """The figure draws no derived lower bound that another derived one tops wherever both are
+    drawn (they would crowd the legend past its five line styles); the caption names the better."""
+    drawn = {s.record for s in io_data.series if s.kind == "lower"}
+    assert "dense-forward-lower-small-sharp" in drawn
+    assert "dense-forward-lower-small-derived" not in drawn
+    assert any(
+        "below Sharp lower bound, small cache wherever it is drawn" in note
+        for note in io_data.omitted
+    )
+    big = algorithm_figure(["row-streaming"], "forward", 1024, 16, 16, 8192, points=4)
+    assert "dense-forward-lower-large-sharp" in {s.record for s in big.series}
