@@ -126,3 +126,68 @@ def test_explicit_lower_bounds_match_their_asymptotic_shape() -> None:
             assert 0 < ratio <= 16, (bound.name, params, ratio)
             checked += 1
     assert checked > 50
+
+
+# ------------------------------------------------------------------ the snapshot
+
+SNAPSHOT = pathlib.Path(__file__).resolve().parent / "baseline" / "catalog_snapshot.json"
+"""Every record's fields as they were when the catalog was still typed in Python (issue 24).
+
+A deliberate change of a record changes this file too: ``python tests/test_catalog.py``
+rewrites it from the loaded catalog, and the diff shows what changed."""
+
+
+def snapshot_rows() -> list[dict]:
+    """Every field of every record, expressions as ``srepr`` (exact sympy structure)."""
+    import sympy as sp
+
+    from attnio.bounds.citations import citations
+    from attnio.bounds.labels import label
+
+    def srepr(expr: object) -> str | None:
+        return None if expr is None else sp.srepr(expr)
+
+    return [
+        {
+            "name": b.name,
+            "kind": b.kind.value,
+            "regime": b.regime.value,
+            "pass": b.pass_.value,
+            "cache": b.cache.value,
+            "status": b.status.value,
+            "asymptotic": srepr(b.asymptotic),
+            "explicit": srepr(b.explicit),
+            "conditions": srepr(b.conditions),
+            "source": b.source,
+            "citations": [[c.key, c.locator] for c in citations(b)],
+            "algorithm": b.algorithm,
+            "notes": b.notes,
+            "reduces_to": b.reduces_to,
+            "parameters": list(b.parameters),
+            "label": label(b),
+            "notation": b.notation,
+        }
+        for b in catalog()
+    ]
+
+
+def test_catalog_equals_the_snapshot_record_by_record() -> None:
+    """The loaded catalog has the snapshot's records, in its order, each with the same
+    expressions (same sympy structure), conditions, source, citations, evidence, notes,
+    algorithm, label and every other field."""
+    import json
+
+    expected = json.loads(SNAPSHOT.read_text(encoding="utf-8"))["records"]
+    loaded = snapshot_rows()
+    assert [r["name"] for r in loaded] == [r["name"] for r in expected]
+    for now, before in zip(loaded, expected, strict=True):
+        for field in before:
+            assert now[field] == before[field], f"record {before['name']!r}: field {field!r}"
+        assert set(now) == set(before), before["name"]
+
+
+if __name__ == "__main__":  # rewrite the snapshot after a deliberate change of the catalog
+    import json
+
+    document = {"records": snapshot_rows()}
+    SNAPSHOT.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
