@@ -32,7 +32,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "  attnio table --format latex --layout table* "
         "--columns name,bound,explicit,leading,conditions,source,status\n"
         "  attnio table --format latex --standalone -o catalog.tex\n"
-        "  attnio table --format json --status reconstructed",
+        "  attnio table --format json --status reconstructed\n"
+        "  attnio table --catalog my-bounds.toml --format latex --standalone",
+    )
+    parser.add_argument(
+        "--catalog",
+        metavar="FILE",
+        help="render the records of this TOML file (your own catalog, in the format of "
+        "attnio's, docs/catalog.md) instead of attnio's",
     )
     parser.add_argument(
         "--format",
@@ -90,7 +97,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 def run(args: argparse.Namespace) -> int:
     """Print (or write) the filtered catalog."""
     from attnio.bounds import catalog, render
+    from attnio.bounds.catalog import select
     from attnio.bounds.citations import bibtex
+    from attnio.bounds.reader import read_catalog
     from attnio.bounds.render import parse_columns, render_latex, render_standalone
 
     latex_only = args.columns is not None or args.standalone or args.layout != "table"
@@ -102,8 +111,14 @@ def run(args: argparse.Namespace) -> int:
         if path:
             writable_file(option, path)
     columns = parse_columns(args.columns)
-    bounds = catalog(
-        regime=args.regime, pass_=args.pass_, cache=args.cache, kind=args.kind, status=args.status
+    records = catalog() if args.catalog is None else read_catalog(args.catalog)
+    bounds = select(
+        records,
+        regime=args.regime,
+        pass_=args.pass_,
+        cache=args.cache,
+        kind=args.kind,
+        status=args.status,
     )
     if args.format == "latex":
         shape = render_standalone if args.standalone else render_latex

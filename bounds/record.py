@@ -125,6 +125,9 @@ class Bound:
     reduces_to : str or None
         For sparse records, the dense record this one must equal at full
         density (``catalog.FULL_DENSITY``).
+    label : str
+        The reader's name of the record in tables and figure legends
+        (:func:`attnio.bounds.labels.label`); empty when it has none.
     """
 
     name: str
@@ -140,6 +143,7 @@ class Bound:
     algorithm: str | None = None
     notes: str = ""
     reduces_to: str | None = None
+    label: str = ""
     parameters: tuple[str, ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
