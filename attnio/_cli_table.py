@@ -97,7 +97,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 def run(args: argparse.Namespace) -> int:
     """Print (or write) the filtered catalog."""
     from attnio.bounds import catalog, render
-    from attnio.bounds.catalog import select
     from attnio.bounds.citations import bibtex
     from attnio.bounds.reader import read_catalog
     from attnio.bounds.render import parse_columns, render_latex, render_standalone
@@ -111,9 +110,8 @@ def run(args: argparse.Namespace) -> int:
         if path:
             writable_file(option, path)
     columns = parse_columns(args.columns)
-    records = catalog() if args.catalog is None else read_catalog(args.catalog)
-    bounds = select(
-        records,
+    bounds = catalog(
+        records=None if args.catalog is None else read_catalog(args.catalog),
         regime=args.regime,
         pass_=args.pass_,
         cache=args.cache,

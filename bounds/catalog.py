@@ -19,7 +19,7 @@ import sympy as sp
 
 from .errors import FilterError, UnknownBoundError
 from .reader import parse_catalog
-from .record import Bound, Cache, Kind, Pass, Regime, Status
+from .record import Bound, Cache, Kind, Pass, Regime, Status, member
 from .symbols import Z_QK, M, Z, Z_in, d, n, s, s_c
 
 CATALOG_FILE = "catalog.toml"
@@ -79,13 +79,7 @@ _CATALOG: tuple[Bound, ...] = load()
 
 
 def _choices(value: str | None, enum_type: type, what: str) -> object:
-    if value is None:
-        return None
-    try:
-        return enum_type(value)
-    except ValueError:
-        valid = ", ".join(member.value for member in enum_type)
-        raise FilterError(f"{what}={value!r} is not one of: {valid}") from None
+    return None if value is None else member(enum_type, value, f"{what}={value!r}", FilterError)
 
 
 def catalog(
@@ -96,11 +90,13 @@ def catalog(
     kind: str | None = None,
     status: str | None = None,
     algorithm: str | None = None,
+    records: Sequence[Bound] | None = None,
 ) -> tuple[Bound, ...]:
     """Return the bounds that match every given filter, in catalog order.
 
     A ``cache`` filter of ``small`` or ``large`` also returns the records whose
-    cache is ``any``, since they apply there too.
+    cache is ``any``, since they apply there too. ``records`` filters a catalog of
+    one's own (:func:`attnio.bounds.reader.read_catalog`) instead of attnio's.
 
     Raises
     ------
@@ -111,36 +107,6 @@ def catalog(
     --------
     >>> [b.name for b in catalog(regime="dense", pass_="forward", kind="tight")]
     ['dense-forward-tight']
-    """
-    return select(
-        _CATALOG,
-        regime=regime,
-        pass_=pass_,
-        cache=cache,
-        kind=kind,
-        status=status,
-        algorithm=algorithm,
-    )
-
-
-def select(
-    records: Sequence[Bound],
-    *,
-    regime: str | None = None,
-    pass_: str | None = None,
-    cache: str | None = None,
-    kind: str | None = None,
-    status: str | None = None,
-    algorithm: str | None = None,
-) -> tuple[Bound, ...]:
-    """Return the ``records`` (a catalog of one's own) that match every filter, in order.
-
-    The filters are those of :func:`catalog`.
-
-    Raises
-    ------
-    FilterError
-        If a filter value is not one of its choices.
     """
     want_regime = _choices(regime, Regime, "regime")
     want_pass = _choices(pass_, Pass, "pass")
@@ -161,7 +127,7 @@ def select(
             return False
         return algorithm is None or bound.algorithm == algorithm
 
-    return tuple(bound for bound in records if keep(bound))
+    return tuple(bound for bound in (_CATALOG if records is None else records) if keep(bound))
 
 
 def get(name: str) -> Bound:

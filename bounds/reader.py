@@ -36,7 +36,7 @@ import sympy as sp
 
 from .errors import BoundError, CatalogFileError, RecordError
 from .expression import parse_expression
-from .record import Bound, Cache, Kind, Pass, Regime, Status
+from .record import Bound, Cache, Kind, Pass, Regime, Status, member
 
 FIELDS = (
     "name",
@@ -75,16 +75,23 @@ def read_catalog(path: str | Path) -> tuple[Bound, ...]:
         A table has a missing, unknown or bad field; the message names the file, the
         record and the field.
     """
-    path = Path(path)
+    return parse_catalog(read_text(path, "catalog file"), source=str(path))
+
+
+def read_text(path: str | Path, what: str, error: type[Exception] = CatalogFileError) -> str:
+    """The UTF-8 text of the file at ``path``; ``error`` naming ``what`` and the path if not.
+
+    Raises ``error`` (a :class:`CatalogFileError` unless told) when the file cannot be read
+    or is not UTF-8.
+    """
     try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise CatalogFileError(f"catalog file {str(path)!r}: {error.strerror or error}") from None
+        data = Path(path).read_bytes()
+    except OSError as problem:
+        raise error(f"{what} {str(path)!r}: {problem.strerror or problem}") from None
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise CatalogFileError(f"catalog file {str(path)!r} is not UTF-8 text") from None
-    return parse_catalog(text, source=str(path))
+        raise error(f"{what} {str(path)!r} is not UTF-8 text") from None
 
 
 def parse_catalog(text: str, *, source: str = "<string>") -> tuple[Bound, ...]:
@@ -147,11 +154,7 @@ def _text(table: Mapping, key: str, where: str, default: str | None = None) -> s
 
 def _choice(table: Mapping, key: str, enum_type: type, where: str, default: str | None):
     value = _text(table, key, where, default)
-    try:
-        return enum_type(value)
-    except ValueError:
-        valid = ", ".join(member.value for member in enum_type)
-        raise RecordError(f"{where}: field {key!r} = {value!r} is not one of: {valid}") from None
+    return member(enum_type, value, f"{where}: field {key!r} = {value!r}")
 
 
 def record_from_table(
@@ -257,5 +260,6 @@ __all__ = [
     "check_names",
     "parse_catalog",
     "read_catalog",
+    "read_text",
     "record_from_table",
 ]

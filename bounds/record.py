@@ -74,6 +74,19 @@ class Status(enum.StrEnum):
     CLAIMED = "claimed"
 
 
+def member(enum_type: type[enum.Enum], value: object, described: str, error: type = RecordError):
+    """Return ``enum_type(value)``, or raise ``error`` saying ``described`` is not a choice.
+
+    ``described`` names the argument and its value (``"regime='quantum'"``); the message
+    lists the valid values.
+    """
+    try:
+        return enum_type(value)
+    except ValueError:
+        valid = ", ".join(item.value for item in enum_type)
+        raise error(f"{described} is not one of: {valid}") from None
+
+
 _ASYMPTOTIC_PREFIX = {Kind.UPPER: "O", Kind.LOWER: "Omega", Kind.TIGHT: "Theta"}
 
 
@@ -155,13 +168,8 @@ class Bound:
             ("status", Status),
         ):
             raw = getattr(self, attr)
-            try:
-                object.__setattr__(self, attr, enum_type(raw))
-            except ValueError:
-                choices = ", ".join(member.value for member in enum_type)
-                raise RecordError(
-                    f"bound {self.name!r}: {attr}={raw!r} is not one of: {choices}"
-                ) from None
+            chosen = member(enum_type, raw, f"bound {self.name!r}: {attr}={raw!r}")
+            object.__setattr__(self, attr, chosen)
         object.__setattr__(self, "asymptotic", _as_expr(self.asymptotic, "asymptotic", self.name))
         object.__setattr__(self, "explicit", _as_expr(self.explicit, "explicit", self.name))
         conditions = sp.true if self.conditions is None else sp.sympify(self.conditions)

@@ -57,16 +57,7 @@ def read_claims(path: str | Path) -> list[Claim]:
         A table has a missing, unknown or bad field, an unreadable expression, or
         conditions that no point satisfies; the message names the claim and field.
     """
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise ClaimFileError(f"claims file {str(path)!r}: {error.strerror or error}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ClaimFileError(f"claims file {str(path)!r} is not UTF-8 text") from None
-    return parse_claims(text, source=str(path))
+    return parse_claims(reader.read_text(path, "claims file", ClaimFileError), source=str(path))
 
 
 def parse_claims(text: str, *, source: str = "<string>") -> list[Claim]:
