@@ -336,13 +336,219 @@ def _small_derived() -> Derivation:
     return Derivation(file, (fwd.name, bwd.name), tuple(steps), unchecked, complete=True)
 
 
+def _sharp() -> Derivation:
+    """The sharp lower bounds of ``lower-sharp.md``: one family of products, all its operands."""
+    file = "lower-sharp.md"
+    names = (
+        "dense-forward-lower-large-sharp",
+        "dense-backward-lower-large-sharp",
+        "dense-forward-lower-small-sharp",
+        "dense-backward-lower-small-sharp",
+    )
+    fl, bl, fs, bs = (get(name) for name in names)
+    size, rows, cols = _pos("S"), _nonneg("a"), _nonneg("b")
+    values, used, x = _nonneg("c"), _nonneg("r"), _nonneg("x")
+    parts, part = _pos("P", integer=True), _pos("X")
+    chain, inputs, faces, keep = _nonneg("x_C"), _nonneg("y"), _nonneg("F"), _nonneg("m")
+    pair_inputs = _nonneg("q")
+    t1, t2, t3 = _nonneg("t1"), _nonneg("t2"), _nonneg("t3")
+    y1, y2, y3 = _nonneg("y1"), _nonneg("y2"), _nonneg("y3")
+    c1, c2, c3 = _nonneg("c1"), _nonneg("c2"), _nonneg("c3")
+    s_is_2m = sp.Eq(size, 2 * M, evaluate=False)
+    fl_part = M * (M + 4 * d**2) / (2 * d)
+    bl_part = M * (M + 8 * d * (d + 1)) / (4 * (d + 1))
+    fl_bound = 2 * n**2 * d**2 / (M + 4 * d**2) - M
+    bl_bound = 4 * n**2 * d * (d + 1) / (M + 8 * d * (d + 1)) - M
+    fs_bound = n**2 * d / (sp.sqrt(2 * M) + 2) - M
+    bs_bound = 3 * n**2 * d / (2 * sp.sqrt(M) + 2) - M
+    steps = [
+        # ---------------------------------------------------------------- forward, large
+        _step(
+            file,
+            "fl-rows",
+            sp.Le(rows * values, used**2 / (8 * d), evaluate=False),
+            (d * rows + d * cols + values <= used, values <= d * cols),
+            (),
+            "rows a of Q and b of K wholly in D, c value entries of those keys in D, "
+            "d a + d b + c <= r, c <= d b: the P V products a c <= r^2 / (8 d)",
+        ),
+        _step(
+            file,
+            "fl-per-part",
+            sp.Le(x, size**2 / (8 * d) + d * size, evaluate=False),
+            (x <= used**2 / (8 * d) + d * (size - used), used <= size),
+            (),
+            "r^2 / (8d) products from r row vertices of D, d per other vertex of D, "
+            "|D| <= S: at most S^2 / (8d) + d S",
+        ),
+        _step(
+            file,
+            "fl-s-is-2m",
+            sp.Eq((2 * M) ** 2 / (8 * d) + d * (2 * M), fl_part, evaluate=False),
+            (),
+            (),
+            "with S = 2M the per-part bound is M (M + 4 d^2) / (2d)",
+        ),
+        _step(
+            file,
+            "fl-partition",
+            sp.Ge(_io, fl_bound, evaluate=False),
+            (
+                parts * part >= n**2 * d,
+                sp.Eq(part, fl_part, evaluate=False),
+                _io >= M * (parts - 1),
+            ),
+            (),
+            "P X >= n^2 d and Q >= M (P - 1) give Q >= 2 n^2 d^2 / (M + 4 d^2) - M",
+        ),
+        # --------------------------------------------------------------- backward, large
+        _step(
+            file,
+            "bl-rows",
+            sp.Le(d * rows * cols, used**2 / (16 * (d + 1)), evaluate=False),
+            ((2 * d + 2) * rows + 2 * d * cols <= used,),
+            (),
+            "query rows cost 2d + 2 vertices of D (q_i, dO_i, L_i, D_i or O_i), key rows 2d "
+            "(k_j, v_j): the dS K products d a b <= r^2 / (16 (d + 1))",
+        ),
+        _step(
+            file,
+            "bl-per-part",
+            sp.Le(x, size**2 / (16 * (d + 1)) + d * size, evaluate=False),
+            (x <= used**2 / (16 * (d + 1)) + d * (size - used), used <= size),
+            (),
+            "r^2 / (16 (d + 1)) products from r row vertices of D, d per other vertex of D: "
+            "at most S^2 / (16 (d + 1)) + d S",
+        ),
+        _step(
+            file,
+            "bl-s-is-2m",
+            sp.Eq((2 * M) ** 2 / (16 * (d + 1)) + d * (2 * M), bl_part, evaluate=False),
+            (),
+            (),
+            "with S = 2M the per-part bound is M (M + 8 d (d + 1)) / (4 (d + 1))",
+        ),
+        _step(
+            file,
+            "bl-partition",
+            sp.Ge(_io, bl_bound, evaluate=False),
+            (
+                parts * part >= n**2 * d,
+                sp.Eq(part, bl_part, evaluate=False),
+                _io >= M * (parts - 1),
+            ),
+            (),
+            "P X >= n^2 d and Q >= M (P - 1) give Q >= 4 n^2 d (d + 1) / (M + 8 d (d + 1)) - M",
+        ),
+        # ---------------------------------------------------------------- small, both
+        _step(
+            file,
+            "s-am-gm",
+            sp.Le(4 * d**2 * rows * cols, pair_inputs**2, evaluate=False),
+            (d * rows + d * cols <= pair_inputs,),
+            (),
+            "a rows of Q and b of K wholly among q entries of D: 4 d^2 a b <= q^2",
+        ),
+        _step(
+            file,
+            "s-pairs",
+            sp.Le(rows * cols, pair_inputs / 2, evaluate=False),
+            (4 * d**2 * rows * cols <= pair_inputs**2, pair_inputs <= size, s_is_2m, M < d**2),
+            (),
+            "with q <= S = 2M < 2 d^2, the pairs whose rows are wholly in D number a b <= q / 2",
+        ),
+        _step(
+            file,
+            "fs-loomis-whitney",
+            sp.Le(t1, size * sp.sqrt(size) / 2, evaluate=False),
+            (
+                t1**2 <= faces * values * keep,
+                faces <= chain + pair_inputs / 2,
+                chain + pair_inputs + values <= size,
+                keep <= size,
+            ),
+            (),
+            "|T|^2 <= F v m with F <= x_C + q/2, x_C + q + v <= S, m <= S: |T| <= S sqrt(S) / 2",
+        ),
+        _step(
+            file,
+            "fs-partition",
+            sp.Ge(_io, fs_bound, evaluate=False),
+            (
+                parts * ((2 * M) * sp.sqrt(2 * M) / 2 + 2 * M) >= n**2 * d,
+                _io >= M * (parts - 1),
+            ),
+            (),
+            "P (S sqrt(S) / 2 + S) >= n^2 d with S = 2M and Q >= M (P - 1) give "
+            "Q >= n^2 d / (sqrt(2M) + 2) - M",
+        ),
+        _step(
+            file,
+            "bs-cauchy-schwarz",
+            sp.Le((t1 + t2 + t3) ** 2, faces * (y1 + y2 + y3) * (c1 + c2 + c3), evaluate=False),
+            (t1**2 <= faces * y1 * c1, t2**2 <= faces * y2 * c2, t3**2 <= faces * y3 * c3),
+            (),
+            "t_f^2 <= F y_f c_f for the three families give (sum t_f)^2 <= F (sum y_f) (sum c_f)",
+        ),
+        _step(
+            file,
+            "bs-loomis-whitney",
+            sp.Le(t1, size * sp.sqrt(size / 2), evaluate=False),
+            (
+                t1**2 <= faces * inputs * keep,
+                faces <= chain + pair_inputs / 2,
+                pair_inputs <= inputs,
+                chain + inputs <= size,
+                keep <= size,
+            ),
+            (),
+            "T^2 <= F y m with F <= x_C + q/2, q <= y, x_C + y <= S, m <= S: T <= S sqrt(S/2)",
+        ),
+        _step(
+            file,
+            "bs-partition",
+            sp.Ge(_io, bs_bound, evaluate=False),
+            (
+                parts * ((2 * M) * sp.sqrt(M) + 2 * M) >= 3 * n**2 * d,
+                _io >= M * (parts - 1),
+            ),
+            (),
+            "P (S sqrt(S/2) + S) >= 3 n^2 d with S = 2M and Q >= M (P - 1) give "
+            "Q >= 3 n^2 d / (2 sqrt(M) + 2) - M",
+        ),
+    ]
+    for record, bound in ((fl, fl_bound), (bl, bl_bound), (fs, fs_bound), (bs, bs_bound)):
+        steps.append(
+            _step(
+                file,
+                f"record-{record.name.removeprefix('dense-')}",
+                sp.Ge(bound, record.explicit, evaluate=False),
+                _record_conditions(record),
+                (record.name,),
+                f"the derived bound is at least {record.name}'s {record.explicit}",
+            )
+        )
+    unchecked = (
+        "HK81 partition lemma: Q >= M (P(G, 2M) - 1) (stated, HK81 Thm 3.1; SY24 Lemma 2.8)",
+        "pair-chain lemma: a product of a part outside D whose pair chain (the vertices that "
+        "belong to the pair (i, j) alone) has no vertex of D has every operand row the chain "
+        "reads wholly in D (hand proof in lower-sharp.md, section 2; tested against every "
+        "part of small graphs in tests/test_derivation_sharp.py)",
+        "accumulator lemma: each summation tree of an output (O, dQ, dK, dV) that holds a vertex "
+        "of a part holds a vertex of its minimum set (hand proof, section 3; tested likewise)",
+        "the Loomis-Whitney inequality |T|^2 <= |pi_12(T)| |pi_13(T)| |pi_23(T)| for a finite "
+        "T in a product of three sets (a published theorem)",
+    )
+    return Derivation(file, names, tuple(steps), unchecked, complete=True)
+
+
 def _record_conditions(record: object) -> tuple[sp.Basic, ...]:
     return () if record.conditions is sp.true else (record.conditions,)
 
 
 def derivations() -> tuple[Derivation, ...]:
     """Every derivation: the compulsory costs, then the large-cache and small-cache bounds."""
-    return (_compulsory(), _large(), _small(), _small_derived())
+    return (_compulsory(), _large(), _small(), _small_derived(), _sharp())
 
 
 def derivation_obligations() -> list[Obligation]:

@@ -320,6 +320,8 @@ def _twin_key(bound: Bound) -> tuple:
 def _backward_twin(bound: Bound) -> Bound | None:
     """The backward record of the same regime, cache, kind, algorithm, form and derivedness, if any.
 
+    Where several match, the one named like ``bound`` with "backward" for "forward".
+
     Raises
     ------
     RecordError
@@ -328,6 +330,9 @@ def _backward_twin(bound: Bound) -> Bound | None:
     if bound.pass_ is not Pass.FORWARD:
         return None
     twins = [b for b in catalog(pass_=Pass.BACKWARD) if _twin_key(b) == _twin_key(bound)]
+    named = [b for b in twins if b.name == bound.name.replace("forward", "backward")]
+    if len(twins) > 1 and len(named) == 1:
+        return named[0]
     if len(twins) > 1:
         names = ", ".join(b.name for b in twins)
         raise RecordError(f"bound {bound.name!r} has several backward twins: {names}")

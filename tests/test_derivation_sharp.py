@@ -1,0 +1,311 @@
+"""The combinatorial lemmas of proofs/derivations/lower-sharp.md, tested on real graphs.
+
+z3 checks the algebra of the sharp lower bounds (``derivation/lower-sharp/*``); the
+counting lemmas about parts of a partition are hand proofs. Each is tested here on the
+element-level graphs of :mod:`attnio.pebble.builders`, on three kinds of parts:
+
+* the parts of real pebblings cut as in HK81's partition lemma (segments of M I/O moves,
+  each vertex in the segment of its last computation), from the exact frontier's
+  certificates in ``docs/frontier`` and from Belady pebblings at several M;
+* random vertex sets and random ancestor-closed sets.
+
+For each part V the test takes a dominator set D of V (a minimum one, from a maximum
+flow, or the natural one: what was red at the segment's start or loaded in it) and the
+minimum set Min of V, and checks, with S = max(|D|, |Min|):
+
+* the *pair-chain lemma*: a product outside D whose pair chain has no vertex of D has
+  every operand row its chain reads wholly in D;
+* the *accumulator lemma*: every output summation tree that holds a product of V holds
+  a vertex of Min;
+* the per-part counts each record's derivation rests on (``fl-per-part``,
+  ``bl-per-part``, and the Loomis-Whitney counts for M < d^2).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+from attnio.pebble import builders, read_moves, solve_heuristic
+from strategies import examples
+
+FRONTIER = Path(__file__).resolve().parent.parent / "docs" / "frontier"
+_NAME = re.compile(r"^([A-Za-z-]+)\[([0-9,]+)\](\+\d+)?$")
+
+
+# ----------------------------------------------------------------- roles of vertices
+def _names(label: str) -> list[tuple[str, tuple[int, ...]]]:
+    """Every (family, index) a vertex label carries (merged labels carry several)."""
+    out = []
+    for part in label.split("="):
+        match = _NAME.match(part)
+        assert match, f"unexpected label {label!r}"
+        out.append((match.group(1), tuple(int(x) for x in match.group(2).split(","))))
+    return out
+
+
+CHAIN = {
+    "attention-forward": ("QK", "S", "exp", "P"),
+    "attention-backward": ("QK", "S", "S-L", "P", "dOV", "dP", "dP-D", "dS"),
+}
+"""The families of a pair chain: the vertices that belong to one pair (i, j) alone."""
+PRODUCTS = {
+    "attention-forward": ("PV",),
+    "attention-backward": ("dSK", "dSQ", "PdO"),
+}
+"""The product families the sharp bounds count."""
+
+
+class Roles:
+    """What each vertex of an attention graph is, read from its labels."""
+
+    def __init__(self, kind: str, n: int, d: int) -> None:
+        self.kind, self.n, self.d = kind, n, d
+        self.dag = builders.build(kind, n, d)
+        self.chain: dict[int, tuple[int, int]] = {}  # vertex -> pair (i, j)
+        self.product: dict[int, tuple[str, tuple[int, int, int]]] = {}  # vertex -> family, idx
+        self.entry: dict[tuple[str, tuple[int, ...]], int] = {}  # ("Q", (i, l)) -> vertex
+        self.row: dict[int, int] = {}  # D-vector vertices of row i (backward)
+        self.tree: dict[int, tuple[str, tuple[int, int]]] = {}  # vertex -> output tree
+        for v, label in enumerate(self.dag.labels):
+            for family, idx in _names(label):
+                if family in CHAIN[kind] and len(idx) >= 2:
+                    self.chain[v] = idx[:2]
+                if family in PRODUCTS[kind]:
+                    self.product[v] = (family, idx)
+                if family in ("Q", "K", "V", "O", "dO", "L") and self.dag.indegree[v] == 0:
+                    self.entry[family, idx] = v
+                if family in ("dOO", "D"):
+                    self.row[v] = idx[0]
+        outputs = {"O", "dQ", "dK", "dV"}
+        for v in range(self.dag.num_vertices):
+            if self.dag.indegree[v] > 0 and (
+                v in self.product
+                or any(family in outputs for family, _ in _names(self.dag.labels[v]))
+            ):
+                w = v
+                while len(self.dag.successors(w)) == 1:
+                    w = int(self.dag.successors(w)[0])
+                assert len(self.dag.successors(w)) == 0
+                (root,) = [x for x in _names(self.dag.labels[w]) if x[0] in outputs]
+                self.tree[v] = root
+
+    def rows(self, name: str, D: set[int], count: int) -> set[int]:
+        """Indices i whose whole row ``name[i, :]`` is in D."""
+        return {
+            i for i in range(count) if all(self.entry[name, (i, l)] in D for l in range(self.d))
+        }
+
+
+# ------------------------------------------------------------------ parts and sets
+def _minimum_dominator(dag, part: set[int]) -> set[int]:
+    """A least vertex set meeting every path from an input to ``part`` (a maximum flow)."""
+    g = nx.DiGraph()
+    for v in range(dag.num_vertices):
+        g.add_edge(("in", v), ("out", v), capacity=1)
+        if dag.indegree[v] == 0:
+            g.add_edge("source", ("in", v))
+        if v in part:
+            g.add_edge(("out", v), "sink")
+        for w in dag.successors(v):
+            g.add_edge(("out", v), ("in", int(w)))
+    _, (reach, _) = nx.minimum_cut(g, "source", "sink")
+    return {v for v in range(dag.num_vertices) if ("in", v) in reach and ("out", v) not in reach}
+
+
+def _dominates(dag, D: set[int], part: set[int]) -> bool:
+    """Whether every path from an input to ``part`` meets D (search from the inputs)."""
+    seen, stack = set(), [int(v) for v in dag.inputs if v not in D]
+    while stack:
+        v = stack.pop()
+        if v in seen:
+            continue
+        if v in part:
+            return False
+        seen.add(v)
+        stack.extend(int(w) for w in dag.successors(v) if int(w) not in D)
+    return True
+
+
+def _minimum_set(dag, part: set[int]) -> set[int]:
+    return {v for v in part if not any(int(w) in part for w in dag.successors(v))}
+
+
+def _segments(dag, moves, M: int) -> list[tuple[set[int], set[int]]]:
+    """HK81's parts of a pebbling: (vertices last computed in a segment, red at start + loaded)."""
+    red: set[int] = set()
+    last: dict[int, int] = {}
+    dominators: list[set[int]] = [set()]
+    io = 0
+    for move in moves:
+        op, v = move.op, move.vertex
+        if op in ("load", "store"):
+            if io and io % M == 0:
+                dominators.append(set(red))
+            io += 1
+        if op == "load":
+            dominators[-1].add(v)
+            red.add(v)
+        elif op == "compute":
+            last[v] = len(dominators) - 1
+            red.add(v)
+        elif op == "delete":
+            red.discard(v)
+    parts: list[set[int]] = [set() for _ in dominators]
+    for v, segment in last.items():
+        parts[segment].add(v)
+    return [(p, D) for p, D in zip(parts, dominators, strict=True) if p]
+
+
+# ------------------------------------------------------------------ the lemmas
+def _check_part(roles: Roles, part: set[int], D: set[int]) -> None:
+    """Every lemma of lower-sharp.md for one part with dominator set D."""
+    dag, n, d = roles.dag, roles.n, roles.d
+    assert _dominates(dag, D, part)
+    Min = _minimum_set(dag, part)
+    S = max(len(D), len(Min))
+    chain_pairs = {roles.chain[v] for v in D if v in roles.chain}
+    x_chain = sum(1 for v in D if v in roles.chain)
+    # accumulator lemma: every output tree holding a product of the part holds a Min vertex
+    trees_with_min = {roles.tree[v] for v in Min if v in roles.tree}
+    for v in part:
+        if v in roles.product:
+            assert roles.tree[v] in trees_with_min, dag.labels[v]
+    if roles.kind == "attention-forward":
+        I_q, J_k = roles.rows("Q", D, n), roles.rows("K", D, n)
+        pv = [v for v in part if v in roles.product]
+        outside = [v for v in pv if v not in D]
+        for v in outside:
+            i, j, k = roles.product[v][1]
+            assert (i, j) in chain_pairs or (i in I_q and j in J_k), dag.labels[v]
+            assert roles.entry["V", (j, k)] in D, dag.labels[v]
+        # fl-rows / fl-per-part
+        c = sum(1 for j in J_k for k in range(d) if roles.entry["V", (j, k)] in D)
+        in_D = sum(1 for v in D if v in roles.product)
+        assert len(pv) <= len(I_q) * c + d * x_chain + in_D
+        assert len(pv) <= len(D) ** 2 / (8 * d) + d * len(D) + 1e-9
+        # fs: Loomis-Whitney, for parts with S < 2 d^2
+        if S < 2 * d * d:
+            faces = len(chain_pairs) + len(I_q) * len(J_k)
+            values = sum(1 for (name, _), v in roles.entry.items() if name == "V" and v in D)
+            trees = len({roles.tree[v] for v in outside})
+            assert len(outside) ** 2 <= faces * values * trees
+            assert len(pv) <= S * math.sqrt(S) / 2 + S + 1e-9
+        return
+    # backward
+    L_in = {i for i in range(n) if roles.entry["L", (i,)] in D}
+    D_row = {roles.row[v] for v in D if v in roles.row} | roles.rows("O", D, n)
+    I_star = roles.rows("Q", D, n) & roles.rows("dO", D, n) & L_in & D_row
+    J_star = roles.rows("K", D, n) & roles.rows("V", D, n)
+    I_q, J_k = roles.rows("Q", D, n), roles.rows("K", D, n)
+    families = defaultdict(list)
+    for v in part:
+        if v in roles.product:
+            families[roles.product[v][0]].append(v)
+    operand = {"dSK": ("K", 1), "dSQ": ("Q", 0), "PdO": ("dO", 0)}
+    for family, members in families.items():
+        for v in members:
+            if v in D:
+                continue
+            idx = roles.product[v][1]
+            i, j = idx[0], idx[1]
+            name, side = operand[family]
+            assert roles.entry[name, (idx[side], idx[2])] in D, dag.labels[v]
+            if family == "PdO":
+                assert (i, j) in chain_pairs or (i in I_q and j in J_k), dag.labels[v]
+            else:
+                assert (i, j) in chain_pairs or (i in I_star and j in J_star), dag.labels[v]
+    dq = families["dSK"]
+    in_D = sum(1 for v in D if v in roles.product)
+    assert len(dq) <= d * len(I_star) * len(J_star) + d * x_chain + in_D
+    assert len(dq) <= len(D) ** 2 / (16 * (d + 1)) + d * len(D) + 1e-9
+    if S < 2 * d * d:
+        total = sum(len(members) for members in families.values())
+        assert total <= S * math.sqrt(S / 2) + S + 1e-9
+
+
+GRAPHS = [
+    ("attention-forward", 2, 1),
+    ("attention-forward", 2, 2),
+    ("attention-forward", 3, 1),
+    ("attention-forward", 1, 3),
+    ("attention-backward", 2, 1),
+    ("attention-backward", 1, 2),
+]
+
+
+def _certificates() -> list[tuple[str, int, int, int, Path]]:
+    cells = json.loads((FRONTIER / "index.json").read_text())["cells"]
+    return [
+        (cell["dag"], cell["n"], cell["d"], cell["M"], FRONTIER / cell["certificate"])
+        for cell in cells
+        if cell["dag"] in CHAIN and cell.get("certificate")
+    ]
+
+
+@pytest.mark.parametrize("kind,n,d", GRAPHS)
+def test_lemmas_hold_on_every_part_of_belady_pebblings(kind: str, n: int, d: int) -> None:
+    """Every HK81 part of a Belady pebbling, at every M, satisfies every per-part lemma."""
+    roles = Roles(kind, n, d)
+    for M in range(roles.dag.min_memory, roles.dag.num_vertices + 1, 2):
+        moves = solve_heuristic(roles.dag, M, moves=True).moves
+        for part, D in _segments(roles.dag, moves, M):
+            _check_part(roles, part, D)
+            _check_part(roles, part, _minimum_dominator(roles.dag, part))
+
+
+def test_lemmas_hold_on_every_part_of_the_frontier_certificates() -> None:
+    """Every HK81 part of every dense certificate in docs/frontier satisfies every lemma."""
+    checked = 0
+    cache: dict[tuple[str, int, int], Roles] = {}
+    for kind, n, d, M, path in _certificates():
+        roles = cache.setdefault((kind, n, d), Roles(kind, n, d))
+        for part, D in _segments(roles.dag, read_moves(path, roles.dag), M):
+            _check_part(roles, part, D)
+            checked += 1
+    assert checked > 100
+
+
+@pytest.mark.parametrize("kind,n,d", GRAPHS)
+def test_lemmas_hold_on_random_parts(kind: str, n: int, d: int) -> None:
+    """Random vertex sets and ancestor-closed sets, each with a minimum dominator set."""
+    roles = Roles(kind, n, d)
+    dag = roles.dag
+    rng = random.Random(f"{kind}-{n}-{d}")
+    computed = [v for v in range(dag.num_vertices) if dag.indegree[v] > 0]
+    for trial in range(examples(60)):
+        if trial % 2:
+            part = {v for v in computed if rng.random() < rng.choice((0.1, 0.3, 0.6))}
+        else:
+            part, stack = set(), rng.sample(computed, rng.randint(1, 4))
+            while stack:
+                v = stack.pop()
+                if v in part or dag.indegree[v] == 0:
+                    continue
+                part.add(v)
+                stack.extend(int(w) for w in dag.predecessors(v) if rng.random() < 0.9)
+        if part:
+            _check_part(roles, part, _minimum_dominator(dag, part))
+
+
+def test_the_checker_rejects_a_planted_violation() -> None:
+    """The part checker is not vacuous: a part with its dominator set emptied is refused."""
+    roles = Roles("attention-forward", 2, 1)
+    part = {v for v in roles.product}
+    with pytest.raises(AssertionError):
+        _check_part(roles, part, set())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind,n,d", [("attention-forward", 4, 2), ("attention-backward", 2, 2)])
+def test_lemmas_hold_on_the_parts_of_larger_graphs(kind: str, n: int, d: int) -> None:
+    """The same lemmas on graphs of 200 to 300 vertices: Belady parts and random parts."""
+    test_lemmas_hold_on_every_part_of_belady_pebblings(kind, n, d)
+    test_lemmas_hold_on_random_parts(kind, n, d)
