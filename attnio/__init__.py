@@ -20,7 +20,7 @@ _PACKAGES: dict[str, tuple[str, ...]] = {
     "attnio.bounds": (
         "TABLE_FORMATS", "Bound", "BoundError", "BoundParameterError", "Cache", "Check",
         "CheckResult", "FilterError", "Kind", "Pass", "RecordError", "Regime", "Status",
-        "UnknownBoundError", "catalog", "crossover", "get", "render",
+        "UnknownBoundError", "catalog", "crossover", "get", "read_catalog", "render",
     ),
     "attnio.pebble": (
         "BUILDERS", "COMPUTE", "DELETE", "GAME_VARIANTS", "GRAPH_FORMATS", "GRAPH_SUFFIXES",

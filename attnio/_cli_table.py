@@ -33,8 +33,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "--columns name,bound,explicit,leading,conditions,source,status\n"
         "  attnio table --format latex --standalone -o catalog.tex\n"
         "  attnio table --format json --status reconstructed\n"
+        "  attnio table --catalog my-bounds.toml --format latex --standalone\n"
         "  attnio table --tightness                 # counts against derived lower bounds\n"
         "  attnio table --tightness --format latex -o tightness.tex",
+    )
+    parser.add_argument(
+        "--catalog",
+        metavar="FILE",
+        help="render the records of this TOML file (your own catalog, in the format of "
+        "attnio's, docs/catalog.md) instead of attnio's",
     )
     parser.add_argument(
         "--format",
@@ -108,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
     """Print (or write) the filtered catalog."""
     from attnio.bounds import catalog, render
     from attnio.bounds.citations import bibtex
+    from attnio.bounds.reader import read_catalog
     from attnio.bounds.render import (
         LABEL_PREFIX,
         parse_columns,
@@ -135,6 +143,7 @@ def run(args: argparse.Namespace) -> int:
         if (
             latex_only
             or args.bib
+            or args.catalog
             or any(
                 value is not None
                 for value in (args.regime, args.pass_, args.cache, args.kind, args.status)
@@ -152,7 +161,12 @@ def run(args: argparse.Namespace) -> int:
         return 0
     columns = parse_columns(args.columns)
     bounds = catalog(
-        regime=args.regime, pass_=args.pass_, cache=args.cache, kind=args.kind, status=args.status
+        records=None if args.catalog is None else read_catalog(args.catalog),
+        regime=args.regime,
+        pass_=args.pass_,
+        cache=args.cache,
+        kind=args.kind,
+        status=args.status,
     )
     if args.format == "latex":
         shape = render_standalone if args.standalone else render_latex

@@ -1,6 +1,7 @@
 """Mutation score of ``attnio verify`` and ``attnio prove``: does the checker see a wrong record?
 
-Every catalog record is perturbed in turn, one mutation at a time:
+Every record of the catalog's data file (``bounds/catalog.toml``) is perturbed in turn, one
+mutation at a time, by rewriting its ``[[bound]]`` table in the file's text:
 
 * ``explicit*2``: the explicit expression doubled (a wrong constant);
 * ``explicit+n``: a term added to an exact count (a count's term changed);
@@ -23,9 +24,10 @@ Mutants that are not generated, because they state a claim exactly as true as th
   The dense ``flash-forward-upper`` has no dn term, so its dropped conditions are a
   false claim and that mutant is generated (and caught).
 
-Each mutant is swapped into the catalog in-process and checked with:
+Each mutated file text is read back by the catalog's own reader (``attnio.bounds.reader``),
+swapped into the catalog in-process (the file on disk is never written) and checked with:
 
-1. the record constructor (a mutant it refuses is caught at once);
+1. the reader and validator of the file (a mutant it refuses is caught at once);
 2. the catalog consistency checks, the algorithm checks that read records (exact counts
    against the cached machine runs, derived counts reproduced, counts above the lower
    bounds) and the pebbling checks (cached replayed pebblings and exact optima against
@@ -61,20 +63,23 @@ and obligations see). Run from the repository root::
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import fnmatch
 import functools
 import importlib
+import json
 import multiprocessing
 import sys
 import time
+import tomllib
 from collections.abc import Iterator
+from importlib import resources
 
 import sympy as sp
 
 from attnio.algorithms import verification as algorithms_checks
 from attnio.bounds import Bound, Kind, Status, consistency
 from attnio.bounds.errors import RecordError
+from attnio.bounds.reader import parse_catalog
 from attnio.bounds.symbols import M, d, n
 from attnio.pebble import verification as pebble_checks
 from attnio.proofs import prove
@@ -164,7 +169,9 @@ def _exponent(expr: sp.Expr) -> sp.Expr | None:
 
 
 def mutants(record) -> Iterator[tuple[str, dict]]:
-    """(label, changed fields) of every mutation of ``record``, equivalent ones left out."""
+    """(label, changed TOML fields) of every mutation of ``record``, equivalent ones left out.
+
+    A field mapped to ``None`` is deleted from the record's table."""
     for label, fields in _mutations(record):
         if (record.name, label) not in EQUIVALENT:
             yield label, fields
@@ -173,21 +180,45 @@ def mutants(record) -> Iterator[tuple[str, dict]]:
 def _mutations(record) -> Iterator[tuple[str, dict]]:
     count = record.kind is Kind.UPPER and record.explicit is not None
     if record.explicit is not None:
-        yield "explicit*2", {"explicit": 2 * record.explicit}
+        yield "explicit*2", {"expression": sp.sstr(2 * record.explicit)}
         if count:
-            yield "explicit+n", {"explicit": record.explicit + n}
+            yield "explicit+n", {"expression": sp.sstr(record.explicit + n)}
         elif record.kind is Kind.LOWER and _exponent(record.explicit) is not None:
-            yield "explicit-exponent", {"explicit": _exponent(record.explicit)}
+            yield "explicit-exponent", {"expression": sp.sstr(_exponent(record.explicit))}
     if record.asymptotic is not None and _exponent(record.asymptotic) is not None:
-        yield "exponent", {"asymptotic": _exponent(record.asymptotic)}
+        yield "exponent", {"asymptotic": sp.sstr(_exponent(record.asymptotic))}
     if record.conditions is not sp.true:
-        yield "no-conditions", {"conditions": sp.true}
+        yield "no-conditions", {"conditions": None}
     if record.status is not Status.DERIVED:
-        yield "derived", {"status": Status.DERIVED}
+        yield "derived", {"status": Status.DERIVED.value}
 
 
-def _swap(original: tuple, name: str, replaced) -> None:
-    catalog_module._CATALOG = tuple(replaced if b.name == name else b for b in original)
+def catalog_text() -> str:
+    """The text of the shipped catalog file."""
+    resource = resources.files("attnio.bounds").joinpath(catalog_module.CATALOG_FILE)
+    return resource.read_text(encoding="utf-8")
+
+
+def mutate_text(text: str, name: str, fields: dict) -> str:
+    """``text`` (a catalog file) with record ``name``'s table rewritten with ``fields``.
+
+    Only that table changes: the file is split at its ``[[bound]]`` headers, and the one
+    table is written back from its parsed fields (TOML basic strings, one key a line).
+    """
+    head, *blocks = text.split("\n[[bound]]\n")
+    for index, block in enumerate(blocks):
+        table = tomllib.loads("[[bound]]\n" + block)["bound"][0]
+        if table["name"] != name:
+            continue
+        for key, value in fields.items():
+            if value is None:
+                table.pop(key, None)
+            else:
+                table[key] = value
+        lines = [f"{key} = {json.dumps(value, ensure_ascii=False)}" for key, value in table.items()]
+        blocks[index] = "\n".join(lines) + "\n"
+        return "\n[[bound]]\n".join([head, *blocks])
+    raise KeyError(f"no [[bound]] named {name!r} in the catalog file")
 
 
 def _key(obligation) -> tuple:
@@ -207,6 +238,10 @@ def _prepare() -> None:
     """Warm every cache and record the baseline, once per process (before forking)."""
     memoise_records()
     _STATE["original"] = catalog_module._CATALOG
+    _STATE["text"] = catalog_text()
+    unchanged = parse_catalog(_STATE["text"])
+    if unchanged != _STATE["original"]:
+        raise SystemExit("the catalog file does not read back as the loaded catalog")
     _STATE["baseline"] = {o.name: _key(o) for o in obligations()}
     _STATE["decided"] = {}
     for check in CHECKS:  # warm the caches (machine runs, pebblings, exact optima)
@@ -265,12 +300,13 @@ def check_mutant(task: tuple[str, str]) -> dict:
     start = time.perf_counter()
     caught, seconds, changed = [], {}, None
     try:
-        mutant = dataclasses.replace(record, **fields)
+        mutated = parse_catalog(mutate_text(_STATE["text"], name, fields), source="mutant")
     except RecordError as error:
-        caught.append(f"record: {str(error)[:60]}")
-        mutant = None
-    if mutant is not None:
-        _swap(original, name, mutant)
+        message = str(error).removeprefix("catalog file 'mutant': ")
+        caught.append(f"reader: {message[:60]}")
+        mutated = None
+    if mutated is not None:
+        catalog_module._CATALOG = mutated
         try:
             caught, seconds = _verify()
             verified = time.perf_counter()

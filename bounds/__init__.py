@@ -1,8 +1,9 @@
 """The bound catalog: every upper and lower bound on attention's I/O, typed once.
 
-``attnio.bounds`` owns the symbols, the :class:`Bound` record, the catalog, its
-crossovers, its renderings and its self-consistency checks. It imports nothing
-else of attnio: the other packages read it, never the reverse.
+``attnio.bounds`` owns the symbols, the :class:`Bound` record, the catalog (the data
+file ``catalog.toml`` and its reader, docs/catalog.md), its crossovers, its renderings
+and its self-consistency checks. It imports nothing else of attnio: the other packages
+read it, never the reverse.
 """
 
 from .catalog import catalog, get
@@ -10,6 +11,7 @@ from .checks import Check, CheckResult
 from .crossover import crossover
 from .errors import BoundError, BoundParameterError, FilterError, RecordError, UnknownBoundError
 from .errors import ParameterError as ParameterError  # the former name
+from .reader import read_catalog
 from .record import Bound, Cache, Kind, Pass, Regime, Status
 from .render import TABLE_FORMATS, render
 
@@ -31,5 +33,6 @@ __all__ = [
     "catalog",
     "crossover",
     "get",
+    "read_catalog",
     "render",
 ]

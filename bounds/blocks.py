@@ -3,9 +3,10 @@
 DFE22 takes ``B_c = ceil(M / 4d)``, ``B_r = min(B_c, d)``, which overflows M
 words by the score tile and the row statistics. attnio keeps the shape of the
 rule and divides M by the exact number of words one unit of block size costs,
-so the peak is provably at most M. The count records of
-:mod:`attnio.bounds.counts` read these rules symbolically and the algorithms of
-:mod:`attnio.algorithms.flash` read them numerically: one rule serves both.
+so the peak is provably at most M. The algorithms of :mod:`attnio.algorithms.flash`
+read these rules; the count records of ``catalog.toml`` write the same sizes out in
+their expressions (``floor(M/(5*d + 4))``), and the machine's runs of the algorithms
+check every count (:mod:`attnio.bounds.counts`).
 
 =========================  ======================  =============================
 algorithm / pass           large block             small block

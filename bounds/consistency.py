@@ -14,12 +14,11 @@ from collections.abc import Callable, Iterator
 
 import sympy as sp
 
-from .catalog import FULL_DENSITY, catalog, cells, get
+from .catalog import CACHE_BOUNDARY, FULL_DENSITY, catalog, cells, get
 from .checks import Check
 from .crossover import crossover, min_branches
 from .record import Bound, Cache, Kind, Regime, Status
 from .symbols import M, feature_rank, n
-from .terms import CACHE_BOUNDARY
 
 
 def check_cells_covered() -> tuple[bool, str]:

@@ -34,6 +34,10 @@ class RecordError(BoundError):
     """A bound record is malformed: an unknown field value or an expression with stray symbols."""
 
 
+class CatalogFileError(RecordError):
+    """A catalog file cannot be read, is not TOML, or its records clash (names, references)."""
+
+
 class ExpressionError(BoundError):
     """A user's expression or condition text cannot be read (syntax, unknown name, construct)."""
 

@@ -116,7 +116,9 @@ _RELATIONS = {
 }
 
 
-def parse_expression(text: object, *, field: str, claim: str, relation: bool = False) -> sp.Basic:
+def parse_expression(
+    text: object, *, field: str, claim: str, relation: bool = False, noun: str = "claim"
+) -> sp.Basic:
     """Return the sympy object that ``text`` denotes, built without ``eval``.
 
     Parameters
@@ -127,9 +129,11 @@ def parse_expression(text: object, *, field: str, claim: str, relation: bool = F
     field : str
         The field it came from (``expression``, ``conditions`` ...), for messages.
     claim : str
-        The name of the claim it belongs to, for messages.
+        The name of the claim (or record) it belongs to, for messages.
     relation : bool
         Whether a relation or Boolean formula is wanted rather than a number.
+    noun : str
+        What the record is called in messages: ``claim``, or ``bound`` in a catalog.
 
     Raises
     ------
@@ -145,7 +149,7 @@ def parse_expression(text: object, *, field: str, claim: str, relation: bool = F
     >>> parse_expression("M >= d**2 and n >= d", field="conditions", claim="mine", relation=True)
     (n >= d) & (M >= d**2)
     """
-    where = f"claim {claim!r}: field {field!r}"
+    where = f"{noun} {claim!r}: field {field!r}"
     if not isinstance(text, str):
         raise ExpressionError(f"{where}: must be a string, got {type(text).__name__} {text!r}")
     if not text.strip():

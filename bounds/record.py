@@ -74,6 +74,19 @@ class Status(enum.StrEnum):
     CLAIMED = "claimed"
 
 
+def member(enum_type: type[enum.Enum], value: object, described: str, error: type = RecordError):
+    """Return ``enum_type(value)``, or raise ``error`` saying ``described`` is not a choice.
+
+    ``described`` names the argument and its value (``"regime='quantum'"``); the message
+    lists the valid values.
+    """
+    try:
+        return enum_type(value)
+    except ValueError:
+        valid = ", ".join(item.value for item in enum_type)
+        raise error(f"{described} is not one of: {valid}") from None
+
+
 _ASYMPTOTIC_PREFIX = {Kind.UPPER: "O", Kind.LOWER: "Omega", Kind.TIGHT: "Theta"}
 
 
@@ -125,6 +138,9 @@ class Bound:
     reduces_to : str or None
         For sparse records, the dense record this one must equal at full
         density (``catalog.FULL_DENSITY``).
+    label : str
+        The reader's name of the record in tables and figure legends
+        (:func:`attnio.bounds.labels.label`); empty when it has none.
     """
 
     name: str
@@ -140,6 +156,7 @@ class Bound:
     algorithm: str | None = None
     notes: str = ""
     reduces_to: str | None = None
+    label: str = ""
     parameters: tuple[str, ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
@@ -151,13 +168,8 @@ class Bound:
             ("status", Status),
         ):
             raw = getattr(self, attr)
-            try:
-                object.__setattr__(self, attr, enum_type(raw))
-            except ValueError:
-                choices = ", ".join(member.value for member in enum_type)
-                raise RecordError(
-                    f"bound {self.name!r}: {attr}={raw!r} is not one of: {choices}"
-                ) from None
+            chosen = member(enum_type, raw, f"bound {self.name!r}: {attr}={raw!r}")
+            object.__setattr__(self, attr, chosen)
         object.__setattr__(self, "asymptotic", _as_expr(self.asymptotic, "asymptotic", self.name))
         object.__setattr__(self, "explicit", _as_expr(self.explicit, "explicit", self.name))
         conditions = sp.true if self.conditions is None else sp.sympify(self.conditions)

@@ -293,12 +293,12 @@ class _Column:
 
 
 LATEX_COLUMNS: dict[str, _Column] = {
-    "name": _Column("", 0.27, lambda b, _: _breakable(latex_escape(label(b)))),
+    "name": _Column("", 0.27, lambda b, _: _breakable(latex_escape(_reader_name(b)))),
     "bound": _Column("Bound", 0.31, lambda b, _: latex_statement(b)),
     "explicit": _Column("Explicit form", 0.42, _latex_explicit),
     "leading": _Column("Leading term", 0.27, _latex_leading),
     "conditions": _Column("Conditions", 0.21, _latex_condition),
-    "source": _Column("Source", 0.21, lambda b, _: cite_latex(b)),
+    "source": _Column("Source", 0.21, lambda b, _: _source(b)),
     "status": _Column("Ev.", 0.0, lambda b, _: STATUS_MARKS[b.status][0], centred=True),
 }
 """The columns ``render_latex`` can show, with their share of the line width."""
@@ -592,7 +592,7 @@ def render_standalone(
     # Here-or-top placement keeps the tables after the heading; \clearpage before the
     # references flushes every float.
     tables = render_latex(bounds, columns, layout, label_prefix).replace("}[tbp]", "}[!htbp]")
-    used = {c.key for b in bounds for c in citations(b)}
+    used = {key for b in bounds for key in _cites(b)}
     cited = [key for key in entries() if key in used]
     preamble = [
         r"\documentclass[11pt]{article}",
@@ -714,10 +714,20 @@ def _compared_caption(compared: Sequence[tuple[Bound, dict]]) -> str:
 
 
 def _reader_name(bound: Bound) -> str:
+    """The record's label; its name when it has none (a record of one's own)."""
     try:
         return label(bound)
-    except ValueError:  # a record of one's own, without a reader's label
+    except ValueError:
         return bound.name
+
+
+def _cites(bound: Bound) -> list[str]:
+    """BibTeX keys of the works ``bound`` cites; none when its source names no known work
+    (a record of one's own)."""
+    try:
+        return [c.key for c in citations(bound)]
+    except ValueError:
+        return []
 
 
 def _source(bound: Bound) -> str:
@@ -754,8 +764,8 @@ def bound_to_dict(bound: Bound) -> dict[str, object]:
         "status": bound.status.value,
         "algorithm": bound.algorithm,
         "notes": bound.notes,
-        "label": label(bound),
-        "cites": [c.key for c in citations(bound)],
+        "label": _reader_name(bound),
+        "cites": _cites(bound),
     }
 
 

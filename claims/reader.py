@@ -1,6 +1,8 @@
 """Reading claims from TOML: one ``[[bound]]`` table per claim, parsed without ``eval``.
 
-A claims file looks like this::
+A claims file has the format of attnio's own catalog (:mod:`attnio.bounds.reader`,
+docs/catalog.md), read by the same reader and validator, with other defaults and one
+field of its own (``constant``)::
 
     [[bound]]
     name = "my-forward-lower"
@@ -22,38 +24,26 @@ s_c, B, epsilon, g, r) and are read by :func:`attnio.bounds.expression.parse_exp
 
 from __future__ import annotations
 
-import tomllib
-from collections.abc import Iterable
 from pathlib import Path
 
 import sympy as sp
 
-from attnio.bounds import Bound, Cache, Kind, Pass, Regime, Status
+from attnio.bounds import reader
 from attnio.bounds.errors import BoundError
 from attnio.bounds.expression import parse_expression as _parse_expression
 
 from .claim import Claim
 from .errors import ClaimError, ClaimFileError
 
-FIELDS = (
-    "name",
-    "kind",
-    "regime",
-    "pass",
-    "cache",
-    "expression",
-    "asymptotic",
-    "conditions",
-    "source",
-    "status",
-    "algorithm",
-    "constant",
-    "notes",
-)
-"""The keys a ``[[bound]]`` table may have."""
+FIELDS = (*(key for key in reader.FIELDS if key != "reduces_to"), "constant")
+"""The keys a ``[[bound]]`` table may have: a catalog record's, less ``reduces_to`` (a
+catalog's link between its own records), plus ``constant``."""
 
 REQUIRED = ("name", "kind", "regime", "pass", "expression")
 """The keys every ``[[bound]]`` table must have."""
+
+DEFAULTS = {"cache": "any", "status": "claimed", "source": "user claim", "notes": "", "label": ""}
+"""Values of the keys a claim may leave out."""
 
 
 def read_claims(path: str | Path) -> list[Claim]:
@@ -67,64 +57,21 @@ def read_claims(path: str | Path) -> list[Claim]:
         A table has a missing, unknown or bad field, an unreadable expression, or
         conditions that no point satisfies; the message names the claim and field.
     """
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise ClaimFileError(f"claims file {str(path)!r}: {error.strerror or error}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ClaimFileError(f"claims file {str(path)!r} is not UTF-8 text") from None
-    return parse_claims(text, source=str(path))
+    return parse_claims(reader.read_text(path, "claims file", ClaimFileError), source=str(path))
 
 
 def parse_claims(text: str, *, source: str = "<string>") -> list[Claim]:
     """Read the claims of TOML ``text``; ``source`` names it in messages."""
+    what = f"claims file {source!r}"
     try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise ClaimFileError(f"claims file {source!r} is not valid TOML: {error}") from None
-    extra = sorted(set(document) - {"bound"})
-    if extra:
-        raise ClaimFileError(
-            f"claims file {source!r}: unknown top-level key(s) {extra}; write one [[bound]] "
-            "table per claim"
-        )
-    tables = document.get("bound")
-    if not isinstance(tables, list) or not tables:
-        raise ClaimFileError(
-            f"claims file {source!r} has no [[bound]] table; write one [[bound]] per claim"
-        )
-    claims = [claim_from_table(table, index) for index, table in enumerate(tables, 1)]
-    _check_unique(claims, source)
+        tables = reader.bound_tables(text, what, ClaimFileError)
+        claims = [claim_from_table(table, index) for index, table in enumerate(tables, 1)]
+        reader.check_names((claim.bound for claim in claims), what, "claim")
+    except ClaimError:
+        raise
+    except BoundError as error:
+        raise ClaimFileError(str(error)) from None
     return claims
-
-
-def _check_unique(claims: Iterable[Claim], source: str) -> None:
-    seen: set[str] = set()
-    for claim in claims:
-        if claim.name in seen:
-            raise ClaimFileError(f"claims file {source!r}: two claims are named {claim.name!r}")
-        seen.add(claim.name)
-
-
-def _text(table: dict, key: str, where: str, default: str | None = None) -> str | None:
-    value = table.get(key, default)
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise ClaimError(f"{where}: field {key!r} must be a string, got {value!r}")
-    return value
-
-
-def _choice(table: dict, key: str, enum_type: type, where: str, default: str | None = None):
-    value = _text(table, key, where, default)
-    try:
-        return enum_type(value)
-    except ValueError:
-        valid = ", ".join(member.value for member in enum_type)
-        raise ClaimError(f"{where}: field {key!r} = {value!r} is not one of: {valid}") from None
 
 
 def parse_expression(text: object, *, field: str, claim: str, relation: bool = False) -> sp.Basic:
@@ -137,69 +84,24 @@ def parse_expression(text: object, *, field: str, claim: str, relation: bool = F
 
 def claim_from_table(table: object, index: int = 1) -> Claim:
     """Build one :class:`Claim` from a ``[[bound]]`` table (``index`` counts from 1)."""
-    if not isinstance(table, dict):
-        raise ClaimError(f"[[bound]] number {index} is not a table")
-    name = table.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise ClaimError(f"[[bound]] number {index}: field 'name' must be a non-empty string")
-    name = name.strip()
-    where = f"claim {name!r}"
-    unknown = sorted(set(table) - set(FIELDS))
-    if unknown:
-        raise ClaimError(
-            f"{where}: unknown field(s) {unknown}; the fields are: {', '.join(FIELDS)}"
+    try:
+        bound = reader.record_from_table(
+            table,
+            index,
+            noun="claim",
+            fields=[key for key in FIELDS if key != "constant"],
+            required=REQUIRED,
+            defaults=DEFAULTS,
+            own=("constant",),
         )
-    missing = [key for key in REQUIRED if key not in table]
-    if missing:
-        raise ClaimError(f"{where}: missing field(s) {missing}")
-    kind = _choice(table, "kind", Kind, where)
-    regime = _choice(table, "regime", Regime, where)
-    pass_ = _choice(table, "pass", Pass, where)
-    cache = _choice(table, "cache", Cache, where, "any")
-    status = _choice(table, "status", Status, where, "claimed")
-    explicit = parse_expression(_text(table, "expression", where), field="expression", claim=name)
-    asymptotic = None
-    if "asymptotic" in table:
-        asymptotic = parse_expression(
-            _text(table, "asymptotic", where), field="asymptotic", claim=name
-        )
-    conditions = sp.true
-    if "conditions" in table:
-        text = _text(table, "conditions", where)
-        conditions = parse_expression(text, field="conditions", claim=name, relation=True)
-        if conditions is sp.false:  # quote the user's text, not sympy's False
-            raise ClaimError(
-                f"{where}: field 'conditions': {text!r} admits no point with n, d, M >= 1 "
-                "(always false)"
-            )
+    except BoundError as error:
+        raise ClaimError(str(error)) from None
+    where = f"claim {bound.name!r}"
     constant = table.get("constant", 1)
     if isinstance(constant, bool) or not isinstance(constant, (int, float)):
         raise ClaimError(f"{where}: field 'constant' must be a number >= 1, got {constant!r}")
-    if kind is not Kind.TIGHT and "constant" in table:
+    if bound.kind.value != "tight" and "constant" in table:
         raise ClaimError(f"{where}: field 'constant' applies only to kind 'tight'")
-    algorithm = _text(table, "algorithm", where)
-    if algorithm is not None and kind is Kind.LOWER:
-        raise ClaimError(
-            f"{where}: field 'algorithm' names the algorithm of an upper bound; a lower bound "
-            "holds for every algorithm"
-        )
-    try:
-        bound = Bound(
-            name=name,
-            kind=kind,
-            regime=regime,
-            pass_=pass_,
-            cache=cache,
-            asymptotic=asymptotic,
-            explicit=explicit,
-            conditions=conditions,
-            source=_text(table, "source", where, "user claim"),
-            status=status,
-            algorithm=algorithm,
-            notes=_text(table, "notes", where, ""),
-        )
-    except BoundError as error:
-        raise ClaimError(f"{where}: {error}") from None
     try:
         return Claim(
             bound, sp.Rational(repr(constant)) if isinstance(constant, float) else constant

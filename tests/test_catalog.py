@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import pathlib
 
 import pytest
@@ -19,7 +18,6 @@ from attnio.bounds import (
 )
 from attnio.bounds.catalog import cells
 from attnio.bounds.consistency import grid
-from attnio.bounds.symbols import M, d, n
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 
@@ -130,16 +128,84 @@ def test_explicit_lower_bounds_match_their_asymptotic_shape() -> None:
     assert checked > 50
 
 
+# ------------------------------------------------------------------ the snapshot
+
+SNAPSHOT = pathlib.Path(__file__).resolve().parent / "baseline" / "catalog_snapshot.json"
+"""Every record's fields as they were when the catalog was still typed in Python (issue 24).
+
+A deliberate change of a record changes this file too: ``python tests/test_catalog.py``
+rewrites it from the loaded catalog, and the diff shows what changed."""
+
+
+def snapshot_rows() -> list[dict]:
+    """Every field of every record, expressions as ``srepr`` (exact sympy structure)."""
+    import sympy as sp
+
+    from attnio.bounds.citations import citations
+    from attnio.bounds.labels import label
+
+    def srepr(expr: object) -> str | None:
+        return None if expr is None else sp.srepr(expr)
+
+    return [
+        {
+            "name": b.name,
+            "kind": b.kind.value,
+            "regime": b.regime.value,
+            "pass": b.pass_.value,
+            "cache": b.cache.value,
+            "status": b.status.value,
+            "asymptotic": srepr(b.asymptotic),
+            "explicit": srepr(b.explicit),
+            "conditions": srepr(b.conditions),
+            "source": b.source,
+            "citations": [[c.key, c.locator] for c in citations(b)],
+            "algorithm": b.algorithm,
+            "notes": b.notes,
+            "reduces_to": b.reduces_to,
+            "parameters": list(b.parameters),
+            "label": label(b),
+            "notation": b.notation,
+        }
+        for b in catalog()
+    ]
+
+
+def test_catalog_equals_the_snapshot_record_by_record() -> None:
+    """The loaded catalog has the snapshot's records, in its order, each with the same
+    expressions (same sympy structure), conditions, source, citations, evidence, notes,
+    algorithm, label and every other field."""
+    import json
+
+    expected = json.loads(SNAPSHOT.read_text(encoding="utf-8"))["records"]
+    loaded = snapshot_rows()
+    assert [r["name"] for r in loaded] == [r["name"] for r in expected]
+    for now, before in zip(loaded, expected, strict=True):
+        for field in before:
+            assert now[field] == before[field], f"record {before['name']!r}: field {field!r}"
+        assert set(now) == set(before), before["name"]
+
+
+if __name__ == "__main__":  # rewrite the snapshot after a deliberate change of the catalog
+    import json
+
+    document = {"records": snapshot_rows()}
+    SNAPSHOT.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+
+
 def test_llssz24_backward_small_cache_bounds_need_n_at_least_d() -> None:
     """LLSSZ24's backward small-cache Omega((n^2 d + n d^2)/sqrt(M)) fails for n < d in
     attnio's FlashAttention-2 model: at n = 1, M = 16 the derived tiled-backward count over
     that term tends to 0 as d grows. The records say n >= d below d^2, and do not apply at
     those points."""
-    from attnio.bounds.terms import BACKWARD_SMALL
+    import itertools
 
+    from attnio.bounds.symbols import M, d, n
+
+    term = get("dense-backward-lower-small").asymptotic
     count = get("tiled-backward-count")
     ratios = [
-        count.evaluate(n=1, d=size, M=16) / BACKWARD_SMALL.subs({n: 1, d: size, M: 16})
+        count.evaluate(n=1, d=size, M=16) / term.subs({n: 1, d: size, M: 16})
         for size in (64, 256, 1024, 4096)
     ]
     assert all(later < earlier / 3 for earlier, later in itertools.pairwise(ratios))

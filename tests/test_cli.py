@@ -85,6 +85,46 @@ def test_table_writes_a_file(capsys: pytest.CaptureFixture, tmp_path) -> None:
 @pytest.mark.parametrize(
     "argv",
     [
+        ["--format", "markdown", "--regime", "sparse"],
+        ["--format", "json"],
+        ["--format", "latex", "--layout", "longtable"],
+        ["--format", "latex", "--standalone", "--columns", "name,bound,explicit,source,status"],
+    ],
+)
+def test_table_renders_a_catalog_file_like_attnio_s(capsys, tmp_path, argv: list) -> None:
+    """table --catalog FILE on a copy of attnio's catalog.toml prints exactly what table prints."""
+    from importlib import resources
+
+    copy = tmp_path / "mine.toml"
+    copy.write_text(
+        resources.files("attnio.bounds").joinpath("catalog.toml").read_text(encoding="utf-8")
+    )
+    code, ours, _ = run(capsys, "table", *argv)
+    code_file, theirs, _ = run(capsys, "table", "--catalog", str(copy), *argv)
+    assert code == code_file == 0 and ours == theirs
+
+
+def test_table_renders_records_without_label_or_known_source(capsys, tmp_path) -> None:
+    """A user's record with no label and a source attnio cannot cite renders in every format:
+    its name stands for the label, its source is quoted."""
+    mine = tmp_path / "mine.toml"
+    mine.write_text(
+        '[[bound]]\nname = "my-lower"\nkind = "lower"\nregime = "dense"\npass = "forward"\n'
+        'status = "stated"\nasymptotic = "n*d"\nexpression = "2*n*d"\n'
+        'source = "my paper, Thm 2"\n'
+    )
+    for fmt in ("markdown", "latex", "json"):
+        code, out, _ = run(capsys, "table", "--catalog", str(mine), "--format", fmt)
+        assert code == 0 and "my-lower" in out, fmt
+    assert (
+        "(my paper, Thm 2)" in run(capsys, "table", "--catalog", str(mine), "--format", "latex")[1]
+    )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["table", "--catalog", "/nonexistent-dir/mine.toml"],
         ["table", "--regime", "quantum"],
         ["table", "--format", "html"],
         ["table", "--bogus"],
