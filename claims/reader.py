@@ -8,9 +8,9 @@ A claims file looks like this::
     regime = "dense"               # dense, sparse or approximate
     pass = "forward"               # forward or backward
     cache = "large"                # small (M < d**2), large (M >= d**2) or any (default)
-    expression = "n**2*d**2/(16*M) - M"
+    expression = "n**2*d**2/(16*M) - M"   # or only: asymptotic = "Omega(n**2*d**2/M)"
     conditions = "M >= 4*d"        # optional, default: always
-    asymptotic = "n**2*d**2/M"     # optional
+    asymptotic = "Omega(n**2*d**2/M)"  # optional: Omega (lower), O (upper), Theta (tight)
     source = "my draft, Thm 2"     # optional
     algorithm = "flash"            # upper bounds: the algorithm whose cost this is
     constant = 4                   # tight claims: E / C <= Q <= C * E (default 1)
@@ -22,6 +22,7 @@ s_c, B, epsilon, g, r) and are read by :func:`attnio.bounds.expression.parse_exp
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Iterable
 from pathlib import Path
@@ -52,8 +53,14 @@ FIELDS = (
 )
 """The keys a ``[[bound]]`` table may have."""
 
-REQUIRED = ("name", "kind", "regime", "pass", "expression")
-"""The keys every ``[[bound]]`` table must have."""
+REQUIRED = ("name", "kind", "regime", "pass")
+"""The keys every ``[[bound]]`` table must have (and ``expression`` or ``asymptotic``)."""
+
+ASYMPTOTIC = re.compile(r"^\s*(Omega|Theta|O)\s*\((.*)\)\s*$", re.DOTALL)
+"""An asymptotic form as written: ``Omega(...)``, ``O(...)`` or ``Theta(...)``."""
+
+ORDER_OF_KIND = {Kind.LOWER: "Omega", Kind.UPPER: "O", Kind.TIGHT: "Theta"}
+"""The asymptotic symbol of each kind of claim."""
 
 
 def read_claims(path: str | Path) -> list[Claim]:
@@ -135,6 +142,22 @@ def parse_expression(text: object, *, field: str, claim: str, relation: bool = F
         raise ClaimError(str(error)) from None
 
 
+def _asymptotic(text: str, kind: Kind, where: str, name: str) -> sp.Expr:
+    """The growth rate of ``asymptotic = "Omega(...)"`` (or the bare rate), checking that
+    its symbol matches the claim's kind."""
+    match = ASYMPTOTIC.match(text)
+    if match is None:
+        return parse_expression(text, field="asymptotic", claim=name)
+    symbol, inner = match.groups()
+    if symbol != ORDER_OF_KIND[kind]:
+        article = "an" if kind is Kind.UPPER else "a"
+        raise ClaimError(
+            f"{where}: field 'asymptotic' = {text!r} is {symbol}, but {article} {kind.value} claim is "
+            f"{ORDER_OF_KIND[kind]}(...)"
+        )
+    return parse_expression(inner, field="asymptotic", claim=name)
+
+
 def claim_from_table(table: object, index: int = 1) -> Claim:
     """Build one :class:`Claim` from a ``[[bound]]`` table (``index`` counts from 1)."""
     if not isinstance(table, dict):
@@ -157,12 +180,20 @@ def claim_from_table(table: object, index: int = 1) -> Claim:
     pass_ = _choice(table, "pass", Pass, where)
     cache = _choice(table, "cache", Cache, where, "any")
     status = _choice(table, "status", Status, where, "claimed")
-    explicit = parse_expression(_text(table, "expression", where), field="expression", claim=name)
+    if "expression" not in table and "asymptotic" not in table:
+        raise ClaimError(f"{where}: missing field 'expression' (or 'asymptotic')")
+    explicit = None
+    if "expression" in table:
+        text = _text(table, "expression", where)
+        if ASYMPTOTIC.match(text):
+            raise ClaimError(
+                f"{where}: field 'expression' = {text!r} is asymptotic; write it as "
+                f"asymptotic = {text!r} (expression is the explicit form, with its constants)"
+            )
+        explicit = parse_expression(text, field="expression", claim=name)
     asymptotic = None
     if "asymptotic" in table:
-        asymptotic = parse_expression(
-            _text(table, "asymptotic", where), field="asymptotic", claim=name
-        )
+        asymptotic = _asymptotic(_text(table, "asymptotic", where), kind, where, name)
     conditions = sp.true
     if "conditions" in table:
         text = _text(table, "conditions", where)
@@ -210,4 +241,74 @@ def claim_from_table(table: object, index: int = 1) -> Claim:
         raise ClaimError(f"{where}: field 'constant' = {constant!r}: {error}") from None
 
 
-__all__ = ["FIELDS", "REQUIRED", "claim_from_table", "parse_claims", "read_claims"]
+def parse_claim_text(
+    text: str,
+    *,
+    regime: str,
+    pass_: str,
+    cache: str = "any",
+    conditions: str | None = None,
+    algorithm: str | None = None,
+    epsilon: str | None = None,
+    constant: int | float | None = None,
+    name: str = "claim",
+) -> Claim:
+    """Build one :class:`Claim` from a one-line claim ``KIND: EXPRESSION`` (``--claim``).
+
+    The same fields as a ``[[bound]]`` table, read by :func:`claim_from_table`, so a
+    claim from the command line gets the same checks and messages as one from a file.
+
+    Parameters
+    ----------
+    text : str
+        ``lower: n**2*d**2/(100*M)``, ``upper: ...`` or ``tight: ...``; the expression
+        may also be asymptotic, ``lower: Omega(n**2*d**2/M)`` (O for upper, Theta for
+        tight).
+    regime, pass_, cache, conditions, algorithm, constant, name
+        The table fields of the same names (``pass_`` is ``pass``).
+    epsilon : str, optional
+        The claim's accuracy: it adds the condition ``epsilon <= EPSILON`` (the claim is
+        about every algorithm whose error is at most that).
+
+    Raises
+    ------
+    ClaimError
+        ``text`` has no ``KIND:`` prefix, or a field is bad (as for a table).
+
+    Examples
+    --------
+    >>> claim = parse_claim_text("lower: n**2*d**2/(100*M)", regime="dense",
+    ...                          pass_="forward", cache="large")
+    >>> claim.kind.value, str(claim.bound.explicit)
+    ('lower', 'd**2*n**2/(100*M)')
+    """
+    if not isinstance(text, str) or ":" not in text:
+        raise ClaimError(
+            f"--claim {text!r} must read KIND: EXPRESSION, e.g. 'lower: n**2*d**2/(100*M)' "
+            "(KIND one of: lower, upper, tight)"
+        )
+    kind, expression = (part.strip() for part in text.split(":", 1))
+    table: dict[str, object] = {"name": name, "kind": kind, "regime": regime, "pass": pass_,
+                                "cache": cache}  # fmt: skip
+    if ASYMPTOTIC.match(expression):
+        table["asymptotic"] = expression
+    else:
+        table["expression"] = expression
+    if epsilon is not None:
+        bound = f"epsilon <= {epsilon}"
+        conditions = bound if conditions is None else f"({conditions}) and {bound}"
+    for key, value in (("conditions", conditions), ("algorithm", algorithm),
+                       ("constant", constant)):  # fmt: skip
+        if value is not None:
+            table[key] = value
+    return claim_from_table(table)
+
+
+__all__ = [
+    "FIELDS",
+    "REQUIRED",
+    "claim_from_table",
+    "parse_claim_text",
+    "parse_claims",
+    "read_claims",
+]
