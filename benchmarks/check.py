@@ -14,7 +14,7 @@ minute on 2 cores.
 Then one typical claim is checked the quick way (``attnio check --claim 'lower:
 n**2*d**2/(100*M)' --regime dense --pass forward --cache large``, through
 :func:`attnio.claims.parse_claim_text`), with the pebbling cache cleared, and its time is
-set against the file-based run of the same process (its mean per claim, cold): the issue's
+set against the file-based run of the same process (its mean per claim, cold): the
 target is a few seconds for one claim on 2 cores.
 """
 
@@ -117,7 +117,7 @@ def main() -> None:
 
 
 TYPICAL = dict(text="lower: n**2*d**2/(100*M)", regime="dense", pass_="forward", cache="large")
-"""The one claim of the quick path (the issue's example)."""
+"""The one claim of the quick path (the one on attnio check --help)."""
 
 
 def one_claim(baseline_per_claim: float) -> None:
