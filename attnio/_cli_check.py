@@ -11,7 +11,10 @@ from attnio._progress import ProgressLine
 from attnio._table import wide_console
 
 NAME = "check"
-HELP = "check your own bounds (a TOML file) against the catalog, pebblings and machine counts"
+HELP = (
+    "check your own bounds (a TOML file, or one --claim) against the catalog, pebblings and "
+    "machine counts"
+)
 
 EXIT_REFUTED = 1
 
@@ -37,14 +40,52 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "counterexample), proved (from derived catalog records, named), implied-by-catalog "
         "(from records some only stated or reconstructed), consistent-with-catalog and "
         "consistent (neither is a proof), unknown "
-        "(docs/verdicts.md). Exit 0 when nothing is refuted, 1 when a claim is.",
+        "(docs/verdicts.md). Exit 0 when nothing is refuted, 1 when a claim is. Instead of "
+        "FILE, --claim 'KIND: EXPRESSION' with --regime and --pass (and the other fields as "
+        "options) checks one claim the same way.",
         epilog="examples:\n"
         "  attnio check examples/claims.toml\n"
         "  attnio check mine.toml --json > verdicts.json\n"
         "  attnio check mine.toml --evidence-dir evidence/ --verbose\n"
-        "  attnio check mine.toml --skip pebbling --skip counting   # z3 only, seconds",
+        "  attnio check mine.toml --skip pebbling --skip counting   # z3 only, seconds\n"
+        "  attnio check --claim 'lower: n**2*d**2/(100*M)' --regime dense --pass forward "
+        "--cache large\n"
+        "  attnio check --claim 'upper: 4*n*d + n + 4*n**2*d*(5*d + 3)/M' --regime dense "
+        "--pass forward --algorithm flash2 --condition 'M >= 5*d + 3'\n"
+        "  attnio check --claim 'lower: Omega(n**2*d**2/M)' --regime dense --pass forward "
+        "--cache large",
     )
-    parser.add_argument("file", metavar="FILE", help="TOML file with one [[bound]] per claim")
+    parser.add_argument(
+        "file", metavar="FILE", nargs="?", help="TOML file with one [[bound]] per claim"
+    )
+    one = parser.add_argument_group(
+        "one claim from the command line (instead of FILE; the fields of a [[bound]] table)"
+    )
+    one.add_argument(
+        "--claim",
+        metavar="'KIND: EXPRESSION'",
+        help="the claim: KIND lower, upper or tight, EXPRESSION explicit in the catalog's "
+        "symbols (n, d, M, Z, s, epsilon, ...) or asymptotic: Omega(...), O(...), Theta(...)",
+    )
+    one.add_argument("--regime", help="dense, sparse or approximate (required with --claim)")
+    one.add_argument("--pass", dest="pass_", help="forward or backward (required with --claim)")
+    one.add_argument("--cache", default="any", help="small (M < d**2), large or any (default)")
+    one.add_argument(
+        "--condition", metavar="RELATION", help="where the claim applies, e.g. 'M >= 4*d'"
+    )
+    one.add_argument(
+        "--algorithm", help="the algorithm an upper bound is about (attnio simulate --help)"
+    )
+    one.add_argument(
+        "--epsilon",
+        metavar="EPS",
+        help="approximate claims: about algorithms whose error is at most EPS (adds the "
+        "condition epsilon <= EPS)",
+    )
+    one.add_argument(
+        "--constant", type=float, help="tight claims: C in E / C <= Q <= C * E (default 1)"
+    )
+    one.add_argument("--name", default="claim", help="the claim's name in the output")
     parser.add_argument(
         "--json",
         action="store_true",
@@ -76,11 +117,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 def run(args: argparse.Namespace) -> int:
     """Read the claims, check them, print the table or JSON; 1 if any claim is refuted."""
-    from attnio.claims import check, read_claims
+    from attnio.claims import check
 
     if args.evidence_dir:
         writable_directory("--evidence-dir", args.evidence_dir)
-    claims = read_claims(args.file)
+    claims = _claims(args)
     reports: list = []
     try:
         with ProgressLine(enabled=not args.json) as line:
@@ -94,6 +135,45 @@ def run(args: argparse.Namespace) -> int:
         _report(args, reports, partial=True)
         return interrupted(f"{len(reports)} of {len(claims)} claims checked")
     return _report(args, reports, partial=False)
+
+
+_ONE_CLAIM = ("regime", "pass_", "condition", "algorithm", "epsilon", "constant")
+
+
+def _claims(args: argparse.Namespace) -> list:
+    """The claims of FILE, or the one claim of ``--claim`` and its fields."""
+    from attnio.claims import parse_claim_text, read_claims
+
+    given = [key for key in _ONE_CLAIM if getattr(args, key) is not None]
+    if args.file is not None:
+        if args.claim is not None or given or args.cache != "any" or args.name != "claim":
+            option = "--claim" if args.claim is not None else "--" + (given or ["cache"])[0]
+            raise ValueError(
+                f"check: {option.rstrip('_').replace('_', '-')} describes a claim given with "
+                f"--claim, not one of FILE {args.file!r}; give FILE or --claim, not both"
+            )
+        return read_claims(args.file)
+    if args.claim is None:
+        raise ValueError("check: give FILE (a TOML claims file) or --claim 'KIND: EXPRESSION'")
+    for key, option in (("regime", "--regime"), ("pass_", "--pass")):
+        if getattr(args, key) is None:
+            raise ValueError(f"check: --claim {args.claim!r} needs {option}")
+    constant = args.constant
+    if constant is not None and constant == int(constant):
+        constant = int(constant)
+    return [
+        parse_claim_text(
+            args.claim,
+            regime=args.regime,
+            pass_=args.pass_,
+            cache=args.cache,
+            conditions=args.condition,
+            algorithm=args.algorithm,
+            epsilon=args.epsilon,
+            constant=constant,
+            name=args.name,
+        )
+    ]
 
 
 def _report(args: argparse.Namespace, reports: list, partial: bool) -> int:

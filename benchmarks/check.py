@@ -10,6 +10,12 @@ process: the first pays for compiling the numba kernels and for the exact pebbli
 which later claims of the same pass share; the second run shows the cost of a claim
 once those are cached (the ratio is printed). Target: a handful of claims in under a
 minute on 2 cores.
+
+Then one typical claim is checked the quick way (``attnio check --claim 'lower:
+n**2*d**2/(100*M)' --regime dense --pass forward --cache large``, through
+:func:`attnio.claims.parse_claim_text`), with the pebbling cache cleared, and its time is
+set against the file-based run of the same process (its mean per claim, cold): the
+target is a few seconds for one claim on 2 cores.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from pathlib import Path
 
 from attnio.bounds import Bound
 from attnio.bounds.symbols import M, d, n
-from attnio.claims import check, parse_claims, read_claims
+from attnio.claims import check, parse_claim_text, parse_claims, read_claims
 from attnio.claims.pebbling import clear_cache
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -106,6 +112,28 @@ def main() -> None:
         f"{len(claims)} claims: {cold_total:.1f} s wall / {cold_cpu:.1f} s CPU cold (first in "
         f"this process), {warm_total:.1f} s wall / {warm_cpu:.1f} s CPU with the pebblings "
         f"cached; wall ratio cold / cached {cold_total / warm_total:.2f}"
+    )
+    one_claim(cold_total / len(claims))
+
+
+TYPICAL = dict(text="lower: n**2*d**2/(100*M)", regime="dense", pass_="forward", cache="large")
+"""The one claim of the quick path (the one on attnio check --help)."""
+
+
+def one_claim(baseline_per_claim: float) -> None:
+    """Time the typical claim from the command line's reader, pebblings not cached."""
+    claim = parse_claim_text(**TYPICAL)
+    clear_cache()
+    (report,), total, cpu = _run([claim])
+    by_check: dict[str, float] = {}
+    for item in report.evidence:
+        by_check[item.check] = by_check.get(item.check, 0.0) + item.seconds
+    shown = ", ".join(f"{k} {v:.1f}" for k, v in by_check.items())
+    print(
+        f"one claim ({TYPICAL['text']}, {TYPICAL['regime']} {TYPICAL['pass_']} "
+        f"{TYPICAL['cache']}): {report.verdict}, {total:.1f} s wall / {cpu:.1f} s CPU ({shown}); "
+        f"file-based mean per claim (cold) {baseline_per_claim:.1f} s, ratio "
+        f"{total / baseline_per_claim:.2f}"
     )
 
 

@@ -26,7 +26,7 @@ are described in :mod:`attnio.claims.verdict`, what each kind of claim asserts i
 from .check import CHECKS, check
 from .claim import Claim
 from .errors import ClaimError, ClaimFileError
-from .reader import parse_claims, read_claims
+from .reader import parse_claim_text, parse_claims, read_claims
 from .verdict import VERDICTS, ClaimReport, Evidence
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "ClaimReport",
     "Evidence",
     "check",
+    "parse_claim_text",
     "parse_claims",
     "read_claims",
 ]

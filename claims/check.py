@@ -20,6 +20,7 @@ from .claim import Claim, as_claim
 from .counting import counting_evidence
 from .errors import ClaimError
 from .obligations import BUDGET_MS, catalog_evidence, conditions_evidence
+from .orders import order_evidence
 from .pebbling import MAX_STATES, pebbling_evidence
 from .proof import proof_evidence
 from .verdict import ClaimReport, Evidence, verdict_of
@@ -89,6 +90,7 @@ def check(
         if "z3" not in skip:
             evidence.extend(catalog_evidence(claim, budget_ms))
             evidence.extend(proof_evidence(claim, budget_ms))
+            evidence.extend(order_evidence(claim, budget_ms))
         if "pebbling" not in skip:
             evidence.extend(pebbling_evidence(claim, max_states=max_states))
         if "counting" not in skip:

@@ -14,8 +14,9 @@ for ``cache = small`` or ``large``, ``M < d**2`` or ``M >= d**2``):
     E / C <= Q* <= C * E. Its lower side is E / C, its upper side C * E.
 
 Only explicit expressions are checked at points. An ``asymptotic`` form (O, Omega,
-Theta) hides its constants and lower-order terms, so no finite point can refute it;
-a claim with only an asymptotic form gets the verdict ``unknown``.
+Theta) hides its constants and lower-order terms, so no finite point can refute it; a
+claim with only an asymptotic form is compared with the catalog by its order in a
+direction of growth (:mod:`attnio.claims.orders`).
 """
 
 from __future__ import annotations

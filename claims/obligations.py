@@ -192,7 +192,7 @@ def catalog_evidence(claim: Claim, budget_ms: int = BUDGET_MS) -> list[Evidence]
                 "z3",
                 "unknown",
                 "asymptotic-only claim: O / Omega / Theta hide constants, so no point refutes "
-                "it and attnio compares only explicit expressions",
+                "it; it is compared by its order (the 'order' check)",
             )
         ]
     for what, side, record, below, statement in _pairs(claim):

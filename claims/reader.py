@@ -10,9 +10,9 @@ field of its own (``constant``)::
     regime = "dense"               # dense, sparse or approximate
     pass = "forward"               # forward or backward
     cache = "large"                # small (M < d**2), large (M >= d**2) or any (default)
-    expression = "n**2*d**2/(16*M) - M"
+    expression = "n**2*d**2/(16*M) - M"   # or only: asymptotic = "Omega(n**2*d**2/M)"
     conditions = "M >= 4*d"        # optional, default: always
-    asymptotic = "n**2*d**2/M"     # optional
+    asymptotic = "Omega(n**2*d**2/M)"  # optional: Omega (lower), O (upper), Theta (tight)
     source = "my draft, Thm 2"     # optional
     algorithm = "flash"            # upper bounds: the algorithm whose cost this is
     constant = 4                   # tight claims: E / C <= Q <= C * E (default 1)
@@ -24,6 +24,7 @@ s_c, B, epsilon, g, r) and are read by :func:`attnio.bounds.expression.parse_exp
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import sympy as sp
@@ -31,6 +32,7 @@ import sympy as sp
 from attnio.bounds import reader
 from attnio.bounds.errors import BoundError
 from attnio.bounds.expression import parse_expression as _parse_expression
+from attnio.bounds.record import Kind
 
 from .claim import Claim
 from .errors import ClaimError, ClaimFileError
@@ -39,8 +41,14 @@ FIELDS = (*(key for key in reader.FIELDS if key != "reduces_to"), "constant")
 """The keys a ``[[bound]]`` table may have: a catalog record's, less ``reduces_to`` (a
 catalog's link between its own records), plus ``constant``."""
 
-REQUIRED = ("name", "kind", "regime", "pass", "expression")
-"""The keys every ``[[bound]]`` table must have."""
+REQUIRED = ("name", "kind", "regime", "pass")
+"""The keys every ``[[bound]]`` table must have (and ``expression`` or ``asymptotic``)."""
+
+ASYMPTOTIC = re.compile(r"^\s*(Omega|Theta|O)\s*\((.*)\)\s*$", re.DOTALL)
+"""An asymptotic form as written: ``Omega(...)``, ``O(...)`` or ``Theta(...)``."""
+
+ORDER_OF_KIND = {Kind.LOWER: "Omega", Kind.UPPER: "O", Kind.TIGHT: "Theta"}
+"""The asymptotic symbol of each kind of claim."""
 
 DEFAULTS = {"cache": "any", "status": "claimed", "source": "user claim", "notes": "", "label": ""}
 """Values of the keys a claim may leave out."""
@@ -82,8 +90,42 @@ def parse_expression(text: object, *, field: str, claim: str, relation: bool = F
         raise ClaimError(str(error)) from None
 
 
+def _rate(table: object, index: int) -> object:
+    """``table`` with an asymptotic claim's ``Omega(...)`` (``O``, ``Theta``) reduced to its
+    growth rate, after checking that the symbol matches the claim's kind; one of
+    ``expression`` and ``asymptotic`` must be there, and ``expression`` is never asymptotic."""
+    if not isinstance(table, dict) or any(key not in table for key in REQUIRED):
+        return table  # the reader says what is wrong
+    where = f"claim {table.get('name', f'number {index}')!r}"
+    if "expression" not in table and "asymptotic" not in table:
+        raise ClaimError(f"{where}: missing field 'expression' (or 'asymptotic')")
+    text = table.get("expression")
+    if isinstance(text, str) and ASYMPTOTIC.match(text):
+        raise ClaimError(
+            f"{where}: field 'expression' = {text!r} is asymptotic; write it as "
+            f"asymptotic = {text!r} (expression is the explicit form, with its constants)"
+        )
+    text = table.get("asymptotic")
+    match = ASYMPTOTIC.match(text) if isinstance(text, str) else None
+    if match is None:
+        return table
+    symbol, inner = match.groups()
+    try:
+        kind = Kind(table.get("kind"))
+    except ValueError:
+        return table  # the reader names the valid kinds
+    if symbol != ORDER_OF_KIND[kind]:
+        article = "an" if kind is Kind.UPPER else "a"
+        raise ClaimError(
+            f"{where}: field 'asymptotic' = {text!r} is {symbol}, but {article} {kind.value} "
+            f"claim is {ORDER_OF_KIND[kind]}(...)"
+        )
+    return {**table, "asymptotic": inner}
+
+
 def claim_from_table(table: object, index: int = 1) -> Claim:
     """Build one :class:`Claim` from a ``[[bound]]`` table (``index`` counts from 1)."""
+    table = _rate(table, index)
     try:
         bound = reader.record_from_table(
             table,
@@ -112,4 +154,74 @@ def claim_from_table(table: object, index: int = 1) -> Claim:
         raise ClaimError(f"{where}: field 'constant' = {constant!r}: {error}") from None
 
 
-__all__ = ["FIELDS", "REQUIRED", "claim_from_table", "parse_claims", "read_claims"]
+def parse_claim_text(
+    text: str,
+    *,
+    regime: str,
+    pass_: str,
+    cache: str = "any",
+    conditions: str | None = None,
+    algorithm: str | None = None,
+    epsilon: str | None = None,
+    constant: int | float | None = None,
+    name: str = "claim",
+) -> Claim:
+    """Build one :class:`Claim` from a one-line claim ``KIND: EXPRESSION`` (``--claim``).
+
+    The same fields as a ``[[bound]]`` table, read by :func:`claim_from_table`, so a
+    claim from the command line gets the same checks and messages as one from a file.
+
+    Parameters
+    ----------
+    text : str
+        ``lower: n**2*d**2/(100*M)``, ``upper: ...`` or ``tight: ...``; the expression
+        may also be asymptotic, ``lower: Omega(n**2*d**2/M)`` (O for upper, Theta for
+        tight).
+    regime, pass_, cache, conditions, algorithm, constant, name
+        The table fields of the same names (``pass_`` is ``pass``).
+    epsilon : str, optional
+        The claim's accuracy: it adds the condition ``epsilon <= EPSILON`` (the claim is
+        about every algorithm whose error is at most that).
+
+    Raises
+    ------
+    ClaimError
+        ``text`` has no ``KIND:`` prefix, or a field is bad (as for a table).
+
+    Examples
+    --------
+    >>> claim = parse_claim_text("lower: n**2*d**2/(100*M)", regime="dense",
+    ...                          pass_="forward", cache="large")
+    >>> claim.kind.value, str(claim.bound.explicit)
+    ('lower', 'd**2*n**2/(100*M)')
+    """
+    if not isinstance(text, str) or ":" not in text:
+        raise ClaimError(
+            f"--claim {text!r} must read KIND: EXPRESSION, e.g. 'lower: n**2*d**2/(100*M)' "
+            "(KIND one of: lower, upper, tight)"
+        )
+    kind, expression = (part.strip() for part in text.split(":", 1))
+    table: dict[str, object] = {"name": name, "kind": kind, "regime": regime, "pass": pass_,
+                                "cache": cache}  # fmt: skip
+    if ASYMPTOTIC.match(expression):
+        table["asymptotic"] = expression
+    else:
+        table["expression"] = expression
+    if epsilon is not None:
+        bound = f"epsilon <= {epsilon}"
+        conditions = bound if conditions is None else f"({conditions}) and {bound}"
+    for key, value in (("conditions", conditions), ("algorithm", algorithm),
+                       ("constant", constant)):  # fmt: skip
+        if value is not None:
+            table[key] = value
+    return claim_from_table(table)
+
+
+__all__ = [
+    "FIELDS",
+    "REQUIRED",
+    "claim_from_table",
+    "parse_claim_text",
+    "parse_claims",
+    "read_claims",
+]

@@ -65,6 +65,7 @@ CHECKS = (
     "expression",
     "proof",
     "implication",
+    "order",
 )
 """Where an evidence item comes from."""
 

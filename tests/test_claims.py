@@ -259,12 +259,15 @@ def test_tight_claims_must_not_grow_with_memory() -> None:
     assert any(e.check == "monotonicity" for e in report.refutations())
 
 
-def test_asymptotic_only_claims_are_unknown() -> None:
-    """A claim with only an asymptotic form cannot be refuted at a point: unknown, saying so."""
+def test_asymptotic_only_claims_are_judged_by_their_order_not_at_points() -> None:
+    """A claim with only an asymptotic form is refuted by no point (no z3, pebbling or
+    counting refutation) but by its growth: Omega(n^2 d^2 / M) at every cache size grows
+    faster than a count as d grows (the small cache), and the order check says so."""
     bound = _bound(None, asymptotic=n**2 * d**2 / M)
     (report,) = check([bound])
-    assert report.verdict == "unknown"
-    assert "asymptotic-only" in report.summary
+    assert report.verdict == "refuted"
+    assert {e.check for e in report.refutations()} == {"order"}
+    assert any("asymptotic-only" in e.summary for e in report.evidence if e.check == "z3")
 
 
 def test_sparse_points_alone_do_not_refute() -> None:

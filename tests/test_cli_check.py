@@ -165,3 +165,61 @@ def test_no_traceback_from_the_installed_command(tmp_path) -> None:
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert done.returncode == 2 and "Traceback" not in done.stderr
+
+
+def test_one_claim_from_the_command_line_is_checked_as_from_a_file(tmp_path, capsys) -> None:
+    """--claim 'KIND: EXPRESSION' with --regime, --pass and --cache gives the verdict and the
+    evidence the same claim gets from a TOML file."""
+    path = _write(tmp_path, TRUE_CLAIM.replace('name = "compulsory"', 'name = "claim"'))
+    assert main(["check", str(path), "--json", *QUICK]) == 0
+    from_file = json.loads(capsys.readouterr().out)["results"]
+    argv = ["check", "--claim", "lower: 8*n*d + n", "--regime", "dense", "--pass", "backward"]
+    assert main([*argv, "--json", *QUICK]) == 0
+    from_line = json.loads(capsys.readouterr().out)["results"]
+    strip = [{**row, "seconds": 0, "evidence": [{**e, "seconds": 0} for e in row["evidence"]]}
+             for row in (*from_file, *from_line)]  # fmt: skip
+    assert strip[0] == strip[1] and strip[0]["verdict"] == "proved"
+
+
+def test_the_quick_path_passes_every_field(capsys) -> None:
+    """--condition, --algorithm and --name reach the claim: an upper bound on flash2 below
+    its count where the condition holds is refuted and named as asked; exit 1."""
+    argv = ["check", "--claim", "upper: n*d", "--regime", "dense", "--pass", "forward",
+            "--algorithm", "flash2", "--condition", "M >= 5*d + 3", "--name", "too-low",
+            "--json", *QUICK]  # fmt: skip
+    assert main(argv) == 1
+    (row,) = json.loads(capsys.readouterr().out)["results"]
+    assert row["name"] == "too-low" and row["verdict"] == "refuted"
+    assert any("flash2" in e["against"] for e in row["evidence"] if e["verdict"] == "refuted")
+
+
+@pytest.mark.parametrize(
+    ("argv", "match"),
+    [
+        ([], "give FILE"),
+        (["--claim", "lower 5*n*d", "--regime", "dense", "--pass", "forward"], "KIND: EXPR"),
+        (["--claim", "lower: n", "--regime", "dense"], "needs --pass"),
+        (["--claim", "lower: n", "--regime", "dens", "--pass", "forward"], "'dens' is not one"),
+        (["--claim", "upper: Omega(n)", "--regime", "dense", "--pass", "forward"], "is Omega"),
+        (
+            [
+                "--claim",
+                "lower: n",
+                "--regime",
+                "dense",
+                "--pass",
+                "forward",
+                "--algorithm",
+                "flash",
+            ],
+            "names the algorithm of an upper bound",
+        ),
+        ([str(EXAMPLE), "--regime", "dense"], "give FILE or --claim, not both"),
+    ],
+)
+def test_bad_quick_claims_are_one_line_and_exit_two(capsys, argv: list, match: str) -> None:
+    """A malformed or incomplete --claim, or --claim options given with FILE, is one line
+    on stderr naming the problem, exit 2."""
+    assert main(["check", *argv]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and re.search(match, err)
