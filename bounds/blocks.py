@@ -18,7 +18,9 @@ flash2 backward            B_c = floor(M/(9d+2))   B_r = min(B_c, d)
 
 The tiled algorithms use square tiles of side ``T = floor(sqrt(M / k))``, k
 tiles fitting in fast memory: k = 3 for standard attention, k = 4 for square
-tiling and the tiled backward (:class:`TileRule`). The low-rank (polynomial
+tiling and the tiled backward (:class:`TileRule`). attnio's output-stationary
+schedule keeps one output tile and a few vectors of its side resident
+(:class:`StationaryRule`), so its tiles are about twice as wide. The low-rank (polynomial
 method) passes keep their feature table resident when it fits, else split M in
 halves between feature blocks and row blocks (:class:`LowRankRule`).
 
@@ -43,12 +45,14 @@ __all__ = [
     "FLASH_FORWARD_BLOCKS",
     "LOW_RANK_BACKWARD_BLOCKS",
     "LOW_RANK_FORWARD_BLOCKS",
+    "OUTPUT_STATIONARY_TILES",
     "ROW_STREAMING_BACKWARD_BLOCKS",
     "ROW_STREAMING_FORWARD_BLOCKS",
     "SQUARE_TILES",
     "STANDARD_TILES",
     "BlockRule",
     "LowRankRule",
+    "StationaryRule",
     "StreamRule",
     "TileRule",
 ]
@@ -245,3 +249,50 @@ ROW_STREAMING_BACKWARD_BLOCKS = StreamRule(
     "row-streaming backward", lambda d: 4 * d, lambda d: 5 * d + 2
 )
 """Key rows k_j, v_j, dk_j, dv_j resident; q_i, dO_i, dQ_i, L_i, D_i streamed; d keys at a time."""
+
+
+@dataclass(frozen=True)
+class StationaryRule:
+    """Output-stationary square tiles: one t x t output tile and ``vectors`` vectors of t words.
+
+    The side is the largest t with ``t^2 + vectors * t <= M``. For an even ``vectors = 2h``
+    that is ``floor(sqrt(M + h^2)) - h``, since ``t^2 + 2 h t <= M`` is ``(t + h)^2 <= M + h^2``:
+    a plain floor of a square root minus a constant, the shape z3 bounds well.
+
+    Examples
+    --------
+    >>> OUTPUT_STATIONARY_TILES.side(5), OUTPUT_STATIONARY_TILES.side(100)
+    (1, 8)
+    >>> OUTPUT_STATIONARY_TILES.words(8)
+    96
+    """
+
+    label: str
+    vectors: int
+
+    def __post_init__(self) -> None:
+        if self.vectors < 0 or self.vectors % 2:
+            raise ValueError(f"vectors={self.vectors!r} must be even and nonnegative")
+
+    def words(self, side):
+        """Words the resident tile and vectors of side ``side`` take."""
+        return side * side + self.vectors * side
+
+    def least_memory(self) -> int:
+        """The least M with a tile of side 1."""
+        return self.words(1)
+
+    def side(self, M):
+        """The tile side: ``isqrt(M + h^2) - h`` for an int (h = vectors / 2), a floor symbolically."""
+        half = self.vectors // 2
+        if isinstance(M, sp.Basic):
+            return sp.floor(sp.sqrt(M + half * half)) - half
+        return math.isqrt(M + half * half) - half
+
+
+OUTPUT_STATIONARY_TILES = StationaryRule("output-stationary forward", 4)
+"""A t x t tile resident with four vectors of t words. Stage 1 (a tile of S = Q K^T): a
+column of Q and a row of K^T streaming past it, the row band's running maximum and sum,
+and (after the stream) the tile's row maxima. Stage 2 (a tile of O = D^{-1} A V): a column
+of A and a row of V streaming past it, the row band's log-sum-exp and the rescaling
+factors of one column band of A."""

@@ -9,8 +9,8 @@ never the reverse.
 
 Block and tile sizes are the rules of :mod:`attnio.bounds.blocks`, which the
 algorithms read too: FlashAttention blocks, square tiles (``T = floor(sqrt(M / 3))``
-standard, ``floor(sqrt(M / 4))`` square tiling and tiled backward) and the
-low-rank blocks.
+standard, ``floor(sqrt(M / 4))`` square tiling and tiled backward,
+``floor(sqrt(M + 4)) - 2`` output-stationary) and the low-rank blocks.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from .blocks import (
     FLASH_FORWARD_BLOCKS,
     LOW_RANK_BACKWARD_BLOCKS,
     LOW_RANK_FORWARD_BLOCKS,
+    OUTPUT_STATIONARY_TILES,
     ROW_STREAMING_BACKWARD_BLOCKS,
     ROW_STREAMING_FORWARD_BLOCKS,
     SQUARE_TILES,
@@ -100,6 +101,18 @@ STANDARD_BACKWARD = 5 * n * d + 3 * n + 7 * _TN_STD * n * d + (7 + 3 * _TK_STD) 
 
 SQUARE_TILING_FORWARD = 3 * _TN_SQ * n * d + (1 + _TK_SQ) * n**2 + 2 * n + n * d
 """A = exp(Q K^T) (2 T_n nd in, n^2 + n out), O = D^{-1} A V (T_k n^2 + T_n nd + n in, nd out)."""
+
+_OUTPUT_STATIONARY_TILE = OUTPUT_STATIONARY_TILES.side(M)
+_TN_OS, _TK_OS = _blocks(n, _OUTPUT_STATIONARY_TILE), _blocks(d, _OUTPUT_STATIONARY_TILE)
+
+OUTPUT_STATIONARY_FORWARD = (
+    3 * _TN_OS * n * d + (1 + _TK_OS) * n**2 + (1 + _TK_OS) * _TN_OS * n + 2 * n + n * d
+)
+"""Tiles of side t = floor(sqrt(M + 4)) - 2, T_n = ceil(n/t), T_k = ceil(d/t). Stage 1: per
+tile of S, a column of Q and of K^T per inner index (2 T_n nd in in all); the A tile, its row
+maxima (T_n n) and, per row band, L (n) out. Stage 2: per row band L in (n); per tile of O,
+per column band of A its row maxima (T_k T_n n in all), per key j a column of A and a row of
+V (T_k n^2 + T_n nd); O out (nd)."""
 
 _ROW_WEIGHTED = s * n * _TN_SQ
 """Sum over the nonzero tiles of the tile's height (rows): s = that sum / (n T_n)."""
@@ -304,6 +317,21 @@ COUNTS: tuple[Bound, ...] = (
         "SY24 Alg. 1; attnio.algorithms.tiling",
         "square-tiling",
         "Tiles of side floor(sqrt(M/4)); A = exp(Q K^T) written.",
+    ),
+    _count(
+        "output-stationary-forward-count",
+        FWD,
+        Cache.SMALL,
+        FORWARD_SMALL_WITH_ND + n**2,
+        OUTPUT_STATIONARY_FORWARD,
+        OUTPUT_STATIONARY_TILES.least_memory() <= M,
+        "attnio.algorithms.stationary; attnio's own schedule",
+        "output-stationary",
+        "Both products output-stationary: a tile of S, then of O, of side "
+        "floor(sqrt(M + 4)) - 2 stays resident while one column of each factor streams "
+        "past it. A is stored shifted by its tile's row maxima, which are stored too and "
+        "undone in the second stage. Leading term 4 n^2 d / sqrt(M) + n^2, half of square "
+        "tiling's 8 n^2 d / sqrt(M). Writes A, its tile row maxima, O and L.",
     ),
     _count(
         "tiled-backward-count",

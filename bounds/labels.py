@@ -56,6 +56,7 @@ LABELS: dict[str, str] = {
     "row-streaming-forward-count": "Row streaming, exact",
     "row-streaming-backward-count": "Row streaming, exact",
     "square-tiling-forward-count": "Square tiling, exact",
+    "output-stationary-forward-count": "Output-stationary tiling, exact",
     "tiled-backward-count": "Tiled backward, exact",
     "block-sparse-flash-forward-count": "Block-sparse FlashAttention, exact",
     "block-sparse-flash-backward-count": "Block-sparse FlashAttention, exact",
