@@ -26,8 +26,8 @@ What numerical soundness costs: the tile maxima, ``T_n n`` words out in stage 1 
 ``T_k T_n n`` in during stage 2 (T_n = ceil(n / t), T_k = ceil(d / t)), about
 n^2 / sqrt(M) + n^2 d / M, below the leading term 4 n^2 d / sqrt(M) + n^2 by a factor of
 about sqrt(M). Fast memory holds the tile and four vectors of t words in either stage
-(:data:`~attnio.bounds.blocks.OUTPUT_STATIONARY_TILES`: t = floor(sqrt(M + 4)) - 2, the
-largest with t^2 + 4t <= M); the exact count is the catalog record
+(:data:`~attnio.bounds.blocks.OUTPUT_STATIONARY_TILES`: t = floor(sqrt(M)) - 2, so
+t^2 + 4t <= M); the exact count is the catalog record
 ``output-stationary-forward-count``.
 
 References
@@ -47,11 +47,11 @@ from .machine import TwoLevelMachine, blocks
 
 
 def stationary_tile(M: int) -> int:
-    """Return the tile side ``floor(sqrt(M + 4)) - 2``; refuse M below 5.
+    """Return the tile side ``floor(sqrt(M)) - 2``; refuse M below 9.
 
     Examples
     --------
-    >>> stationary_tile(5), stationary_tile(100)
+    >>> stationary_tile(9), stationary_tile(100)
     (1, 8)
     """
     tile = OUTPUT_STATIONARY_TILES.side(M)

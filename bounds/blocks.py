@@ -255,16 +255,19 @@ ROW_STREAMING_BACKWARD_BLOCKS = StreamRule(
 class StationaryRule:
     """Output-stationary square tiles: one t x t output tile and ``vectors`` vectors of t words.
 
-    The side is the largest t with ``t^2 + vectors * t <= M``. For an even ``vectors = 2h``
-    that is ``floor(sqrt(M + h^2)) - h``, since ``t^2 + 2 h t <= M`` is ``(t + h)^2 <= M + h^2``:
-    a plain floor of a square root minus a constant, the shape z3 bounds well.
+    The side is ``t = floor(sqrt(M)) - h`` for ``vectors = 2h``, so that
+    ``t^2 + 2 h t = floor(sqrt(M))^2 - h^2 <= M``. It is the largest side that fits except
+    when ``M + h^2`` reaches the next square (then one less): the exact largest,
+    ``floor(sqrt(M + h^2)) - h``, puts a sum under the root, which z3 could not bound (the
+    tightness obligation stayed unknown), while ``floor(sqrt(M))`` is a plain floor of a
+    root of M, which it bounds. The least M with a side of 1 is ``(h + 1)^2``.
 
     Examples
     --------
-    >>> OUTPUT_STATIONARY_TILES.side(5), OUTPUT_STATIONARY_TILES.side(100)
+    >>> OUTPUT_STATIONARY_TILES.side(9), OUTPUT_STATIONARY_TILES.side(100)
     (1, 8)
-    >>> OUTPUT_STATIONARY_TILES.words(8)
-    96
+    >>> OUTPUT_STATIONARY_TILES.words(8), OUTPUT_STATIONARY_TILES.least_memory()
+    (96, 9)
     """
 
     label: str
@@ -279,15 +282,15 @@ class StationaryRule:
         return side * side + self.vectors * side
 
     def least_memory(self) -> int:
-        """The least M with a tile of side 1."""
-        return self.words(1)
+        """The least M with a tile of side 1: ``(h + 1)^2``."""
+        return (self.vectors // 2 + 1) ** 2
 
     def side(self, M):
-        """The tile side: ``isqrt(M + h^2) - h`` for an int (h = vectors / 2), a floor symbolically."""
+        """The tile side: ``isqrt(M) - h`` for an int (h = vectors / 2), a floor symbolically."""
         half = self.vectors // 2
         if isinstance(M, sp.Basic):
-            return sp.floor(sp.sqrt(M + half * half)) - half
-        return math.isqrt(M + half * half) - half
+            return sp.floor(sp.sqrt(M)) - half
+        return math.isqrt(M) - half
 
 
 OUTPUT_STATIONARY_TILES = StationaryRule("output-stationary forward", 4)

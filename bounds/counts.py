@@ -10,7 +10,7 @@ never the reverse.
 Block and tile sizes are the rules of :mod:`attnio.bounds.blocks`, which the
 algorithms read too: FlashAttention blocks, square tiles (``T = floor(sqrt(M / 3))``
 standard, ``floor(sqrt(M / 4))`` square tiling and tiled backward,
-``floor(sqrt(M + 4)) - 2`` output-stationary) and the low-rank blocks.
+``floor(sqrt(M)) - 2`` output-stationary) and the low-rank blocks.
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ _TN_OS, _TK_OS = _blocks(n, _OUTPUT_STATIONARY_TILE), _blocks(d, _OUTPUT_STATION
 OUTPUT_STATIONARY_FORWARD = (
     3 * _TN_OS * n * d + (1 + _TK_OS) * n**2 + (1 + _TK_OS) * _TN_OS * n + 2 * n + n * d
 )
-"""Tiles of side t = floor(sqrt(M + 4)) - 2, T_n = ceil(n/t), T_k = ceil(d/t). Stage 1: per
+"""Tiles of side t = floor(sqrt(M)) - 2, T_n = ceil(n/t), T_k = ceil(d/t). Stage 1: per
 tile of S, a column of Q and of K^T per inner index (2 T_n nd in in all); the A tile, its row
 maxima (T_n n) and, per row band, L (n) out. Stage 2: per row band L in (n); per tile of O,
 per column band of A its row maxima (T_k T_n n in all), per key j a column of A and a row of
@@ -328,7 +328,7 @@ COUNTS: tuple[Bound, ...] = (
         "attnio.algorithms.stationary; attnio's own schedule",
         "output-stationary",
         "Both products output-stationary: a tile of S, then of O, of side "
-        "floor(sqrt(M + 4)) - 2 stays resident while one column of each factor streams "
+        "floor(sqrt(M)) - 2 stays resident while one column of each factor streams "
         "past it. A is stored shifted by its tile's row maxima, which are stored too and "
         "undone in the second stage. Leading term 4 n^2 d / sqrt(M) + n^2, half of square "
         "tiling's 8 n^2 d / sqrt(M). Writes A, its tile row maxima, O and L.",

@@ -25,23 +25,28 @@ LEAST = OUTPUT_STATIONARY_TILES.least_memory()
 
 
 def breakpoints(top: int) -> list[int]:
-    """The M at which the tile side becomes t, for t = 1 .. top: t^2 + 4t words."""
-    return [OUTPUT_STATIONARY_TILES.words(t) for t in range(1, top + 1)]
+    """The M at which the tile side becomes t, for t = 1 .. top: (t + 2)^2 words."""
+    return [(t + 2) ** 2 for t in range(1, top + 1)]
 
 
-def test_tile_side_is_the_largest_that_fits():
-    """The side t satisfies t^2 + 4t <= M < (t + 1)^2 + 4(t + 1) for every M up to 5000."""
+def test_tile_side_fits_and_is_at_most_one_below_the_largest():
+    """For every M up to 5000 the side t has t^2 + 4t <= M, and t + 2 would not fit (t + 1
+    fails only where M + 4 reaches the next square); the symbolic side agrees."""
     for M_ in range(LEAST, 5000):
         t = stationary_tile(M_)
         assert t >= 1
-        assert OUTPUT_STATIONARY_TILES.words(t) <= M_ < OUTPUT_STATIONARY_TILES.words(t + 1)
-    assert OUTPUT_STATIONARY_TILES.side(sp.Integer(10**6)) == math.isqrt(10**6 + 4) - 2
+        assert OUTPUT_STATIONARY_TILES.words(t) <= M_ < OUTPUT_STATIONARY_TILES.words(t + 2)
+        largest = math.isqrt(M_ + 4) - 2
+        assert t == largest or (t == largest - 1 and math.isqrt(M_) < math.isqrt(M_ + 4))
+    assert OUTPUT_STATIONARY_TILES.side(sp.Integer(10**6 - 1)) == 10**3 - 3
+    with pytest.raises(ParameterError, match=f"needs M >= {LEAST}"):
+        stationary_tile(LEAST - 1)
 
 
 @settings(max_examples=examples(40))
 @given(sizes=problem_sizes(max_n=30, max_d=12, max_memory=400))
 @example(sizes=(37, 5, 24))
-@example(sizes=(37, 5, 4))
+@example(sizes=(37, 5, 8))
 @example(sizes=(13, 12, LEAST))
 @example(sizes=(1, 1, LEAST))
 def test_numbers_counts_and_bounds(sizes):
@@ -75,10 +80,10 @@ def test_count_at_and_around_every_tile_breakpoint(n_, d_):
 
 
 @pytest.mark.parametrize("M_", breakpoints(6))
-def test_peak_fills_the_memory_at_a_breakpoint(M_):
-    """At M = t^2 + 4t with tiles no larger than the problem, the peak is exactly M (nothing idle)."""
+def test_peak_is_the_tile_and_four_vectors(M_):
+    """With tiles no larger than the problem the peak is exactly t^2 + 4t (= M - 4 here)."""
     run = simulate(NAME, PASS, 40, 20, M_, numeric=False)
-    assert run.counts.peak == M_
+    assert run.counts.peak == OUTPUT_STATIONARY_TILES.words(stationary_tile(M_)) == M_ - 4
 
 
 @settings(max_examples=examples(50))
@@ -143,7 +148,7 @@ def test_leading_term_is_4_n2_d_over_sqrt_M_plus_n2():
     smooth = _smooth(get(RECORD).explicit)
     limit, _ = _small_cache_limit(smooth / (4 * n**2 * d / sp.sqrt(M) + n**2))
     assert limit == 1
-    # d fixed instead: per n^2, the part linear in d is d (4 / t + 1 / t^2), t = sqrt(M + 4) - 2,
+    # d fixed instead: per n^2, the part linear in d is d (4 / t + 1 / t^2), t = sqrt(M) - 2,
     # whose sqrt(M) multiple tends to 4; what is left tends to the n^2 term's 1
     per_n2 = sp.expand(sp.limit(smooth / n**2, n, sp.oo))
     linear = per_n2.coeff(d, 1)
