@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from attnio.bounds.counts import COUNTS
 from attnio.bounds.record import Regime
 
-from . import approximate, flash, sparse, standard, streaming, tiling
+from . import approximate, flash, sparse, standard, stationary, streaming, tiling
 from .errors import UnknownAlgorithmError
 
 PASSES = ("forward", "backward")
@@ -89,6 +89,11 @@ ALGORITHMS: dict[str, Algorithm] = {
             "square-tiling",
             {"forward": tiling.square_tiling_forward},
             "SY24 Alg. 1",
+        ),
+        Algorithm(
+            "output-stationary",
+            {"forward": stationary.output_stationary_forward},
+            "attnio's own: both products output-stationary, algorithms/stationary.py",
         ),
         Algorithm(
             "tiled-backward",

@@ -19,7 +19,9 @@ flash2 backward            B_c = floor(M/(9d+2))   B_r = min(B_c, d)
 
 The tiled algorithms use square tiles of side ``T = floor(sqrt(M / k))``, k
 tiles fitting in fast memory: k = 3 for standard attention, k = 4 for square
-tiling and the tiled backward (:class:`TileRule`). The low-rank (polynomial
+tiling and the tiled backward (:class:`TileRule`). attnio's output-stationary
+schedule keeps one output tile and a few vectors of its side resident
+(:class:`StationaryRule`), so its tiles are about twice as wide. The low-rank (polynomial
 method) passes keep their feature table resident when it fits, else split M in
 halves between feature blocks and row blocks (:class:`LowRankRule`).
 
@@ -44,12 +46,14 @@ __all__ = [
     "FLASH_FORWARD_BLOCKS",
     "LOW_RANK_BACKWARD_BLOCKS",
     "LOW_RANK_FORWARD_BLOCKS",
+    "OUTPUT_STATIONARY_TILES",
     "ROW_STREAMING_BACKWARD_BLOCKS",
     "ROW_STREAMING_FORWARD_BLOCKS",
     "SQUARE_TILES",
     "STANDARD_TILES",
     "BlockRule",
     "LowRankRule",
+    "StationaryRule",
     "StreamRule",
     "TileRule",
 ]
@@ -246,3 +250,53 @@ ROW_STREAMING_BACKWARD_BLOCKS = StreamRule(
     "row-streaming backward", lambda d: 4 * d, lambda d: 5 * d + 2
 )
 """Key rows k_j, v_j, dk_j, dv_j resident; q_i, dO_i, dQ_i, L_i, D_i streamed; d keys at a time."""
+
+
+@dataclass(frozen=True)
+class StationaryRule:
+    """Output-stationary square tiles: one t x t output tile and ``vectors`` vectors of t words.
+
+    The side is ``t = floor(sqrt(M)) - h`` for ``vectors = 2h``, so that
+    ``t^2 + 2 h t = floor(sqrt(M))^2 - h^2 <= M``. It is the largest side that fits except
+    when ``M + h^2`` reaches the next square (then one less): the exact largest,
+    ``floor(sqrt(M + h^2)) - h``, puts a sum under the root, which z3 could not bound (the
+    tightness obligation stayed unknown), while ``floor(sqrt(M))`` is a plain floor of a
+    root of M, which it bounds. The least M with a side of 1 is ``(h + 1)^2``.
+
+    Examples
+    --------
+    >>> OUTPUT_STATIONARY_TILES.side(9), OUTPUT_STATIONARY_TILES.side(100)
+    (1, 8)
+    >>> OUTPUT_STATIONARY_TILES.words(8), OUTPUT_STATIONARY_TILES.least_memory()
+    (96, 9)
+    """
+
+    label: str
+    vectors: int
+
+    def __post_init__(self) -> None:
+        if self.vectors < 0 or self.vectors % 2:
+            raise ValueError(f"vectors={self.vectors!r} must be even and nonnegative")
+
+    def words(self, side):
+        """Words the resident tile and vectors of side ``side`` take."""
+        return side * side + self.vectors * side
+
+    def least_memory(self) -> int:
+        """The least M with a tile of side 1: ``(h + 1)^2``."""
+        return (self.vectors // 2 + 1) ** 2
+
+    def side(self, M):
+        """The tile side: ``isqrt(M) - h`` for an int (h = vectors / 2), a floor symbolically."""
+        half = self.vectors // 2
+        if isinstance(M, sp.Basic):
+            return sp.floor(sp.sqrt(M)) - half
+        return math.isqrt(M) - half
+
+
+OUTPUT_STATIONARY_TILES = StationaryRule("output-stationary forward", 4)
+"""A t x t tile resident with four vectors of t words. Stage 1 (a tile of S = Q K^T): a
+column of Q and a row of K^T streaming past it, the row band's running maximum and sum,
+and (after the stream) the tile's row maxima. Stage 2 (a tile of O = D^{-1} A V): a column
+of A and a row of V streaming past it, the row band's log-sum-exp and the rescaling
+factors of one column band of A."""

@@ -1,0 +1,126 @@
+"""attnio's output-stationary forward schedule for small caches.
+
+Square tiling (:mod:`~attnio.algorithms.tiling`) keeps three square tiles in fast memory,
+so its side is about sqrt(M) / 2 and each of its two products costs about
+4 n^2 d / sqrt(M) words. Here only the output tile stays resident and its factors stream
+past it one column (one outer product) at a time, as optimal matrix multiplication
+does, so the side is about sqrt(M) and each product costs about 2 n^2 d / sqrt(M):
+
+* stage 1, ``A = exp(Q K^T)``: for each t x t tile of S (rows I, keys J) accumulate the
+  outer products ``Q[I, c] K[J, c]^T`` over c = 1..d (2t words a step), then shift each
+  row of the tile by its maximum over the tile, ``A_ij = exp(s_ij - m_iJ)``, and store the
+  A tile and the t maxima m_iJ. The row band's running maximum m_i and sum
+  ``l_i = sum_j exp(s_ij - m_i)`` stay resident (2t words, updated as FlashAttention does)
+  and leave as ``L_i = m_i + log l_i`` at the end of the band.
+* stage 2, ``O = D^{-1} A V``: for each t x t tile of O (rows I, columns K) accumulate
+  ``(f * A[I, j]) V[j, K]`` over the keys j, where ``f_i = exp(m_iJ - L_i)`` for the column
+  band J holding j undoes the shift and divides by the row sum. The band's L stays resident
+  (t words); the t maxima of each column band are read once per tile of O.
+
+Every stored A entry is at most 1 (each row of a tile has an entry equal to 1) and every
+factor f is at most ``1 / l_i <= 1``, so nothing overflows whatever the inputs; what
+underflows is a weight below ``exp(-745)`` relative to the row's largest, which is what
+the exact softmax rounds away too.
+
+What numerical soundness costs: the tile maxima, ``T_n n`` words out in stage 1 and
+``T_k T_n n`` in during stage 2 (T_n = ceil(n / t), T_k = ceil(d / t)), about
+n^2 / sqrt(M) + n^2 d / M, below the leading term 4 n^2 d / sqrt(M) + n^2 by a factor of
+about sqrt(M). Fast memory holds the tile and four vectors of t words in either stage
+(:data:`~attnio.bounds.blocks.OUTPUT_STATIONARY_TILES`: t = floor(sqrt(M)) - 2, so
+t^2 + 4t <= M); the exact count is the catalog record
+``output-stationary-forward-count``.
+
+References
+----------
+attnio; the output-stationary (outer-product) order of Smith, Lowery, Langou and van de
+Geijn's optimal matrix multiplication (arXiv 1702.02017), applied to both products.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attnio.bounds.blocks import OUTPUT_STATIONARY_TILES
+
+from .errors import BlocksDoNotFitError
+from .machine import TwoLevelMachine, blocks
+
+
+def stationary_tile(M: int) -> int:
+    """Return the tile side ``floor(sqrt(M)) - 2``; refuse M below 9.
+
+    Examples
+    --------
+    >>> stationary_tile(9), stationary_tile(100)
+    (1, 8)
+    """
+    tile = OUTPUT_STATIONARY_TILES.side(M)
+    if tile < 1:
+        raise BlocksDoNotFitError(
+            f"{OUTPUT_STATIONARY_TILES.label}: M={M} leaves no room for a tile; "
+            f"it needs M >= {OUTPUT_STATIONARY_TILES.least_memory()}"
+        )
+    return tile
+
+
+def output_stationary_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
+    """Forward pass with both products output-stationary; writes A, Amax, L and O.
+
+    ``A`` (n x n) holds ``exp(s_ij - m_iJ)``, ``Amax`` (n x T_n) the tile row maxima m_iJ,
+    ``L`` (n x 1) the log-sum-exp of each row of S and ``O`` (n x d) the attention output.
+    """
+    tile = stationary_tile(machine.M)
+    mc, numeric = machine, machine.numeric
+    rows, cols = blocks(n, tile), blocks(d, tile)
+    mc.create("A", n, n)
+    mc.create("Amax", n, len(rows))
+    mc.create("L", n, 1)
+    mc.create("O", n, d)
+
+    for ib, (i0, i1) in enumerate(rows):
+        mc.step(f"stage 1: A = exp(Q K^T), row band {ib}")
+        m = mc.alloc("m", i1 - i0, fill=-np.inf)
+        total = mc.alloc("l", i1 - i0)
+        for jb, (j0, j1) in enumerate(rows):
+            S = mc.alloc("S", i1 - i0, j1 - j0)
+            for c in range(d):
+                q = mc.load("q", "Q", i0, i1, c, c + 1)
+                k = mc.load("k", "K", j0, j1, c, c + 1)
+                if numeric:
+                    S += q @ k.T
+                mc.free("q", "k")
+            top = mc.alloc("top", i1 - i0)
+            if numeric:
+                np.max(S, axis=1, keepdims=True, out=top)
+                np.exp(S - top, out=S)
+                new = np.maximum(m, top)
+                total *= np.exp(m - new)
+                total += S.sum(axis=1, keepdims=True) * np.exp(top - new)
+                m[...] = new
+            mc.store("S", "A", i0, i1, j0, j1)
+            mc.store("top", "Amax", i0, i1, jb, jb + 1)
+            mc.free("S", "top")
+        if numeric:
+            m += np.log(total)
+        mc.store("m", "L", i0, i1, 0, 1)
+        mc.free("m", "l")
+
+    for ib, (i0, i1) in enumerate(rows):
+        mc.step(f"stage 2: O = D^-1 A V, row band {ib}")
+        L = mc.load("Lb", "L", i0, i1, 0, 1)
+        for k0, k1 in cols:
+            O = mc.alloc("O", i1 - i0, k1 - k0)
+            for jb, (j0, j1) in enumerate(rows):
+                f = mc.load("f", "Amax", i0, i1, jb, jb + 1)
+                if numeric:
+                    np.exp(f - L, out=f)
+                for j in range(j0, j1):
+                    a = mc.load("a", "A", i0, i1, j, j + 1)
+                    v = mc.load("v", "V", j, j + 1, k0, k1)
+                    if numeric:
+                        O += (f * a) @ v
+                    mc.free("a", "v")
+                mc.free("f")
+            mc.store("O", "O", i0, i1, k0, k1)
+            mc.free("O")
+        mc.free("Lb")
