@@ -118,6 +118,34 @@ def test_verify_json_reports_each_check(capsys: pytest.CaptureFixture) -> None:
     assert data["results"][0]["passed"] is True
 
 
+def test_verify_reports_each_finished_check_on_stderr(capsys: pytest.CaptureFixture) -> None:
+    """Not on a terminal, verify still prints one line per finished check with its time on
+    standard error, so a piped or CI run is never silent."""
+    code, _, err = run(capsys, "verify", "--only", "bounds.c*")
+    lines = err.strip().splitlines()
+    assert code == 0 and len(lines) == 3, err
+    for index, line in enumerate(lines, start=1):
+        assert line.startswith(f"[{index}/3] bounds.c") and line.endswith(" s)"), line
+        assert ": pass (" in line
+
+
+def test_verify_says_what_the_default_tier_left_out(
+    capsys: pytest.CaptureFixture, monkeypatch, tmp_path
+) -> None:
+    """With a proofs check, the default tier names what it left out and how to run it; the
+    thorough tier leaves nothing out. JSON carries the same note."""
+    from attnio.proofs import suite
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(suite, "THOROUGH_ONLY", ("comparison/planted-not-a-name",))
+    code, out, _ = run(capsys, "verify", "--only", "proofs.planted_refuted")
+    assert code == 0 and "run them: attnio verify --thorough" in out
+    code, out, _ = run(capsys, "verify", "--only", "proofs.planted_refuted", "--thorough")
+    assert code == 0 and "left out" not in out
+    code, out, _ = run(capsys, "verify", "--only", "proofs.planted_refuted", "--json")
+    assert json.loads(out)["left_out"].startswith("left out: 0 open obligation(s)")
+
+
 def test_verify_exits_1_when_a_check_fails(capsys: pytest.CaptureFixture, monkeypatch) -> None:
     """A failing (or crashing) check makes verify exit 1 and shows FAIL."""
     from attnio import _cli_verify
