@@ -53,7 +53,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "--only",
         metavar="PATTERN",
-        help="run only the checks whose name matches this glob ('list' lists the names)",
+        help="run only the checks whose name matches this glob, or one of several "
+        "comma-separated globs ('list' lists the names)",
     )
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument(
@@ -77,14 +78,18 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 
 def collect(pattern: str | None = None) -> list[tuple[str, object]]:
-    """Return ``(suite, check)`` pairs of every registered check matching ``pattern``."""
+    """Return ``(suite, check)`` pairs of every registered check matching ``pattern``.
+
+    ``pattern`` is a glob, or several separated by commas (a check matching any is kept).
+    """
+    globs = None if pattern is None else [p.strip() for p in pattern.split(",")]
     found = []
     for suite in SUITES:
         module = importlib.import_module(suite)
         short = suite.split(".")[1]
         for check in module.CHECKS:
             name = f"{short}.{check.__name__.removeprefix('check_')}"
-            if pattern is None or fnmatch.fnmatch(name, pattern):
+            if globs is None or any(fnmatch.fnmatch(name, glob) for glob in globs):
                 found.append((name, check))
     if not found:
         raise ValueError(f"--only={pattern!r} matches no check ('--only list' lists them)")

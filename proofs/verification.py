@@ -172,6 +172,9 @@ def check_obligations() -> tuple[bool | None, str]:
         f"{len(outcomes)} obligations, {len(failed)} failed, {len(findings)} findings, "
         f"{len(unknown)} unknown open claims"
     )
+    cache = _SETTINGS["cache"]
+    if isinstance(cache, ProofCache):
+        detail += f"; {cache.hits} answered from the proof cache"
     if failed:
         detail += "; failed: " + ", ".join(o.obligation.name for o in failed[:5])
     if findings:
