@@ -220,7 +220,7 @@ def tightness_table() -> list[Obligation]:
     Only ``derived`` lower bounds (no reconstructed candidate), so each claim is expected
     to hold; the cell is M >= d^2 (large) or M < d^2 (small), with n >= d and M at least
     twice the count's least feasible M (its condition ``a <= M`` scaled), away from
-    one-row blocks. The least C proved for each algorithm is the README's table.
+    one-row blocks. The least C proved for each algorithm is the table of docs/findings.md.
     """
     found = []
     for (pass_name, cache), algorithms in TABLE_ALGORITHMS.items():

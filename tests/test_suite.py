@@ -64,3 +64,30 @@ def test_default_tier_refuses_to_leave_out_an_asserted_obligation(monkeypatch) -
     monkeypatch.setattr(suite, "THOROUGH_ONLY", (chosen[0].name,))
     with pytest.raises(ObligationError, match="only open claims"):
         suite.default_tier(chosen)
+
+
+def test_verify_tiers_prove_what_they_say(monkeypatch) -> None:
+    """attnio verify's default tier proves every obligation but THOROUGH_ONLY, with the
+    configured cache; the thorough tier proves all of them."""
+    from attnio.proofs import suite, verification
+    from attnio.proofs.cache import ProofCache
+
+    given = []
+
+    def record(chosen, timeout_ms, jobs, cache):
+        given.append(([o.name for o in chosen], cache))
+        return iter(())
+
+    monkeypatch.setattr(suite, "outcomes", record)
+    cache = ProofCache("/nonexistent", timeout_ms=3000)
+    try:
+        verification.configure(thorough=False, cache=cache)
+        verification._outcomes()
+        verification.configure(thorough=True, cache=None)
+        verification._outcomes()
+    finally:
+        verification.configure()
+    (default, used), (thorough, unused) = given
+    assert used is cache and unused is None
+    assert set(thorough) - set(default) == set(suite.THOROUGH_ONLY)
+    assert len(thorough) == len(select())
