@@ -84,8 +84,12 @@ def compare() -> None:
     cold, warm, thorough = (row[1] for row in rows)
     print()
     print(f"cold / warm: {cold / warm:.1f}x   thorough / cold: {thorough / cold:.1f}x")
-    slow = sorted(rows[0][2]["results"], key=lambda r: -r["seconds"])[:5]
-    print("slowest checks, cold: " + ", ".join(f"{r['check']} {r['seconds']:.1f} s" for r in slow))
+    for label, _, report in rows:
+        slow = sorted(report["results"], key=lambda r: -r["seconds"])[:5]
+        print(
+            f"slowest checks, {label}: "
+            + ", ".join(f"{r['check']} {r['seconds']:.1f} s" for r in slow)
+        )
 
 
 def profile(thorough: bool) -> None:

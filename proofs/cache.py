@@ -104,22 +104,39 @@ def _sources_digest() -> str:
     return digest.hexdigest()
 
 
-_LET_NAME = re.compile(r"\?x\d+\b")
+_LET_NAME = re.compile(r"(\?x|\$x|a!)\d+\b")
 
 
 def _canonical(text: str) -> str:
-    """``text`` with z3's let-bound names (``?x28``) renumbered in order of appearance.
+    """``text`` with z3's let-bound names renumbered in order of appearance.
 
-    z3 names a shared subterm after its term id, which depends on every term created
-    before it in the process; the renumbered text depends on the query alone.
+    z3 names a shared term after its term id (``?x28`` for an arithmetic term, ``$x27``
+    for a Boolean one), which depends on every term created before it in the process;
+    the renumbered text depends on the query alone.
 
     Examples
     --------
-    >>> _canonical("(let ((?x28 (f x))) (g ?x28 ?x31))")
-    '(let ((?x0 (f x))) (g ?x0 ?x1))'
+    >>> _canonical("(let ((?x28 (f x))) (let (($x9 (> ?x28 1))) (g ?x28 ?x31 $x9)))")
+    '(let ((?x0 (f x))) (let (($x1 (> ?x0 1))) (g ?x0 ?x2 $x1)))'
     """
     names: dict[str, str] = {}
-    return _LET_NAME.sub(lambda m: names.setdefault(m.group(0), f"?x{len(names)}"), text)
+
+    def rename(match: re.Match) -> str:
+        return names.setdefault(match.group(0), f"{match.group(1)}{len(names)}")
+
+    return _LET_NAME.sub(rename, text)
+
+
+def _query_text(obligation: Obligation, integers: bool) -> str:
+    """The SMT-LIB text of ``obligation``'s query (assumptions, side conditions and the
+    negated claim) as z3 is asked it, in canonical form.
+
+    The text is printed from a fresh z3 context, like the one each call of the checker
+    gets: in the shared default context, which subterms z3 prints as ``let`` bindings
+    depends on every other term alive in the process.
+    """
+    text = _Query(obligation, integers).solver(1).to_smt2()
+    return _canonical(text)
 
 
 def key(obligation: Obligation, timeout_ms: int, limit: int = CONSTANT_LIMIT) -> str:
@@ -142,8 +159,8 @@ def key(obligation: Obligation, timeout_ms: int, limit: int = CONSTANT_LIMIT) ->
         sp.srepr(obligation.constant),
         sp.srepr(obligation.claim),
         *(sp.srepr(a) for a in obligation.assumptions),
-        _canonical(_Query(obligation, False).smtlib()),
-        _canonical(_Query(obligation, True).smtlib()),
+        _query_text(obligation, integers=False),
+        _query_text(obligation, integers=True),
     ]
     digest = hashlib.sha256()
     for part in parts:

@@ -140,11 +140,13 @@ def outcomes(
     missing = [ob for ob, hit in zip(chosen, found, strict=True) if hit is None]
     fresh = spread(check, missing, jobs)
     try:
-        for hit in found:
+        for obligation, hit in zip(chosen, found, strict=True):
             if hit is not None:
                 yield hit
                 continue
-            outcome = next(fresh)
+            # the obligation as given, not the worker's rebuilt copy: the key is the one
+            # the next run computes from the generated obligation
+            outcome = Outcome(obligation, next(fresh).result)
             cache.store(outcome)
             yield outcome
     finally:

@@ -79,8 +79,12 @@ def test_key_changes_with_the_catalog_the_translation_the_solver_and_the_limits(
         patch.setattr(z3, "get_full_version", lambda: "z3 99.0")
         changed.add(cache.key(TRUE, TIMEOUT))
     with monkeypatch.context() as patch:  # a change of the translation: other SMT-LIB text
-        original = cache._Query.smtlib
-        patch.setattr(cache._Query, "smtlib", lambda self: original(self) + "(assert true)\n")
+        from attnio.proofs.translate import Translator
+
+        original = Translator.side_conditions
+        patch.setattr(
+            Translator, "side_conditions", lambda self: [*original(self), z3.Real("t") >= 0]
+        )
         changed.add(cache.key(TRUE, TIMEOUT))
     with monkeypatch.context() as patch:
         patch.setattr(cache.budget, "RLIMIT_PER_MS", cache.budget.RLIMIT_PER_MS + 1)
@@ -96,6 +100,37 @@ def test_key_does_not_depend_on_earlier_z3_terms() -> None:
     z3.simplify(z3.And(*(a * i + b > i for i in range(50))))
     cache.key(FALSE, TIMEOUT)
     assert cache.key(TRUE, TIMEOUT) == first
+
+
+def test_key_of_a_catalog_obligation_is_stable() -> None:
+    """The key of catalog obligations whose queries z3 prints with shared (let-bound)
+    terms, arithmetic and Boolean, is the same on every call and for the copy a worker
+    process unpickles (which let bindings z3 prints depends on the terms alive in the
+    context, so the text is printed from a fresh one)."""
+    import pickle
+
+    from attnio.proofs import select
+
+    chosen = select("lower-le-upper/dense-forward-*<=standard-forward-count")
+    assert len(chosen) >= 3
+    for obligation in chosen:
+        first = cache.key(obligation, TIMEOUT)
+        z3.simplify(z3.Real("M") * z3.Real("d") + z3.Real("n"))  # other terms alive
+        assert cache.key(obligation, TIMEOUT) == first
+        assert cache.key(pickle.loads(pickle.dumps(obligation)), TIMEOUT) == first
+
+
+def test_suite_over_workers_is_answered_from_the_cache(store) -> None:
+    """Outcomes proved in worker processes are stored under the keys the next run
+    computes: a second run over two workers proves nothing."""
+    from attnio.proofs import select
+
+    chosen = select("lower-le-upper/dense-forward-compulsory<=*")[:2]
+    first = list(suite.outcomes(chosen, TIMEOUT, jobs=2, cache=store))
+    assert store.misses == 2 and store.hits == 0
+    second = list(suite.outcomes(chosen, TIMEOUT, jobs=2, cache=store))
+    assert store.hits == 2 and store.misses == 2
+    assert [o.verdict for o in second] == [o.verdict for o in first]
 
 
 def test_a_tampered_counterexample_is_not_served(store, decided) -> None:
