@@ -3,6 +3,13 @@
 Each package contributes a module with a ``CHECKS`` tuple of callables that
 return ``(passed, detail)``; ``passed`` is ``True``, ``False`` or ``None``
 (skipped: nothing to check). Exit code 0 when no check failed, 1 otherwise.
+
+Two tiers: the default one leaves out the open obligations that only end unknown
+and the re-solving of the exported SMT-LIB files, and says so; ``--thorough`` runs
+everything. Decided z3 outcomes are kept in the proof cache
+(:mod:`attnio.proofs.cache`) unless ``--no-cache``; ``--clear-cache`` empties it.
+Each finished check prints one line with its time on standard error, also when that
+is not a terminal.
 """
 
 from __future__ import annotations
@@ -38,28 +45,51 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "Exits 1 if any check fails.",
         epilog="examples:\n"
         "  attnio verify\n"
+        "  attnio verify --thorough --no-cache\n"
         "  attnio verify --only 'proofs.*' --json\n"
-        "  attnio verify --only list",
+        "  attnio verify --only list\n"
+        "  attnio verify --clear-cache",
     )
     parser.add_argument(
         "--only",
         metavar="PATTERN",
-        help="run only the checks whose name matches this glob ('list' lists the names)",
+        help="run only the checks whose name matches this glob, or one of several "
+        "comma-separated globs ('list' lists the names)",
     )
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument(
+        "--thorough",
+        action="store_true",
+        help="also prove the open obligations that end unknown and re-solve every exported "
+        "SMT-LIB file (minutes longer)",
+    )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="neither read nor write the proof cache: prove every obligation again",
+    )
+    parser.add_argument(
+        "--clear-cache",
+        action="store_true",
+        help="empty the proof cache ($XDG_CACHE_HOME/attnio/proofs) and exit",
+    )
     parser.set_defaults(run=run)
     return parser
 
 
 def collect(pattern: str | None = None) -> list[tuple[str, object]]:
-    """Return ``(suite, check)`` pairs of every registered check matching ``pattern``."""
+    """Return ``(suite, check)`` pairs of every registered check matching ``pattern``.
+
+    ``pattern`` is a glob, or several separated by commas (a check matching any is kept).
+    """
+    globs = None if pattern is None else [p.strip() for p in pattern.split(",")]
     found = []
     for suite in SUITES:
         module = importlib.import_module(suite)
         short = suite.split(".")[1]
         for check in module.CHECKS:
             name = f"{short}.{check.__name__.removeprefix('check_')}"
-            if pattern is None or fnmatch.fnmatch(name, pattern):
+            if globs is None or any(fnmatch.fnmatch(name, glob) for glob in globs):
                 found.append((name, check))
     if not found:
         raise ValueError(f"--only={pattern!r} matches no check ('--only list' lists them)")
@@ -73,25 +103,50 @@ def _title(check: object) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run the checks with a progress bar on stderr and a summary on stdout."""
+    if args.clear_cache:
+        from attnio.proofs.cache import ProofCache
+
+        cache = ProofCache()
+        removed = cache.clear()
+        print(f"removed {removed} proof(s) from {cache.root}")
+        return 0
     if args.only == "list":
         for name, check in collect():
             print(f"{name}  {_title(check)}")
         return 0
     checks = collect(args.only)
+    note = _configure(checks, args.thorough, not args.no_cache)
     results: list[dict] = []
     try:
         _run_checks(checks, results, args.json)
     except KeyboardInterrupt:
         _report(results, args.json, partial=True)
         return interrupted(f"{len(results)} of {len(checks)} checks finished")
-    return _report(results, args.json)
+    return _report(results, args.json, note=note())
+
+
+def _configure(checks: list, thorough: bool, cached: bool) -> object:
+    """Set the proofs suite's tier and cache when a proofs check is selected.
+
+    Returns a callable that gives the note on what the tier left out (empty when
+    nothing was left out or no proofs check ran).
+    """
+    if not any(name.startswith("proofs.") for name, _ in checks):
+        return str
+    from attnio.proofs import verification
+    from attnio.proofs.cache import ProofCache
+
+    verification.configure(thorough=thorough, cache=ProofCache() if cached else None)
+    return verification.left_out
 
 
 def _run_checks(checks: list, results: list[dict], quiet: bool) -> None:
+    """Run each check; a bar on a terminal, and one line per finished check in any case."""
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    err = Console(stderr=True)
+    err = Console(stderr=True, highlight=False)
+    words = {True: "pass", False: "FAIL", None: "skip"}
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -109,29 +164,38 @@ def _run_checks(checks: list, results: list[dict], quiet: bool) -> None:
                 passed, detail = check()
             except Exception as error:  # a crashing check is a failed check, reported as such
                 passed, detail = False, f"raised {type(error).__name__}: {error}"
+            seconds = time.perf_counter() - start
             results.append(
                 {
                     "check": name,
                     "title": _title(check),
                     "passed": passed,
                     "detail": detail,
-                    "seconds": round(time.perf_counter() - start, 3),
+                    "seconds": round(seconds, 3),
                 }
             )
+            line = f"[{len(results)}/{len(checks)}] {name}: {words[passed]} ({seconds:.1f} s)"
+            if progress.live.is_started and err.is_terminal:
+                progress.console.print(line, markup=False)
+            else:
+                print(line, file=sys.stderr, flush=True)
             progress.advance(task)
 
 
-def _report(results: list[dict], as_json: bool, partial: bool = False) -> int:
+def _report(results: list[dict], as_json: bool, partial: bool = False, note: str = "") -> int:
     from attnio.bounds.schema import JSON_SCHEMA_VERSION
 
     failed = [r for r in results if r["passed"] is False]
     if as_json:
         record = {"schema": JSON_SCHEMA_VERSION, "partial": partial, "results": results}
         record["failed"] = len(failed)
+        record["left_out"] = note
         json.dump(record, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         _print_table(results, partial)
+        if note:
+            print(note)
     return 1 if failed else 0
 
 

@@ -1,23 +1,23 @@
-"""The exact frontier as data: proven Q(M) bounds of attention DAGs with their certificates.
+"""The exact frontier as data: proven IO(M) bounds of attention DAGs with their certificates.
 
 Run from the repository root:
 
     .venv/bin/python benchmarks/frontier.py --run --case attention-forward:2:2 --variant oneshot
     .venv/bin/python benchmarks/frontier.py --run --case attention-backward:2:1 --m 9 --time-limit 600
     .venv/bin/python benchmarks/frontier.py --record "attention-backward:2:1:standard:9:22:where"
-    .venv/bin/python benchmarks/frontier.py --render          # the README's tables
+    .venv/bin/python benchmarks/frontier.py --render          # the tables of docs/frontier.md
 
 ``docs/frontier/index.json`` holds one entry per cell (DAG family, n, d, variant, M): the
-proven bounds ``lower <= Q(M) <= upper``, where each came from, and the file of a pebbling
+proven bounds ``lower <= IO(M) <= upper``, where each came from, and the file of a pebbling
 of cost ``upper`` (``docs/frontier/<cell>.moves.jsonl``, the JSON lines of
 :func:`attnio.pebble.write_moves`), which ``tests/test_benchmark_frontier.py`` replays against the DAG
 the builders make. ``--run`` solves the cells it is given (:func:`solve_exact`, default
 rules) and merges each result in: the higher lower bound and the cheaper certificate win,
 every certificate replayed first. Then the two facts every pebbling game obeys tighten
 neighbouring cells, each tightening recorded with its reason: a pebbling with M red
-pebbles is one with M + 1, so Q is non-increasing in M (an upper bound moves up in M with
+pebbles is one with M + 1, so IO is non-increasing in M (an upper bound moves up in M with
 its certificate, a lower bound moves down); and a one-shot pebbling is a standard one, so
-the standard Q is at most the one-shot Q (an upper bound moves from one-shot to standard
+the standard IO is at most the one-shot IO (an upper bound moves from one-shot to standard
 with its certificate, a lower bound from standard to one-shot).
 
 A lower bound below the optimum is proven by the search alone (A* with an admissible

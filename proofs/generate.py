@@ -230,7 +230,8 @@ def tightness_table(table: dict | None = None) -> list[Obligation]:
     Only ``derived`` lower bounds (no reconstructed candidate), so each claim is expected
     to hold; the cell is M >= d^2 (large) or M < d^2 (small), with n >= d and M at least
     four times the count's least feasible M (its condition ``a <= M`` scaled), away from
-    one-row blocks. The least C proved for each algorithm is the README's table.
+    one-row blocks. The least C proved for each algorithm is the tightness table
+    (``attnio table --tightness``, :mod:`attnio.proofs.tightness`).
     """
     found = []
     for (pass_name, cache), algorithms in (TABLE_ALGORITHMS if table is None else table).items():

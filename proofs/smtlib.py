@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+import sympy as sp
 import z3
 
 from .budget import check as check_budgeted
@@ -80,6 +81,68 @@ def z3_answer(path: str | Path, timeout_ms: int = 3000) -> str:
         answer = check_budgeted(solver)
         answers.append("unsat" if answer == z3.unsat else "sat" if answer == z3.sat else "unknown")
     return combine(answers)
+
+
+def disagreement(path: str | Path, name: str, expected: str, point: dict | None = None) -> str:
+    """Parse an exported file back with z3 and check that it agrees with its verdict, unsolved.
+
+    Every query of the file must parse (in a fresh z3 context), the header must name the
+    obligation ``name`` and the first query's ``:status`` annotation must be ``expected``
+    (``unsat`` for a proof, ``sat`` for a counterexample). For a counterexample, the
+    file's assertions with its symbols fixed at ``point`` must not be unsat (the point
+    is a model of the file; with every symbol fixed the query is easy). Re-solving the
+    file is :func:`z3_answer`'s work.
+
+    Returns
+    -------
+    str
+        Empty when the file agrees, else what is wrong.
+    """
+    text = Path(path).read_text(encoding="utf-8")
+    if f"; attnio obligation {name}\n" not in text:
+        return f"{Path(path).name}: header does not name {name}"
+    scripts = text.split(RESET)
+    status = re.search(r"\(set-info :status (\w+)\)", scripts[0])
+    if status is None or status.group(1) != expected:
+        found = status.group(1) if status else "none"
+        return f"{Path(path).name}: status {found}, expected {expected}"
+    parsed = []
+    for script in scripts:
+        context = z3.Context()
+        try:
+            parsed.append((context, z3.parse_smt2_string(script, ctx=context)))
+        except z3.Z3Exception as error:
+            return f"{Path(path).name}: does not parse ({error})"
+    if point is None:
+        return ""
+    context, assertions = parsed[0]
+    solver = limit(z3.Solver(ctx=context), 1000)
+    solver.add(assertions)
+    values = {str(k): sp.Rational(v) for k, v in point.items()}
+    for var in _constants(assertions):
+        value = values.get(var.decl().name())
+        if value is not None:
+            term = z3.ToReal(var) if var.is_int() else var
+            solver.add(term == z3.RealVal(f"{value.p}/{value.q}", context))
+    if check_budgeted(solver) == z3.unsat:
+        return f"{Path(path).name}: its counterexample's point is not a model of the file"
+    return ""
+
+
+def _constants(assertions: z3.AstVector) -> list[z3.ExprRef]:
+    """The uninterpreted constants (the file's declared symbols) in ``assertions``."""
+    found: dict[str, z3.ExprRef] = {}
+    seen: set[int] = set()
+    stack = list(assertions)
+    while stack:
+        term = stack.pop()
+        if term.get_id() in seen:
+            continue
+        seen.add(term.get_id())
+        if z3.is_const(term) and term.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            found[term.decl().name()] = term
+        stack.extend(term.children())
+    return list(found.values())
 
 
 RESET = "\n(reset)\n"
@@ -191,6 +254,7 @@ __all__ = [
     "combine",
     "cross_check",
     "cvc5_answer",
+    "disagreement",
     "file_name",
     "write",
     "z3_answer",

@@ -3,6 +3,13 @@
 Each check takes no argument and returns ``(passed, detail)``; ``passed`` is
 ``None`` (skipped) when there is nothing to check. Registered in
 ``attnio._cli_verify.SUITES``.
+
+Two tiers (:func:`configure`). The default tier leaves out the obligations of
+:data:`~attnio.proofs.suite.THOROUGH_ONLY` (open claims that end unknown within the
+budget, whatever the run) and only parses the exported SMT-LIB files back and checks
+that they agree with their verdicts; the thorough tier proves every obligation and
+re-solves every file. With a :class:`~attnio.proofs.cache.ProofCache`, decided
+outcomes of earlier runs are read back (re-checked) instead of proved again.
 """
 
 from __future__ import annotations
@@ -18,18 +25,68 @@ from attnio.bounds.checks import Check
 from attnio.bounds.consistency import strip_mask_point
 
 from . import smtlib, suite
-from .check import Counterexample, Outcome, Proved, prove
+from .cache import ProofCache
+from .check import DEFAULT_TIMEOUT_MS, Counterexample, Outcome, Proved, prove
 from .derivation import derivations
 from .generate import backing, obligations, planted
 from .translate import Translator
 
 _OUTCOMES: list[Outcome] = []
+_SETTINGS: dict[str, object] = {"thorough": False, "cache": None}
+
+
+def configure(thorough: bool = False, cache: ProofCache | None = None) -> None:
+    """Choose the tier and the proof cache of the next run of these checks.
+
+    Parameters
+    ----------
+    thorough : bool
+        Prove every obligation (also those of :data:`~attnio.proofs.suite.THOROUGH_ONLY`)
+        and re-solve every exported SMT-LIB file.
+    cache : ProofCache or None
+        Where decided outcomes are read and stored; None proves everything.
+    """
+    _SETTINGS.update(thorough=bool(thorough), cache=cache)
+    _OUTCOMES.clear()
+
+
+def _chosen() -> tuple[list, list]:
+    """The obligations this tier proves, and those it leaves out."""
+    generated = obligations()
+    if _SETTINGS["thorough"]:
+        return generated, []
+    return suite.default_tier(generated)
 
 
 def _outcomes() -> list[Outcome]:
     if not _OUTCOMES:  # over every usable core: the statuses do not depend on it
-        _OUTCOMES.extend(suite.outcomes(obligations(), jobs=suite.usable_cores()))
+        chosen, _ = _chosen()
+        cache = _SETTINGS["cache"]
+        found = suite.outcomes(chosen, DEFAULT_TIMEOUT_MS, jobs=suite.usable_cores(), cache=cache)
+        _OUTCOMES.extend(found)
     return _OUTCOMES
+
+
+def left_out() -> str:
+    """What the default tier left out and how to run it; empty in the thorough tier.
+
+    Examples
+    --------
+    >>> configure(thorough=True)
+    >>> left_out()
+    ''
+    >>> configure()
+    >>> left_out().endswith("run them: attnio verify --thorough")
+    True
+    """
+    if _SETTINGS["thorough"]:
+        return ""
+    _, skipped = _chosen()
+    return (
+        f"left out: {len(skipped)} open obligation(s) that end unknown within the budget "
+        "(attnio.proofs.suite.THOROUGH_ONLY) and the re-solving of the exported SMT-LIB "
+        "files; run them: attnio verify --thorough"
+    )
 
 
 def evaluate(expr: sp.Expr, values: dict[str, sp.Expr]) -> sp.Expr:
@@ -115,6 +172,9 @@ def check_obligations() -> tuple[bool | None, str]:
         f"{len(outcomes)} obligations, {len(failed)} failed, {len(findings)} findings, "
         f"{len(unknown)} unknown open claims"
     )
+    cache = _SETTINGS["cache"]
+    if isinstance(cache, ProofCache):
+        detail += f"; {cache.hits} answered from the proof cache"
     if failed:
         detail += "; failed: " + ", ".join(o.obligation.name for o in failed[:5])
     if findings:
@@ -174,9 +234,12 @@ def check_derived_status() -> tuple[bool | None, str]:
 
 
 def check_smtlib_round_trip() -> tuple[bool | None, str]:
-    """Every exported SMT-LIB file parses back with z3 and never contradicts its verdict.
+    """Every exported SMT-LIB file parses back with z3 and agrees with its verdict.
 
-    A file re-solved in a fresh context may answer unknown within its budget (solver
+    Default tier: each file parses, its header names its obligation, its status is the
+    verdict's answer (unsat for a proof, sat for a counterexample), and a
+    counterexample's point is a model of it. Thorough tier: each file is also re-solved
+    in a fresh context. A re-solved file may answer unknown within its budget (solver
     incompleteness, not a wrong export: a counterexample was already re-checked exactly
     with sympy, a proof by the solver that found it); only a definite opposite answer
     (sat for a proof, unsat for a counterexample) fails the check. Unknowns are counted.
@@ -187,6 +250,19 @@ def check_smtlib_round_trip() -> tuple[bool | None, str]:
     bad, undecided = [], 0
     with tempfile.TemporaryDirectory() as directory:
         paths = smtlib.write(outcomes, directory)
+        for outcome, path in zip(outcomes, paths, strict=True):
+            result = outcome.result
+            expected = "unsat" if isinstance(result, Proved) else "sat"
+            point = result.point if isinstance(result, Counterexample) else None
+            wrong = smtlib.disagreement(path, outcome.obligation.name, expected, point)
+            if wrong:
+                bad.append(wrong)
+        if not _SETTINGS["thorough"]:
+            detail = (
+                f"{len(outcomes)} files parse back and agree with their verdicts "
+                "(re-solved only with --thorough)"
+            )
+            return (not bad), "; ".join(bad[:3]) or detail
         # over every usable core: each file is re-solved in its own context and budget
         answers = suite.spread(smtlib.z3_answer, paths, suite.usable_cores())
         for outcome, path, answer in zip(outcomes, paths, answers, strict=True):
@@ -195,7 +271,7 @@ def check_smtlib_round_trip() -> tuple[bool | None, str]:
                 undecided += 1
             elif answer != expected:
                 bad.append(f"{path.name}: {answer}, expected {expected}")
-    detail = f"{len(outcomes)} files parse back; none contradicts its verdict"
+    detail = f"{len(outcomes)} files parse back, agree and none re-solves against its verdict"
     if undecided:
         detail += f" ({undecided} re-solved to unknown within the budget)"
     return (not bad), "; ".join(bad[:3]) or detail
@@ -210,4 +286,4 @@ CHECKS: tuple[Check, ...] = (
 )
 """The proofs checks, in the order ``attnio verify`` runs them."""
 
-__all__ = ["CHECKS", "evaluate"]
+__all__ = ["CHECKS", "configure", "evaluate", "left_out"]

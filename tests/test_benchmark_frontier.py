@@ -27,7 +27,8 @@ def _id(cell: dict) -> str:
 
 
 def test_the_index_holds_the_frontier_instances() -> None:
-    """The index covers every M of the three frontier DAGs of the README, both variants."""
+    """The index covers every M of the three dense frontier DAGs of docs/frontier.md, both
+    variants."""
     held = {(c["dag"], c["n"], c["d"], c["variant"]) for c in _CELLS}
     for dag, n, d in (("attention-forward", 2, 2), ("attention-forward", 3, 1),
                       ("attention-backward", 2, 1)):  # fmt: skip
@@ -61,10 +62,10 @@ def test_the_bounds_obey_the_game() -> None:
             assert cell["upper"] <= other["upper"] and cell["lower"] <= other["upper"]
 
 
-def test_the_readme_shows_the_index() -> None:
-    """The README's frontier tables are the index rendered, so the two never disagree."""
-    readme = (_ROOT / "README.md").read_text(encoding="utf-8")
-    assert frontier.render(_INDEX) in readme
+def test_the_frontier_page_shows_the_index() -> None:
+    """docs/frontier.md's tables are the index rendered, so the two never disagree."""
+    page = (_ROOT / "docs" / "frontier.md").read_text(encoding="utf-8")
+    assert frontier.render(_INDEX) in page
 
 
 def _tiny(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str = "attention-forward"):

@@ -54,7 +54,7 @@ candidates, an obligation left unknown by every stage), where a wall-clock timeo
 statuses flip with load (``square-tiling-forward-count/beats-any-n`` and
 ``tiled-backward-count/order-any-n`` did). The whole catalog (346 obligations) takes
 minutes of processor time per run; every obligation is still proved once in the suite
-(``attnio verify`` in ``test_install.py``)."""
+(``attnio verify --thorough`` in ``test_cli.py``)."""
 
 
 def _statuses() -> dict[str, tuple]:

@@ -150,6 +150,14 @@ def test_verify_bounds_suite_passes(capsys: pytest.CaptureFixture) -> None:
     assert "passed, 0 failed" in out
 
 
+def test_verify_only_takes_several_globs(capsys: pytest.CaptureFixture) -> None:
+    """--only with comma-separated globs runs the checks matching any of them, in order."""
+    code, out, _ = run(capsys, "verify", "--json", "--only", "bounds.crossovers,bounds.min_*")
+    assert code == 0
+    names = [r["check"] for r in json.loads(out)["results"]]
+    assert names == ["bounds.crossovers", "bounds.min_branches"]
+
+
 def test_verify_json_reports_each_check(capsys: pytest.CaptureFixture) -> None:
     """attnio verify --json reports every selected check with a pass/fail/skip value."""
     code, out, _ = run(capsys, "verify", "--json", "--only", "bounds.crossovers")
@@ -157,6 +165,50 @@ def test_verify_json_reports_each_check(capsys: pytest.CaptureFixture) -> None:
     assert code == 0 and data["failed"] == 0
     assert [r["check"] for r in data["results"]] == ["bounds.crossovers"]
     assert data["results"][0]["passed"] is True
+
+
+def test_verify_reports_each_finished_check_on_stderr(capsys: pytest.CaptureFixture) -> None:
+    """Not on a terminal, verify still prints one line per finished check with its time on
+    standard error, so a piped or CI run is never silent."""
+    code, _, err = run(capsys, "verify", "--only", "bounds.c*")
+    lines = err.strip().splitlines()
+    assert code == 0 and len(lines) == 3, err
+    for index, line in enumerate(lines, start=1):
+        assert line.startswith(f"[{index}/3] bounds.c") and line.endswith(" s)"), line
+        assert ": pass (" in line
+
+
+def test_verify_says_what_the_default_tier_left_out(
+    capsys: pytest.CaptureFixture, monkeypatch, tmp_path
+) -> None:
+    """With a proofs check, the default tier names what it left out and how to run it; the
+    thorough tier leaves nothing out. JSON carries the same note."""
+    from attnio.proofs import suite
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(suite, "THOROUGH_ONLY", ("comparison/planted-not-a-name",))
+    code, out, _ = run(capsys, "verify", "--only", "proofs.planted_refuted")
+    assert code == 0 and "run them: attnio verify --thorough" in out
+    code, out, _ = run(capsys, "verify", "--only", "proofs.planted_refuted", "--thorough")
+    assert code == 0 and "left out" not in out
+    code, out, _ = run(capsys, "verify", "--only", "proofs.planted_refuted", "--json")
+    assert json.loads(out)["left_out"].startswith("left out: 0 open obligation(s)")
+
+
+@pytest.mark.slow
+def test_verify_thorough_passes_every_check(capsys, monkeypatch, tmp_path) -> None:
+    """attnio verify --thorough --no-cache passes every check: the suite's one proof of the
+    whole obligation catalog (every expected-true obligation proved, every planted claim
+    refuted, every SMT-LIB export re-solved without contradiction), with nothing left out."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    code, out, err = run(capsys, "verify", "--thorough", "--no-cache", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["failed"] == 0, [r for r in data["results"] if not r["passed"]]
+    assert data["left_out"] == "" and data["partial"] is False
+    names = {r["check"] for r in data["results"]}
+    assert {"proofs.obligations", "proofs.smtlib_round_trip", "proofs.derived_status"} <= names
+    assert all(f"] {name}: pass (" in err for name in names), err  # progress, not a tty
+    assert not (tmp_path / "attnio" / "proofs").exists()  # --no-cache wrote nothing
 
 
 def test_verify_exits_1_when_a_check_fails(capsys: pytest.CaptureFixture, monkeypatch) -> None:

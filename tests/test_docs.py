@@ -34,16 +34,84 @@ def test_docstring_examples_run(name: str) -> None:
     assert result.failed == 0
 
 
-def test_readme_python_tour_runs() -> None:
-    """The README's Python examples give the outputs the README shows."""
+def _pages() -> list[pathlib.Path]:
+    """The Markdown a user reads: the README and every docs/ page."""
+    return [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+
+
+def test_python_tour_runs() -> None:
+    """The Python examples (>>>) of the README and the docs pages give the outputs shown."""
+    examples = 0
+    for page in _pages():
+        blocks = re.findall(r"```python\n(.*?)```", page.read_text(), flags=re.S)
+        for block in blocks:
+            test = doctest.DocTestParser().get_doctest(block, {}, page.name, str(page), 0)
+            examples += len(test.examples)
+            runner = doctest.DocTestRunner(
+                optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+            )
+            runner.run(test)
+            assert runner.failures == 0, page.name
+    assert examples >= 5
+
+
+_SECONDS = re.compile(r"\s+\d+\.\d{3}$")
+
+
+@pytest.mark.slow
+def test_readme_console_blocks_are_real_output(capsys, monkeypatch) -> None:
+    """Each README console block of an attnio command (but ``attnio check``, which
+    test_cli_check compares) is the command's output at COLUMNS=100, line by line; only a
+    table's last column of seconds may differ."""
+    import shlex
+
+    from attnio.cli import main
+
+    monkeypatch.setenv("COLUMNS", "100")
     readme = (REPO / "README.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
-    assert blocks
-    for block in blocks:
-        test = doctest.DocTestParser().get_doctest(block, {}, "README", "README.md", 0)
-        runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-        runner.run(test)
-        assert runner.failures == 0
+    blocks = re.findall(r"```console\n\$ (attnio [^\n]*)\n(.*?)```", readme, flags=re.S)
+    compared = 0
+    for command, shown in blocks:
+        if command.startswith("attnio check"):
+            continue
+        assert main(shlex.split(command)[1:]) == 0, command
+        printed = capsys.readouterr().out
+        strip = [_SECONDS.sub(" #", line.rstrip()) for line in printed.splitlines()]
+        assert strip == [_SECONDS.sub(" #", line.rstrip()) for line in shown.splitlines()]
+        compared += 1
+    assert compared >= 2
+
+
+def test_readme_is_a_front_door() -> None:
+    """The README is at most about 200 lines and names the three uses in its first screen
+    (its first 40 lines)."""
+    lines = (REPO / "README.md").read_text().splitlines()
+    assert len(lines) <= 200, len(lines)
+    first = "\n".join(lines[:40]).lower()
+    for use in ("checking a bound", "paper tables and figures", "exploring an instance"):
+        assert use in first, use
+
+
+_MARKDOWN_LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def test_every_relative_link_resolves() -> None:
+    """Every relative link of README.md and docs/*.md names a file that exists, and every
+    #anchor a heading of its page."""
+    checked, broken = 0, []
+    for page in _pages():
+        for target in _MARKDOWN_LINK.findall(page.read_text()):
+            if re.match(r"[a-z]+:", target):  # http:, https:, mailto:
+                continue
+            path, _, anchor = target.partition("#")
+            resolved = (page.parent / path).resolve() if path else page
+            checked += 1
+            if not resolved.exists():
+                broken.append(f"{page.relative_to(REPO)}: {target}")
+            elif anchor and resolved.suffix == ".md" and anchor not in _anchors(resolved):
+                broken.append(f"{page.relative_to(REPO)}: {target} (no such heading)")
+    assert checked >= 30
+    assert not broken, "\n".join(broken)
 
 
 def test_version_is_exposed() -> None:

@@ -344,5 +344,5 @@ def test_reported_memory_includes_the_pattern_databases():
     cap = 20_000_000
     capped = solve_exact(dag, 3, variant="oneshot", time_limit=5.0, max_bytes=cap)
     assert 0 < capped.peak_bytes <= cap
-    assert capped.lower <= 52 <= capped.upper  # Q = 52 (README frontier table)
+    assert capped.lower <= 52 <= capped.upper  # IO = 52 (docs/frontier.md)
     _check_certificate(dag, 3, "oneshot", capped)

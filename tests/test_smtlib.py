@@ -119,6 +119,7 @@ def test_round_trip_check_fails_only_on_a_contradiction(monkeypatch):
 
     outcomes = _outcomes()
     monkeypatch.setattr(verification, "_outcomes", lambda: outcomes)
+    monkeypatch.setitem(verification._SETTINGS, "thorough", True)  # re-solving is thorough
     # in this process, so that the planted answers below are the ones used
     monkeypatch.setattr(verification.suite, "usable_cores", lambda: 1)
     monkeypatch.setattr(smtlib, "z3_answer", lambda path, timeout_ms=3000: "unknown")
@@ -129,3 +130,42 @@ def test_round_trip_check_fails_only_on_a_contradiction(monkeypatch):
     monkeypatch.setattr(smtlib, "z3_answer", lambda path, timeout_ms=3000: next(answers))
     passed, detail = verification.check_smtlib_round_trip()
     assert passed is False and "expected" in detail
+
+
+def test_default_round_trip_parses_and_agrees_without_solving(monkeypatch):
+    """The default tier's round trip never re-solves a file, and passes on good exports."""
+    from attnio.proofs import verification
+
+    outcomes = _outcomes()
+    monkeypatch.setattr(verification, "_outcomes", lambda: outcomes)
+    monkeypatch.setitem(verification._SETTINGS, "thorough", False)
+
+    def refuse(path, timeout_ms=3000):
+        raise AssertionError("the default tier re-solved a file")
+
+    monkeypatch.setattr(smtlib, "z3_answer", refuse)
+    passed, detail = verification.check_smtlib_round_trip()
+    assert passed is True and "agree" in detail and "--thorough" in detail, detail
+
+
+def test_disagreement_finds_each_kind_of_bad_file(tmp_path):
+    """A file that agrees gives no complaint; a wrong status, another obligation's name, a
+    file that does not parse and a counterexample whose point is no model are named."""
+    outcomes = _outcomes()
+    refuted = next(o for o in outcomes if o.result.status == "counterexample")
+    proved = outcomes[0]
+    [good, bad] = smtlib.write([proved, refuted], tmp_path)
+    assert smtlib.disagreement(good, proved.obligation.name, "unsat") == ""
+    point = refuted.result.point
+    assert smtlib.disagreement(bad, refuted.obligation.name, "sat", point) == ""
+    assert "status unsat, expected sat" in smtlib.disagreement(good, proved.obligation.name, "sat")
+    assert "does not name" in smtlib.disagreement(good, "test/other", "unsat")
+    text = good.read_text(encoding="utf-8")
+    good.write_text(text.replace("(check-sat)", "(assert (> undeclared 1))\n(check-sat)"))
+    assert "does not parse" in smtlib.disagreement(good, proved.obligation.name, "unsat")
+    x = sp.Symbol("x", integer=True, positive=True)
+    small = prove(Obligation("test/small", "planted", sp.Le(x, 3, evaluate=False), (x >= 2,),
+                             "fails", (), ""))  # fmt: skip
+    [path] = smtlib.write([small], tmp_path / "small")
+    assert smtlib.disagreement(path, "test/small", "sat", {"x": small.result.point["x"]}) == ""
+    assert "not a model" in smtlib.disagreement(path, "test/small", "sat", {"x": 3})

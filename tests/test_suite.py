@@ -40,3 +40,54 @@ def test_bad_jobs_is_refused(jobs) -> None:
 def test_usable_cores_is_positive() -> None:
     """The default number of workers is at least one."""
     assert usable_cores() >= 1
+
+
+def test_thorough_only_names_open_obligations_that_exist() -> None:
+    """Every obligation the default tier leaves out exists and is open, so leaving it out
+    can hide no failure; the default tier keeps every other obligation."""
+    from attnio.proofs.suite import THOROUGH_ONLY, default_tier
+
+    generated = select()
+    names = {o.name for o in generated}
+    assert set(THOROUGH_ONLY) <= names, set(THOROUGH_ONLY) - names
+    kept, left = default_tier(generated)
+    assert {o.name for o in left} == set(THOROUGH_ONLY)
+    assert all(o.expected.value == "open" for o in left)
+    assert len(kept) + len(left) == len(generated)
+
+
+def test_default_tier_refuses_to_leave_out_an_asserted_obligation(monkeypatch) -> None:
+    """A name of THOROUGH_ONLY whose obligation must hold is an ObligationError naming it."""
+    from attnio.proofs import suite
+
+    chosen = select("crossover/*")
+    monkeypatch.setattr(suite, "THOROUGH_ONLY", (chosen[0].name,))
+    with pytest.raises(ObligationError, match="only open claims"):
+        suite.default_tier(chosen)
+
+
+def test_verify_tiers_prove_what_they_say(monkeypatch) -> None:
+    """attnio verify's default tier proves every obligation but THOROUGH_ONLY, with the
+    configured cache; the thorough tier proves all of them."""
+    from attnio.proofs import suite, verification
+    from attnio.proofs.cache import ProofCache
+
+    given = []
+
+    def record(chosen, timeout_ms, jobs, cache):
+        given.append(([o.name for o in chosen], cache))
+        return iter(())
+
+    monkeypatch.setattr(suite, "outcomes", record)
+    cache = ProofCache("/nonexistent", timeout_ms=3000)
+    try:
+        verification.configure(thorough=False, cache=cache)
+        verification._outcomes()
+        verification.configure(thorough=True, cache=None)
+        verification._outcomes()
+    finally:
+        verification.configure()
+    (default, used), (thorough, unused) = given
+    assert used is cache and unused is None
+    assert set(thorough) - set(default) == set(suite.THOROUGH_ONLY)
+    assert len(thorough) == len(select())

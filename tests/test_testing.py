@@ -185,15 +185,15 @@ def test_assert_upper_bound_passes_mask_densities() -> None:
 
 
 def _readme_test_file() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "commands.md").read_text(encoding="utf-8")
     found = re.search(r"```python\n(# test_my_bound\.py.*?)```", text, re.S)
-    assert found, "README lost its user test file"
+    assert found, "docs/commands.md lost its user test file"
     return found.group(1)
 
 
 @pytest.mark.slow
 def test_the_readme_user_test_file_runs_with_plain_pytest(tmp_path) -> None:
-    """The README's complete user test file passes under plain pytest, outside the repo."""
+    """The user test file of docs/commands.md passes under plain pytest, outside the repo."""
     path = tmp_path / "test_my_bound.py"
     path.write_text(_readme_test_file(), encoding="utf-8")
     done = subprocess.run(
