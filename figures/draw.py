@@ -273,7 +273,7 @@ def _plot(ax, data: IOFigure) -> None:
                     xytext=(2, -2), textcoords="offset points", ha="left", va="top",
                     fontsize=7, color="0.3")  # fmt: skip
     ax.set_xlabel(r"fast memory $M$ (words)")
-    ax.set_ylabel(r"I/O $Q$ (words)")
+    ax.set_ylabel(r"I/O, $\mathit{IO}$ (words)")
     ax.text(0.98, 0.97, rf"$n = {data.n},\ d = {data.d}$", transform=ax.transAxes,
             ha="right", va="top", fontsize=7)  # fmt: skip
     ax.grid(True, which="major", lw=0.3, alpha=0.4)
