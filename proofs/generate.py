@@ -203,22 +203,24 @@ def tightness() -> list[Obligation]:
 
 
 TABLE_ALGORITHMS = {
-    ("forward", Cache.LARGE): ("flash", "flash2", "row-streaming"),
-    ("backward", Cache.LARGE): ("flash", "flash2"),
+    ("forward", Cache.LARGE): ("flash", "flash2"),
     ("forward", Cache.SMALL): ("square-tiling", "output-stationary"),
     ("backward", Cache.SMALL): ("tiled-backward",),
 }
 """The algorithms whose exact counts the tightness table compares, per dense cell."""
 
-UNBOUNDED_ALGORITHMS = {("backward", Cache.LARGE): ("row-streaming",)}
+UNBOUNDED_ALGORITHMS = {
+    ("forward", Cache.LARGE): ("row-streaming",),
+    ("backward", Cache.LARGE): ("flash", "flash2", "row-streaming"),
+}
 """Algorithms of the tightness table whose constant z3 does not bound, so no obligation.
 
-Row streaming's backward count, 5nd + n + (4d + 2) n ceil(n / (floor(M / (4d)) - 2)),
-against the backward lower bounds ends unknown even at C = 200 with ten times the
-budget (430 s): the offset in the block rule defeats the rounding-free strengthening
-(a block rule floor(M / (4d + 8)) with no offset proves at once, but does not fit M
-below about 2.5 d^2). ``attnio.proofs.tightness`` shows its leading-term ratio and the
-constant sampling refutes, and says that no C is proved."""
+Against the large-cache lower bounds with the sharp records in the max, z3 ends unknown
+for these counts at every C up to 4096 (recorded 2026-11-25, ``benchmarks/tightness.py
+--record``): row streaming's blocks floor(M / w) - 2 (an offset the rounding-free
+strengthening handles badly) and the backward counts against 4 n^2 d (d + 1) /
+(M + 8 d (d + 1)) - M. ``attnio.proofs.tightness`` shows their leading-term ratios and
+the constant sampling refutes, and says that no C is proved."""
 
 _AWAY = 4
 """The table's cells start at this many times an algorithm's least feasible M."""

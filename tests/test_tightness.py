@@ -89,3 +89,11 @@ def test_tightness_refuses_catalog_filters(capsys) -> None:
     assert main(["table", "--tightness", "--regime", "dense"]) == 2
     assert "--tightness" in capsys.readouterr().err
     assert main(["table", "--tightness", "--format", "latex", "--standalone"]) == 2
+
+
+def test_findings_page_shows_the_rendered_table() -> None:
+    """docs/findings.md carries exactly what attnio table --tightness prints."""
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parent.parent / "docs" / "findings.md"
+    assert render_tightness(rows()) in page.read_text(encoding="utf-8")
