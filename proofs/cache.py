@@ -46,11 +46,11 @@ from .check import (
     Counterexample,
     Outcome,
     Proved,
+    Query,
     Result,
-    _Query,
-    _sides,
-    _symbols,
     confirm,
+    sides_at,
+    symbols_of,
 )
 from .obligation import Obligation
 
@@ -135,7 +135,7 @@ def _query_text(obligation: Obligation, integers: bool) -> str:
     gets: in the shared default context, which subterms z3 prints as ``let`` bindings
     depends on every other term alive in the process.
     """
-    text = _Query(obligation, integers).solver(1).to_smt2()
+    text = Query(obligation, integers).solver(1).to_smt2()
     return _canonical(text)
 
 
@@ -206,7 +206,7 @@ def _decode(obligation: Obligation, entry: dict) -> Result | None:
     }
     if entry["status"] == "proved":
         witness = {k: _number(v) for k, v in entry["witness"].items()}
-        symbols = _symbols(instance)
+        symbols = symbols_of(instance)
         subs = {sym: witness[name] for name, sym in symbols.items() if name in witness}
         # a symbol without a value leaves its assumptions unevaluated: not true, a miss
         for assumption in instance.assumptions:
@@ -218,7 +218,7 @@ def _decode(obligation: Obligation, entry: dict) -> Result | None:
         confirmed, _ = confirm(instance, point)
         if not confirmed:
             return None
-        return Counterexample(point, _sides(instance, point), **common)
+        return Counterexample(point, sides_at(instance, point), **common)
     return None
 
 

@@ -745,3 +745,11 @@ __all__ = [
     "describe",
     "prove",
 ]
+
+
+Query = _Query
+"""The z3 query of an obligation (relaxed or integer); public for the proof cache's keys."""
+symbols_of = _symbols
+"""The sympy symbols of an obligation by name; public for the proof cache."""
+sides_at = _sides
+"""Both sides of an obligation's claim at a point; public for the proof cache."""
