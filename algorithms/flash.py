@@ -180,6 +180,22 @@ def flash_backward(
         free("Kj", "Vj", "dKj", "dVj")
 
 
+def store_dvec(machine: TwoLevelMachine, n: int, d: int) -> None:
+    """Write Dvec_i = rowsum(dO_i * O_i) to slow memory (D23 Alg. 2, line 4): blocks of
+    floor(M / (2d + 1)) rows of dO and O in, one word a row out (2nd + n words)."""
+    mc, numeric = machine, machine.numeric
+    mc.create("Dvec", n, 1)
+    mc.step("Dvec = rowsum(dO * O)")
+    for r0, r1 in blocks(n, machine.M // (2 * d + 1)):
+        dOr = mc.load("dOr", "dO", r0, r1, 0, d)
+        Or = mc.load("Or", "O", r0, r1, 0, d)
+        Dr = mc.alloc("Dr", r1 - r0)
+        if numeric:
+            Dr[...] = np.sum(dOr * Or, axis=1, keepdims=True)
+        mc.store("Dr", "Dvec", r0, r1, 0, 1)
+        mc.free("dOr", "Or", "Dr")
+
+
 def flash2_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
     """Run FlashAttention-2 forward (D23 Alg. 1): reads Q, K, V; writes O and L."""
     br, bc = forward2_blocks(d, machine.M)
@@ -223,16 +239,7 @@ def flash2_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
     rows, cols = blocks(n, br), blocks(n, bc)
     for name in ("dQ", "dK", "dV"):
         mc.create(name, n, d)
-    mc.create("Dvec", n, 1)
-    mc.step("Dvec = rowsum(dO * O)")
-    for r0, r1 in blocks(n, machine.M // (2 * d + 1)):
-        dOr = mc.load("dOr", "dO", r0, r1, 0, d)
-        Or = mc.load("Or", "O", r0, r1, 0, d)
-        Dr = mc.alloc("Dr", r1 - r0)
-        if numeric:
-            Dr[...] = np.sum(dOr * Or, axis=1, keepdims=True)
-        mc.store("Dr", "Dvec", r0, r1, 0, 1)
-        mc.free("dOr", "Or", "Dr")
+    store_dvec(mc, n, d)
     _zero_dq(mc, rows, d)
     load, store, alloc, free = mc.load, mc.store, mc.alloc, mc.free
     for j, (c0, c1) in enumerate(cols):

@@ -32,6 +32,7 @@ import numpy as np
 from attnio.bounds.blocks import ROW_STREAMING_BACKWARD_BLOCKS, ROW_STREAMING_FORWARD_BLOCKS
 
 from .errors import BlocksDoNotFitError
+from .flash import store_dvec
 from .machine import TwoLevelMachine, blocks
 
 
@@ -96,16 +97,7 @@ def row_streaming_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
     mc, numeric = machine, machine.numeric
     for name in ("dQ", "dK", "dV"):
         mc.create(name, n, d)
-    mc.create("Dvec", n, 1)
-    mc.step("Dvec = rowsum(dO * O)")
-    for r0, r1 in blocks(n, machine.M // (2 * d + 1)):
-        dOr = mc.load("dOr", "dO", r0, r1, 0, d)
-        Or = mc.load("Or", "O", r0, r1, 0, d)
-        Dr = mc.alloc("Dr", r1 - r0)
-        if numeric:
-            Dr[...] = np.sum(dOr * Or, axis=1, keepdims=True)
-        mc.store("Dr", "Dvec", r0, r1, 0, 1)
-        mc.free("dOr", "Or", "Dr")
+    store_dvec(mc, n, d)
     for b, (c0, c1) in enumerate(blocks(n, bc)):
         mc.step(f"backward, key block {b}")
         Kj = mc.load("Kj", "K", c0, c1, 0, d)

@@ -152,13 +152,7 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(
                 "--tightness prints the whole tightness table; it takes only --format and --output"
             )
-        text = render_tightness(rows(), args.format)
-        if args.output:
-            with open(args.output, "w", encoding="utf-8") as handle:
-                handle.write(text)
-        else:
-            sys.stdout.write(to_terminal(text) if args.format == "markdown" else text)
-        return 0
+        return _emit(render_tightness(rows(), args.format), args)
     columns = parse_columns(args.columns)
     bounds = catalog(
         records=None if args.catalog is None else read_catalog(args.catalog),
@@ -176,6 +170,11 @@ def run(args: argparse.Namespace) -> int:
     if args.bib:
         with open(args.bib, "w", encoding="utf-8") as handle:
             handle.write(bibtex())
+    return _emit(text, args)
+
+
+def _emit(text: str, args: argparse.Namespace) -> int:
+    """Write ``text`` to ``--output``, or print it (Markdown laid out for the terminal)."""
     if args.output:
         with open(args.output, "w", encoding="utf-8") as handle:
             handle.write(text)
