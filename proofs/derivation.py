@@ -361,6 +361,41 @@ def _sharp() -> Derivation:
     bl_bound = 4 * n**2 * d * (d + 1) / (M + 8 * d * (d + 1)) - M
     fs_bound = n**2 * d / (sp.sqrt(2 * M) + 2) - M
     bs_bound = 3 * n**2 * d / (2 * sp.sqrt(M) + 2) - M
+
+    def partition_chain(tag: str, width: sp.Expr, part_value: sp.Expr, bound: sp.Expr) -> list:
+        """The per-part count r^2 / width + d (S - r), S = 2M, then HK81's partition."""
+        return [
+            _step(
+                file,
+                f"{tag}-per-part",
+                sp.Le(x, size**2 / width + d * size, evaluate=False),
+                (x <= used**2 / width + d * (size - used), used <= size),
+                (),
+                f"r^2 / ({width}) products from r row vertices of D, d per other vertex of D, "
+                f"|D| <= S: at most S^2 / ({width}) + d S",
+            ),
+            _step(
+                file,
+                f"{tag}-s-is-2m",
+                sp.Eq((2 * M) ** 2 / width + d * (2 * M), part_value, evaluate=False),
+                (),
+                (),
+                f"with S = 2M the per-part bound is {part_value}",
+            ),
+            _step(
+                file,
+                f"{tag}-partition",
+                sp.Ge(_io, bound, evaluate=False),
+                (
+                    parts * part >= n**2 * d,
+                    sp.Eq(part, part_value, evaluate=False),
+                    _io >= M * (parts - 1),
+                ),
+                (),
+                f"P X >= n^2 d and IO >= M (P - 1) give IO >= {bound}",
+            ),
+        ]
+
     steps = [
         # ---------------------------------------------------------------- forward, large
         _step(
@@ -372,35 +407,7 @@ def _sharp() -> Derivation:
             "rows a of Q and b of K wholly in D, c value entries of those keys in D, "
             "d a + d b + c <= r, c <= d b: the P V products a c <= r^2 / (8 d)",
         ),
-        _step(
-            file,
-            "fl-per-part",
-            sp.Le(x, size**2 / (8 * d) + d * size, evaluate=False),
-            (x <= used**2 / (8 * d) + d * (size - used), used <= size),
-            (),
-            "r^2 / (8d) products from r row vertices of D, d per other vertex of D, "
-            "|D| <= S: at most S^2 / (8d) + d S",
-        ),
-        _step(
-            file,
-            "fl-s-is-2m",
-            sp.Eq((2 * M) ** 2 / (8 * d) + d * (2 * M), fl_part, evaluate=False),
-            (),
-            (),
-            "with S = 2M the per-part bound is M (M + 4 d^2) / (2d)",
-        ),
-        _step(
-            file,
-            "fl-partition",
-            sp.Ge(_io, fl_bound, evaluate=False),
-            (
-                parts * part >= n**2 * d,
-                sp.Eq(part, fl_part, evaluate=False),
-                _io >= M * (parts - 1),
-            ),
-            (),
-            "P X >= n^2 d and Q >= M (P - 1) give Q >= 2 n^2 d^2 / (M + 4 d^2) - M",
-        ),
+        *partition_chain("fl", 8 * d, fl_part, fl_bound),
         # --------------------------------------------------------------- backward, large
         _step(
             file,
@@ -411,35 +418,7 @@ def _sharp() -> Derivation:
             "query rows cost 2d + 2 vertices of D (q_i, dO_i, L_i, D_i or O_i), key rows 2d "
             "(k_j, v_j): the dS K products d a b <= r^2 / (16 (d + 1))",
         ),
-        _step(
-            file,
-            "bl-per-part",
-            sp.Le(x, size**2 / (16 * (d + 1)) + d * size, evaluate=False),
-            (x <= used**2 / (16 * (d + 1)) + d * (size - used), used <= size),
-            (),
-            "r^2 / (16 (d + 1)) products from r row vertices of D, d per other vertex of D: "
-            "at most S^2 / (16 (d + 1)) + d S",
-        ),
-        _step(
-            file,
-            "bl-s-is-2m",
-            sp.Eq((2 * M) ** 2 / (16 * (d + 1)) + d * (2 * M), bl_part, evaluate=False),
-            (),
-            (),
-            "with S = 2M the per-part bound is M (M + 8 d (d + 1)) / (4 (d + 1))",
-        ),
-        _step(
-            file,
-            "bl-partition",
-            sp.Ge(_io, bl_bound, evaluate=False),
-            (
-                parts * part >= n**2 * d,
-                sp.Eq(part, bl_part, evaluate=False),
-                _io >= M * (parts - 1),
-            ),
-            (),
-            "P X >= n^2 d and Q >= M (P - 1) give Q >= 4 n^2 d (d + 1) / (M + 8 d (d + 1)) - M",
-        ),
+        *partition_chain("bl", 16 * (d + 1), bl_part, bl_bound),
         # ---------------------------------------------------------------- small, both
         _step(
             file,
