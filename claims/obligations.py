@@ -249,18 +249,15 @@ def catalog_evidence(claim: Claim, budget_ms: int = BUDGET_MS) -> list[Evidence]
             text = f"{which} {mine} > {record.name} = {theirs} at {_show_point(point)}"
         else:
             text = f"{which} {mine} < {record.name} = {theirs} at {_show_point(point)}"
+        reason = None
         if below and record.regime is Regime.APPROXIMATE and record.algorithm is not None:
-            found.append(Evidence("z3", "unknown",
-                                  f"{text}; {record.algorithm}'s count says nothing of its error, "
-                                  "so it may not meet the claim's accuracy: not a refutation",
-                                  against=record.name, point=shown, claim_value=str(mine),
-                                  other_value=str(theirs), advisory=advisory,
-                                  seconds=seconds))  # fmt: skip
-            continue
-        if not set(point) <= PLAIN:
-            found.append(Evidence("z3", "unknown",
-                                  f"{text}; the point sets {sorted(set(point) - PLAIN)}, which "
-                                  "no actual mask or feature map may realise: not a refutation",
+            reason = (f"{record.algorithm}'s count says nothing of its error, so it may not "
+                      "meet the claim's accuracy")  # fmt: skip
+        elif not set(point) <= PLAIN:
+            reason = (f"the point sets {sorted(set(point) - PLAIN)}, which no actual mask or "
+                      "feature map may realise")  # fmt: skip
+        if reason is not None:
+            found.append(Evidence("z3", "unknown", f"{text}; {reason}: not a refutation",
                                   against=record.name, point=shown, claim_value=str(mine),
                                   other_value=str(theirs), advisory=advisory,
                                   seconds=seconds))  # fmt: skip
