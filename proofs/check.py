@@ -607,6 +607,21 @@ def _sides(obligation: Obligation, point: dict[str, sp.Expr]) -> tuple[sp.Expr, 
     return sp.nsimplify(claim.lhs.subs(subs)), sp.nsimplify(claim.rhs.subs(subs))
 
 
+def check_at(obligation: Obligation, constant: int, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Result:
+    """Check ``obligation`` at one value of its constant, with the stages :func:`prove`'s
+    search uses (so a constant it reported is proved again the same way).
+
+    Fast stages only (relaxation, rounding-free strengthening): the integer stage mostly
+    times out on the false side of the threshold. The proof carries no certificate.
+    """
+    instance = obligation.at(constant)
+    if strengthen(instance.claim) is not None:
+        # The strengthening is lossy: when it fails, a short look at the whole claim.
+        proof = _strengthened(instance, timeout_ms, certify=False)
+        return proof or _check_relaxed(instance, min(timeout_ms, _GLANCE_MS))
+    return _check(instance, timeout_ms, split=False, integers_stage=False)
+
+
 def prove(
     obligation: Obligation, timeout_ms: int = DEFAULT_TIMEOUT_MS, limit: int = CONSTANT_LIMIT
 ) -> Outcome:
@@ -628,16 +643,8 @@ def prove(
     results: dict[int, Result] = {}
 
     def attempt(value: int) -> Result:
-        # Fast stages only (relaxation, rounding-free strengthening): the integer stage
-        # mostly times out on the false side of the threshold.
         if value not in results:
-            instance = obligation.at(value)
-            if strengthen(instance.claim) is not None:
-                # The strengthening is lossy: when it fails, a short look at the whole claim.
-                proof = _strengthened(instance, timeout_ms, certify=False)
-                results[value] = proof or _check_relaxed(instance, min(timeout_ms, _GLANCE_MS))
-            else:
-                results[value] = _check(instance, timeout_ms, split=False, integers_stage=False)
+            results[value] = check_at(obligation, value, timeout_ms)
         return results[value]
 
     low, refuted = 0, None
