@@ -38,6 +38,8 @@ import sys
 import tempfile
 import time
 
+import z3
+
 
 def _load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
@@ -136,18 +138,22 @@ def profile(thorough: bool) -> None:
               f"{outcome.result.seconds:.1f} |")  # fmt: skip
 
 
-_CALLS: list[tuple[str, int, int]] = []
+_CALLS: list[tuple[str, int, int, float, str]] = []
 
 
 def _counted(solver):
-    """``attnio.proofs.budget.check``, recording the answer and the units the call spent
-    (each call has its own context, so its statistics are its own)."""
+    """``attnio.proofs.budget.check``, recording the answer, the units the call spent
+    (each call has its own context, so its statistics are its own), its processor time
+    and, for an unknown, z3's reason (the resource limit, or "canceled": the net)."""
     from attnio.proofs import budget
 
+    start = time.thread_time()
     answer = budget.check(solver)
+    cpu = time.thread_time() - start
     stats = solver.statistics()
     spent = stats.get_key_value("rlimit count") if "rlimit count" in list(stats.keys()) else 0
-    _CALLS.append((str(answer), spent, budget.rlimit(solver.attnio_budget_ms)))
+    reason = solver.reason_unknown() if answer == z3.unknown else ""
+    _CALLS.append((str(answer), spent, budget.rlimit(solver.attnio_budget_ms), cpu, reason))
     return answer
 
 
@@ -182,8 +188,8 @@ def units() -> None:
     rows = list(suite.spread(_measured, obligations(), suite.usable_cores()))
     print(f"load average after: {_load()}; {time.perf_counter() - start:.1f} s wall")
     limit = budget.rlimit(DEFAULT_TIMEOUT_MS)
-    decided = [(u, cap) for row in rows for a, u, cap in row[6] if a in ("sat", "unsat")]
-    undecided = [(u, cap) for row in rows for a, u, cap in row[6] if a == "unknown"]
+    decided = [(u, cap) for row in rows for a, u, cap, *_ in row[6] if a in ("sat", "unsat")]
+    undecided = [(u, cap) for row in rows for a, u, cap, *_ in row[6] if a == "unknown"]
     share = max((u / cap for u, cap in decided), default=0)
     print(f"limit of one call of the full budget: {limit:,} units ({DEFAULT_TIMEOUT_MS} ms)")
     print(f"calls: {len(decided)} decided, largest {max(decided, default=(0, 0))[0]:,} units, "
@@ -195,7 +201,7 @@ def units() -> None:
     print("| obligation | expected | status | verdict | cpu s | calls | unknown calls |")
     print("|---|---|---|---|---:|---:|---:|")
     for row in sorted(rows, key=lambda r: -r[5]):
-        unknown = sum(1 for a, _, _ in row[6] if a == "unknown")
+        unknown = sum(1 for a, *_ in row[6] if a == "unknown")
         if row[3] == "unknown" or row[5] > 2:
             print(f"| `{row[0]}` | {row[2]} | {row[3]} | {row[4]} | {row[5]:.1f} | "
                   f"{len(row[6])} | {unknown} |")  # fmt: skip
