@@ -92,8 +92,11 @@ ALGORITHMS: dict[str, Algorithm] = {
         ),
         Algorithm(
             "output-stationary",
-            {"forward": stationary.output_stationary_forward},
-            "attnio's own: both products output-stationary, algorithms/stationary.py",
+            {
+                "forward": stationary.output_stationary_forward,
+                "backward": stationary.output_stationary_backward,
+            },
+            "attnio's own: every product output-stationary, algorithms/stationary.py",
         ),
         Algorithm(
             "tiled-backward",

@@ -1,4 +1,4 @@
-"""attnio's output-stationary forward schedule for small caches.
+"""attnio's output-stationary schedules for small caches, forward and backward.
 
 Square tiling (:mod:`~attnio.algorithms.tiling`) keeps three square tiles in fast memory,
 so its side is about sqrt(M) / 2 and each of its two products costs about
@@ -30,35 +30,50 @@ about sqrt(M). Fast memory holds the tile and four vectors of t words in either 
 t^2 + 4t <= M); the exact count is the catalog record
 ``output-stationary-forward-count``.
 
+The backward pass (FlashAttention-2's formulation, D23 Alg. 2: inputs Q, K, V, O, dO and
+the row log-sum-exp L) computes its five products the same way, each with a t x t output
+tile resident and its factors streamed one column or row at a time, so each costs about
+2 n^2 d / sqrt(M) (:func:`output_stationary_backward`): ``P = exp(Q K^T - L)``, then
+``dS = P * (dO V^T - D)`` with ``D = rowsum(dO * O)`` accumulated on the way, then
+``dV = P^T dO``, ``dK = dS^T Q`` and ``dQ = dS K``. Fusing two products (two output tiles
+resident, a shared factor streamed once) does not pay here: each tile's side shrinks by
+sqrt(2), so the words per product grow by sqrt(2) while sharing a factor saves at most a
+quarter of them. Leading term 10 n^2 d / sqrt(M), half of the tiled backward's; exact count
+``output-stationary-backward-count``.
+
 References
 ----------
 attnio; the output-stationary (outer-product) order of Smith, Lowery, Langou and van de
-Geijn's optimal matrix multiplication (arXiv 1702.02017), applied to both products.
+Geijn's optimal matrix multiplication (arXiv 1702.02017), applied to every product; D23
+Algorithm 2 (the backward formulation, L and D reused instead of the row maxima and sums).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from attnio.bounds.blocks import OUTPUT_STATIONARY_TILES
+from attnio.bounds.blocks import (
+    OUTPUT_STATIONARY_BACKWARD_TILES,
+    OUTPUT_STATIONARY_TILES,
+    StationaryRule,
+)
 
 from .errors import BlocksDoNotFitError
 from .machine import TwoLevelMachine, blocks
 
 
-def stationary_tile(M: int) -> int:
-    """Return the tile side ``floor(sqrt(M)) - 2``; refuse M below 9.
+def stationary_tile(M: int, rule: StationaryRule = OUTPUT_STATIONARY_TILES) -> int:
+    """Return the tile side ``floor(sqrt(M)) - 2`` of ``rule``; refuse M below 9.
 
     Examples
     --------
     >>> stationary_tile(9), stationary_tile(100)
     (1, 8)
     """
-    tile = OUTPUT_STATIONARY_TILES.side(M)
+    tile = rule.side(M)
     if tile < 1:
         raise BlocksDoNotFitError(
-            f"{OUTPUT_STATIONARY_TILES.label}: M={M} leaves no room for a tile; "
-            f"it needs M >= {OUTPUT_STATIONARY_TILES.least_memory()}"
+            f"{rule.label}: M={M} leaves no room for a tile; it needs M >= {rule.least_memory()}"
         )
     return tile
 
@@ -124,3 +139,109 @@ def output_stationary_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
             mc.store("O", "O", i0, i1, k0, k1)
             mc.free("O")
         mc.free("Lb")
+
+
+def _stationary_product(
+    mc: TwoLevelMachine,
+    out: str,
+    left: str,
+    right: str,
+    dims: tuple[int, int],
+    tile: int,
+    *,
+    transposed: bool,
+) -> None:
+    """Write ``out = left^T right`` (``transposed``) or ``left right``, output-stationary.
+
+    ``out`` is m x p with ``dims = (m, p)``; ``left`` is n x n and ``right`` n x p. For an
+    output tile (rows I, columns C) the step over the inner index r loads ``left[r, I]``
+    (transposed: dK, dV, I keys and r a query) or ``left[I, r]`` (dQ, r a key), and
+    ``right[r, C]``: ``|I| + |C|`` words a step; the tile is stored once at the end.
+    """
+    numeric = mc.numeric
+    m, p = dims
+    inner = mc.shape(right)[0]
+    for i0, i1 in blocks(m, tile):
+        for c0, c1 in blocks(p, tile):
+            acc = mc.alloc("acc", i1 - i0, c1 - c0)
+            for r in range(inner):
+                if transposed:
+                    a = mc.load("a", left, r, r + 1, i0, i1)
+                else:
+                    a = mc.load("a", left, i0, i1, r, r + 1)
+                b = mc.load("b", right, r, r + 1, c0, c1)
+                if numeric:
+                    acc += (a.T if transposed else a) @ b
+                mc.free("a", "b")
+            mc.store("acc", out, i0, i1, c0, c1)
+            mc.free("acc")
+
+
+def output_stationary_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
+    """Backward pass with all five products output-stationary; writes P, dS, dQ, dK, dV.
+
+    Inputs Q, K, V, O, dO (n x d) and L (n x 1), FlashAttention-2's formulation (D23
+    Alg. 2). Stage 1 writes ``P = exp(Q K^T - L)`` (entries at most 1, as L is the row's
+    log-sum-exp), a t x t tile of S resident while ``Q[I, c]`` and ``K[J, c]`` stream past
+    it. Stage 2 writes ``dS = P * (dO V^T - D)``: a tile of dP resident while ``dO[I, c]``
+    and ``V[J, c]`` stream past it; on the first tile of each row band ``O[I, c]`` streams
+    too and ``D_I = rowsum(dO_I * O_I)`` accumulates, resident for the band; the P tile is
+    read one row at a time. Stages 3 to 5: ``dV = P^T dO``, ``dK = dS^T Q``, ``dQ = dS K``,
+    a t x t output tile resident while a column slice of P or dS and a row slice of dO, Q
+    or K stream past it. Fast memory holds the tile and at most four vectors of t words
+    (:data:`~attnio.bounds.blocks.OUTPUT_STATIONARY_BACKWARD_TILES`).
+    """
+    tile = stationary_tile(machine.M, OUTPUT_STATIONARY_BACKWARD_TILES)
+    mc, numeric = machine, machine.numeric
+    rows = blocks(n, tile)
+    for name, width in (("P", n), ("dS", n), ("dQ", d), ("dK", d), ("dV", d)):
+        mc.create(name, n, width)
+
+    for ib, (i0, i1) in enumerate(rows):
+        mc.step(f"stage 1: P = exp(Q K^T - L), row band {ib}")
+        L = mc.load("Lb", "L", i0, i1, 0, 1)
+        for j0, j1 in rows:
+            S = mc.alloc("S", i1 - i0, j1 - j0)
+            for c in range(d):
+                q = mc.load("q", "Q", i0, i1, c, c + 1)
+                k = mc.load("k", "K", j0, j1, c, c + 1)
+                if numeric:
+                    S += q @ k.T
+                mc.free("q", "k")
+            if numeric:
+                np.exp(S - L, out=S)
+            mc.store("S", "P", i0, i1, j0, j1)
+            mc.free("S")
+        mc.free("Lb")
+
+    for ib, (i0, i1) in enumerate(rows):
+        mc.step(f"stage 2: dS = P * (dO V^T - D), row band {ib}")
+        D = mc.alloc("Db", i1 - i0)
+        for jb, (j0, j1) in enumerate(rows):
+            dP = mc.alloc("dP", i1 - i0, j1 - j0)
+            for c in range(d):
+                g = mc.load("g", "dO", i0, i1, c, c + 1)
+                v = mc.load("v", "V", j0, j1, c, c + 1)
+                if numeric:
+                    dP += g @ v.T
+                if jb == 0:
+                    o = mc.load("o", "O", i0, i1, c, c + 1)
+                    if numeric:
+                        D += g * o
+                    mc.free("o")
+                mc.free("g", "v")
+            for i in range(i0, i1):
+                p = mc.load("p", "P", i, i + 1, j0, j1)
+                if numeric:
+                    dP[i - i0] = p * (dP[i - i0] - D[i - i0])
+                mc.free("p")
+            mc.store("dP", "dS", i0, i1, j0, j1)
+            mc.free("dP")
+        mc.free("Db")
+
+    mc.step("stage 3: dV = P^T dO")
+    _stationary_product(mc, "dV", "P", "dO", (n, d), tile, transposed=True)
+    mc.step("stage 4: dK = dS^T Q")
+    _stationary_product(mc, "dK", "dS", "Q", (n, d), tile, transposed=True)
+    mc.step("stage 5: dQ = dS K")
+    _stationary_product(mc, "dQ", "dS", "K", (n, d), tile, transposed=False)

@@ -46,6 +46,7 @@ __all__ = [
     "FLASH_FORWARD_BLOCKS",
     "LOW_RANK_BACKWARD_BLOCKS",
     "LOW_RANK_FORWARD_BLOCKS",
+    "OUTPUT_STATIONARY_BACKWARD_TILES",
     "OUTPUT_STATIONARY_TILES",
     "ROW_STREAMING_BACKWARD_BLOCKS",
     "ROW_STREAMING_FORWARD_BLOCKS",
@@ -300,3 +301,9 @@ column of Q and a row of K^T streaming past it, the row band's running maximum a
 and (after the stream) the tile's row maxima. Stage 2 (a tile of O = D^{-1} A V): a column
 of A and a row of V streaming past it, the row band's log-sum-exp and the rescaling
 factors of one column band of A."""
+
+OUTPUT_STATIONARY_BACKWARD_TILES = StationaryRule("output-stationary backward", 4)
+"""The backward pass's rule: a t x t tile resident with at most four vectors of t words. The
+P stage: a column of Q and of K^T and the row band's L. The dS stage: a column of dO, of
+V^T and (first tile of a band) of O, and the band's D = rowsum(dO * O); then one row of P.
+The dV, dK, dQ stages: a column slice of P or dS and a row slice of dO, Q or K."""
