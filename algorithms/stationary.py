@@ -35,10 +35,13 @@ the row log-sum-exp L) computes its five products the same way, each with a t x 
 tile resident and its factors streamed one column or row at a time, so each costs about
 2 n^2 d / sqrt(M) (:func:`output_stationary_backward`): ``P = exp(Q K^T - L)``, then
 ``dS = P * (dO V^T - D)`` with ``D = rowsum(dO * O)`` accumulated on the way, then
-``dV = P^T dO``, ``dK = dS^T Q`` and ``dQ = dS K``. Fusing two products (two output tiles
-resident, a shared factor streamed once) does not pay here: each tile's side shrinks by
-sqrt(2), so the words per product grow by sqrt(2) while sharing a factor saves at most a
-quarter of them. Leading term 10 n^2 d / sqrt(M), half of the tiled backward's; exact count
+``dV = P^T dO``, ``dK = dS^T Q`` and ``dQ = dS K``. Fusing two products that share a
+factor (two output tiles resident, the shared factor streamed once) at best breaks even:
+two a x b tiles (2ab <= M) sharing the a-long factor move a + 2b >= 2 sqrt(2ab) words a
+step for 2ab products, at least 2 / sqrt(M) a product, as one tile alone; with nothing
+shared it is 2 sqrt(2) / sqrt(M). Keeping a tile of P or dS resident and updating the
+gradients from it (read, add, write) moves 3 words where output-stationary moves 2.
+Leading term 10 n^2 d / sqrt(M), half of the tiled backward's; exact count
 ``output-stationary-backward-count``.
 
 References
