@@ -60,6 +60,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="worker processes (default: one per usable core); the statuses do not depend on it",
     )
     parser.add_argument(
+        "--search",
+        action="store_true",
+        help="search the least constant of every obligation with one afresh instead of "
+        "re-proving the recorded one (proofs/constants.json; minutes)",
+    )
+    parser.add_argument(
         "--cross-check",
         choices=["cvc5"],
         help="re-check the SMT-LIB files with cvc5 (needs --smtlib)",
@@ -85,7 +91,7 @@ def run_command(args: argparse.Namespace) -> int:
     jobs = args.jobs or usable_cores()
     try:
         with ProgressLine(enabled=not args.json) as line:
-            for outcome in outcomes(chosen, args.timeout, jobs):
+            for outcome in outcomes(chosen, args.timeout, jobs, search=args.search):
                 finished.append(outcome)
                 line.update(len(finished), len(chosen), outcome.obligation.name)
     except KeyboardInterrupt:

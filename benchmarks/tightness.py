@@ -1,29 +1,19 @@
 """Benchmark: the tightness table, measured: leading-term ratios and the least C z3 proves.
 
-Run: ``.venv/bin/python benchmarks/tightness.py`` prints the table from the recording;
-``--record`` first re-runs the least-C search of every ``tightness/table/*`` obligation
-(``attnio prove --only 'tightness/table/*' --json``, minutes on 2 cores) and writes its
-outcome to ``proofs/tightness.json``, which ``attnio table --tightness`` reads. The
-baseline in the same run: the same counts against the best lower bound the catalog held
-before the sharp bounds (``*-lower-large-explicit``, ``*-lower-small-derived``).
+Run: ``.venv/bin/python benchmarks/tightness.py`` prints the table from the recorded
+constant searches (``proofs/constants.json``, written by ``benchmarks/constants.py
+--record``, which ``attnio table --tightness`` reads too). The baseline in the same run:
+the same counts against the best lower bound the catalog held before the sharp bounds
+(``*-lower-large-explicit``, ``*-lower-small-derived``).
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
-import re
-import subprocess
-import sys
-from pathlib import Path
 
 import sympy as sp
 
-from attnio.bounds import get
-from attnio.proofs.generate import UNBOUNDED_ALGORITHMS, tightness_table
-from attnio.proofs.sampling import largest_ratio
-from attnio.proofs.tightness import RECORDING, leading_ratio, render_tightness, rows
+from attnio.proofs.tightness import leading_ratio, render_tightness, rows
 
 BASELINE = {
     ("forward", "large"): "dense-forward-lower-large-explicit",
@@ -34,67 +24,9 @@ BASELINE = {
 """The best derived lower bound of each cell before lower-sharp.md."""
 
 
-def record(timeout: int | None) -> None:
-    command = [
-        str(Path(sys.executable).parent / "attnio"),
-        "prove",
-        "--only",
-        "tightness/table/*",
-        "--json",
-    ]
-    if timeout:
-        command += ["--timeout", str(timeout)]
-    began = datetime.datetime.now(datetime.UTC)
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    outcomes = json.loads(done.stdout)["outcomes"]
-    entries = {}
-    for outcome in outcomes:
-        name = outcome["obligation"]
-        count = get(name.split("/")[-1])
-        if outcome["status"] != "proved":
-            print(f"{name}: {outcome['status']} ({outcome['detail']})", file=sys.stderr)
-            continue
-        found = re.search(r"C = (\d+) refuted", outcome["detail"])
-        least = "C is the least" in outcome["detail"]
-        constant = int(outcome["constant"])
-        entries[name] = {
-            "count": sp.srepr(count.explicit),
-            "constant": constant,
-            "refuted": constant - 1 if least else (int(found.group(1)) if found else None),
-            "seconds": outcome["seconds"],
-            "detail": outcome["detail"],
-        }
-    for obligation in tightness_table(UNBOUNDED_ALGORITHMS):
-        sample = largest_ratio(obligation)
-        count = get(obligation.name.split("/")[-1])
-        entries[obligation.name] = {
-            "count": sp.srepr(count.explicit),
-            "constant": None,
-            "refuted": None if sample is None else int(sp.ceiling(sample[0])) - 1,
-            "seconds": None,
-            "detail": "no obligation: z3 does not bound this count (proofs/generate.py, "
-            "UNBOUNDED_ALGORITHMS); the sampled ratio refutes every smaller C",
-        }
-    RECORDING.write_text(
-        json.dumps(
-            {
-                "command": " ".join(command[1:]),
-                "recorded": began.strftime("%Y-%m-%d"),
-                "obligations": entries,
-            },
-            indent=2,
-        )
-        + "\n"
-    )
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--record", action="store_true", help="re-run the z3 search and record it")
-    parser.add_argument("--timeout", type=int, help="budget of one z3 call in ms")
-    args = parser.parse_args()
-    if args.record:
-        record(args.timeout)
+    parser.parse_args()
     table = rows()
     print(render_tightness(table))
     print("baseline: the same counts against the cell's best derived bound before the sharp ones")

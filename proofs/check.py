@@ -37,7 +37,7 @@ import z3
 from attnio.bounds.arguments import positive_number
 
 from .budget import check as check_budgeted
-from .budget import limit
+from .budget import limit, searching
 from .errors import InconsistentAssumptions, ObligationError
 from .obligation import Expectation, Obligation, substitute
 from .rounding import strengthen
@@ -106,10 +106,15 @@ Result = Proved | Counterexample | Unknown
 
 @dataclass(frozen=True)
 class Outcome:
-    """An obligation with its result and the verdict under the expectation policy."""
+    """An obligation with its result and the verdict under the expectation policy.
+
+    ``refutation`` is, for a constant search (:func:`prove`), the sympy-confirmed
+    counterexample at the largest constant it refuted (None if it refuted none).
+    """
 
     obligation: Obligation
     result: Result
+    refutation: Counterexample | None = None
 
     @property
     def verdict(self) -> str:
@@ -486,9 +491,9 @@ def _certificate(
     the strengthened claim and its side conditions hold; (2) the strengthening lemma:
     under the original assumptions, the definitions of the original's floors and
     ceilings and the roots (x = x_root**q, x_root > 0), the strengthened claim and side
-    conditions imply the original claim. When z3 does not re-check the lemma within the
-    timeout here, the file is the original obligation alone (integer query), which a
-    solver may leave unknown. The header says which.
+    conditions imply the original claim. When z3 does not re-check the lemma within a
+    glance (``_GLANCE_MS``) here, the file is the original obligation alone (integer
+    query), which a solver may leave unknown. The header says which.
     """
     claims = sp.And(strong.claim, *strong.side_conditions)
     first = _Query(
@@ -511,7 +516,11 @@ def _certificate(
         lemma.append(translator.translate(sp.Eq(sym, power)))
     lemma += [translator.translate_bool(claims), z3.Not(translator.translate_bool(original.claim))]
     context = z3.Context()  # fresh, like every verdict's call (see _Query.solver)
-    solver = limit(z3.SolverFor("QF_NRA", ctx=context), timeout_ms)
+    # A glance, not the full budget: the verdict does not depend on this re-check (the
+    # strengthening is sound by attnio.proofs.rounding's lemmas), only which certificate
+    # is written; measured, a lemma z3 does not settle in a glance runs into the
+    # processor-time net (15 s for the default budget) and is not settled there either.
+    solver = limit(z3.SolverFor("QF_NRA", ctx=context), min(timeout_ms, _GLANCE_MS))
     solver.add(*(term.translate(context) for term in (*translator.side_conditions(), *lemma)))
     head = _certificate_head(original)
     if check_budgeted(solver) != z3.unsat:
@@ -607,17 +616,23 @@ def _sides(obligation: Obligation, point: dict[str, sp.Expr]) -> tuple[sp.Expr, 
     return sp.nsimplify(claim.lhs.subs(subs)), sp.nsimplify(claim.rhs.subs(subs))
 
 
-def check_at(obligation: Obligation, constant: int, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Result:
+def check_at(
+    obligation: Obligation,
+    constant: int,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+    certify: bool = False,
+) -> Result:
     """Check ``obligation`` at one value of its constant, with the stages :func:`prove`'s
     search uses (so a constant it reported is proved again the same way).
 
     Fast stages only (relaxation, rounding-free strengthening): the integer stage mostly
-    times out on the false side of the threshold. The proof carries no certificate.
+    times out on the false side of the threshold. With ``certify``, a proof carries its
+    SMT-LIB certificate (as :func:`prove`'s reported constant does); otherwise none.
     """
     instance = obligation.at(constant)
     if strengthen(instance.claim) is not None:
         # The strengthening is lossy: when it fails, a short look at the whole claim.
-        proof = _strengthened(instance, timeout_ms, certify=False)
+        proof = _strengthened(instance, timeout_ms, certify=certify)
         return proof or _check_relaxed(instance, min(timeout_ms, _GLANCE_MS))
     return _check(instance, timeout_ms, split=False, integers_stage=False)
 
@@ -644,7 +659,8 @@ def prove(
 
     def attempt(value: int) -> Result:
         if value not in results:
-            results[value] = check_at(obligation, value, timeout_ms)
+            with searching():  # a reported C was proved well inside the full net
+                results[value] = check_at(obligation, value, timeout_ms)
         return results[value]
 
     low, refuted = 0, None
@@ -672,6 +688,7 @@ def prove(
                 time.perf_counter() - start,
                 f"sampled ratio {sp.N(sample[0], 6)} > limit {limit}",
             ),
+            refuted,
         )
     high = low + 1
     while not isinstance(attempt(high), Proved):
@@ -681,6 +698,7 @@ def prove(
             return Outcome(
                 obligation,
                 _with(last, limit, time.perf_counter() - start, f"no C <= {limit} proved"),
+                refuted,
             )
         high = min(2 * high, limit)
     while high - low > 1:
@@ -701,6 +719,7 @@ def prove(
         note = "C = 1 is the least"
     elif isinstance(below, Counterexample):
         note = f"C = {high - 1} refuted at {_show(below.point)}: C is the least"
+        refuted = _with(below, high - 1, below.seconds, "")
     else:
         note = f"C = {high - 1}: {below.status}"
         if refuted is not None:
@@ -708,7 +727,8 @@ def prove(
                 f"; C = {refuted.constant} refuted at {_show(refuted.point)}, so the least "
                 f"constant is in ({refuted.constant}, {high}]"
             )
-    return Outcome(obligation, _with(results[high], high, time.perf_counter() - start, note))
+    seconds = time.perf_counter() - start
+    return Outcome(obligation, _with(results[high], high, seconds, note), refuted)
 
 
 def _with_smtlib(result: Result, text: str) -> Result:

@@ -18,6 +18,7 @@ from attnio.bounds.arguments import positive_integer, positive_number
 
 from .cache import ProofCache
 from .check import DEFAULT_TIMEOUT_MS, Outcome, prove
+from .constants import settle
 from .errors import ObligationError
 from .generate import obligations
 from .obligation import Expectation, Obligation
@@ -108,8 +109,15 @@ def outcomes(
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     jobs: int = 1,
     cache: ProofCache | None = None,
+    search: bool = False,
 ) -> Iterator[Outcome]:
-    """Yield :func:`~attnio.proofs.check.prove` of each obligation, in the order given.
+    """Yield the outcome of each obligation, in the order given.
+
+    An obligation with a constant whose search is recorded for its text
+    (:mod:`attnio.proofs.constants`) is re-proved at its recorded constant, its recorded
+    refutation re-confirmed (:func:`~attnio.proofs.constants.settle`); with ``search``,
+    or without a matching record, the least constant is searched afresh
+    (:func:`~attnio.proofs.check.prove`), as is every other obligation checked.
 
     With ``jobs > 1`` the obligations are spread over that many worker processes.
     The statuses do not depend on ``jobs``: every z3 call runs in a fresh context under
@@ -128,7 +136,7 @@ def outcomes(
         is not ``timeout_ms``.
     """
     positive_number("timeout_ms", timeout_ms, ObligationError)
-    check = functools.partial(prove, timeout_ms=timeout_ms)
+    check = functools.partial(prove if search else settle, timeout_ms=timeout_ms)
     if cache is None:
         yield from spread(check, chosen, jobs)
         return
@@ -146,7 +154,8 @@ def outcomes(
                 continue
             # the obligation as given, not the worker's rebuilt copy: the key is the one
             # the next run computes from the generated obligation
-            outcome = Outcome(obligation, next(fresh).result)
+            found = next(fresh)
+            outcome = Outcome(obligation, found.result, found.refutation)
             cache.store(outcome)
             yield outcome
     finally:
@@ -175,11 +184,14 @@ def spread(function: Callable[[T], R], items: Sequence[T], jobs: int) -> Iterato
 
 
 def run(
-    pattern: str | None = None, timeout_ms: int = DEFAULT_TIMEOUT_MS, jobs: int = 1
+    pattern: str | None = None,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+    jobs: int = 1,
+    search: bool = False,
 ) -> list[Outcome]:
     """Check every selected obligation (over ``jobs`` processes); return the outcomes in
-    catalog order."""
-    return list(outcomes(select(pattern), timeout_ms, jobs))
+    catalog order (``search``: see :func:`outcomes`)."""
+    return list(outcomes(select(pattern), timeout_ms, jobs, search=search))
 
 
 __all__ = ["THOROUGH_ONLY", "default_tier", "outcomes", "run", "select", "usable_cores"]

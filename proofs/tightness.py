@@ -9,10 +9,10 @@ Two numbers per (cell, algorithm), both read from the catalog, never retyped:
   over the cell with n >= d and M at least four times the schedule's least M (the
   obligations ``tightness/table/*`` of :func:`attnio.proofs.generate.tightness_table`),
   and the interval (refuted, proved] its search leaves. The search takes minutes, so its
-  outcome is recorded in ``tightness.json`` (shipped beside this module) by
-  ``python benchmarks/tightness.py --record``; ``tests/test_tightness.py`` checks that the
-  recording names exactly today's obligations and count expressions and, in the slow tier,
-  re-proves every recorded C.
+  outcome is recorded with every other constant search (:mod:`attnio.proofs.constants`,
+  ``python benchmarks/constants.py --record``), and ``attnio verify`` re-proves each
+  recorded C; ``tests/test_tightness.py`` checks that the recording holds today's
+  obligations.
 
 References
 ----------
@@ -24,20 +24,20 @@ from __future__ import annotations
 import functools
 import json
 from dataclasses import dataclass
-from pathlib import Path
 
 import sympy as sp
 
 from attnio.bounds import Cache, Kind, Status, catalog, get
 from attnio.bounds.symbols import M, d, n
 
+from .constants import fingerprint, recorded
 from .generate import UNBOUNDED_ALGORITHMS, tightness_table
-
-RECORDING = Path(__file__).parent / "tightness.json"
-"""The recorded outcome of the least-C search, one entry per tightness/table obligation."""
 
 COMMAND = "attnio prove --only '{name}'"
 """How to reproduce one recorded constant."""
+
+SAMPLED_COMMAND = "python benchmarks/constants.py --only sampled"
+"""How to reproduce the sampled refutations of the counts z3 does not bound."""
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,10 @@ class Row:
 
     @property
     def command(self) -> str:
-        """The command that reproduces ``constant``."""
+        """The command that reproduces ``constant`` (or, for a count z3 does not bound, the
+        sampled refutation)."""
+        if self.obligation in {o.name for o in tightness_table(UNBOUNDED_ALGORITHMS)}:
+            return SAMPLED_COMMAND
         return COMMAND.format(name=self.obligation)
 
 
@@ -123,11 +126,6 @@ def _best(count: str, pass_: str, cache: str) -> tuple[str, sp.Expr]:
     return min(options, key=size)
 
 
-def recorded() -> dict[str, dict]:
-    """The recorded least-C search outcomes, by obligation name."""
-    return json.loads(RECORDING.read_text())["obligations"]
-
-
 def rows() -> list[Row]:
     """The tightness table: one row per dense cell and compared algorithm."""
     record = recorded()
@@ -137,7 +135,7 @@ def rows() -> list[Row]:
         algorithm = get(count).algorithm
         lower, ratio = _best(count, pass_, cache)
         entry = record.get(obligation.name)
-        fresh = entry is not None and entry["count"] == sp.srepr(get(count).explicit)
+        fresh = entry is not None and entry["fingerprint"] == fingerprint(obligation)
         # an algorithm z3 does not bound has only its sampled (refuted) constant recorded
         found.append(
             Row(
@@ -231,11 +229,9 @@ def render_tightness(table: list[Row], fmt: str = "markdown") -> str:
 
 
 __all__ = [
-    "RECORDING",
     "Row",
     "derived_lowers",
     "leading_ratio",
-    "recorded",
     "render_tightness",
     "rows",
 ]

@@ -26,7 +26,8 @@ from attnio.bounds.consistency import strip_mask_point
 
 from . import smtlib, suite
 from .cache import ProofCache
-from .check import DEFAULT_TIMEOUT_MS, Counterexample, Outcome, Proved, prove
+from .check import DEFAULT_TIMEOUT_MS, Counterexample, Outcome, Proved, Unknown, prove
+from .constants import COMMAND, NOT_REPRODUCED, entry_of, recorded_on
 from .derivation import derivations
 from .generate import backing, obligations, planted
 from .translate import Translator
@@ -165,13 +166,27 @@ def check_obligations() -> tuple[bool | None, str]:
     outcomes = _outcomes()
     if not outcomes:
         return None, "no obligation generated"
-    failed = [o for o in outcomes if o.failed]
+    # a recorded constant or refutation that did not reproduce fails, open claim or not
+    failed = [
+        o
+        for o in outcomes
+        if o.failed
+        or (isinstance(o.result, Unknown) and o.result.reason.startswith(NOT_REPRODUCED))
+    ]
     findings = [o.obligation.name for o in outcomes if o.verdict == "finding"]
     unknown = [o.obligation.name for o in outcomes if o.verdict == "unknown"]
     detail = (
         f"{len(outcomes)} obligations, {len(failed)} failed, {len(findings)} findings, "
         f"{len(unknown)} unknown open claims"
     )
+    constant = [o.obligation for o in outcomes if o.obligation.constant is not None]
+    replayed = sum(1 for o in constant if entry_of(o) is not None)
+    detail += (
+        f"; {replayed} of {len(constant)} constants re-proved as recorded ({COMMAND}, "
+        f"{recorded_on()})"
+    )
+    if replayed < len(constant):
+        detail += f", {len(constant) - replayed} searched (no record of today's text)"
     cache = _SETTINGS["cache"]
     if isinstance(cache, ProofCache):
         detail += f"; {cache.hits} answered from the proof cache"

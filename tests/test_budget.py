@@ -54,12 +54,16 @@ candidates, an obligation left unknown by every stage), where a wall-clock timeo
 statuses flip with load (``square-tiling-forward-count/beats-any-n`` and
 ``tiled-backward-count/order-any-n`` did). The whole catalog (346 obligations) takes
 minutes of processor time per run; every obligation is still proved once in the suite
-(``attnio verify --thorough`` in ``test_cli.py``)."""
+(``attnio verify --thorough`` in ``test_cli.py``). ``--search``: the least constants are
+searched afresh, not re-proved from the recording (attnio.proofs.constants)."""
 
 
 def _statuses() -> dict[str, tuple]:
     out = subprocess.run(
-        [sys.executable, "-m", "attnio", "prove", "--json", "--only", DETERMINISM_FAMILIES],
+        [
+            sys.executable,
+            *("-m", "attnio", "prove", "--json", "--search", "--only", DETERMINISM_FAMILIES),
+        ],
         capture_output=True,
         text=True,
         timeout=7200,

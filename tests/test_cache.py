@@ -189,7 +189,7 @@ def test_suite_proves_only_what_the_cache_lacks(store, monkeypatch) -> None:
     """A second run with a cache proves nothing decided again; an Unknown is proved again
     on every run; the outcomes come back in the order given."""
     calls: list[str] = []
-    real = suite.prove
+    real = suite.settle
 
     def counted(obligation, timeout_ms=TIMEOUT):
         calls.append(obligation.name)
@@ -197,7 +197,7 @@ def test_suite_proves_only_what_the_cache_lacks(store, monkeypatch) -> None:
             return Outcome(obligation, Unknown("left open on purpose", ""))
         return real(obligation, timeout_ms)
 
-    monkeypatch.setattr(suite, "prove", counted)
+    monkeypatch.setattr(suite, "settle", counted)
     unknown = Obligation("test/open", "comparison", sp.Ge(y, 1, evaluate=False), (), "open",
                          (), "")  # fmt: skip
     chosen = [TRUE, unknown, FALSE]

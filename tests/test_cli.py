@@ -197,14 +197,16 @@ def test_verify_says_what_the_default_tier_left_out(
 
 @pytest.mark.slow
 def test_verify_thorough_passes_every_check(capsys, monkeypatch, tmp_path) -> None:
-    """attnio verify --thorough --no-cache passes every check: the suite's one proof of the
-    whole obligation catalog (every expected-true obligation proved, every planted claim
+    """attnio verify --thorough --no-cache passes every check, each saying what it compared:
+    the suite's one run of every check and one proof of the whole obligation catalog (every
+    expected-true obligation proved, every recorded constant re-proved, every planted claim
     refuted, every SMT-LIB export re-solved without contradiction), with nothing left out."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     code, out, err = run(capsys, "verify", "--thorough", "--no-cache", "--json")
     data = json.loads(out)
     assert code == 0 and data["failed"] == 0, [r for r in data["results"] if not r["passed"]]
     assert data["left_out"] == "" and data["partial"] is False
+    assert all(r["detail"] for r in data["results"]), data["results"]
     names = {r["check"] for r in data["results"]}
     assert {"proofs.obligations", "proofs.smtlib_round_trip", "proofs.derived_status"} <= names
     assert all(f"] {name}: pass (" in err for name in names), err  # progress, not a tty

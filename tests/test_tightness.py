@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import json
 
-import pytest
 import sympy as sp
 
 from attnio.bounds import get
 from attnio.bounds.symbols import d
 from attnio.cli import main
-from attnio.proofs.check import Proved, check_at
 from attnio.proofs.generate import UNBOUNDED_ALGORITHMS, tightness_table
-from attnio.proofs.tightness import leading_ratio, recorded, render_tightness, rows
+from attnio.proofs.tightness import leading_ratio, render_tightness, rows
 
 
 def test_leading_ratios_are_the_limits_of_the_records() -> None:
@@ -41,34 +39,15 @@ def test_every_cell_is_compared_with_its_best_derived_lower_bound() -> None:
         assert get(r.lower).status.value == "derived"
 
 
-def test_the_recording_names_exactly_todays_obligations_and_counts() -> None:
-    """proofs/tightness.json holds one entry per tightness/table obligation, for today's counts.
-
-    A changed count expression or a new table algorithm makes this fail until
-    ``python benchmarks/tightness.py --record`` is run again.
-    """
-    table = tightness_table() + tightness_table(UNBOUNDED_ALGORITHMS)
-    names = {o.name for o in table}
-    entries = recorded()
-    assert set(entries) <= names
-    missing = {o.name for o in table if o.name not in entries}
-    assert not missing, f"not recorded: {sorted(missing)}"
-    for name, entry in entries.items():
-        count = get(name.split("/")[-1])
-        assert entry["count"] == sp.srepr(count.explicit), name
-        if entry["constant"] is not None:
-            assert entry["refuted"] is None or entry["refuted"] < entry["constant"]
+def test_every_proved_row_has_its_recorded_constant() -> None:
+    """Each tightness/table obligation's row shows its recorded constant (a stale recording
+    of a changed count shows none: tests/test_constants.py says to re-record)."""
     proved = {o.name for o in tightness_table()}
     assert all(r.constant is not None for r in rows() if r.obligation in proved)
-
-
-@pytest.mark.slow
-def test_every_recorded_constant_is_proved_again() -> None:
-    """z3 proves count <= C * lower at each recorded C (the search's stages, no search)."""
-    entries = recorded()
-    for obligation in tightness_table():
-        result = check_at(obligation, entries[obligation.name]["constant"])
-        assert isinstance(result, Proved), (obligation.name, result)
+    unbounded = {o.name for o in tightness_table(UNBOUNDED_ALGORITHMS)}
+    for r in rows():
+        if r.obligation in unbounded:
+            assert r.constant is None and r.refuted is not None, r
 
 
 def test_render_formats(capsys) -> None:

@@ -1,0 +1,282 @@
+"""Recorded constants: the least-C searches, run once, and re-proved at their constant.
+
+An obligation with a constant (``count <= C * lower``, a comparison ``A <= C * B``) is
+settled by :func:`~attnio.proofs.check.prove`'s search for the least integer C z3
+proves: a sampled refutation, then doubling and bisection, a dozen z3 calls or more.
+Which C the search reports is a measurement; that the reported C holds is the check.
+So the search runs once (``python benchmarks/constants.py --record``) and its outcome
+is shipped in ``constants.json`` beside this module; ``attnio verify`` then re-proves
+each recorded C with the stages the search used, with its SMT-LIB certificate, and
+re-confirms each recorded refutation exactly with sympy (:func:`settle`). Nothing is
+taken from the recording on trust: a recorded C that is not proved again, or a recorded
+refuting point that sympy does not confirm, makes the obligation unknown (and
+``attnio verify`` fail).
+
+A record belongs to one obligation text: its *fingerprint* is a digest of the claim and
+assumptions as sympy trees. When the catalog changes a formula, the fingerprint no
+longer matches, and the obligation is searched again (and the recording is stale until
+it is re-recorded; ``tests/test_constants.py`` says so).
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import hashlib
+import json
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+import sympy as sp
+
+from .check import (
+    CONSTANT_LIMIT,
+    DEFAULT_TIMEOUT_MS,
+    Counterexample,
+    Outcome,
+    Proved,
+    Query,
+    Unknown,
+    check_at,
+    confirm,
+    prove,
+    sides_at,
+)
+from .obligation import Obligation
+
+RECORDING = Path(__file__).parent / "constants.json"
+"""The recorded searches, one entry per obligation with a constant."""
+
+COMMAND = "python benchmarks/constants.py --record"
+"""The command that writes :data:`RECORDING`."""
+
+FORMAT = 1
+"""Version of the recording's layout."""
+
+NOT_REPRODUCED = "recorded search not reproduced: "
+"""How the reason of a replay that did not reproduce its record begins."""
+
+
+def fingerprint(obligation: Obligation) -> str:
+    """A digest of ``obligation``'s claim, assumptions and constant symbol (sympy trees).
+
+    Examples
+    --------
+    >>> from attnio.proofs.generate import tightness_table
+    >>> len(fingerprint(tightness_table()[0]))
+    64
+    """
+    digest = hashlib.sha256()
+    for part in (
+        sp.srepr(obligation.claim),
+        *map(sp.srepr, obligation.assumptions),
+        str(obligation.constant),
+    ):
+        digest.update(part.encode("utf-8"))
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+@functools.cache
+def _read(path: Path) -> dict:
+    if not path.is_file():
+        return {"obligations": {}}
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _recording() -> dict:
+    return _read(RECORDING)
+
+
+def recorded() -> dict[str, dict]:
+    """The recorded search outcomes (of :data:`RECORDING`), by obligation name."""
+    return _recording()["obligations"]
+
+
+def recorded_on() -> str:
+    """The date of the recording (``YYYY-MM-DD``), or ``"never"``."""
+    return _recording().get("recorded", "never")
+
+
+def entry_of(obligation: Obligation, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> dict | None:
+    """The record of ``obligation`` if it was recorded for today's text and budget."""
+    entry = recorded().get(obligation.name)
+    recording = _recording()
+    if (
+        entry is None
+        or entry.get("fingerprint") != fingerprint(obligation)
+        or recording.get("timeout_ms") != int(timeout_ms)
+        or recording.get("constant_limit") != CONSTANT_LIMIT
+    ):
+        return None
+    return entry
+
+
+def _point(entry: dict) -> dict[str, sp.Rational]:
+    return {name: sp.Rational(value) for name, value in entry["point"].items()}
+
+
+def _show(point: dict[str, sp.Expr]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in sorted(point.items()))
+
+
+def replay(obligation: Obligation, entry: dict, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Outcome:
+    """Re-prove the recorded constant of ``obligation`` and re-confirm its refutation.
+
+    The outcome is what :func:`~attnio.proofs.check.prove`'s search reported, obtained
+    again without the search: the recorded C proved with the search's stages and a
+    certificate, the recorded refuting point confirmed with sympy. If either is not
+    reproduced the result is :class:`~attnio.proofs.check.Unknown` with the reason.
+    """
+    start = time.perf_counter()
+    constant, refuted = entry["constant"], entry["refuted"]
+    notes = []
+    counterexample = None
+    if refuted is not None:
+        point = _point(entry)
+        instance = obligation.at(refuted)
+        confirmed, why = confirm(instance, point)
+        if not confirmed:
+            return Outcome(
+                obligation,
+                Unknown(
+                    f"{NOT_REPRODUCED}the refutation of C = {refuted} at {_show(point)} is "
+                    f"not confirmed: {why}",
+                    Query(instance, False).smtlib(),
+                    time.perf_counter() - start,
+                    constant,
+                ),
+            )
+        counterexample = Counterexample(
+            point, sides_at(instance, point), Query(instance, False).smtlib(), constant=refuted
+        )
+        notes.append(f"C = {refuted} refuted at {_show(point)}")
+    if constant is None:  # status counterexample: the search refuted every C up to its limit
+        seconds = time.perf_counter() - start
+        note = f"sampled ratio above the limit {CONSTANT_LIMIT} (recorded search)"
+        fields = dict(counterexample.__dict__, seconds=seconds, note=note)
+        return Outcome(obligation, Counterexample(**fields))
+    result = check_at(obligation, constant, timeout_ms, certify=True)
+    seconds = time.perf_counter() - start
+    if not isinstance(result, Proved):
+        return Outcome(
+            obligation,
+            Unknown(
+                f"{NOT_REPRODUCED}C = {constant} is not proved again: {result.status} "
+                f"({getattr(result, 'reason', '')})",
+                result.smtlib,
+                seconds,
+                constant,
+            ),
+        )
+    if refuted == constant - 1:
+        note = f"{notes[0]}: C is the least"
+    elif refuted is not None:
+        note = (
+            f"{notes[0]}, so the least constant is in ({refuted}, {constant}]; "
+            f"C = {constant} is the least the recorded search proved"
+        )
+    else:
+        note = f"C = {constant} is the least the recorded search proved"
+    fields = dict(result.__dict__, constant=constant, seconds=seconds, note=note)
+    return Outcome(obligation, Proved(**fields))
+
+
+def settle(obligation: Obligation, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Outcome:
+    """:func:`replay` an obligation whose constant search is recorded for its text, else
+    :func:`~attnio.proofs.check.prove` it (searching, for an obligation with a constant).
+
+    A recorded search that proved no constant (unknown up to the limit) is run again.
+    """
+    found = entry_of(obligation, timeout_ms) if obligation.constant is not None else None
+    if found is None or found["status"] not in ("proved", "counterexample"):
+        return prove(obligation, timeout_ms)
+    return replay(obligation, found, timeout_ms)
+
+
+def entry(outcome: Outcome) -> dict:
+    """The record of one finished search (an outcome of :func:`prove`)."""
+    result, refutation = outcome.result, outcome.refutation
+    return {
+        "fingerprint": fingerprint(outcome.obligation),
+        "status": result.status,
+        "constant": result.constant if isinstance(result, Proved) else None,
+        "refuted": None if refutation is None else refutation.constant,
+        "point": None
+        if refutation is None
+        else {k: str(v) for k, v in sorted(refutation.point.items())},
+        "seconds": round(result.seconds, 3),
+        "detail": result.note,
+    }
+
+
+def sampled(obligation: Obligation) -> dict:
+    """The record of an obligation z3 cannot bound: only the constant sampling refutes.
+
+    Its status is ``sampled``: the grid search's largest ratio rho refutes every
+    C < rho (the point confirmed with sympy); no constant is proved.
+    """
+    from .sampling import largest_ratio
+
+    found = largest_ratio(obligation)
+    refuted, point = None, None
+    if found is not None:
+        rho, at = found
+        below = int(sp.ceiling(rho)) - 1
+        if below >= 1 and confirm(obligation.at(below), at)[0]:
+            refuted, point = below, {k: str(v) for k, v in sorted(at.items())}
+    return {
+        "fingerprint": fingerprint(obligation),
+        "status": "sampled",
+        "constant": None,
+        "refuted": refuted,
+        "point": point,
+        "seconds": None,
+        "detail": "no z3 search: z3 does not bound this claim; sampling refutes every C "
+        "up to the one recorded",
+    }
+
+
+def record(
+    outcomes: Iterable[Outcome],
+    timeout_ms: int,
+    unbounded: Iterable[Obligation] = (),
+    path: Path | None = None,
+    keep: Iterable[str] = (),
+) -> dict:
+    """Write the searches' outcomes (and the samples of ``unbounded``) to ``path``
+    (default :data:`RECORDING`), with the entries of the current recording named in
+    ``keep`` carried over unchanged (a partial re-recording); return what was written."""
+    path = RECORDING if path is None else path
+    old = _read(path)["obligations"]
+    entries = {name: old[name] for name in keep if name in old}
+    entries.update({o.obligation.name: entry(o) for o in outcomes})
+    entries.update({o.name: sampled(o) for o in unbounded})
+    written = {
+        "format": FORMAT,
+        "command": COMMAND,
+        "recorded": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
+        "timeout_ms": int(timeout_ms),
+        "constant_limit": CONSTANT_LIMIT,
+        "obligations": entries,
+    }
+    path.write_text(json.dumps(written, indent=2) + "\n", encoding="utf-8")
+    _read.cache_clear()
+    return written
+
+
+__all__ = [
+    "COMMAND",
+    "NOT_REPRODUCED",
+    "RECORDING",
+    "entry",
+    "entry_of",
+    "fingerprint",
+    "record",
+    "recorded",
+    "recorded_on",
+    "replay",
+    "sampled",
+    "settle",
+]
