@@ -56,9 +56,7 @@ def main() -> int:
     everything = [o for o in obligations() if o.constant is not None]
     chosen = everything
     if args.only:
-        chosen = [
-            o for o in everything if args.only in o.name or constants.entry_of(o) is None
-        ]
+        chosen = [o for o in everything if args.only in o.name or constants.entry_of(o) is None]
     before = constants.recorded()
     jobs = suite.usable_cores()
     print(f"load average before: {os.getloadavg()[0]:.2f}; {len(chosen)} searches, {jobs} workers")
@@ -69,7 +67,9 @@ def main() -> int:
     replayed = time.perf_counter() - start - searched
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     print()
-    print("| obligation | status | C | refuted | recorded C | recorded refuted | search s | verify s |")
+    print(
+        "| obligation | status | C | refuted | recorded C | recorded refuted | search s | verify s |"
+    )
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     for outcome, (again, seconds) in zip(found, replays, strict=True):
         new = constants.entry(outcome)

@@ -76,9 +76,14 @@ class Row:
     def command(self) -> str:
         """The command that reproduces ``constant`` (or, for a count z3 does not bound, the
         sampled refutation)."""
-        if self.obligation in {o.name for o in tightness_table(UNBOUNDED_ALGORITHMS)}:
+        if self.obligation in _unbounded():
             return SAMPLED_COMMAND
         return COMMAND.format(name=self.obligation)
+
+
+@functools.cache
+def _unbounded() -> frozenset[str]:
+    return frozenset(o.name for o in tightness_table(UNBOUNDED_ALGORITHMS))
 
 
 def _smooth(expr: sp.Expr) -> sp.Expr:
