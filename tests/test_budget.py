@@ -47,12 +47,13 @@ def test_processor_time_net_interrupts_only_the_running_call() -> None:
     assert budget.check(easy) == z3.sat
 
 
-DETERMINISM_FAMILIES = "comparison/*any-n"
-"""The obligations run twice: the comparisons over every n, whose calls end at the budget
-(a counterexample found by a search near its limit, a constant search with unknown
-candidates, an obligation left unknown by every stage), where a wall-clock timeout made
-statuses flip with load (``square-tiling-forward-count/beats-any-n`` and
-``tiled-backward-count/order-any-n`` did). The whole catalog (346 obligations) takes
+DETERMINISM_FAMILIES = "comparison/*beats-any-n"
+"""The obligations run twice: the comparisons "beats" over every n, whose calls end at the
+budget (a counterexample found by a search near its limit, a constant search with unknown
+candidates), where a wall-clock timeout made statuses flip with load
+(``square-tiling-forward-count/beats-any-n`` did; ``tiled-backward-count/order-any-n``,
+which did too, is left out: its search runs to the constant limit, a minute and a half of
+processor time per run, and ends unknown). The whole catalog (about 470 obligations) takes
 minutes of processor time per run; every obligation is still proved once in the suite
 (``attnio verify --thorough`` in ``test_cli.py``). ``--search``: the least constants are
 searched afresh, not re-proved from the recording (attnio.proofs.constants)."""
@@ -70,7 +71,7 @@ def _statuses() -> dict[str, tuple]:
     ).stdout
     rows = json.loads(out)["outcomes"]
     statuses = {row["obligation"]: (row["status"], row["constant"]) for row in rows}
-    assert len(statuses) == 4 and "counterexample" in {s for s, _ in statuses.values()}
+    assert len(statuses) == 2 and "counterexample" in {s for s, _ in statuses.values()}
     return statuses
 
 
