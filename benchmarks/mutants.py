@@ -183,6 +183,18 @@ EQUIVALENT = {
     ("block-sparse-flash-forward-upper", "no-conditions"): (
         "the unconditioned O(dn + d^2 n^2 s / M) still holds wherever the algorithm runs"
     ),
+    **{
+        ("block-sparse-flash-forward-upper", f"drop-condition-{k}"): (
+            "one condition dropped: weaker than dropping all, which is equivalent"
+        )
+        for k in (1, 2, 3)
+    },
+    **{
+        (name, "drop-condition-2"): (
+            "M <= nd dropped: the standard algorithm's count is O(dn + n^2) at every M >= d^2"
+        )
+        for name in ("standard-forward-upper", "standard-backward-upper")
+    },
 }
 """(record, mutation) pairs not generated: the mutant states a true claim (see above)."""
 
