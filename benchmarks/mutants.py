@@ -18,7 +18,8 @@ provenance checks (``attnio.bounds.provenance``):
   (a stated-secondary or reconstructed record whose source names no theorem, or says it
   was read in an abstract or is a candidate, raised to ``stated``);
 * (b) a citation of the wrong year: ``citation-year`` (the year of the first paper's short
-  name moved by one, ``SY24`` -> ``SY25``);
+  name moved by one, ``SY24`` -> ``SY25``, the way that names no other work: ``AS23`` ->
+  ``AS22``, since ``AS24`` is a paper of the same authors);
 * (c) conditions widened beyond the quoted theorem: ``drop-condition-K`` (the K-th
   relation of a stated, stated-secondary or reconstructed record's ``and``-conditions
   dropped, when the cache does not imply it).
@@ -253,9 +254,15 @@ def _provenance_mutations(record) -> Iterator[tuple[str, dict]]:
     ):
         yield "stated", {"status": Status.STATED.value}
     short = next((m for m in _SHORT.finditer(source) if m.group(0) in KEYS), None)
-    if short is not None:
-        moved = f"{short.group(1)}{(int(short.group(2)) + 1) % 100:02d}"
-        yield "citation-year", {"source": source[: short.start()] + moved + source[short.end() :]}
+    if short is not None:  # a year by one away that names no other work (AS23 -> AS24 would)
+        years = ((int(short.group(2)) + step) % 100 for step in (1, -1))
+        moved = next((f"{short.group(1)}{y:02d}" for y in years
+                      if f"{short.group(1)}{y:02d}" not in KEYS), None)  # fmt: skip
+        if moved is not None:
+            yield (
+                "citation-year",
+                {"source": source[: short.start()] + moved + source[short.end() :]},
+            )
     if record.status in provenance.QUOTED and isinstance(record.conditions, sp.And):
         implied = {CACHE_RELATION.get(record.cache.value)}
         for k, relation in enumerate(record.conditions.args):
