@@ -113,8 +113,8 @@ catalog_module = importlib.import_module("attnio.bounds.catalog")
 
 CHECKS = (
     provenance.check_stated_records_cite_a_theorem,
-    provenance.check_citations_resolve,
-    provenance.check_conditions_within_source,
+    provenance.check_references_resolve,
+    provenance.check_quoted_theorems_agree,
     consistency.check_cells_covered,
     consistency.check_expressions_defined,
     consistency.check_conditions_within_cache,

@@ -5,10 +5,10 @@ conditions against what the cited source states.
   lemma, proposition, corollary or algorithm number of a paper of ``references.bib``, and
   its source may not say it was read in a summary or is a candidate (that is
   ``stated-secondary`` or ``reconstructed``, docs/evidence.md).
-- :func:`check_citations_resolve`: every work a record cites has an entry in
+- :func:`check_references_resolve`: every work a record cites has an entry in
   ``references.bib``, whose year is the one its short name and key say (``SY24`` and
   ``saha2024io``: 2024).
-- :func:`check_conditions_within_source`: records quoting the same theorem of the same
+- :func:`check_quoted_theorems_agree`: records quoting the same theorem of the same
   paper (a ``tight`` statement and its ``lower`` / ``upper`` halves) must agree: each half
   applies only where the whole does, and when the halves cover both cache sizes, the whole
   applies only where one of them does. A record's conditions widened beyond its theorem's
@@ -131,7 +131,7 @@ def _short_year(short: str) -> int:
     return 1900 + digits if digits >= 50 else 2000 + digits
 
 
-def check_citations_resolve() -> tuple[bool, str]:
+def check_references_resolve() -> tuple[bool, str]:
     """Every cited work resolves to a references.bib entry of the year its short name says.
 
     Each record's source is read by :func:`attnio.bounds.citations.citations` (a short name
@@ -170,7 +170,7 @@ def _groups() -> dict[tuple, list[Bound]]:
         try:
             cited = citations(bound)
         except RecordError:
-            continue  # check_citations_resolve reports it
+            continue  # check_references_resolve reports it
         for citation in cited:
             if citation.key == ATTNIO_KEY:
                 continue
@@ -180,7 +180,7 @@ def _groups() -> dict[tuple, list[Bound]]:
     return groups
 
 
-def check_conditions_within_source() -> tuple[bool, str]:
+def check_quoted_theorems_agree() -> tuple[bool, str]:
     """Records quoting one theorem agree on its range: no half wider than the whole, and halves
     that cover both cache sizes cover the whole.
 
@@ -223,8 +223,8 @@ def check_conditions_within_source() -> tuple[bool, str]:
 
 CHECKS: tuple[Check, ...] = (
     check_stated_records_cite_a_theorem,
-    check_citations_resolve,
-    check_conditions_within_source,
+    check_references_resolve,
+    check_quoted_theorems_agree,
 )
 """The provenance checks, in the order ``attnio verify`` runs them."""
 
@@ -233,7 +233,7 @@ __all__ = [
     "QUOTED",
     "SECONDARY_WORDS",
     "THEOREM_WORDS",
-    "check_citations_resolve",
-    "check_conditions_within_source",
+    "check_quoted_theorems_agree",
+    "check_references_resolve",
     "check_stated_records_cite_a_theorem",
 ]

@@ -66,7 +66,7 @@ def test_issue_example_with_few_pairs_is_refuted_inside_its_condition() -> None:
 
 
 def test_issue_example_diagonal_block_sparse_flash_moves_fewer_words() -> None:
-    """The issue's point: block-sparse FlashAttention on the diagonal mask at n = 64, d = 8,
+    """The reported point: block-sparse FlashAttention on the diagonal mask at n = 64, d = 8,
     M = 64 moves 3456 words (Z = 64), below n^2 d^2 / M = 4096, and computes the masked
     attention."""
     run = simulate("block-sparse-flash", "forward", 64, 8, 64, mask="diagonal")

@@ -58,7 +58,7 @@ def test_mask_file_and_backward(tmp_path, capsys):
 
 def test_mask_pattern_covered_by_the_blocks(capsys):
     """--mask diagonal runs the block mask that covers the diagonal with the algorithm's
-    blocks: the issue-21 point moves 3456 words, equal to the closed form; a pattern with a
+    blocks: the reported point moves 3456 words, equal to the closed form; a pattern with a
     bad width exits 2 naming it."""
     args = ["simulate", "block-sparse-flash", "--n", "64", "--d", "8", "--M", "64"]
     assert main([*args, "--mask", "diagonal", "--count-only", "--json"]) == 0

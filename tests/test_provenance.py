@@ -51,19 +51,19 @@ def test_a_stated_record_without_a_theorem_fails(monkeypatch, name, changes) -> 
 @pytest.mark.parametrize("source", ["SY23 Thm 3.1", "SY25 Thm 3.1", "SYE24 Thm 3.1"])
 def test_a_citation_of_no_entry_or_the_wrong_year_fails(monkeypatch, source) -> None:
     """A source citing a short name with no references.bib entry (a wrong year included)
-    fails check_citations_resolve, naming the record."""
+    fails check_references_resolve, naming the record."""
     _with(monkeypatch, "dense-forward-tight", source=source)
-    passed, detail = provenance.check_citations_resolve()
+    passed, detail = provenance.check_references_resolve()
     assert passed is False and "dense-forward-tight" in detail
 
 
 def test_a_key_whose_entry_has_another_year_fails(monkeypatch) -> None:
     """A short name mapped to an entry of another year (SY24 -> the 2022 FlashAttention
-    paper) fails check_citations_resolve."""
+    paper) fails check_references_resolve."""
     from attnio.bounds import citations
 
     monkeypatch.setitem(citations.KEYS, "SY24", "dao2022flashattention")
-    passed, detail = provenance.check_citations_resolve()
+    passed, detail = provenance.check_references_resolve()
     assert passed is False and "SY24" in detail
 
 
@@ -83,7 +83,7 @@ def test_conditions_widened_beyond_the_quoted_theorem_fail(monkeypatch, name, co
     if name == "dense-backward-lower-large":
         changes["cache"] = type(record.cache)("any")
     _with(monkeypatch, name, **changes)
-    passed, detail = provenance.check_conditions_within_source()
+    passed, detail = provenance.check_quoted_theorems_agree()
     assert passed is False, detail
     assert name in detail
 
