@@ -118,3 +118,102 @@ def random_block_mask(
     coarse = rng.random((n_row_blocks, n_col_blocks)) < density
     coarse[np.arange(n_row_blocks), np.arange(n_row_blocks) % n_col_blocks] = True
     return coarse
+
+
+PATTERNS = ("full", "diagonal", "band:W", "causal", "local:W", "sink", "rows:K")
+"""Mask patterns :func:`pattern_mask` knows. Each names an n x n pattern of allowed
+(query, key) pairs, every row with at least one: ``full``; ``diagonal`` (key i for query
+i); ``band:W`` (|i - j| <= W); ``causal`` (j <= i); ``local:W`` (a causal sliding window,
+i - W < j <= i); ``sink`` (every query attends to key 0 only); ``rows:K`` (K keys per
+query, spread: j = i + t floor(n / K) mod n for t < K)."""
+
+
+def _pattern_pairs(spec: str, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The (query, key) index arrays of the pattern ``spec`` at size n (not ``causal``)."""
+    name, _, arg = spec.partition(":")
+    i = np.arange(n)
+    if spec == "diagonal":
+        return i, i
+    if spec == "sink":
+        return i, np.zeros(n, dtype=int)
+    if name in ("band", "local", "rows") and arg.isdigit():
+        w = int(arg)
+        if name == "band":
+            offsets = np.arange(-w, w + 1)
+        elif name == "local" and w >= 1:
+            offsets = np.arange(-(w - 1), 1)
+        elif name == "rows" and w >= 1:
+            k = min(w, n)
+            step = max(1, n // k)
+            rows = np.repeat(i, k)
+            return rows, (rows + np.tile(np.arange(k) * step, n)) % n
+        else:
+            offsets = None
+        if offsets is not None:
+            rows = np.repeat(i, len(offsets))
+            cols = rows + np.tile(offsets, n)
+            keep = (cols >= 0) & (cols < n)
+            return rows[keep], cols[keep]
+    raise MaskError(
+        f"mask pattern {spec!r} is not one of: {', '.join(PATTERNS)} (W >= 0 for band, "
+        "W >= 1 for local, K >= 1 for rows)"
+    )
+
+
+def pattern_mask(spec: str, n: int, row_block: int, col_block: int) -> np.ndarray:
+    """Return the block mask that covers the pattern ``spec`` for blocks of the given size.
+
+    A block is set when the pattern allows some pair inside it, so the block-constant mask
+    it stands for (:func:`expand`) contains the pattern; it is the mask a block-sparse
+    algorithm with these blocks runs for that pattern. With blocks of one row and one
+    column it is the pattern itself.
+
+    Parameters
+    ----------
+    spec : str
+        One of :data:`PATTERNS`.
+    n : int
+        Sequence length.
+    row_block, col_block : int
+        Rows and columns of one block (the algorithm's ``block_shape``).
+
+    Raises
+    ------
+    MaskError
+        If ``spec`` names no pattern or a block size is below 1.
+
+    Examples
+    --------
+    >>> pattern_mask("diagonal", 4, 2, 2).astype(int).tolist()
+    [[1, 0], [0, 1]]
+    >>> pattern_mask("sink", 4, 1, 2).astype(int).tolist()
+    [[1, 0], [1, 0], [1, 0], [1, 0]]
+    """
+    if row_block < 1 or col_block < 1:
+        raise MaskError(
+            f"mask pattern {spec!r}: block of {row_block} x {col_block} must be at least 1 x 1"
+        )
+    n_rows, n_cols = len(blocks(n, row_block)), len(blocks(n, col_block))
+    if spec == "full":
+        return np.ones((n_rows, n_cols), dtype=bool)
+    if spec == "causal":
+        last_row = np.minimum(n, (np.arange(n_rows) + 1) * row_block) - 1
+        first_col = np.arange(n_cols) * col_block
+        return first_col[None, :] <= last_row[:, None]
+    rows, cols = _pattern_pairs(spec, n)
+    coarse = np.zeros((n_rows, n_cols), dtype=bool)
+    coarse[rows // row_block, cols // col_block] = True
+    return coarse
+
+
+def allowed_pairs(coarse: np.ndarray, n: int, row_block: int, col_block: int) -> int:
+    """Return Z, the pairs the block-constant mask of ``coarse`` allows (no n x n array).
+
+    Examples
+    --------
+    >>> allowed_pairs(np.array([[True, False], [True, True]]), 3, 2, 2)
+    7
+    """
+    heights = np.array([r1 - r0 for r0, r1 in blocks(n, row_block)], dtype=np.int64)
+    widths = np.array([c1 - c0 for c0, c1 in blocks(n, col_block)], dtype=np.int64)
+    return int(heights @ coarse.astype(np.int64) @ widths)

@@ -23,6 +23,7 @@ from .masks import (
     block_mask,
     column_weighted_density,
     expand,
+    pattern_mask,
     random_block_mask,
     row_weighted_density,
 )
@@ -201,7 +202,7 @@ def simulate(
     *,
     numeric: bool = True,
     seed: int = 0,
-    mask: np.ndarray | None = None,
+    mask: np.ndarray | str | None = None,
     block_density: float | None = None,
     degree: int | None = None,
     entry_bound: float | None = None,
@@ -213,8 +214,9 @@ def simulate(
     Parameters
     ----------
     mask, block_density
-        Sparse algorithms only: a block mask (or a block-constant n x n mask), or
-        the density of a random block mask (seeded by ``seed``).
+        Sparse algorithms only: a block mask (or a block-constant n x n mask, or the
+        name of a pattern of :data:`~attnio.algorithms.masks.PATTERNS`, covered by the
+        algorithm's blocks), or the density of a random block mask (seeded by ``seed``).
     degree, entry_bound
         ``low-rank`` only: polynomial degree g, and the bound B on the entries of
         Q and K (default ``1 / sqrt(d)``, so the score range is [-1, 1]).
@@ -265,6 +267,8 @@ def simulate(
             mask = random_block_mask(
                 len(blocks(n, rows)), len(blocks(n, cols)), block_density, seed
             )
+        elif isinstance(mask, str):
+            mask = pattern_mask(mask, n, rows, cols)
         coarse = block_mask(mask, n, rows, cols, algorithm)
         options["block_mask"] = coarse
         fine_mask = expand(coarse, n, rows, cols)

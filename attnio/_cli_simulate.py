@@ -58,7 +58,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     )
     masks = parser.add_mutually_exclusive_group()
     masks.add_argument(
-        "--mask", metavar="FILE", help=".npy boolean mask: n x n block-constant, or a block mask"
+        "--mask",
+        metavar="FILE|PATTERN",
+        help=".npy boolean mask (n x n block-constant, or a block mask), or a pattern the "
+        "algorithm's blocks cover: full, diagonal, band:W, causal, local:W, sink, rows:K",
     )
     masks.add_argument(
         "--block-density",
@@ -171,6 +174,11 @@ def run(args: argparse.Namespace) -> int:
 def _load_mask(path: str):
     import numpy as np
 
+    from attnio.algorithms.masks import PATTERNS
+
+    name = path.partition(":")[0]
+    if not path.lower().endswith(".npy") and any(p.partition(":")[0] == name for p in PATTERNS):
+        return path  # a pattern: simulate covers it with the algorithm's blocks
     try:
         return np.load(path, allow_pickle=False)
     except (ValueError, EOFError) as error:

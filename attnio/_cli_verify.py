@@ -29,6 +29,7 @@ HELP = "check the catalog, pebblings, algorithms and proofs against each other"
 
 SUITES = (
     "attnio.bounds.consistency",
+    "attnio.bounds.provenance",
     "attnio.pebble.verification",
     "attnio.algorithms.verification",
     "attnio.proofs.verification",

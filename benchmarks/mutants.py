@@ -8,7 +8,26 @@ mutation at a time, by rewriting its ``[[bound]]`` table in the file's text:
 * ``exponent``: d replaced by d^2 in the asymptotic expression (M by M^2, n by n^2 when
   there is no d), and likewise in an explicit lower bound (``explicit-exponent``);
 * ``no-conditions``: the conditions dropped;
-* ``derived``: the status upgraded to ``derived``.
+* ``derived``: the status upgraded to ``derived``;
+
+and three classes an audit planted that the checks above missed (issue 21), caught by the
+provenance checks (``attnio.bounds.provenance``):
+
+* (a) an evidence level raised without what it requires: ``no-theorem`` (a stated
+  record's theorem, lemma or algorithm number deleted from its source) and ``stated``
+  (a stated-secondary or reconstructed record whose source names no theorem, or says it
+  was read in an abstract or is a candidate, raised to ``stated``);
+* (b) a citation of the wrong year: ``citation-year`` (the year of the first paper's short
+  name moved by one, ``SY24`` -> ``SY25``, the way that names no other work: ``AS23`` ->
+  ``AS22``, since ``AS24`` is a paper of the same authors);
+* (c) conditions widened beyond the quoted theorem: ``drop-condition-K`` (the K-th
+  relation of a stated, stated-secondary or reconstructed record's ``and``-conditions
+  dropped, when the cache does not imply it).
+
+Mutants of these classes not generated, because the catalog's text cannot show them wrong
+without the paper itself: a stated-secondary record whose source names a theorem raised
+to ``stated`` (only reading the theorem can tell), a short name replaced by another
+existing one of the right year.
 
 Mutants that are not generated, because they state a claim exactly as true as the record's
 (equivalent mutants, which no check can or should catch):
@@ -58,6 +77,8 @@ and obligations see). Run from the repository root::
 
     python benchmarks/mutants.py                 # every mutant, Markdown table on stdout
     python benchmarks/mutants.py --only 'flash-*' --jobs 2
+    python benchmarks/mutants.py --mutation no-theorem --mutation stated \\
+        --mutation citation-year --mutation 'drop-condition-*'   # classes (a), (b), (c)
 """
 
 from __future__ import annotations
@@ -68,6 +89,7 @@ import functools
 import importlib
 import json
 import multiprocessing
+import re
 import sys
 import time
 import tomllib
@@ -77,7 +99,9 @@ from importlib import resources
 import sympy as sp
 
 from attnio.algorithms import verification as algorithms_checks
-from attnio.bounds import Bound, Kind, Status, consistency
+from attnio.bounds import Bound, Kind, Status, consistency, provenance
+from attnio.bounds.catalog import LARGE_CACHE, SMALL_CACHE
+from attnio.bounds.citations import KEYS
 from attnio.bounds.errors import RecordError
 from attnio.bounds.reader import parse_catalog
 from attnio.bounds.symbols import M, d, n
@@ -88,6 +112,9 @@ from attnio.proofs.generate import evidence, obligations
 catalog_module = importlib.import_module("attnio.bounds.catalog")
 
 CHECKS = (
+    provenance.check_stated_records_cite_a_theorem,
+    provenance.check_references_resolve,
+    provenance.check_quoted_theorems_agree,
     consistency.check_cells_covered,
     consistency.check_expressions_defined,
     consistency.check_conditions_within_cache,
@@ -157,8 +184,24 @@ EQUIVALENT = {
     ("block-sparse-flash-forward-upper", "no-conditions"): (
         "the unconditioned O(dn + d^2 n^2 s / M) still holds wherever the algorithm runs"
     ),
+    **{
+        ("block-sparse-flash-forward-upper", f"drop-condition-{k}"): (
+            "one condition dropped: weaker than dropping all, which is equivalent"
+        )
+        for k in (1, 2, 3)
+    },
+    **{
+        (name, "drop-condition-2"): (
+            "M <= nd dropped: the standard algorithm's count is O(dn + n^2) at every M >= d^2"
+        )
+        for name in ("standard-forward-upper", "standard-backward-upper")
+    },
 }
 """(record, mutation) pairs not generated: the mutant states a true claim (see above)."""
+
+
+CACHE_RELATION = {"small": SMALL_CACHE, "large": LARGE_CACHE}
+"""The relation each cache size adds to a record's scope (a condition it implies)."""
 
 
 def _exponent(expr: sp.Expr) -> sp.Expr | None:
@@ -191,6 +234,42 @@ def _mutations(record) -> Iterator[tuple[str, dict]]:
         yield "no-conditions", {"conditions": None}
     if record.status is not Status.DERIVED:
         yield "derived", {"status": Status.DERIVED.value}
+    yield from _provenance_mutations(record)
+
+
+_LOCATOR = re.compile(
+    r"\s*\b(?:Thm|Lemma|Prop|Alg|Cor)\.?\s*\d+(?:\.\d+)?(?:\s*,\s*\d+(?:\.\d+)?)*"
+)
+_SHORT = re.compile(r"\b([A-Z]{1,8})(\d{2})\b")
+
+
+def _provenance_mutations(record) -> Iterator[tuple[str, dict]]:
+    """The mutants of classes (a), (b) and (c) of the module docstring."""
+    source = record.source
+    if record.status is Status.STATED and _LOCATOR.search(source):
+        yield "no-theorem", {"source": _LOCATOR.sub("", source).strip()}
+    secondary = any(w in source.lower() for w in provenance.SECONDARY_WORDS)
+    if record.status in (Status.STATED_SECONDARY, Status.RECONSTRUCTED) and (
+        secondary or not _LOCATOR.search(source)
+    ):
+        yield "stated", {"status": Status.STATED.value}
+    short = next((m for m in _SHORT.finditer(source) if m.group(0) in KEYS), None)
+    if short is not None:  # a year by one away that names no other work (AS23 -> AS24 would)
+        years = ((int(short.group(2)) + step) % 100 for step in (1, -1))
+        moved = next((f"{short.group(1)}{y:02d}" for y in years
+                      if f"{short.group(1)}{y:02d}" not in KEYS), None)  # fmt: skip
+        if moved is not None:
+            yield (
+                "citation-year",
+                {"source": source[: short.start()] + moved + source[short.end() :]},
+            )
+    if record.status in provenance.QUOTED and isinstance(record.conditions, sp.And):
+        implied = {CACHE_RELATION.get(record.cache.value)}
+        for k, relation in enumerate(record.conditions.args):
+            if relation in implied:
+                continue
+            rest = sp.And(*(r for j, r in enumerate(record.conditions.args) if j != k))
+            yield f"drop-condition-{k + 1}", {"conditions": sp.sstr(rest)}
 
 
 def catalog_text() -> str:
@@ -331,19 +410,26 @@ def check_mutant(task: tuple[str, str]) -> dict:
     return row
 
 
-def tasks(only: list[str] | None = None) -> list[tuple[str, str]]:
-    """(record, mutation) of every mutant of the records matching the globs ``only``."""
+def tasks(only: list[str] | None = None, labels: list[str] | None = None) -> list[tuple[str, str]]:
+    """(record, mutation) of every mutant of the records matching the globs ``only`` whose
+    mutation matches the globs ``labels``."""
     chosen = []
     for record in catalog_module._CATALOG:
         if only and not any(fnmatch.fnmatchcase(record.name, p) for p in only):
             continue
-        chosen += [(record.name, label) for label, _ in mutants(record)]
+        chosen += [
+            (record.name, label)
+            for label, _ in mutants(record)
+            if not labels or any(fnmatch.fnmatchcase(label, p) for p in labels)
+        ]
     return chosen
 
 
-def run(only: list[str] | None = None, jobs: int = 1) -> list[dict]:
+def run(
+    only: list[str] | None = None, jobs: int = 1, labels: list[str] | None = None
+) -> list[dict]:
     """Check every mutant; return one row per mutant, in catalog order, with what caught it."""
-    chosen = tasks(only)
+    chosen = tasks(only, labels)
     _prepare()
     if jobs <= 1:
         return [check_mutant(task) for task in chosen]
@@ -356,10 +442,13 @@ def main() -> int:
     parser.add_argument(
         "--only", action="append", help="mutate only records matching this glob (repeatable)"
     )
+    parser.add_argument(
+        "--mutation", action="append", help="only mutations matching this glob (repeatable)"
+    )
     parser.add_argument("--jobs", type=int, default=1, help="processes checking mutants (1)")
     args = parser.parse_args()
     start = time.perf_counter()
-    rows = run(args.only, args.jobs)
+    rows = run(args.only, args.jobs, args.mutation)
     caught = sum(bool(r["caught"]) for r in rows)
     print("| record | mutation | caught by (first check) |\n|---|---|---|")
     for r in rows:

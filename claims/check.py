@@ -1,7 +1,9 @@
 """``check(claims)``: every check attnio knows, run on each claim, with a verdict per claim.
 
 The order is z3 against the catalog (:mod:`.obligations`), pebbling of small DAGs
-(:mod:`.pebbling`), then counts of the two-level machine (:mod:`.counting`). Each
+(:mod:`.pebbling`), then counts: the derived closed forms at large sizes and adversarial
+masks (:mod:`.closed_forms`) and the two-level machine's (:mod:`.counting`); skipping
+``counting`` skips both. Each
 produces :class:`~attnio.claims.verdict.Evidence`; :func:`~attnio.claims.verdict.verdict_of`
 turns the evidence into the claim's verdict.
 """
@@ -17,6 +19,7 @@ from attnio.bounds import Bound
 from attnio.pebble import save_dag, write_moves
 
 from .claim import Claim, as_claim
+from .closed_forms import closed_form_evidence
 from .counting import counting_evidence
 from .errors import ClaimError
 from .obligations import BUDGET_MS, catalog_evidence, conditions_evidence
@@ -94,6 +97,7 @@ def check(
         if "pebbling" not in skip:
             evidence.extend(pebbling_evidence(claim, max_states=max_states))
         if "counting" not in skip:
+            evidence.extend(closed_form_evidence(claim))
             evidence.extend(counting_evidence(claim))
         if evidence_dir is not None:
             evidence = _write_certificates(claim, evidence, Path(evidence_dir))

@@ -61,6 +61,7 @@ CHECKS = (
     "z3",
     "pebbling",
     "counting",
+    "closed-form",
     "monotonicity",
     "expression",
     "proof",

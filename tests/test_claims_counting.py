@@ -84,3 +84,29 @@ def test_upper_bounds_on_the_algorithm_are_refuted_whatever_its_accuracy() -> No
     claims = _claims(kind="upper", expression="n*d", algorithm="low-rank")
     report = check(claims, skip=("z3", "pebbling"))[0]
     assert report.verdict == "refuted"
+
+
+def test_an_exact_refutation_is_rerun_on_numeric_inputs() -> None:
+    """A machine count refutes an exact regime's lower side only after the same run on
+    numeric inputs moves the same words and matches the NumPy reference of attention."""
+    report = check(_claims(regime="dense", expression="5*n*d"), skip=("z3", "pebbling"))[0]
+    items = [e for e in _counting(report) if e.verdict == "refuted"]
+    assert items and "re-run on numeric inputs: it computes forward attention" in items[0].summary
+
+
+def test_a_run_that_does_not_compute_attention_refutes_nothing(monkeypatch) -> None:
+    """If the numeric re-run of a refuting count failed to match exact attention, the count
+    would refute nothing: the check names only algorithms that compute the claimed function."""
+    import attnio.claims.counting as counting
+
+    real = counting.simulate
+
+    def wrong(*args, **kwargs):
+        run = real(*args, **kwargs)
+        if kwargs.get("numeric"):
+            object.__setattr__(run, "error", 1.0)
+        return run
+
+    monkeypatch.setattr(counting, "simulate", wrong)
+    report = check(_claims(regime="dense", expression="5*n*d"), skip=("z3", "pebbling"))[0]
+    assert all(e.verdict != "refuted" for e in _counting(report))

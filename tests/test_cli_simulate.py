@@ -56,6 +56,18 @@ def test_mask_file_and_backward(tmp_path, capsys):
     assert code == 0 and json.loads(capsys.readouterr().out)["results"][0]["matches"] is True
 
 
+def test_mask_pattern_covered_by_the_blocks(capsys):
+    """--mask diagonal runs the block mask that covers the diagonal with the algorithm's
+    blocks: the reported point moves 3456 words, equal to the closed form; a pattern with a
+    bad width exits 2 naming it."""
+    args = ["simulate", "block-sparse-flash", "--n", "64", "--d", "8", "--M", "64"]
+    assert main([*args, "--mask", "diagonal", "--count-only", "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)["results"][0]
+    assert record["io"] == 3456 and record["matches"] is True
+    assert main([*args, "--mask", "band:x"]) == 2
+    assert "'band:x'" in capsys.readouterr().err
+
+
 def test_sweep_writes_a_png(tmp_path, capsys):
     """--sweep with --plot writes a PNG and prints the measured table."""
     path = tmp_path / "sweep.png"

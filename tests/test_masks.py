@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -9,15 +10,19 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from attnio.algorithms.errors import MaskError
 from attnio.algorithms.machine import blocks
 from attnio.algorithms.masks import (
+    allowed_pairs,
     block_mask,
     column_weighted_density,
     expand,
+    pattern_mask,
     row_weighted_density,
 )
 from attnio.algorithms.tiling import square_tile
 from attnio.bounds import get
+from attnio.pebble.builders import mask_from_spec
 from strategies import block_masks, examples, tile_masks
 
 
@@ -90,3 +95,33 @@ def test_tile_mask_relations_hold(problem):
     for name in ("sparse-square-tiling-forward-count", "sparse-square-tiling-backward-count"):
         bound = get(name)
         assert bound.applies(**{k: v for k, v in params.items() if k in bound.parameters})
+
+
+@pytest.mark.parametrize("spec", ["full", "diagonal", "band:0", "band:2", "causal", "local:1",
+                                  "local:3", "sink", "rows:1", "rows:3"])  # fmt: skip
+@pytest.mark.parametrize("n", [1, 5, 8])
+@pytest.mark.parametrize("shape", [(1, 1), (2, 3), (3, 2), (4, 4)])
+def test_pattern_mask_is_the_least_block_mask_covering_its_pattern(spec, n, shape):
+    """pattern_mask sets exactly the blocks the pattern touches: its expansion contains the
+    pattern (equal to it for 1 x 1 blocks, and to the builders' masks of the same name),
+    every row allows a key, and allowed_pairs counts the expansion's pairs."""
+    rows, cols = shape
+    coarse = pattern_mask(spec, n, rows, cols)
+    pattern = pattern_mask(spec, n, 1, 1)
+    fine = expand(coarse, n, rows, cols)
+    assert fine.any(axis=1).all() and (fine | ~pattern).all()
+    for i, (r0, r1) in enumerate(blocks(n, rows)):
+        for j, (c0, c1) in enumerate(blocks(n, cols)):
+            assert coarse[i, j] == pattern[r0:r1, c0:c1].any()
+    assert allowed_pairs(coarse, n, rows, cols) == int(fine.sum())
+    if spec in ("full", "causal") or spec.startswith(("band", "local")):
+        assert (pattern == mask_from_spec(spec, n)).all()
+    if spec == "diagonal":
+        assert (pattern == np.eye(n, dtype=bool)).all()
+
+
+@pytest.mark.parametrize("spec", ["band", "band:-1", "local:0", "rows:0", "wavy"])
+def test_pattern_mask_refuses_an_unknown_pattern(spec):
+    """A pattern that is not one of PATTERNS (or a bad width) is a MaskError naming it."""
+    with pytest.raises(MaskError, match=re.escape(repr(spec))):
+        pattern_mask(spec, 4, 1, 1)
