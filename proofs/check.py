@@ -548,11 +548,16 @@ def _certificate_head(original: Obligation) -> str:
     )
 
 
+FALLBACK_CERTIFICATE = "; certificate: the ORIGINAL obligation"
+"""How the fallback certificate of a strengthened proof announces itself: the original
+query, which z3 did not decide directly (that is why the strengthening was used), so
+re-solving it is expected to end unknown."""
+
+
 def _original_certificate(original: Obligation) -> str:
     """The fallback certificate of a strengthened proof: the original integer query."""
     return (
-        _certificate_head(original)
-        + "; certificate: the ORIGINAL obligation (integer query). z3 proved it "
+        _certificate_head(original) + FALLBACK_CERTIFICATE + " (integer query). z3 proved it "
         "through a rounding-free strengthening whose lemma it could not re-check here;\n"
         "; this file asks the original question: unsat certifies the claim, and a solver "
         "may answer unknown.\n" + _Query(original, True).smtlib()
@@ -760,6 +765,7 @@ def describe(result: Result) -> str:
 __all__ = [
     "CONSTANT_LIMIT",
     "DEFAULT_TIMEOUT_MS",
+    "FALLBACK_CERTIFICATE",
     "Counterexample",
     "Outcome",
     "Proved",
