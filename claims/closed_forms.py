@@ -51,7 +51,7 @@ from attnio.bounds import Bound, Kind, Regime, Status, get
 from attnio.bounds.symbols import ALL
 
 from .claim import LEAST_MEMORY, Claim
-from .verdict import Evidence
+from .verdict import Evidence, sampled_evidence
 
 SIZES_N = (1, 2, 3, 4, 8, 16, 37, 64, 256, 1024, 4096, 2**14, 2**16, 2**20)
 """Sequence lengths of the grid."""
@@ -309,13 +309,13 @@ def closed_form_evidence(claim: Claim) -> list[Evidence]:
     seconds = time.perf_counter() - start
     if found:
         return [dataclasses.replace(item, seconds=seconds) for item in found]
-    if compared:
-        return [Evidence("closed-form", "passed",
-                         f"{compared} derived exact counts at sizes up to n = {SIZES_N[-1]} "
-                         "agree with the claim" + (f" ({'; '.join(notes)})" if notes else ""),
-                         against="derived exact counts", seconds=seconds)]  # fmt: skip
-    reason = "; ".join(notes) or "no derived count applies inside the claim's scope"
-    return [Evidence("closed-form", "not-applicable", reason, seconds=seconds)]
+    agreed = (
+        f"{compared} derived exact counts at sizes up to n = {SIZES_N[-1]} agree with the claim"
+    )
+    nothing = "no derived count applies inside the claim's scope"
+    return sampled_evidence(
+        "closed-form", compared, agreed, "derived exact counts", notes, nothing, seconds
+    )
 
 
 __all__ = [

@@ -53,7 +53,7 @@ from attnio.bounds import Kind, Regime
 from attnio.bounds.symbols import ALL
 
 from .claim import Claim
-from .verdict import Evidence
+from .verdict import Evidence, sampled_evidence
 
 SIZES = ((1, 1), (2, 1), (3, 2), (8, 2), (16, 4), (37, 3), (64, 8))
 """(n, d) of the sampled runs."""
@@ -360,13 +360,11 @@ def counting_evidence(claim: Claim) -> list[Evidence]:
     seconds = time.perf_counter() - start
     if found:
         return found
-    if compared:
-        return [Evidence("counting", "passed",
-                         f"{compared} machine counts at sampled sizes agree with the claim"
-                         + (f" ({'; '.join(notes)})" if notes else ""),
-                         against="two-level machine", seconds=seconds)]  # fmt: skip
-    reason = "; ".join(notes) or "no sampled size lies inside the claim's conditions"
-    return [Evidence("counting", "not-applicable", reason, seconds=seconds)]
+    agreed = f"{compared} machine counts at sampled sizes agree with the claim"
+    nothing = "no sampled size lies inside the claim's conditions"
+    return sampled_evidence(
+        "counting", compared, agreed, "two-level machine", notes, nothing, seconds
+    )
 
 
 __all__ = [

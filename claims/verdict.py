@@ -149,6 +149,27 @@ class Evidence:
         }
 
 
+def sampled_evidence(
+    check: str,
+    compared: int,
+    agreed: str,
+    against: str,
+    notes: list[str],
+    nothing: str,
+    seconds: float,
+) -> list[Evidence]:
+    """The one evidence item of a sampling check that refuted nothing.
+
+    ``passed`` with ``agreed`` ("N ... agree with the claim") when ``compared`` points
+    were compared, else ``not-applicable`` with the notes (or ``nothing``) as the reason.
+    """
+    if compared:
+        summary = agreed + (f" ({'; '.join(notes)})" if notes else "")
+        return [Evidence(check, "passed", summary, against=against, seconds=seconds)]
+    reason = "; ".join(notes) or nothing
+    return [Evidence(check, "not-applicable", reason, seconds=seconds)]
+
+
 def _number(text: str | None) -> int | str | None:
     """``text`` as an int when it is one, else unchanged."""
     if text is None:
@@ -264,5 +285,6 @@ __all__ = [
     "VERDICTS",
     "ClaimReport",
     "Evidence",
+    "sampled_evidence",
     "verdict_of",
 ]
