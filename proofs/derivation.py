@@ -521,13 +521,94 @@ def _sharp() -> Derivation:
     return Derivation(file, names, tuple(steps), unchecked, complete=True)
 
 
+def _two_stage() -> Derivation:
+    """The two-stage small-cache bound of ``lower-twostage.md``: S = Q K^T and P V together."""
+    file = "lower-twostage.md"
+    records = (
+        get("dense-forward-lower-small-twostage"),
+        get("dense-backward-lower-small-twostage"),
+    )
+    size, rows, cols = _pos("S"), _nonneg("a"), _nonneg("b")
+    q_q, q_k, values, chain = _nonneg("q_Q"), _nonneg("q_K"), _nonneg("v"), _nonneg("x_C")
+    score_min, tree_min, pairs, t = _nonneg("mu"), _nonneg("m"), _nonneg("ab"), _nonneg("t")
+    parts = _pos("P", integer=True)
+    bound = 4 * n**2 * d / (3 * sp.sqrt(2 * M) + 4) - M
+    steps = [
+        _step(
+            file,
+            "pairs",
+            sp.Le(pairs * size, 2 * q_q * q_k, evaluate=False),
+            (
+                d * rows <= q_q,
+                d * cols <= q_k,
+                sp.Eq(pairs, rows * cols, evaluate=False),
+                sp.Eq(size, 2 * M, evaluate=False),
+                M < d**2,
+            ),
+            (),
+            "a whole rows of Q among q_Q entries and b of K among q_K, S = 2M < 2 d^2: "
+            "the pairs of both rows in D number a b <= 2 q_Q q_K / S",
+        ),
+        _step(
+            file,
+            "loomis-whitney",
+            sp.Le(t, 3 * size * sp.sqrt(size) / 4, evaluate=False),
+            (
+                t**2 <= (q_q + tree_min) * (q_k + values) * (score_min + chain + pairs),
+                pairs * size <= 2 * q_q * q_k,
+                q_q + q_k + values + chain <= size,
+                score_min + tree_min <= size,
+            ),
+            (),
+            "|T|^2 <= (q_Q + m)(q_K + v)(mu + x_C + ab) with a b <= 2 q_Q q_K / S, "
+            "q_Q + q_K + v + x_C <= S, mu + m <= S: |T| <= 3 S sqrt(S) / 4",
+        ),
+        _step(
+            file,
+            "partition",
+            sp.Ge(_io, bound, evaluate=False),
+            (
+                parts * (3 * (2 * M) * sp.sqrt(2 * M) / 4 + 2 * M) >= 2 * n**2 * d,
+                _io >= M * (parts - 1),
+            ),
+            (),
+            "P (3 S sqrt(S) / 4 + S) >= 2 n^2 d with S = 2M and IO >= M (P - 1) give "
+            "IO >= 4 n^2 d / (3 sqrt(2M) + 4) - M",
+        ),
+    ]
+    steps += [
+        _step(
+            file,
+            f"record-{record.name.removeprefix('dense-')}",
+            sp.Ge(bound, record.explicit, evaluate=False),
+            _record_conditions(record),
+            (record.name,),
+            f"the derived bound is at least {record.name}'s {record.explicit}",
+        )
+        for record in records
+    ]
+    unchecked = (
+        "HK81 partition lemma: IO >= M (P(G, 2M) - 1) (stated, HK81 Thm 3.1; SY24 Lemma 2.8)",
+        "pair-chain lemma and accumulator lemma of lower-sharp.md (hand proofs there; tested "
+        "on every part of small graphs in tests/test_derivation_sharp.py)",
+        "score-tree lemma: a product Q_il K_jl of a part outside D has Q_il and K_jl in D, "
+        "and its pair has a vertex of Min in the tree of S_ij, a vertex of D in its pair "
+        "chain, or both rows q_i and k_j wholly in D (hand proof in lower-twostage.md, "
+        "section 2; tested on every part of small graphs in tests/test_derivation_sharp.py)",
+        "the Loomis-Whitney inequality |T|^2 <= |pi_12(T)| |pi_13(T)| |pi_23(T)| for a finite "
+        "T in a product of three sets (a published theorem), applied with the third set the "
+        "disjoint union of the l axis of Q K^T and the k axis of P V",
+    )
+    return Derivation(file, tuple(r.name for r in records), tuple(steps), unchecked, complete=True)
+
+
 def _record_conditions(record: object) -> tuple[sp.Basic, ...]:
     return () if record.conditions is sp.true else (record.conditions,)
 
 
 def derivations() -> tuple[Derivation, ...]:
-    """Every derivation: the compulsory costs, then the large-cache and small-cache bounds."""
-    return (_compulsory(), _large(), _small(), _small_derived(), _sharp())
+    """Every derivation: the compulsory costs, the large- and small-cache bounds, the two-stage."""
+    return (_compulsory(), _large(), _small(), _small_derived(), _sharp(), _two_stage())
 
 
 def derivation_obligations() -> list[Obligation]:

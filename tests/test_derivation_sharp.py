@@ -74,8 +74,14 @@ class Roles:
         self.entry: dict[tuple[str, tuple[int, ...]], int] = {}  # ("Q", (i, l)) -> vertex
         self.row: dict[int, int] = {}  # D-vector vertices of row i (backward)
         self.tree: dict[int, tuple[str, tuple[int, int]]] = {}  # vertex -> output tree
+        self.score: dict[int, tuple[int, int]] = {}  # vertex of the tree of S_ij -> (i, j)
+        self.qk: dict[int, tuple[int, int, int]] = {}  # product Q_il K_jl -> (i, j, l)
         for v, label in enumerate(self.dag.labels):
             for family, idx in _names(label):
+                if family in ("QK", "S"):
+                    self.score[v] = idx[:2]
+                if family == "QK":
+                    self.qk[v] = idx
                 if family in CHAIN[kind] and len(idx) >= 2:
                     self.chain[v] = idx[:2]
                 if family in PRODUCTS[kind]:
@@ -198,6 +204,7 @@ def _check_part(roles: Roles, part: set[int], D: set[int]) -> None:
             trees = len({roles.tree[v] for v in outside})
             assert len(outside) ** 2 <= faces * values * trees
             assert len(pv) <= S * math.sqrt(S) / 2 + S + 1e-9
+        _check_two_stage(roles, part, D, Min)
         return
     # backward
     L_in = {i for i in range(n) if roles.entry["L", (i,)] in D}
@@ -229,6 +236,52 @@ def _check_part(roles: Roles, part: set[int], D: set[int]) -> None:
     if S < 2 * d * d:
         total = sum(len(members) for members in families.values())
         assert total <= S * math.sqrt(S / 2) + S + 1e-9
+    _check_two_stage(roles, part, D, Min)
+
+
+def _check_two_stage(roles: Roles, part: set[int], D: set[int], Min: set[int], rows=True):
+    """The score-tree lemma and the two-stage count of lower-twostage.md, for one part.
+
+    The two stages are the products Q_il K_jl and, forward, P_ij V_jk (into O_ik) or,
+    backward, P_ij dO_ik (into dV_jk). ``rows=False`` drops the third alternative of the
+    score-tree lemma (a mutant, used to show that the check can fail).
+    """
+    n, d = roles.n, roles.d
+    forward = roles.kind == "attention-forward"
+    second, operand = ("PV", "V") if forward else ("PdO", "dO")
+    I_q, J_k = roles.rows("Q", D, n), roles.rows("K", D, n)
+    chain_pairs = {roles.chain[v] for v in D if v in roles.chain}
+    score_min = {roles.score[v] for v in Min if v in roles.score}
+    qk = [v for v in part if v in roles.qk and v not in D]
+    pv = [v for v in part if roles.product.get(v, ("",))[0] == second and v not in D]
+    # score-tree lemma: a product Q_il K_jl of V outside D has its operands in D, and its
+    # pair has a Min vertex in the tree of S_ij, a chain vertex in D, or both rows in D
+    for v in qk:
+        i, j, l = roles.qk[v]
+        assert roles.entry["Q", (i, l)] in D and roles.entry["K", (j, l)] in D
+        assert (i, j) in score_min or (i, j) in chain_pairs or (rows and i in I_q and j in J_k), (
+            roles.dag.labels[v]
+        )
+    # the union Loomis-Whitney count: the products of both stages outside D as triples
+    # (i, j, z), z in [d] + [d], against the budgets of D and Min
+    q_Q = sum(1 for (name, _), v in roles.entry.items() if name == "Q" and v in D)
+    q_K = sum(1 for (name, _), v in roles.entry.items() if name == "K" and v in D)
+    values = sum(1 for (name, _), v in roles.entry.items() if name == operand and v in D)
+    x_chain = sum(1 for v in D if v in roles.chain)
+    trees = len({roles.tree[v] for v in Min if v in roles.tree and roles.tree[v][0] in ("O", "dV")})
+    triples = {roles.qk[v] for v in qk}
+    triples |= {(*roles.product[v][1][:2], d + roles.product[v][1][2]) for v in pv}
+    assert len(triples) == len(qk) + len(pv)
+    ab = len(I_q) * len(J_k)
+    # forward the output trees (i, k) sit beside Q's (i, l); backward the trees (j, k)
+    # sit beside K's (j, l), and dO's (i, k) beside Q's
+    first, other = (q_Q + trees, q_K + values) if forward else (q_Q + values, q_K + trees)
+    assert len(triples) ** 2 <= first * other * (len(score_min) + x_chain + ab)
+    assert q_Q + q_K + values + x_chain <= len(D) and len(score_min) + trees <= len(Min)
+    S = max(len(D), len(Min))
+    if S < 2 * d * d:
+        total = sum(1 for v in part if v in roles.qk or roles.product.get(v, ("",))[0] == second)
+        assert total <= 3 * S * math.sqrt(S) / 4 + S + 1e-9
 
 
 GRAPHS = [
@@ -316,8 +369,10 @@ NON_VACUOUS = [
     ("dense-backward-lower-large-sharp", "attention-backward", 22, 1, 3),
     ("dense-forward-lower-small-sharp", "attention-forward", 19, 2, 3),
     ("dense-backward-lower-small-sharp", "attention-backward", 16, 2, 3),
+    ("dense-forward-lower-small-twostage", "attention-forward", 12, 2, 3),
+    ("dense-backward-lower-small-twostage", "attention-backward", 25, 2, 3),
 ]
-"""Per sharp record, the smallest n (least d, M = 3, the graphs' least memory) where it
+"""Per sharp or two-stage record, the smallest n (least d, M = 3, the graphs' least memory) where it
 exceeds the compulsory I/O."""
 
 
@@ -338,3 +393,22 @@ def test_sharp_bounds_are_below_pebblings_where_they_first_say_something(record,
     assert bound.evaluate(**smaller) <= compulsory.evaluate(**smaller)
     io = solve_heuristic(builders.build(kind, n, d), M).io
     assert bound.evaluate(**at) <= io
+
+
+def test_the_score_tree_lemma_needs_its_rows_alternative() -> None:
+    """A planted weakening is caught: without "both rows in D" the score-tree lemma fails.
+
+    A Belady pebbling of the forward graph computes whole scores S_ij from rows of Q and K
+    held in fast memory; its parts refute the mutant, so the check is not vacuous.
+    """
+    roles = Roles("attention-forward", 2, 2)
+    refuted = 0
+    for M in range(roles.dag.min_memory, roles.dag.num_vertices + 1, 2):
+        moves = solve_heuristic(roles.dag, M, moves=True).moves
+        for part, D in _segments(roles.dag, moves, M):
+            _check_two_stage(roles, part, D, _minimum_set(roles.dag, part))
+            try:
+                _check_two_stage(roles, part, D, _minimum_set(roles.dag, part), rows=False)
+            except AssertionError:
+                refuted += 1
+    assert refuted > 0
