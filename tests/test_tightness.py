@@ -29,14 +29,22 @@ def test_leading_ratios_are_the_limits_of_the_records() -> None:
 
 
 def test_every_cell_is_compared_with_its_best_derived_lower_bound() -> None:
-    """Each row names the derived lower bound with the least ratio: the sharp ones today."""
+    """Each row names the derived lower bound with the least ratio: the sharp ones today, the
+    two-stage one for the small-cache forward pass."""
+    from attnio.proofs.tightness import derived_lowers
+
     table = rows()
     assert {(r.pass_, r.cache) for r in table} == {
         (p, c) for p in ("forward", "backward") for c in ("large", "small")
     }
     for r in table:
-        assert r.lower.endswith("-sharp"), r
+        expected = "-twostage" if (r.pass_, r.cache) == ("forward", "small") else "-sharp"
+        assert r.lower.endswith(expected), r
         assert get(r.lower).status.value == "derived"
+        others = derived_lowers(r.pass_, r.cache)
+        ratios = [leading_ratio(r.count, lower, r.cache) for lower in others]
+        finite = [x.subs(d, 64) for x in ratios if x.is_finite]
+        assert r.ratio.subs(d, 64) == min(finite), r
 
 
 def test_every_proved_row_has_its_recorded_constant() -> None:
