@@ -265,7 +265,7 @@ def test_interrupted_prove_keeps_finished_obligations(capsys, monkeypatch) -> No
     import json
 
     suite = importlib.import_module("attnio.proofs.suite")  # in process: --jobs 1
-    monkeypatch.setattr(suite, "prove", _interrupt_after(2, suite.prove))
+    monkeypatch.setattr(suite, "settle", _interrupt_after(2, suite.settle))
     argv = ["prove", "--only", "crossover/dense-forward-tight/*", "--json", "--jobs", "1"]
     assert main(argv) == 130
     data = json.loads(capsys.readouterr().out)
