@@ -21,7 +21,7 @@ from pathlib import Path
 
 import sympy as sp
 
-from attnio.bounds import get
+from attnio.bounds import Bound, get
 from attnio.bounds.symbols import M, Z, d, n
 
 from .obligation import Expectation, Obligation
@@ -82,6 +82,19 @@ _loads = _nonneg("loads", integer=True)
 _stores = _nonneg("stores", integer=True)
 _keys = _pos("keys", integer=True)
 _io = _nonneg("io")
+
+
+def _record_step(file: str, label: str, bound: sp.Expr, record: Bound, words: str) -> Obligation:
+    """The step ``bound >= record.explicit`` under the record's conditions; its statement is
+    ``words`` followed by the record's name and expression."""
+    return _step(
+        file,
+        label,
+        sp.Ge(bound, record.explicit, evaluate=False),
+        _record_conditions(record),
+        (record.name,),
+        f"{words} {record.name}'s {record.explicit}",
+    )
 
 
 def _step(
@@ -218,16 +231,8 @@ def _large() -> Derivation:
         ),
     ]
     for record in (fwd, bwd):
-        steps.append(
-            _step(
-                file,
-                f"weaken-{record.pass_.value}",
-                sp.Ge(bound, record.explicit, evaluate=False),
-                _record_conditions(record),
-                (record.name,),
-                f"for M >= d^2, n^2 d^2 / (M + 4 d^2) - M >= {record.name}'s {record.explicit}",
-            )
-        )
+        words = "for M >= d^2, n^2 d^2 / (M + 4 d^2) - M >="
+        steps.append(_record_step(file, f"weaken-{record.pass_.value}", bound, record, words))
     unchecked = (
         "HK81 partition lemma: Q >= M (P(G, 2M) - 1) (stated, HK81 Thm 3.1; SY24 Lemma 2.8)",
         "per-part counting lemma: a part of a 2M-partition with dominator set D and minimum "
@@ -311,17 +316,11 @@ def _small_derived() -> Derivation:
             "Q >= n^2 d / (sqrt(5M) + 2) - M",
         ),
     ]
+    alternative = n**2 * d / (sp.sqrt(5 * M) + 2) - M
     for record in (fwd, bwd):
-        steps.append(
-            _step(
-                file,
-                f"alt-record-{record.pass_.value}",
-                sp.Ge(n**2 * d / (sp.sqrt(5 * M) + 2) - M, record.explicit, evaluate=False),
-                _record_conditions(record),
-                (record.name,),
-                f"n^2 d / (sqrt(5M) + 2) - M is at least {record.name}'s {record.explicit}",
-            )
-        )
+        words = "n^2 d / (sqrt(5M) + 2) - M is at least"
+        label = f"alt-record-{record.pass_.value}"
+        steps.append(_record_step(file, label, alternative, record, words))
     unchecked = (
         "HK81 partition lemma: Q >= M (P(G, 2M) - 1) (stated, HK81 Thm 3.1; SY24 Lemma 2.8)",
         "a product p_ijl of a part that is not in the dominator set D has both inputs Q_il, "
@@ -497,16 +496,8 @@ def _sharp() -> Derivation:
         ),
     ]
     for record, bound in ((fl, fl_bound), (bl, bl_bound), (fs, fs_bound), (bs, bs_bound)):
-        steps.append(
-            _step(
-                file,
-                f"record-{record.name.removeprefix('dense-')}",
-                sp.Ge(bound, record.explicit, evaluate=False),
-                _record_conditions(record),
-                (record.name,),
-                f"the derived bound is at least {record.name}'s {record.explicit}",
-            )
-        )
+        label = f"record-{record.name.removeprefix('dense-')}"
+        steps.append(_record_step(file, label, bound, record, "the derived bound is at least"))
     unchecked = (
         "HK81 partition lemma: Q >= M (P(G, 2M) - 1) (stated, HK81 Thm 3.1; SY24 Lemma 2.8)",
         "pair-chain lemma: a product of a part outside D whose pair chain (the vertices that "
@@ -577,13 +568,12 @@ def _two_stage() -> Derivation:
         ),
     ]
     steps += [
-        _step(
+        _record_step(
             file,
             f"record-{record.name.removeprefix('dense-')}",
-            sp.Ge(bound, record.explicit, evaluate=False),
-            _record_conditions(record),
-            (record.name,),
-            f"the derived bound is at least {record.name}'s {record.explicit}",
+            bound,
+            record,
+            "the derived bound is at least",
         )
         for record in records
     ]
