@@ -272,10 +272,11 @@ def test_a_derived_bound_below_another_everywhere_is_left_out_and_named(io_data)
     """The figure draws no derived lower bound that another derived one tops wherever both are
     drawn (they would crowd the legend past its five line styles); the caption names the better."""
     drawn = {s.record for s in io_data.series if s.kind == "lower"}
-    assert "dense-forward-lower-small-sharp" in drawn
+    assert "dense-forward-lower-small-twostage" in drawn
+    assert "dense-forward-lower-small-sharp" not in drawn
     assert "dense-forward-lower-small-derived" not in drawn
     assert any(
-        "below Sharp lower bound, small cache wherever it is drawn" in note
+        "below Two-stage lower bound, small cache wherever it is drawn" in note
         for note in io_data.omitted
     )
     big = algorithm_figure(["row-streaming"], "forward", 1024, 16, 16, 8192, points=4)
