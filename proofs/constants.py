@@ -156,7 +156,7 @@ def replay(obligation: Obligation, entry: dict, timeout_ms: int = DEFAULT_TIMEOU
         seconds = time.perf_counter() - start
         note = f"sampled ratio above the limit {CONSTANT_LIMIT} (recorded search)"
         fields = dict(counterexample.__dict__, seconds=seconds, note=note)
-        return Outcome(obligation, Counterexample(**fields))
+        return Outcome(obligation, Counterexample(**fields), counterexample)
     result = check_at(obligation, constant, timeout_ms, certify=True)
     seconds = time.perf_counter() - start
     if not isinstance(result, Proved):
@@ -180,7 +180,7 @@ def replay(obligation: Obligation, entry: dict, timeout_ms: int = DEFAULT_TIMEOU
     else:
         note = f"C = {constant} is the least the recorded search proved"
     fields = dict(result.__dict__, constant=constant, seconds=seconds, note=note)
-    return Outcome(obligation, Proved(**fields))
+    return Outcome(obligation, Proved(**fields), counterexample)
 
 
 def settle(obligation: Obligation, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Outcome:

@@ -38,6 +38,7 @@ def test_replay_reproduces_the_search_without_searching() -> None:
     again = constants.replay(_toy(), entry)
     assert isinstance(again.result, Proved) and again.result.constant == 4
     assert "C is the least" in again.result.note and again.result.smtlib
+    assert constants.entry(again) == dict(entry, seconds=constants.entry(again)["seconds"])
 
 
 def test_a_recorded_constant_that_is_false_is_not_trusted() -> None:
