@@ -668,7 +668,11 @@ def prove(
     using the fast stages only (relaxation and rounding-free strengthening). The
     reported C is proved; ``note`` says what C - 1 gave: *refuted* (so C is the
     least integer constant) or *unknown* (C is the least z3 proved, and the least
-    true constant lies between the sampled ratio and C).
+    true constant lies between the sampled ratio and C). The search's calls run under
+    a fifth of the processor-time net (:func:`~attnio.proofs.budget.searching`), so the
+    reported C is proved again, under the full net, where it was found; ``refutation``
+    of the outcome is the confirmed counterexample at the largest refuted C.
+    :mod:`attnio.proofs.constants` records searches and re-proves them.
     """
     if obligation.constant is None:
         return Outcome(obligation, check(obligation, timeout_ms))

@@ -263,10 +263,11 @@ def check_smtlib_round_trip() -> tuple[bool | None, str]:
     verdict's answer (unsat for a proof, sat for a counterexample), and a
     counterexample's point is a model of it. Thorough tier: each file is also re-solved
     in a fresh context, except the fallback certificates of strengthened proofs (the
-    original query, which z3 did not decide directly; ``FALLBACK_CERTIFICATE``). A re-solved file may answer unknown within its budget (solver
-    incompleteness, not a wrong export: a counterexample was already re-checked exactly
-    with sympy, a proof by the solver that found it); only a definite opposite answer
-    (sat for a proof, unsat for a counterexample) fails the check. Unknowns are counted.
+    original query, which z3 did not decide directly; ``FALLBACK_CERTIFICATE``). A
+    re-solved file may answer unknown within its budget (solver incompleteness, not a
+    wrong export: a counterexample was already re-checked exactly with sympy, a proof by
+    the solver that found it); only a definite opposite answer (sat for a proof, unsat
+    for a counterexample) fails the check. Unknowns are counted.
     """
     outcomes = [o for o in _outcomes() if isinstance(o.result, Proved | Counterexample)]
     if not outcomes:
