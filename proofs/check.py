@@ -688,19 +688,10 @@ def prove(
     low, refuted = 0, None
     sample = largest_ratio(obligation)
     if sample is not None:
-        rho, point = sample
-        below = int(sp.ceiling(rho)) - 1
-        if below >= 1:
-            confirmed, _ = confirm(obligation.at(below), point)
-            if confirmed:
-                low = below
-                refuted = Counterexample(
-                    point,
-                    _sides(obligation.at(below), point),
-                    _Query(obligation.at(below), False).smtlib(),
-                    constant=below,
-                )
-                results[below] = refuted
+        refuted = sampled_refutation(obligation, sample)
+        if refuted is not None:
+            low = refuted.constant
+            results[low] = refuted
     if low >= limit:
         return Outcome(
             obligation,
@@ -753,6 +744,34 @@ def prove(
     return Outcome(obligation, _with(results[high], high, seconds, note), refuted)
 
 
+def refutation_at(
+    obligation: Obligation, constant: int, point: dict[str, sp.Expr]
+) -> tuple[Counterexample | None, str]:
+    """The counterexample to ``obligation`` at ``constant`` at ``point``, confirmed with
+    sympy, or None with the reason it is not one."""
+    instance = obligation.at(constant)
+    confirmed, why = confirm(instance, point)
+    if not confirmed:
+        return None, why
+    found = Counterexample(
+        point, _sides(instance, point), _Query(instance, False).smtlib(), constant=constant
+    )
+    return found, ""
+
+
+def sampled_refutation(
+    obligation: Obligation, sample: tuple[sp.Expr, dict[str, sp.Expr]] | None = None
+) -> Counterexample | None:
+    """The refutation of the largest integer C below the ratio the grid search samples
+    (:func:`~attnio.proofs.sampling.largest_ratio`; ``sample`` if already taken), or None."""
+    sample = largest_ratio(obligation) if sample is None else sample
+    if sample is None:
+        return None
+    rho, point = sample
+    below = int(sp.ceiling(rho)) - 1
+    return refutation_at(obligation, below, point)[0] if below >= 1 else None
+
+
 def _with_smtlib(result: Result, text: str) -> Result:
     return type(result)(**dict(result.__dict__, smtlib=text))
 
@@ -794,6 +813,8 @@ __all__ = [
     "confirm",
     "describe",
     "prove",
+    "refutation_at",
+    "sampled_refutation",
 ]
 
 
@@ -803,3 +824,5 @@ symbols_of = _symbols
 """The sympy symbols of an obligation by name; public for the proof cache."""
 sides_at = _sides
 """Both sides of an obligation's claim at a point; public for the proof cache."""
+show_point = _show
+"""A point as ``k=v, ...`` in name order, as notes print it."""

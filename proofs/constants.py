@@ -39,10 +39,11 @@ from .check import (
     Query,
     Unknown,
     check_at,
-    confirm,
     prove,
-    sides_at,
+    refutation_at,
+    sampled_refutation,
 )
+from .check import show_point as _show
 from .obligation import Obligation
 
 RECORDING = Path(__file__).parent / "constants.json"
@@ -117,10 +118,6 @@ def _point(entry: dict) -> dict[str, sp.Rational]:
     return {name: sp.Rational(value) for name, value in entry["point"].items()}
 
 
-def _show(point: dict[str, sp.Expr]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in sorted(point.items()))
-
-
 def replay(obligation: Obligation, entry: dict, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Outcome:
     """Re-prove the recorded constant of ``obligation`` and re-confirm its refutation.
 
@@ -135,22 +132,18 @@ def replay(obligation: Obligation, entry: dict, timeout_ms: int = DEFAULT_TIMEOU
     counterexample = None
     if refuted is not None:
         point = _point(entry)
-        instance = obligation.at(refuted)
-        confirmed, why = confirm(instance, point)
-        if not confirmed:
+        counterexample, why = refutation_at(obligation, refuted, point)
+        if counterexample is None:
             return Outcome(
                 obligation,
                 Unknown(
                     f"{NOT_REPRODUCED}the refutation of C = {refuted} at {_show(point)} is "
                     f"not confirmed: {why}",
-                    Query(instance, False).smtlib(),
+                    Query(obligation.at(refuted), False).smtlib(),
                     time.perf_counter() - start,
                     constant,
                 ),
             )
-        counterexample = Counterexample(
-            point, sides_at(instance, point), Query(instance, False).smtlib(), constant=refuted
-        )
         notes.append(f"C = {refuted} refuted at {_show(point)}")
     if constant is None:  # status counterexample: the search refuted every C up to its limit
         seconds = time.perf_counter() - start
@@ -217,15 +210,9 @@ def sampled(obligation: Obligation) -> dict:
     Its status is ``sampled``: the grid search's largest ratio rho refutes every
     C < rho (the point confirmed with sympy); no constant is proved.
     """
-    from .sampling import largest_ratio
-
-    found = largest_ratio(obligation)
-    refuted, point = None, None
-    if found is not None:
-        rho, at = found
-        below = int(sp.ceiling(rho)) - 1
-        if below >= 1 and confirm(obligation.at(below), at)[0]:
-            refuted, point = below, {k: str(v) for k, v in sorted(at.items())}
+    found = sampled_refutation(obligation)
+    refuted = None if found is None else found.constant
+    point = None if found is None else {k: str(v) for k, v in sorted(found.point.items())}
     return {
         "fingerprint": fingerprint(obligation),
         "status": "sampled",

@@ -30,7 +30,7 @@ import sympy as sp
 from attnio.bounds import Cache, Kind, Status, catalog, get
 from attnio.bounds.symbols import M, d, n
 
-from .constants import fingerprint, recorded
+from .constants import entry_of
 from .generate import UNBOUNDED_ALGORITHMS, tightness_table
 
 COMMAND = "attnio prove --only '{name}'"
@@ -133,14 +133,13 @@ def _best(count: str, pass_: str, cache: str) -> tuple[str, sp.Expr]:
 
 def rows() -> list[Row]:
     """The tightness table: one row per dense cell and compared algorithm."""
-    record = recorded()
     found = []
     for obligation in tightness_table() + tightness_table(UNBOUNDED_ALGORITHMS):
         _, _, pass_, cache, count = obligation.name.split("/")
         algorithm = get(count).algorithm
         lower, ratio = _best(count, pass_, cache)
-        entry = record.get(obligation.name)
-        fresh = entry is not None and entry["fingerprint"] == fingerprint(obligation)
+        entry = entry_of(obligation)
+        fresh = entry is not None
         # an algorithm z3 does not bound has only its sampled (refuted) constant recorded
         found.append(
             Row(
