@@ -36,6 +36,7 @@ import z3
 
 from attnio.bounds.arguments import positive_number
 
+from . import stages
 from .budget import check as check_budgeted
 from .budget import limit, searching
 from .errors import InconsistentAssumptions, ObligationError
@@ -446,16 +447,23 @@ def _strengthened(obligation: Obligation, timeout_ms: int, certify: bool = True)
     # budget after the rooted one: measured, where the rooted one proves a claim the plain
     # one mostly spends the whole processor-time net (15 s) to answer unknown. Nothing the
     # single full-budget pass proved is lost: the plain claim still gets its full budget.
+    # A claim recorded as decided by its rooted strengthening (attnio.proofs.stages) skips
+    # the glance, which ends in the processor-time net there: rooted first, then plain at
+    # its full budget, so a rooted attempt that fails here loses nothing either.
     attempts: list[tuple[Obligation, dict, int]] = [(obligation, {}, timeout_ms)]
+    glanced = False
     rooted = _rooted(obligation)
-    if rooted is not None:
+    if rooted is not None and stages.rooted_first(obligation):
+        attempts = [(*rooted, timeout_ms), (obligation, {}, timeout_ms)]
+    elif rooted is not None:
         glance = min(timeout_ms, _GLANCE_MS)
         attempts = [(obligation, {}, glance), (*rooted, timeout_ms)]
         if glance < timeout_ms:
             attempts.append((obligation, {}, timeout_ms))
+            glanced = True
     undecided = True
     for number, (target, subs, budget) in enumerate(attempts):
-        if number == 2 and not undecided:
+        if glanced and number == 2 and not undecided:
             break  # the glance was decided (sat): a longer look answers the same
         strong = strengthen(target.claim)
         if strong is None:

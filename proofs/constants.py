@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import datetime
 import functools
-import hashlib
 import json
 import time
 from collections.abc import Iterable
@@ -44,7 +43,7 @@ from .check import (
     sampled_refutation,
 )
 from .check import show_point as _show
-from .obligation import Obligation
+from .obligation import Obligation, fingerprint
 
 RECORDING = Path(__file__).parent / "constants.json"
 """The recorded searches, one entry per obligation with a constant."""
@@ -57,26 +56,6 @@ FORMAT = 1
 
 NOT_REPRODUCED = "recorded search not reproduced: "
 """How the reason of a replay that did not reproduce its record begins."""
-
-
-def fingerprint(obligation: Obligation) -> str:
-    """A digest of ``obligation``'s claim, assumptions and constant symbol (sympy trees).
-
-    Examples
-    --------
-    >>> from attnio.proofs.generate import tightness_table
-    >>> len(fingerprint(tightness_table()[0]))
-    64
-    """
-    digest = hashlib.sha256()
-    for part in (
-        sp.srepr(obligation.claim),
-        *map(sp.srepr, obligation.assumptions),
-        str(obligation.constant),
-    ):
-        digest.update(part.encode("utf-8"))
-        digest.update(b"\0")
-    return digest.hexdigest()
 
 
 @functools.cache

@@ -24,7 +24,7 @@ from attnio.bounds import Status, catalog
 from attnio.bounds.checks import Check
 from attnio.bounds.consistency import strip_mask_point
 
-from . import smtlib, suite
+from . import smtlib, stages, suite
 from .cache import ProofCache
 from .check import (
     DEFAULT_TIMEOUT_MS,
@@ -195,6 +195,13 @@ def check_obligations() -> tuple[bool | None, str]:
     )
     if replayed < len(constant):
         detail += f", {len(constant) - replayed} searched (no record of today's text)"
+    names = {o.obligation.name for o in outcomes}
+    rooted = sum(1 for entry in stages.recorded().values() if entry["obligation"] in names)
+    if rooted:
+        detail += (
+            f"; {rooted} strengthened claims tried their rooted form first as recorded "
+            f"({stages.COMMAND}, {stages.recorded_on()})"
+        )
     cache = _SETTINGS["cache"]
     if isinstance(cache, ProofCache):
         detail += f"; {cache.hits} answered from the proof cache"
