@@ -35,7 +35,7 @@ from .check import (
     Unknown,
     prove,
 )
-from .constants import COMMAND, NOT_REPRODUCED, entry_of, recorded_on
+from .constants import COMMAND, NOT_REPRODUCED, RECORDED_UNKNOWN, entry_of, recorded_on
 from .derivation import derivations
 from .generate import backing, obligations, planted
 from .translate import Translator
@@ -195,6 +195,17 @@ def check_obligations() -> tuple[bool | None, str]:
     )
     if replayed < len(constant):
         detail += f", {len(constant) - replayed} searched (no record of today's text)"
+    replayed_unknown = [
+        o.obligation.name
+        for o in outcomes
+        if isinstance(o.result, Unknown) and o.result.reason.startswith(RECORDED_UNKNOWN)
+    ]
+    if replayed_unknown:
+        detail += (
+            f"; {len(replayed_unknown)} open claims' recorded searches that proved no constant "
+            "replayed at their limit, the full-budget call there not run again (attnio prove "
+            f"--search --only NAME searches afresh): {', '.join(replayed_unknown[:3])}"
+        )
     names = {o.obligation.name for o in outcomes}
     rooted = sum(1 for entry in stages.recorded().values() if entry["obligation"] in names)
     if rooted:
