@@ -520,9 +520,12 @@ def _certificate(
     ran into the processor-time net where each alone is unsat at once (measured, issue 22).
     When z3 does not re-check the split lemma within a glance (``_GLANCE_MS``) here, the
     lemma as one implication gets a glance; when that is not unsat either, the file is the
-    original obligation alone (integer query), which a solver may leave unknown. The
-    header says which.
+    original obligation alone (integer query), which a solver may leave unknown, at once
+    for a claim the recording of :mod:`attnio.proofs.stages` names as one whose lemma z3
+    does not re-check within a glance. The header says which.
     """
+    if stages.lemma_unchecked(original):
+        return _original_certificate(original, recorded=True)
     claim = original.claim
     if isinstance(claim, (sp.LessThan, sp.StrictLessThan)):
         small, large = claim.lhs, claim.rhs
@@ -640,11 +643,18 @@ query, which z3 did not decide directly (that is why the strengthening was used)
 re-solving it is expected to end unknown."""
 
 
-def _original_certificate(original: Obligation) -> str:
-    """The fallback certificate of a strengthened proof: the original integer query."""
+def _original_certificate(original: Obligation, recorded: bool = False) -> str:
+    """The fallback certificate of a strengthened proof: the original integer query
+    (``recorded``: the recording of :mod:`attnio.proofs.stages` says z3 does not re-check
+    the lemma within a glance, so it was not tried)."""
+    why = (
+        f"whose lemma z3 does not re-check within a glance (recorded: {stages.COMMAND})"
+        if recorded
+        else "whose lemma it could not re-check here"
+    )
     return (
         _certificate_head(original) + FALLBACK_CERTIFICATE + " (integer query). z3 proved it "
-        "through a rounding-free strengthening whose lemma it could not re-check here;\n"
+        f"through a rounding-free strengthening {why};\n"
         "; this file asks the original question: unsat certifies the claim, and a solver "
         "may answer unknown.\n" + _Query(original, True).smtlib()
     )

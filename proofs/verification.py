@@ -207,11 +207,14 @@ def check_obligations() -> tuple[bool | None, str]:
             f"--search --only NAME searches afresh): {', '.join(replayed_unknown[:3])}"
         )
     names = {o.obligation.name for o in outcomes}
-    rooted = sum(1 for entry in stages.recorded().values() if entry["obligation"] in names)
-    if rooted:
+    entries = [e for e in stages.recorded().values() if e["obligation"] in names]
+    rooted = sum(1 for e in entries if e["stage"] == stages.ROOTED)
+    unchecked = sum(1 for e in entries if e.get("lemma") is False)
+    if entries:
         detail += (
-            f"; {rooted} strengthened claims tried their rooted form first as recorded "
-            f"({stages.COMMAND}, {stages.recorded_on()})"
+            f"; as recorded ({stages.COMMAND}, {stages.recorded_on()}), {rooted} "
+            f"strengthened claims tried their rooted form first and {unchecked} certificates "
+            "are the original query without a glance at the lemma"
         )
     cache = _SETTINGS["cache"]
     if isinstance(cache, ProofCache):

@@ -1,4 +1,5 @@
-"""Tests of attnio.proofs.stages: recorded deciding stages change the order, never the stages."""
+"""Tests of attnio.proofs.stages: recorded stages change the order of the strengthenings, never
+which are tried, and a recorded lemma z3 does not re-check changes only the certificate."""
 
 from __future__ import annotations
 
@@ -41,8 +42,8 @@ def test_a_recorded_claim_tries_its_rooted_strengthening_first(monkeypatch, tmp_
     """With the claim recorded, the first call is the rooted strengthening at the full
     budget (no glance at the plain one) and the claim is proved through it."""
     monkeypatch.setattr(stages, "RECORDING", tmp_path / "stages.json")
-    stages.record([_toy()])
-    assert stages.rooted_first(_toy())
+    stages.record([(_toy(), stages.ROOTED, True)])
+    assert stages.rooted_first(_toy()) and not stages.lemma_unchecked(_toy())
     calls = _attempts(monkeypatch)
     result = check._strengthened(_toy(), check.DEFAULT_TIMEOUT_MS, certify=False)
     assert isinstance(result, Proved) and "of the rooted claim" in result.method, result
@@ -75,12 +76,33 @@ def test_a_recorded_claim_whose_rooted_form_fails_gets_the_plain_one(monkeypatch
     )
     monkeypatch.setattr(check, "_rooted", lambda obligation: (planted, {x: x_root**2}))
     monkeypatch.setattr(stages, "RECORDING", tmp_path / "stages.json")
-    stages.record([_toy()])
+    stages.record([(_toy(), stages.ROOTED, True)])
     calls = _attempts(monkeypatch)
     result = check._strengthened(_toy(), check.DEFAULT_TIMEOUT_MS, certify=False)
     assert isinstance(result, Proved) and "rooted" not in result.method, result
     assert calls[0][0].startswith("derivation/toy-root/rooted/")
     assert ("derivation/toy-root/strengthened-0", check.DEFAULT_TIMEOUT_MS) in calls
+
+
+def test_a_recorded_lemma_gives_the_original_query_without_a_glance(monkeypatch, tmp_path):
+    """A claim recorded as one whose lemma z3 does not re-check is still proved through its
+    strengthening; its certificate is the original query, saying it was recorded, and no
+    lemma query is asked. Unrecorded, the same claim's lemma is re-checked."""
+    monkeypatch.setattr(stages, "RECORDING", tmp_path / "stages.json")
+    plain = check._strengthened(_toy(), check.DEFAULT_TIMEOUT_MS)
+    assert check.FALLBACK_CERTIFICATE not in plain.smtlib and "STRENGTHENING LEMMA" in plain.smtlib
+    stages.record([(_toy(), stages.PLAIN, False)])
+    assert stages.lemma_unchecked(_toy()) and not stages.rooted_first(_toy())
+    monkeypatch.setattr(check, "_lemma", lambda *a, **k: pytest.fail("lemma asked"))
+    result = check._strengthened(_toy(), check.DEFAULT_TIMEOUT_MS)
+    assert isinstance(result, Proved) and result.method == plain.method
+    assert check.FALLBACK_CERTIFICATE in result.smtlib and stages.COMMAND in result.smtlib
+
+
+def test_only_rooted_stages_and_unchecked_lemmas_are_recorded(tmp_path) -> None:
+    """A plain strengthening whose lemma z3 re-checks is the default: record() leaves it out."""
+    written = stages.record([(_toy(), stages.PLAIN, True)], tmp_path / "stages.json")
+    assert written["claims"] == {}
 
 
 def test_every_recorded_claim_is_a_claim_of_today(generated_obligations) -> None:
@@ -96,5 +118,6 @@ def test_every_recorded_claim_is_a_claim_of_today(generated_obligations) -> None
             obligation = None if constant is None else obligation.at(constant)
         if obligation is None or fingerprint(obligation) != key:
             stale.append(entry["obligation"])
-        assert entry["stage"] == stages.ROOTED
+        assert entry["stage"] in (stages.ROOTED, stages.PLAIN) and entry["lemma"] in (True, False)
+        assert entry["stage"] == stages.ROOTED or entry["lemma"] is False
     assert not stale, f"re-record ({stages.COMMAND}): {stale}"
