@@ -51,6 +51,7 @@ from attnio.bounds.crossover import min_branches
 from attnio.bounds.record import BASE_PARAMETERS
 from attnio.bounds.symbols import M, d, n
 
+from .derivation import majorant
 from .obligation import Expectation, Obligation
 
 SOLID = frozenset({Status.STATED, Status.STATED_SECONDARY, Status.DERIVED})
@@ -113,6 +114,7 @@ def lower_le_upper() -> list[Obligation]:
                 _expect(lower, upper),
                 (lower.name, upper.name),
                 f"the explicit lower bound {lower.name} is at most {upper.name} where both apply",
+                via=majorant(lower.name),
             )
         )
     return found
