@@ -154,6 +154,13 @@ def _holds_fast(relation: sp.Basic, values: dict[str, float]) -> bool:
 
 
 @functools.cache
+def _as_float(value: object) -> float:
+    """``value`` (an int or a sympy number) as a float, for the screen; cached, since the
+    accuracy points repeat a few rationals (B, epsilon) over the whole grid."""
+    return float(value)
+
+
+@functools.cache
 def _pattern_point(spec: str, n: int, rows: int, cols: int) -> dict | None:
     """Z, s and s_c of the block mask covering ``spec`` with ``rows`` x ``cols`` blocks."""
     if spec == "full":  # every block set, at any n
@@ -187,11 +194,28 @@ def _records(claim: Claim, side: str) -> list[tuple[str, Bound]]:
     return found
 
 
-def _approximate_points(epsilons: bool, lower: bool) -> Iterator[tuple[dict, None]]:
+def _fewest(points: tuple[dict, ...], used: set[str]) -> list[dict]:
+    """The accuracy points of least rank for each value of the parameters in ``used``
+    (B, epsilon): the low-rank count never decreases with r, so for a lower side that
+    uses neither g nor r the others cannot refute where these do not."""
+    if {"g", "r"} & used:
+        return list(points)
+    least: dict[tuple, dict] = {}
+    for point in points:
+        key = tuple(point[k] for k in ("B", "epsilon") if k in used)
+        if key not in least or point["r"] < least[key]["r"]:
+            least[key] = point
+    return list(least.values())
+
+
+def _approximate_points(epsilons: bool, lower: bool, used: set[str]) -> Iterator[tuple[dict, None]]:
     """Accuracy points of the grid (module docstring): n, d, M, g, r, B, epsilon and the
-    guarantee (None at the points of a lower side where the degree misses epsilon)."""
+    guarantee (None at the points of a lower side where the degree misses epsilon); for a
+    lower side only the least ranks (:func:`_fewest`) of the claim's parameters ``used``."""
     for d in APPROXIMATE_D:
-        chosen = accuracies(d, epsilons) + (misses(d, epsilons) if lower else ())
+        chosen = accuracies(d, epsilons)
+        if lower:
+            chosen = (*_fewest(chosen, used), *_fewest(misses(d, epsilons), used))
         for accuracy in chosen:
             for n in SIZES_N:
                 for M in approximate_memories(d, accuracy["r"]):
@@ -299,14 +323,14 @@ def _judge(claim: Claim, side: str, value: sp.Expr) -> tuple[Evidence | None, in
     for name, record in _records(claim, side):
         needed = wanted | set(record.parameters)
         if approximate:
-            points = _approximate_points(epsilons, side == "lower")
+            points = _approximate_points(epsilons, side == "lower", wanted)
         else:
             points = _points(name, pass_, sparse)
         for point, spec in points:
             guarantee = point.pop("guarantee", None)
             if not needed <= set(point):
                 continue
-            values = {k: float(v) for k, v in point.items()}
+            values = {k: _as_float(v) for k, v in point.items()}
             if not (_holds_fast(scope, values) and _holds_fast(record.conditions, values)):
                 continue
             mine, count = _float(value, values), _float(record.explicit, values)

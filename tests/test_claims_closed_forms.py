@@ -3,6 +3,7 @@ refute false claims, and only with points a real mask and a real run realise."""
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import sympy as sp
@@ -204,3 +205,15 @@ def test_check_runs_the_closed_forms_with_counting() -> None:
     without = check([claim], skip=("z3", "pebbling", "counting"))[0]
     assert any(e.check == "closed-form" for e in with_counting.evidence)
     assert not any(e.check == "closed-form" for e in without.evidence)
+
+
+def test_the_low_rank_count_never_decreases_with_the_rank() -> None:
+    """The pruning of accuracy points for lower sides keeps the least rank per B and
+    epsilon: sound because low-rank-forward-count is nondecreasing in r at fixed n, d, M."""
+    record = get("low-rank-forward-count")
+    for n in (1, 64, 1000):
+        for d in (1, 8):
+            for memory in (4 * d + 2, 100, 1000, 2**20):
+                counts = [record.evaluate(n=n, d=d, M=memory, r=r) for r in range(1, 60)
+                          if record.applies(n=n, d=d, M=memory, r=r)]  # fmt: skip
+                assert all(a <= b for a, b in itertools.pairwise(counts)), (n, d)

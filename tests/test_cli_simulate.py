@@ -122,8 +122,20 @@ def test_bad_input_exits_2_with_one_line(capsys):
         ],
         ["simulate", "flash", "flash2", "--n", "10", "--d", "2", "--M", "40"],
         ["simulate", "flash", "--n", "10", "--d", "2", "--M", "40", "--entries", "constant"],
-        ["simulate", "low-rank", "--n", "8", "--d", "2", "--degree", "1", "--entries",
-         "two-scores", "--sweep", "M=20:80"],  # fmt: skip
+        [
+            "simulate",
+            "low-rank",
+            "--n",
+            "8",
+            "--d",
+            "2",
+            "--degree",
+            "1",
+            "--entries",
+            "two-scores",
+            "--sweep",
+            "M=20:80",
+        ],
     ]
     for argv in cases:
         assert main(argv) == 2
