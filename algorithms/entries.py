@@ -23,7 +23,7 @@ last two is known in closed form, computed from the polynomial's coefficients an
     ``(n_a w(a) - n_b w(b)) / (n_a w(a) + n_b w(b))`` with ``w = exp`` (exact) or
     ``w = p`` (polynomial), n_a and n_b the even and odd keys; (a, b) is the pair of a
     grid of [-R, R] with the largest error (:func:`worst_pair`): the adversary. Where the
-    degree has no finite bound at B its error is far above any useful epsilon (about 6e4
+    degree has no finite bound at B its error is far above any useful epsilon (about 3e5
     max|V| at d = 4, B = 1, g = 3), a certificate that such a run does not meet it.
 """
 

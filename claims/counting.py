@@ -21,12 +21,16 @@ An approximate algorithm refutes the lower side of an approximate claim only wit
 accuracy the claim admits. A low-rank forward run at degree g, for inputs whose Q and K
 entries lie in [-B, B], is within ``epsilon * max|V|`` of exact attention entrywise, with
 ``epsilon`` the error bound of :mod:`attnio.algorithms.approximate` rounded up
-(:func:`guaranteed_error`); a degree too low for the score range has no finite bound and
-never refutes, and neither does the low-rank backward pass (the gradient of the
-approximate output, with no bound against exact gradients). The claim is evaluated at
-that B and epsilon (or a larger epsilon its conditions admit), and the refuting run is
-re-run on seeded numeric inputs, where its measured error must lie within its bound,
-before it is shown.
+(:func:`attnio.claims.accuracy.guaranteed_error`), on *every* such input; a degree too
+low for the score range has no finite bound and never refutes, and neither does the
+low-rank backward pass (the gradient of the approximate output, with no bound against
+exact gradients). The claim is evaluated at that B and epsilon (or a larger epsilon its
+conditions admit), and the refuting run is re-run on numeric inputs of every family of
+:data:`attnio.algorithms.entries.ENTRY_PATTERNS` inside [-B, B], where its measured error
+must lie within its bound and equal the error known in closed form on the constant-score
+control and the two-score adversary (:func:`attnio.claims.accuracy.rerun`), before it is
+shown. Higher degrees, larger entries and large n are judged by the closed forms
+(:mod:`attnio.claims.closed_forms`).
 """
 
 from __future__ import annotations
