@@ -13,6 +13,10 @@ exact (every query scoring all keys alike) says nothing of the others.
 
 The inputs with known error behaviour serve the two other sides:
 
+Where B > 1 a run must meet ``epsilon / B`` (:func:`least_epsilon`), so that a refutation
+also holds for the reading of AS23, where V's entries lie in [-B, B] too and epsilon bounds
+the absolute error.
+
 - *Where the degree suffices*, any B and epsilon: :func:`accuracies` gives, for each entry
   bound of :data:`ENTRY_BOUNDS` and each epsilon of :data:`EPSILONS`, the least degree
   whose guarantee meets it (up to :data:`MAX_DEGREE`, so a claim scoped to large entries
@@ -94,13 +98,31 @@ def guaranteed_error(d: int, degree: int, entry_bound: sp.Rational) -> sp.Ration
     return sp.Rational(math.ceil(value / 10.0**exponent)) * sp.Rational(10) ** exponent
 
 
+def least_epsilon(guarantee: sp.Rational, entry_bound: sp.Rational) -> sp.Rational:
+    """The least epsilon a run with ``guarantee`` (per unit max|V|) meets under either
+    reading of a claim's epsilon: ``guarantee * max(1, B)``.
+
+    attnio reads epsilon as an error of at most ``epsilon * max|V|`` (docs/verdicts.md),
+    which the guarantee meets; AS23 bounds the entries of V by B as well and reads epsilon
+    as an absolute error, which ``guarantee * max|V| <= guarantee * B`` meets when B > 1
+    only with the factor B. Asking for both keeps a refutation sound under either.
+
+    Examples
+    --------
+    >>> least_epsilon(sp.Rational(1, 10), sp.Integer(4)), least_epsilon(sp.Rational(1, 10), sp.Rational(1, 2))
+    (2/5, 1/10)
+    """
+    return guarantee * sp.Max(1, entry_bound)
+
+
 @functools.cache
 def _least(d: int, entry_bound: sp.Rational, epsilon: sp.Rational) -> int | None:
-    degree = least_degree(float(d * entry_bound**2), float(epsilon), MAX_DEGREE)
+    scale = float(sp.Max(1, entry_bound))
+    degree = least_degree(float(d * entry_bound**2), float(epsilon) / scale, MAX_DEGREE)
     # the rounded guarantee may exceed the bound: step up until it meets epsilon
     while degree is not None and degree <= MAX_DEGREE:
         guarantee = guaranteed_error(d, degree, entry_bound)
-        if guarantee is not None and guarantee <= epsilon:
+        if guarantee is not None and least_epsilon(guarantee, entry_bound) <= epsilon:
             return degree
         degree += 1
     return None
@@ -112,13 +134,14 @@ def accuracies(d: int, epsilons: bool) -> tuple[dict, ...]:
 
     For each B of :data:`ENTRY_BOUNDS`: the least degree meeting each epsilon of
     :data:`EPSILONS` (and the degrees 0 to 3) whose guarantee is finite, each with r =
-    C(d + g, g). Each is given at its guarantee, and, with ``epsilons`` (the claim uses
-    epsilon), at every larger epsilon of :data:`EPSILONS`.
+    C(d + g, g). Each is given at the least epsilon it meets (:func:`least_epsilon`),
+    and, with ``epsilons`` (the claim uses epsilon), at every larger epsilon of
+    :data:`EPSILONS`.
 
     Examples
     --------
     >>> min(p["g"] for p in accuracies(1, False) if p["B"] == 2)   # scores in [-4, 4]
-    10
+    11
     """
     found = []
     for entry_bound in ENTRY_BOUNDS:
@@ -127,9 +150,10 @@ def accuracies(d: int, epsilons: bool) -> tuple[dict, ...]:
             guarantee = guaranteed_error(d, degree, entry_bound)
             if guarantee is None:
                 continue
-            chosen = [guarantee]
+            least = least_epsilon(guarantee, entry_bound)
+            chosen = [least]
             if epsilons:
-                chosen += [e for e in EPSILONS if e > guarantee]
+                chosen += [e for e in EPSILONS if e > least]
             rank = math.comb(d + degree, degree)
             for epsilon in chosen:
                 found.append({"g": degree, "r": rank, "B": entry_bound, "epsilon": epsilon,
@@ -142,16 +166,18 @@ def misses(d: int, epsilons: bool) -> tuple[dict, ...]:
     """Points of the degrees 0 to 3 whose guarantee does *not* meet epsilon at some B of
     :data:`ENTRY_BOUNDS`: dicts of g, r, B, epsilon and ``guarantee`` None.
 
-    With ``epsilons``, at each epsilon of :data:`EPSILONS` below the degree's guarantee
-    (or every one, where it has none); without, only where no finite guarantee exists
-    (epsilon 1 is shown). A run at such a point never refutes (:func:`miss` says why).
+    With ``epsilons``, at each epsilon of :data:`EPSILONS` below the least the degree
+    meets (:func:`least_epsilon`; every one, where it has no guarantee); without, only
+    where no finite guarantee exists (epsilon 1 is shown). A run at such a point never
+    refutes (:func:`miss` says why).
     """
     found = []
     for entry_bound in ENTRY_BOUNDS:
         for degree in range(4):
             guarantee = guaranteed_error(d, degree, entry_bound)
             if epsilons:
-                chosen = [e for e in EPSILONS if guarantee is None or e < guarantee]
+                chosen = [e for e in EPSILONS
+                          if guarantee is None or e < least_epsilon(guarantee, entry_bound)]  # fmt: skip
             else:
                 chosen = [] if guarantee is not None else [EPSILONS[-1]]
             rank = math.comb(d + degree, degree)
@@ -202,10 +228,12 @@ def rerun(name: str, pass_: str, point: dict, io: int) -> str | None:
 
 def accuracy_text(point: dict) -> str:
     """The accuracy a refuting low-rank run at ``point`` guarantees, for the evidence."""
+    least = least_epsilon(point["guarantee"], point["B"])
+    absolute = f" (at most {least} if V's entries lie in [-B, B] too)" if point["B"] > 1 else ""
     return (
         f"degree {point['g']}, entries of Q and K within B = {point['B']}: error at most "
-        f"{point['guarantee']} * max|V| entrywise on every such input, within the claim's "
-        f"epsilon = {point['epsilon']}"
+        f"{point['guarantee']} * max|V| entrywise on every such input{absolute}, within the "
+        f"claim's epsilon = {point['epsilon']}"
     )
 
 
@@ -225,7 +253,7 @@ def miss(d: int, degree: int, entry_bound: sp.Rational, epsilon: sp.Rational,
     (closed form), which exceeds epsilon. None if its guarantee meets epsilon after all,
     or the two-score input does not show it missing epsilon (no certificate)."""
     guarantee = guaranteed_error(d, degree, entry_bound)
-    if guarantee is not None and guarantee <= epsilon:
+    if guarantee is not None and least_epsilon(guarantee, entry_bound) <= epsilon:
         return None
     approx = approximate_exp(degree, float(d * entry_bound**2))
     a, b, error = worst_pair(approx, n)
@@ -249,6 +277,7 @@ __all__ = [
     "accuracies",
     "accuracy_text",
     "guaranteed_error",
+    "least_epsilon",
     "miss",
     "misses",
     "reproduce_command",

@@ -68,8 +68,10 @@ from .accuracy import (
     accuracies,
     accuracy_text,
     guaranteed_error,
+    least_epsilon,
     miss,
     misses,
+    reproduce_command,
     rerun,
 )
 from .claim import LEAST_MEMORY, Claim
@@ -386,7 +388,8 @@ def _judge(claim: Claim, side: str, value: sp.Expr) -> tuple[Evidence | None, in
                 point=shown,
                 claim_value=str(mine),
                 other_value=str(count),
-                replay=_commands(name, pass_, record, point, spec, bool(machine)),
+                replay=_commands(name, pass_, record, point, spec, bool(machine))
+                + ("; " + reproduce_command(name, pass_, point) if "re-run" in machine else ""),
             ),
             compared,
             None,
@@ -396,9 +399,14 @@ def _judge(claim: Claim, side: str, value: sp.Expr) -> tuple[Evidence | None, in
 
 def _guaranteed(point: dict, guarantee: sp.Rational | None) -> bool:
     """Whether the low-rank run at ``point`` is within the point's epsilon on every input
-    with entries in [-B, B]: its guarantee, recomputed, at most epsilon."""
+    with entries in [-B, B]: its guarantee, recomputed, times max(1, B) at most epsilon
+    (:func:`attnio.claims.accuracy.least_epsilon`)."""
     again = guaranteed_error(int(point["d"]), int(point["g"]), point["B"])
-    return guarantee is not None and again == guarantee and again <= point["epsilon"]
+    return (
+        guarantee is not None
+        and again == guarantee
+        and least_epsilon(again, point["B"]) <= point["epsilon"]
+    )
 
 
 def _missed(claim: Claim, value: sp.Expr, missed: list) -> str | None:

@@ -58,6 +58,7 @@ from .accuracy import (
     EPSILONS,
     accuracy_text,
     guaranteed_error,
+    least_epsilon,
     reproduce_command,
     rerun,
 )
@@ -88,15 +89,17 @@ computes the gradient of the approximate output, with no bound against exact gra
 
 def _accuracies(claim: Claim, point: dict) -> Iterator[dict]:
     """The points of an approximate run at which the claim may be judged: each B of
-    :data:`ENTRY_BOUNDS` with a finite guaranteed error, at that error and at each larger
-    epsilon of :data:`EPSILONS`, inside the claim's scope."""
+    :data:`ENTRY_BOUNDS` with a finite guaranteed error, at the least epsilon it meets
+    (:func:`attnio.claims.accuracy.least_epsilon`) and at each larger epsilon of
+    :data:`EPSILONS`, inside the claim's scope."""
     if claim.bound.pass_.value not in ACCURATE_PASSES:
         return
     for entry_bound in ENTRY_BOUNDS:
         guarantee = guaranteed_error(point["d"], point["g"], entry_bound)
         if guarantee is None:
             continue
-        for epsilon in (guarantee, *(e for e in EPSILONS if e > guarantee)):
+        least = least_epsilon(guarantee, entry_bound)
+        for epsilon in (least, *(e for e in EPSILONS if e > least)):
             yield {**point, "B": entry_bound, "epsilon": epsilon, "guarantee": guarantee}
 
 

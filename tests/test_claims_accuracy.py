@@ -53,11 +53,12 @@ def _claim(expression: str, conditions: str):
 @pytest.mark.parametrize("d", [1, 2, 4, 8, 16, 64])
 def test_every_accuracy_point_is_guaranteed_within_its_epsilon(d) -> None:
     """Each accuracy point's guarantee is at least the method's error bound at its degree
-    and score range, and at most its epsilon; r is C(d + g, g)."""
+    and score range, and at most its epsilon, times B where B > 1 (so the point also meets
+    AS23's reading: V's entries within B, epsilon an absolute error); r is C(d + g, g)."""
     for point in accuracies(d, True):
         radius = float(d * point["B"] ** 2)
         assert error_bound(point["g"], radius) <= float(point["guarantee"])
-        assert point["guarantee"] <= point["epsilon"]
+        assert point["guarantee"] * max(1, point["B"]) <= point["epsilon"]
         assert point["r"] == math.comb(d + point["g"], point["g"])
 
 
@@ -70,7 +71,7 @@ def test_the_degree_chosen_for_an_epsilon_is_the_least(d) -> None:
         for epsilon in EPSILONS:
             least = next((g for g in range(MAX_DEGREE + 1)
                           if (e := guaranteed_error(d, g, entry_bound)) is not None
-                          and e <= epsilon), None)  # fmt: skip
+                          and e * max(1, entry_bound) <= epsilon), None)  # fmt: skip
             chosen = [p["g"] for p in points if p["B"] == entry_bound and p["epsilon"] == epsilon]
             assert (min(chosen) if chosen else None) == least, (entry_bound, epsilon)
 
@@ -80,7 +81,7 @@ def test_miss_points_have_no_guarantee_within_their_epsilon() -> None:
     epsilon."""
     for point in misses(4, True):
         guarantee = guaranteed_error(4, point["g"], point["B"])
-        assert guarantee is None or guarantee > point["epsilon"]
+        assert guarantee is None or guarantee * max(1, point["B"]) > point["epsilon"]
 
 
 def test_a_wrong_error_bound_refutes_nothing_the_adversary_disproves(optimistic) -> None:
