@@ -59,10 +59,74 @@ class Approximation:
 
     def output_bound(self, v_max: float) -> float:
         """Return the bound on ``|O~ - O|`` entrywise, for ``max|V| = v_max``."""
-        floor = math.exp(-self.radius) - self.delta
-        if floor <= 0:
-            return math.inf
-        return 2 * self.delta * v_max / floor + ROUNDING_SLACK
+        return _output_bound(self.delta, self.radius, v_max)
+
+
+MAX_DEGREE = 200
+"""Highest degree :func:`least_degree` tries (the rank r = C(d + g, g) grows fast with g)."""
+
+
+def interpolation_error(degree: int, radius: float) -> float:
+    """Return ``delta = e^R R^(g+1) / (2^g (g+1)!)``, the bound on ``|p - exp|`` on [-R, R].
+
+    The error of Chebyshev interpolation of exp at ``g + 1`` nodes (module docstring),
+    computed in logarithms so that high degrees neither overflow nor need the
+    interpolant; ``inf`` where it exceeds the floats.
+
+    Examples
+    --------
+    >>> interpolation_error(0, 1.0) == math.e
+    True
+    """
+    if isinstance(degree, bool) or not isinstance(degree, int) or degree < 0:
+        raise AlgorithmParameterError(f"degree={degree!r} must be a nonnegative integer")
+    if not (radius > 0 and math.isfinite(radius)):
+        raise AlgorithmParameterError(f"score radius {radius!r} must be positive and finite")
+    log_delta = (radius + (degree + 1) * math.log(radius) - degree * math.log(2)
+                 - math.lgamma(degree + 2))  # fmt: skip
+    return math.exp(log_delta) if log_delta < 700 else math.inf
+
+
+def _output_bound(delta: float, radius: float, v_max: float) -> float:
+    floor = math.exp(-radius) - delta
+    if floor <= 0:
+        return math.inf
+    return 2 * delta * v_max / floor + ROUNDING_SLACK
+
+
+def error_bound(degree: int, radius: float) -> float:
+    """Return the bound on ``|O~ - O| / max|V|`` of polynomial attention at ``degree``.
+
+    It holds entrywise for every input whose scores lie in [-R, R] (entries of Q and K
+    within B, ``R = d B^2``): ``2 delta / (e^-R - delta)`` plus :data:`ROUNDING_SLACK`
+    (module docstring), ``inf`` when ``delta >= e^-R``. Equal to
+    ``approximate_exp(degree, radius).output_bound(1.0)`` without building the
+    interpolant, so any degree costs the same.
+
+    Examples
+    --------
+    >>> error_bound(1, 1.0)
+    inf
+    >>> error_bound(3, 1.0) < 0.081
+    True
+    """
+    return _output_bound(interpolation_error(degree, radius), radius, 1.0)
+
+
+def least_degree(radius: float, epsilon: float, max_degree: int = MAX_DEGREE) -> int | None:
+    """Return the least degree g <= ``max_degree`` whose :func:`error_bound` is at most
+    ``epsilon``, or None: polynomial attention at that degree is within ``epsilon *
+    max|V|`` of exact attention on every input with scores in [-R, R].
+
+    Examples
+    --------
+    >>> least_degree(1.0, 0.1), least_degree(4.0, 0.1), least_degree(1.0, 1e-30)
+    (3, 12, None)
+    """
+    for degree in range(max_degree + 1):
+        if error_bound(degree, radius) <= epsilon:
+            return degree
+    return None
 
 
 def approximate_exp(degree: int, radius: float) -> Approximation:
@@ -81,8 +145,7 @@ def approximate_exp(degree: int, radius: float) -> Approximation:
     cheb = Chebyshev.interpolate(np.exp, degree, domain=[-radius, radius])
     poly = cheb.convert(kind=Polynomial, domain=[-radius, radius], window=[-radius, radius])
     coefficients = tuple(np.pad(poly.coef, (0, degree + 1 - len(poly.coef))).tolist())
-    delta = math.exp(radius) * radius ** (degree + 1) / (2**degree * math.factorial(degree + 1))
-    return Approximation(degree, float(radius), coefficients, delta)
+    return Approximation(degree, float(radius), coefficients, interpolation_error(degree, radius))
 
 
 @cache

@@ -17,6 +17,7 @@ from attnio.bounds.arguments import positive_integer
 from attnio.bounds.record import Bound, Regime
 
 from . import approximate, reference
+from .entries import ENTRY_PATTERNS, entry_inputs, known_error
 from .errors import AlgorithmParameterError, MaskError
 from .machine import Counts, TwoLevelMachine, blocks
 from .masks import (
@@ -106,15 +107,20 @@ def _positive(name: str, value: object) -> int:
 
 
 def inputs(
-    n: int, d: int, seed: int = 0, entry_bound: float | None = None
+    n: int,
+    d: int,
+    seed: int = 0,
+    entry_bound: float | None = None,
+    entries: str = "uniform",
+    approx: approximate.Approximation | None = None,
 ) -> dict[str, np.ndarray]:
-    """Return seeded Q, K, V (n x d); entries uniform in [-B, B] when ``entry_bound`` is given."""
+    """Return seeded Q, K, V (n x d); with ``entry_bound``, Q and K entries in [-B, B] from
+    the family ``entries`` of :data:`attnio.algorithms.entries.ENTRY_PATTERNS` (uniform
+    by default; ``two-scores`` needs the polynomial ``approx``)."""
+    if entry_bound is not None:
+        return entry_inputs(entries, n, d, entry_bound, approx, seed)
     rng = np.random.default_rng(seed)
-    if entry_bound is None:
-        Q, K, V = (rng.standard_normal((n, d)) / d**0.25 for _ in range(3))
-    else:
-        Q, K = (rng.uniform(-entry_bound, entry_bound, (n, d)) for _ in range(2))
-        V = rng.standard_normal((n, d))
+    Q, K, V = (rng.standard_normal((n, d)) / d**0.25 for _ in range(3))
     return {"Q": Q, "K": K, "V": V}
 
 
@@ -206,6 +212,7 @@ def simulate(
     block_density: float | None = None,
     degree: int | None = None,
     entry_bound: float | None = None,
+    entries: str | None = None,
     max_words: int = MAX_WORDS,
     max_transfers: int = MAX_TRANSFERS,
 ) -> Run:
@@ -220,6 +227,11 @@ def simulate(
     degree, entry_bound
         ``low-rank`` only: polynomial degree g, and the bound B on the entries of
         Q and K (default ``1 / sqrt(d)``, so the score range is [-1, 1]).
+    entries
+        ``low-rank`` only: the family of the inputs, one of
+        :data:`~attnio.algorithms.entries.ENTRY_PATTERNS` (default ``uniform``); on
+        ``constant`` and ``two-scores`` the run's note gives the error known in closed
+        form, which the measured ``error`` matches.
 
     max_words
         Refuse (before allocating) a run estimated to need more words of memory
@@ -289,11 +301,19 @@ def simulate(
             raise AlgorithmParameterError(
                 f"entry_bound={entry_bound!r} must be positive and finite"
             )
+        if entries is None:
+            entries = "uniform"
+        if entries not in ENTRY_PATTERNS:
+            raise AlgorithmParameterError(
+                f"entries={entries!r} is not one of: {', '.join(ENTRY_PATTERNS)}"
+            )
         approx = approximate.approximate_exp(degree, d * entry_bound**2) if numeric else None
         options.update(degree=degree, approx=approx)
         params["r"] = approximate.feature_rank(d, degree)
     elif degree is not None:
         raise AlgorithmParameterError(f"{algorithm} is exact; degree applies only to low-rank")
+    elif entries is not None:
+        raise AlgorithmParameterError(f"{algorithm} is exact; entries applies only to low-rank")
 
     record = get(algo.counts[pass_])
     used = {k: v for k, v in params.items() if k in record.parameters}
@@ -302,7 +322,8 @@ def simulate(
     _check_transfers(None if closed is None else closed // d, max_transfers, shown)
 
     machine = TwoLevelMachine(M, numeric=numeric, algorithm=f"{algorithm} {pass_}")
-    data = _place(machine, pass_, n, d, seed, entry_bound if approx else None, fine_mask)
+    data = _place(machine, pass_, n, d, seed, entry_bound if approx else None, fine_mask,
+                  entries or "uniform", approx)  # fmt: skip
     algo.runners[pass_](machine, n, d, **options)
 
     note = ""
@@ -311,6 +332,10 @@ def simulate(
     error = bound = None
     if numeric:
         error, bound, remark = _compare(machine, algorithm, pass_, data, fine_mask, approx)
+        if approx is not None and pass_ == "forward" and entries != "uniform":
+            known = known_error(entries, n, d, entry_bound, approx, seed)
+            if known is not None:
+                remark = f"{entries} inputs: error known in closed form {known:.3g} * max|V|"
         note = "; ".join(part for part in (note, remark) if part)
     return Run(
         algorithm,
@@ -337,13 +362,15 @@ def _place(
     seed: int,
     entry_bound: float | None,
     mask: np.ndarray | None,
+    entries: str = "uniform",
+    approx: approximate.Approximation | None = None,
 ) -> dict[str, np.ndarray]:
     names = ("Q", "K", "V") if pass_ == "forward" else ("Q", "K", "V", "O", "dO", "L")
     if not machine.numeric:
         for name in names:
             machine.put(name, (n, 1 if name == "L" else d))
         return {}
-    data = inputs(n, d, seed, entry_bound)
+    data = inputs(n, d, seed, entry_bound, entries, approx)
     if pass_ == "backward":
         forward = reference.attention(data["Q"], data["K"], data["V"], mask)
         data["O"], data["L"] = forward.O, forward.L

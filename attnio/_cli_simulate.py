@@ -76,6 +76,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         metavar="B",
         help="bound on |Q|, |K| entries (low-rank; default 1/sqrt(d))",
     )
+    parser.add_argument(
+        "--entries",
+        choices=("uniform", "constant", "two-scores"),
+        help="family of the inputs (low-rank; default uniform): constant scores per query "
+        "(the polynomial is exact), or the two scores where it errs most (its error is "
+        "known in closed form)",
+    )
     parser.add_argument("--seed", type=count(0), default=0, help="seed of the random inputs")
     parser.add_argument(
         "--count-only",
@@ -137,6 +144,7 @@ def run(args: argparse.Namespace) -> int:
         block_density=args.block_density,
         degree=args.degree,
         entry_bound=args.entry_bound,
+        entries=args.entries,
         max_words=args.max_words,
         max_transfers=args.max_transfers,
     )
@@ -201,6 +209,8 @@ def _run_sweep(args: argparse.Namespace) -> int:
         raise ValueError("--M and --sweep exclude each other; --sweep M=LO:HI gives the range")
     if args.mask is not None:
         raise ValueError("--mask applies to one run; sweeps draw random masks (--block-density)")
+    if args.entries is not None:
+        raise ValueError("--entries applies to one run; sweeps count words only")
     if args.plot:
         writable_file("--plot", args.plot)
         suffix = Path(args.plot).suffix.lower().lstrip(".")

@@ -22,7 +22,9 @@ provenance checks (``attnio.bounds.provenance``):
   ``AS22``, since ``AS24`` is a paper of the same authors);
 * (c) conditions widened beyond the quoted theorem: ``drop-condition-K`` (the K-th
   relation of a stated, stated-secondary or reconstructed record's ``and``-conditions
-  dropped, when the cache does not imply it).
+  dropped, when the cache does not imply it), caught where another record quotes the same
+  theorem (a tight whole and its halves) or where the record gives its source's range
+  (``source_range``, checked by ``conditions_within_source_range``).
 
 Mutants of these classes not generated, because the catalog's text cannot show them wrong
 without the paper itself: a stated-secondary record whose source names a theorem raised
@@ -115,6 +117,7 @@ CHECKS = (
     provenance.check_stated_records_cite_a_theorem,
     provenance.check_references_resolve,
     provenance.check_quoted_theorems_agree,
+    provenance.check_conditions_within_source_range,
     consistency.check_cells_covered,
     consistency.check_expressions_defined,
     consistency.check_conditions_within_cache,

@@ -13,6 +13,10 @@ conditions against what the cited source states.
   applies only where the whole does, and when the halves cover both cache sizes, the whole
   applies only where one of them does. A record's conditions widened beyond its theorem's
   range show up as a half wider than its whole, or a whole wider than its halves.
+- :func:`check_conditions_within_source_range`: a record that gives the range its cited
+  statement is made for (``source_range``, quoted from the paper) applies only inside
+  it, and records quoting one statement give it one range. This catches a widening no
+  other record shows (a theorem quoted by a single record).
 
 Each check returns ``(passed, detail)`` like the others of ``attnio verify``.
 """
@@ -28,7 +32,7 @@ from .catalog import catalog
 from .checks import Check
 from .citations import ATTNIO_KEY, KEYS, Citation, citations, entries
 from .errors import RecordError
-from .record import Bound, Cache, Kind, Status
+from .record import QUOTING, Bound, Cache, Kind, Status
 
 THEOREM_WORDS = ("Thm.", "Lem.", "Prop.", "Cor.", "Alg.")
 """Locators that name a statement of a paper (:func:`attnio.bounds.citations.citations`)."""
@@ -36,16 +40,19 @@ THEOREM_WORDS = ("Thm.", "Lem.", "Prop.", "Cor.", "Alg.")
 SECONDARY_WORDS = ("abstract", "summary", "summaries", "review", "candidate", "not retrieved")
 """Words of a source that say the formula was not read in the theorem's text."""
 
-QUOTED = frozenset({Status.STATED, Status.STATED_SECONDARY, Status.RECONSTRUCTED})
+QUOTED = frozenset(QUOTING)
 """Evidence levels whose conditions quote (or reconstruct) a paper's statement."""
 
 
-def _points():
+def _points(edges: bool = False):
     """Points of every shape the conditions distinguish: n below and above d, M on both sides
-    of d^2 and of nd, full masks (Z = n^2, s = 1) and a rank r = d + 1."""
+    of d^2 and of nd, full masks (Z = n^2, s = 1) and a rank r = d + 1; with ``edges``
+    also M next to d and d^2 (d - 1, d + 1, d^2 + 1), where ranges like d <= M begin."""
     for n_val, d_val in itertools.product((1, 2, 4, 16, 64, 256), (1, 2, 4, 16, 64)):
         memories = {3, 4, d_val, d_val**2 - 1, d_val**2, 4 * d_val**2, n_val * d_val,
                     n_val * d_val + 1, 2 * n_val**2 * d_val}  # fmt: skip
+        if edges:
+            memories |= {d_val - 1, d_val + 1, d_val**2 + 1}
         for m_val in sorted(m for m in memories if m >= 3):
             yield {
                 "n": n_val,
@@ -221,10 +228,65 @@ def check_quoted_theorems_agree() -> tuple[bool, str]:
     return (not bad), "; ".join(bad[:3]) or f"{compared} quoted theorems agree with their halves"
 
 
+def _holds(relation: sp.Basic, point: dict) -> bool:
+    """Whether ``relation`` (over the catalog's symbols) is true at ``point``."""
+    value = relation.subs({sym: point[str(sym)] for sym in relation.free_symbols})
+    return value is sp.true
+
+
+def check_conditions_within_source_range() -> tuple[bool, str]:
+    """Every record that gives its source's range applies only inside it, and records quoting
+    one statement give it one range.
+
+    A quoted record's conditions are part of what it quotes (docs/evidence.md): a record
+    applying where its cited statement is not made (DFE22 Thm 2's FlashAttention bound
+    without ``d <= M``) states more than its source. The range is data
+    (``source_range``, docs/catalog.md), so the widening shows: at points of every shape
+    (:func:`_points`, with M next to d and d^2), wherever a record applies (its cache size
+    and conditions), its ``source_range`` must hold. A record that applies at no point
+    fails (the check would be vacuous for it), and so do two records quoting the same
+    theorem of the same paper with different ranges.
+    """
+    bad, checked, compared = [], 0, 0
+    points = list(_points(edges=True))
+    ranges: dict[tuple[str, str], list[Bound]] = {}
+    for bound in catalog():
+        if bound.source_range is None:
+            continue
+        checked += 1
+        inside = [point for point in points if _in_scope(bound, point)]
+        compared += len(inside)
+        outside = next((p for p in inside if not _holds(bound.source_range, p)), None)
+        if not inside:
+            bad.append(f"{bound.name} applies at no point of the grid: its range is unchecked")
+        elif outside is not None:
+            bad.append(
+                f"{bound.name} applies at n={outside['n']}, d={outside['d']}, M={outside['M']}, "
+                f"outside the range of its source ({bound.source}: {bound.source_range})"
+            )
+        try:
+            cited = [c for c in citations(bound) if c.key != ATTNIO_KEY]
+        except RecordError:
+            continue  # check_references_resolve reports it
+        for citation in cited:
+            for statement in _statements(citation):
+                ranges.setdefault((citation.key, statement), []).append(bound)
+    for (key, statement), members in ranges.items():
+        if len({m.source_range for m in members}) > 1:
+            shown = "; ".join(f"{m.name}: {m.source_range}" for m in members)
+            bad.append(f"records quoting {key} {statement} give different ranges ({shown})")
+    if not checked:
+        return False, "no record gives its source's range (source_range): the check is vacuous"
+    return (not bad), "; ".join(bad[:3]) or (
+        f"{checked} records inside their source's range at {compared} points"
+    )
+
+
 CHECKS: tuple[Check, ...] = (
     check_stated_records_cite_a_theorem,
     check_references_resolve,
     check_quoted_theorems_agree,
+    check_conditions_within_source_range,
 )
 """The provenance checks, in the order ``attnio verify`` runs them."""
 
@@ -233,6 +295,7 @@ __all__ = [
     "QUOTED",
     "SECONDARY_WORDS",
     "THEOREM_WORDS",
+    "check_conditions_within_source_range",
     "check_quoted_theorems_agree",
     "check_references_resolve",
     "check_stated_records_cite_a_theorem",

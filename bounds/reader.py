@@ -16,6 +16,7 @@ adds its one field of its own (``constant``). docs/catalog.md shows the format::
     asymptotic = "n**2*d**2/M"          # inside O / Omega / Theta
     expression = "n**2*d**2/(8*M) - M"  # the explicit form, constants and all
     conditions = "M >= d**2"            # where it holds (default: always)
+    source_range = "M >= d**2"          # quoted records: the range the cited statement states
     algorithm = "flash"                 # upper bounds: the algorithm whose cost this is
     reduces_to = "dense-forward-count"  # sparse records: the dense record at full density
     source = "SY24 Lemma 3.4"           # short name and theorem, or attnio's derivation
@@ -49,6 +50,7 @@ FIELDS = (
     "asymptotic",
     "expression",
     "conditions",
+    "source_range",
     "algorithm",
     "reduces_to",
     "source",
@@ -225,6 +227,12 @@ def record_from_table(
             f"{where}: field 'conditions': {table['conditions']!r} admits no point with "
             "n, d, M >= 1 (always false)"
         )
+    source_range = expression("source_range", relation=True)
+    if source_range is sp.false:
+        raise RecordError(
+            f"{where}: field 'source_range': {table['source_range']!r} admits no point with "
+            "n, d, M >= 1 (always false)"
+        )
     algorithm = _text(table, "algorithm", where)
     if algorithm is not None and kind is Kind.LOWER:
         raise RecordError(
@@ -247,6 +255,7 @@ def record_from_table(
             notes=_text(table, "notes", where, defaults.get("notes", "")),
             reduces_to=_text(table, "reduces_to", where),
             label=_text(table, "label", where, defaults.get("label", "")).strip(),
+            source_range=source_range,
         )
     except RecordError as error:  # the record names itself a bound: say it once
         raise RecordError(f"{context}{error}" if noun == "bound" else f"{where}: {error}") from None

@@ -103,6 +103,10 @@ def _as_expr(value: object, what: str, name: str) -> sp.Expr | None:
     return expr
 
 
+QUOTING = (Status.STATED, Status.STATED_SECONDARY, Status.RECONSTRUCTED)
+"""Evidence levels whose record quotes (or reconstructs) a paper's statement, and so may
+record the range that statement is made for (``source_range``)."""
+
 BASE_PARAMETERS = frozenset({"n", "d", "M"})
 """The problem sizes every record may use."""
 
@@ -141,6 +145,12 @@ class Bound:
     label : str
         The reader's name of the record in tables and figure legends
         (:func:`attnio.bounds.labels.label`); empty when it has none.
+    source_range : sympy.Boolean or None
+        The range of the cited statement as its source states it (``d <= M and M <=
+        d*n`` for DFE22 Thm 2), for records that quote a paper (:data:`QUOTING`); the
+        record's conditions must imply it (provenance check
+        :func:`attnio.bounds.provenance.check_conditions_within_source_range`). ``None``
+        when it is not recorded.
     """
 
     name: str
@@ -157,6 +167,7 @@ class Bound:
     notes: str = ""
     reduces_to: str | None = None
     label: str = ""
+    source_range: sp.Basic | None = None
     parameters: tuple[str, ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
@@ -175,6 +186,18 @@ class Bound:
         conditions = sp.true if self.conditions is None else sp.sympify(self.conditions)
         _as_expr(conditions, "conditions", self.name)
         object.__setattr__(self, "conditions", conditions)
+        if self.source_range is not None:
+            source_range = sp.sympify(self.source_range)
+            _as_expr(source_range, "source_range", self.name)
+            if source_range is sp.false:
+                raise RecordError(f"bound {self.name!r}: source_range is always false")
+            if self.status not in QUOTING:
+                raise RecordError(
+                    f"bound {self.name!r}: source_range is the range a cited paper states; "
+                    f"status {self.status.value!r} quotes no paper (it needs one of: "
+                    f"{', '.join(s.value for s in QUOTING)})"
+                )
+            object.__setattr__(self, "source_range", source_range)
         if self.asymptotic is None and self.status not in (
             Status.OPEN,
             Status.CLAIMED_UNRETRIEVED,

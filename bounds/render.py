@@ -178,13 +178,14 @@ def latex_math(expr: sp.Basic, abbreviations: dict[sp.Basic, sp.Symbol] | None =
 def abbreviations(bounds: Sequence[Bound], columns: Sequence[str]) -> dict[sp.Basic, sp.Symbol]:
     """Name each distinct floor (a block size or tile side) in the shown cells b_1, b_2, ...
 
-    Only the ``explicit`` and ``conditions`` columns hold floors; the caption defines the
-    names (:func:`_definitions`).
+    Only the explicit forms (in the ``explicit`` column, or the ``bound`` column when there
+    is none) and the ``conditions`` column hold floors; the caption defines the names
+    (:func:`_definitions`).
     """
     found: list[sp.Basic] = []
     for bound in bounds:
         exprs = []
-        if "explicit" in columns and bound.explicit is not None:
+        if {"explicit", "bound"} & set(columns) and bound.explicit is not None:
             exprs.append(bound.explicit)
         if "conditions" in columns:
             exprs.append(bound.conditions)
@@ -219,6 +220,33 @@ def latex_statement(bound: Bound) -> str:
     return rf"${_PREFIX[bound.kind]}\bigl({latex_math(bound.asymptotic)}\bigr)$"
 
 
+_RELATION = {Kind.LOWER: r"\geq", Kind.UPPER: r"\leq", Kind.TIGHT: "="}
+
+
+def is_exact_count(bound: Bound) -> bool:
+    """Whether ``bound``'s explicit form is an algorithm's exact count of the words it moves
+    (a derived upper bound of an algorithm), not a bound on the least I/O of any schedule."""
+    return bound.kind is Kind.UPPER and bound.status is Status.DERIVED and bool(bound.algorithm)
+
+
+def explicit_relation(bound: Bound) -> str:
+    """Return the left side of ``bound``'s explicit form in LaTeX: ``\\mathrm{I/O} =`` for an
+    algorithm's exact count (:func:`is_exact_count`), else ``Q \\geq``, ``Q \\leq`` or
+    ``Q =``, a relation to the least I/O ``Q`` of any schedule.
+
+    Examples
+    --------
+    >>> from attnio.bounds import get
+    >>> print(explicit_relation(get("dense-forward-compulsory")))
+    Q \\geq
+    >>> print(explicit_relation(get("flash-forward-count")))
+    \\mathrm{I/O} =
+    """
+    if is_exact_count(bound):
+        return r"\mathrm{I/O} ="
+    return f"Q {_RELATION[bound.kind]}"
+
+
 _Names = dict[sp.Basic, sp.Symbol]
 
 
@@ -250,14 +278,15 @@ _REGIME_MATH = {
 }
 
 
-def _pieces(expr: sp.Expr, names: _Names) -> str:
-    """A piecewise expression as one line per piece: ``$e_1$ if $c_1$; $e_2$ otherwise``."""
+def _pieces(expr: sp.Expr, names: _Names, head: str = "") -> str:
+    """A piecewise expression as one line per piece: ``$e_1$ if $c_1$; $e_2$ otherwise``,
+    ``head`` (a relation's left side) before the first."""
     if not isinstance(expr, sp.Piecewise):
-        return f"${latex_math(expr, names)}$"
+        return f"${head}{latex_math(expr, names)}$"
     lines = []
-    for piece, cond in expr.args:
+    for k, (piece, cond) in enumerate(expr.args):
         when = "otherwise" if cond is sp.true else f"if {_math_or_conjuncts(cond, names)}"
-        lines.append(f"${latex_math(piece, names)}$ {when}")
+        lines.append(f"${'' if k else head}{latex_math(piece, names)}$ {when}")
     return ";\\newline ".join(lines)
 
 
@@ -270,6 +299,16 @@ def _latex_leading(bound: Bound, names: _Names) -> str:
 
 def _latex_explicit(bound: Bound, names: _Names) -> str:
     return "--" if bound.explicit is None else _pieces(bound.explicit, names)
+
+
+def _latex_bound(bound: Bound, names: _Names) -> str:
+    """The explicit form as a relation (``Q \\geq ...``, ``\\mathrm{I/O} = ...``, see
+    :func:`explicit_relation`) where the record has one, else the asymptotic statement: the
+    ``bound`` cell of a table with no ``explicit`` column, so that rows of one asymptotic form
+    but different constants differ."""
+    if bound.explicit is None:
+        return latex_statement(bound)
+    return _pieces(bound.explicit, names, explicit_relation(bound) + " ")
 
 
 STATUS_MARKS: dict[Status, tuple[str, str]] = {
@@ -294,14 +333,16 @@ class _Column:
 
 LATEX_COLUMNS: dict[str, _Column] = {
     "name": _Column("", 0.27, lambda b, _: _breakable(latex_escape(_reader_name(b)))),
-    "bound": _Column("Bound", 0.31, lambda b, _: latex_statement(b)),
+    "bound": _Column("Bound", 0.31, _latex_bound),
     "explicit": _Column("Explicit form", 0.42, _latex_explicit),
     "leading": _Column("Leading term", 0.27, _latex_leading),
     "conditions": _Column("Conditions", 0.21, _latex_condition),
     "source": _Column("Source", 0.21, lambda b, _: _source(b)),
     "status": _Column("Ev.", 0.0, lambda b, _: STATUS_MARKS[b.status][0], centred=True),
 }
-"""The columns ``render_latex`` can show, with their share of the line width."""
+"""The columns ``render_latex`` can show, with their share of the line width. ``bound`` shows a
+record's explicit form where it has one, its asymptotic statement otherwise; beside an
+``explicit`` column, always the asymptotic statement."""
 
 DEFAULT_LATEX_COLUMNS = ("name", "bound", "conditions", "source", "status")
 """Columns that fit a 3.3-inch column of a two-column article."""
@@ -373,14 +414,22 @@ def _groups(bounds: Sequence[Bound]) -> list[tuple[tuple[Regime, Pass], list[Bou
     return [(key, sorted(rows, key=lambda b: _KIND_ORDER[b.kind])) for key, rows in grouped.items()]
 
 
+def _explicit_in_bound(columns: Sequence[str]) -> bool:
+    """Whether the ``bound`` column carries the explicit forms: when no column of their own does."""
+    return "bound" in columns and "explicit" not in columns
+
+
 def _rows(bounds: Sequence[Bound], columns: Sequence[str], names: _Names) -> list[str]:
+    cells = [LATEX_COLUMNS[c].cell for c in columns]
+    if {"bound", "explicit"} <= set(columns):  # the explicit forms have a column of their own
+        cells[list(columns).index("bound")] = lambda bound, _: latex_statement(bound)
     lines = []
     previous = None
     for bound in bounds:
         if previous is not None and bound.kind is not previous:
             lines.append(r"\addlinespace[2pt]")
         previous = bound.kind
-        lines.append(" & ".join(LATEX_COLUMNS[c].cell(bound, names) for c in columns) + r" \\")
+        lines.append(" & ".join(cell(bound, names) for cell in cells) + r" \\")
     return lines
 
 
@@ -402,6 +451,12 @@ def _caption(bounds: Sequence[Bound], columns: Sequence[str], what: str, names: 
             f"${latex_math(symbols.ALL[name])}$ is {symbols.MEANINGS[name]}" for name in extra
         )
         text += f" Here {meanings}."
+    if _explicit_in_bound(columns):
+        counts = {is_exact_count(b) for b in bounds if b.explicit is not None}
+        if False in counts:
+            text += r" $Q$ is the least I/O of any schedule."
+        if True in counts:
+            text += r" $\mathrm{I/O}$ is the number of words the algorithm moves."
     if "leading" in columns:
         text += (
             r" Leading terms assume $n \geq d$ and $d \leq M \leq d^{2}$ (small cache) or "
@@ -429,25 +484,32 @@ def _label(key: tuple | None, prefix: str = LABEL_PREFIX) -> str:
     return rf"\label{{{prefix}-{'-'.join(getattr(k, 'value', k) for k in key)}}}"
 
 
-_SIDES = {"lower": "lower bounds", "upper": "tight bounds and algorithms"}
-"""The two floats of a regime and pass: its lower bounds, then its tight and upper bounds."""
+_SIDES = {
+    "lower": "lower bounds",
+    "upper": "tight and upper bounds",
+    "counts": "algorithms' exact I/O counts",
+}
+"""The floats of a regime and pass: its lower bounds, its tight and upper bounds, and the
+exact counts of its algorithms (:func:`is_exact_count`)."""
 
 
 def _sided(bounds: Sequence[Bound]) -> list[tuple[tuple, list[Bound]]]:
-    """The float groups: per regime and pass, the lower bounds and the rest apart.
+    """The float groups: per regime and pass, the lower bounds, the tight and upper bounds,
+    and the exact counts apart.
 
     One float per regime and pass outgrew a page once the dense cells had two families of
-    derived lower bounds and five algorithms each, so each gets two floats.
+    derived lower bounds and five algorithms each, so each got two; once the rows showed
+    the explicit forms, the algorithms' exact counts outgrew a two-column page beside the
+    published upper bounds, so they got a third.
     """
     found = []
     for (regime, pass_), rows in _groups(bounds):
-        lower = [b for b in rows if b.kind is Kind.LOWER]
-        rest = [b for b in rows if b.kind is not Kind.LOWER]
-        found += [
-            ((regime, pass_, side), part)
-            for side, part in (("lower", lower), ("upper", rest))
-            if part
-        ]
+        sides = {
+            "lower": [b for b in rows if b.kind is Kind.LOWER],
+            "upper": [b for b in rows if b.kind is not Kind.LOWER and not is_exact_count(b)],
+            "counts": [b for b in rows if is_exact_count(b)],
+        }
+        found += [((regime, pass_, side), part) for side, part in sides.items() if part]
     return found
 
 
@@ -535,7 +597,8 @@ def render_latex(
         One of :data:`LAYOUTS`.
     label_prefix
         Start of each table's ``\\label``: ``PREFIX-dense-forward-lower`` (its lower bounds),
-        ``PREFIX-dense-forward-upper`` (its tight bounds and algorithms) and so on (a
+        ``PREFIX-dense-forward-upper`` (its tight and upper bounds),
+        ``PREFIX-dense-forward-counts`` (its algorithms' exact counts) and so on (a
         longtable: ``PREFIX-bounds``). Give each set of tables in one document its own.
 
     Notes

@@ -20,14 +20,28 @@ the point's Z, s and s_c are those of that mask, so every point is realised by a
 mask (n <= Z <= n^2) and every value is an integer of the real domain (M at least
 :data:`~attnio.claims.claim.LEAST_MEMORY`).
 
+Approximate claims are judged at *accuracy points* (:func:`attnio.claims.accuracy.accuracies`):
+for each entry bound B and epsilon, the least polynomial degree g whose worst-case error
+bound over every input with Q and K entries in [-B, B] meets epsilon, with r = C(d + g,
+g), so a claim scoped to large entries or fine accuracies is compared with the low-rank
+run that satisfies it. Only there does the low-rank count refute a lower side; a point
+where the degree has no such guarantee refutes nothing, and where its count is below the
+claim the evidence names its error on the two-score adversary (the certificate that it
+misses the claim's accuracy, :func:`attnio.claims.accuracy.miss`). The backward pass
+has no error bound against exact gradients and refutes no lower side; an upper bound
+on a named approximate algorithm is compared with its count at every point, whatever its
+accuracy.
+
 The grid is screened in floating point; each candidate is then re-evaluated exactly
-(sympy rationals: the claim's scope and domain, the record's conditions, both values)
-before it is shown, and where the run is small enough (:data:`MACHINE_TRANSFERS`) the
-machine runs it and must move exactly the count's words. Larger points rest on the
-derived record, as a z3 refutation by it does. Approximate algorithms' counts say nothing
-of their error, so they refute nothing here (:mod:`attnio.claims.counting` judges
-accurate low-rank runs), and a lower side in s or s_c (a block shape's density) is
-compared with no count.
+(sympy rationals: the claim's scope and domain, the record's conditions, both values,
+an approximate point's guarantee) before it is shown, and where the run is small enough
+(:data:`MACHINE_TRANSFERS`) the machine runs it and must move exactly the count's words
+(a refuting low-rank run is repeated on numeric inputs of every family of
+:data:`attnio.algorithms.entries.ENTRY_PATTERNS` and must match the errors known in
+closed form, :func:`attnio.claims.accuracy.rerun`). Larger points rest on the derived
+record (and an approximate one on the error bound of the polynomial method), as a z3
+refutation by it does. A lower side in s or s_c (a block shape's density) is compared
+with no count.
 """
 
 from __future__ import annotations
@@ -50,7 +64,18 @@ from attnio.algorithms.masks import (
 from attnio.bounds import Bound, Kind, Regime, Status, get
 from attnio.bounds.symbols import ALL
 
+from .accuracy import (
+    accuracies,
+    accuracy_text,
+    guaranteed_error,
+    least_epsilon,
+    miss,
+    misses,
+    reproduce_command,
+    rerun,
+)
 from .claim import LEAST_MEMORY, Claim
+from .counting import ACCURATE_PASSES
 from .verdict import Evidence, sampled_evidence
 
 SIZES_N = (1, 2, 3, 4, 8, 16, 37, 64, 256, 1024, 4096, 2**14, 2**16, 2**20)
@@ -79,6 +104,13 @@ NUMERIC_MAX_N = 64
 CANDIDATES = 40
 """Candidates of the floating-point screen re-evaluated exactly, per side, before giving up."""
 
+APPROXIMATE_D = (1, 2, 4, 8, 16, 64)
+"""Head dimensions of the approximate points."""
+
+APPROXIMATE_MEMORIES = tuple(2**k for k in range(3, 31, 3))
+"""Memory sizes of the approximate points besides each algorithm's thresholds
+(:func:`approximate_memories`)."""
+
 
 def memories(n: int, d: int) -> list[int]:
     """Memory sizes of the grid at (n, d): every power of two from 4 to 2^30, the least
@@ -86,6 +118,16 @@ def memories(n: int, d: int) -> list[int]:
     values = {2**k for k in range(2, 31)} | {LEAST_MEMORY}
     values |= {4 * d + 2, 5 * d + 3, 5 * d + 4, 6 * d + 3, 9 * d + 2, 10 * d + 2, 12 * d,
                d * d - 1, d * d, d * d + 1, 4 * d * d, n * d, 2 * n * d + 8, n * n}  # fmt: skip
+    return sorted(v for v in values if v >= LEAST_MEMORY)
+
+
+def approximate_memories(d: int, r: int) -> list[int]:
+    """Memory sizes of an approximate point: :data:`APPROXIMATE_MEMORIES`, the least
+    memory, the blocked low-rank schedule's least (4d + 2) and the least that keeps the
+    r x (d + 1) feature table resident (2d + r(d + 2) + 1), and twice each."""
+    values = {LEAST_MEMORY, *APPROXIMATE_MEMORIES}
+    for least in (4 * d + 2, 2 * d + r * (d + 2) + 1):
+        values |= {least, 2 * least}
     return sorted(v for v in values if v >= LEAST_MEMORY)
 
 
@@ -114,6 +156,13 @@ def _holds_fast(relation: sp.Basic, values: dict[str, float]) -> bool:
 
 
 @functools.cache
+def _as_float(value: object) -> float:
+    """``value`` (an int or a sympy number) as a float, for the screen; cached, since the
+    accuracy points repeat a few rationals (B, epsilon) over the whole grid."""
+    return float(value)
+
+
+@functools.cache
 def _pattern_point(spec: str, n: int, rows: int, cols: int) -> dict | None:
     """Z, s and s_c of the block mask covering ``spec`` with ``rows`` x ``cols`` blocks."""
     if spec == "full":  # every block set, at any n
@@ -132,9 +181,9 @@ def _pattern_point(spec: str, n: int, rows: int, cols: int) -> dict | None:
 def _records(claim: Claim, side: str) -> list[tuple[str, Bound]]:
     """(algorithm, its derived exact count) the claim's ``side`` is compared with."""
     bound = claim.bound
-    if bound.regime is Regime.APPROXIMATE:
-        return []
     pass_ = bound.pass_.value
+    if bound.regime is Regime.APPROXIMATE and side == "lower" and pass_ not in ACCURATE_PASSES:
+        return []
     names = [bound.algorithm] if side == "upper" else list(ALGORITHMS)
     found = []
     for name in names:
@@ -145,6 +194,34 @@ def _records(claim: Claim, side: str) -> list[tuple[str, Bound]]:
         if record.status is Status.DERIVED and record.explicit is not None:
             found.append((name, record))
     return found
+
+
+def _fewest(points: tuple[dict, ...], used: set[str]) -> list[dict]:
+    """The accuracy points of least rank for each value of the parameters in ``used``
+    (B, epsilon): the low-rank count never decreases with r, so for a lower side that
+    uses neither g nor r the others cannot refute where these do not."""
+    if {"g", "r"} & used:
+        return list(points)
+    least: dict[tuple, dict] = {}
+    for point in points:
+        key = tuple(point[k] for k in ("B", "epsilon") if k in used)
+        if key not in least or point["r"] < least[key]["r"]:
+            least[key] = point
+    return list(least.values())
+
+
+def _approximate_points(epsilons: bool, lower: bool, used: set[str]) -> Iterator[tuple[dict, None]]:
+    """Accuracy points of the grid (module docstring): n, d, M, g, r, B, epsilon and the
+    guarantee (None at the points of a lower side where the degree misses epsilon); for a
+    lower side only the least ranks (:func:`_fewest`) of the claim's parameters ``used``."""
+    for d in APPROXIMATE_D:
+        chosen = accuracies(d, epsilons)
+        if lower:
+            chosen = (*_fewest(chosen, used), *_fewest(misses(d, epsilons), used))
+        for accuracy in chosen:
+            for n in SIZES_N:
+                for M in approximate_memories(d, accuracy["r"]):
+                    yield {"n": n, "d": d, "M": M, **accuracy}, None
 
 
 def _points(name: str, pass_: str, sparse: bool) -> Iterator[tuple[dict, str | None]]:
@@ -175,9 +252,14 @@ def _exact(expr: sp.Expr, point: dict) -> sp.Expr | None:
     return value if value.is_real and value.is_finite else None
 
 
-def _machine(name: str, pass_: str, point: dict, spec: str | None, count: int) -> str | None:
+def _machine(name: str, pass_: str, point: dict, spec: str | None, count: int,
+             accurate: bool = False) -> str | None:  # fmt: skip
     """Run a small point on the machine: on numeric inputs up to n = :data:`NUMERIC_MAX_N`
     (it must match the NumPy reference of the masked attention), else counting words.
+
+    A point of an approximate algorithm runs at its degree; with ``accurate`` (it refutes
+    a lower side) the run is repeated on the input families of known error
+    (:func:`attnio.claims.accuracy.rerun`) up to n = :data:`NUMERIC_MAX_N`.
 
     Returns what the run showed, ``''`` if the point is too large to run here (the
     refutation then rests on the derived record), or None if the run disagrees with the
@@ -185,8 +267,17 @@ def _machine(name: str, pass_: str, point: dict, spec: str | None, count: int) -
     n, d, M = (int(point[k]) for k in ("n", "d", "M"))
     if count // d > MACHINE_TRANSFERS:
         return ""
+    approximate = "g" in point and ALGORITHMS[name].regime == "approximate"
+    if approximate and accurate and n <= NUMERIC_MAX_N:
+        checked = rerun(name, pass_, point, count)
+        if checked != "":
+            if checked is None:
+                return None
+            return f"the two-level machine moves exactly that many words; {checked}"
     kwargs = {} if spec is None else {"mask": spec}
-    numeric = n <= NUMERIC_MAX_N
+    if approximate:
+        kwargs = {"degree": int(point["g"])}
+    numeric = n <= NUMERIC_MAX_N and not approximate
     try:
         run = simulate(name, pass_, n, d, M, numeric=numeric, **kwargs)
     except (AlgorithmError, ValueError):
@@ -210,41 +301,54 @@ def _commands(name: str, pass_: str, record: Bound, point: dict, spec: str | Non
     command = f"attnio eval {record.name} {evaluate}"
     if ran:
         mask = "" if spec is None else f" --mask {spec}"
+        degree = f" --degree {point['g']}" if "g" in point else ""
         command = (
             f"attnio simulate {name} --pass {pass_} --n {point['n']} --d {point['d']} "
-            f"--M {point['M']}{mask} --count-only; {command}"
+            f"--M {point['M']}{mask}{degree} --count-only; {command}"
         )
     return command
 
 
-def _judge(claim: Claim, side: str, value: sp.Expr) -> tuple[Evidence | None, int]:
-    """The first confirmed refutation of ``side`` by a closed-form count, and the number of
-    grid points compared."""
+def _judge(claim: Claim, side: str, value: sp.Expr) -> tuple[Evidence | None, int, str | None]:
+    """The first confirmed refutation of ``side`` by a closed-form count, the number of
+    grid points compared, and (approximate lower sides) why the first run below the claim
+    that misses its accuracy does not refute it."""
     bound = claim.bound
     pass_ = bound.pass_.value
     sparse = bound.regime is Regime.SPARSE
+    approximate = bound.regime is Regime.APPROXIMATE
     scope = sp.And(claim.scope, *claim.domain())
     wanted = set(bound.parameters) | {str(s) for s in claim.scope.free_symbols}
+    epsilons = "epsilon" in wanted
     compared = 0
-    candidates = []
+    candidates, missed = [], []
     for name, record in _records(claim, side):
         needed = wanted | set(record.parameters)
-        for point, spec in _points(name, pass_, sparse):
+        if approximate:
+            points = _approximate_points(epsilons, side == "lower", wanted)
+        else:
+            points = _points(name, pass_, sparse)
+        for point, spec in points:
+            guarantee = point.pop("guarantee", None)
             if not needed <= set(point):
                 continue
-            values = {k: float(v) for k, v in point.items()}
+            values = {k: _as_float(v) for k, v in point.items()}
             if not (_holds_fast(scope, values) and _holds_fast(record.conditions, values)):
                 continue
             mine, count = _float(value, values), _float(record.explicit, values)
             if mine is None or count is None or not (math.isfinite(mine) and count > 0):
                 continue
-            compared += 1
             gap = mine / count if side == "lower" else count / mine if mine > 0 else math.inf
+            if approximate and side == "lower" and guarantee is None:
+                if gap > 1 + 1e-9:  # below the claim, but no error bound within epsilon
+                    missed.append((gap, name, record, point))
+                continue
+            compared += 1
             if gap > 1 + 1e-9:
-                candidates.append((gap, name, record, point, spec))
+                candidates.append((gap, name, record, point, spec, guarantee))
     # the smallest instances first: the easiest to re-run, the machine confirms them
     candidates.sort(key=lambda c: (c[3]["n"] * c[3]["d"], c[3]["M"], -c[0]))
-    for _, name, record, point, spec in candidates[:CANDIDATES]:
+    for _, name, record, point, spec, guarantee in candidates[:CANDIDATES]:
         used = {k: point[k] for k in record.parameters}
         if not (claim.holds_at(point) and record.applies(**used)):
             continue
@@ -253,33 +357,85 @@ def _judge(claim: Claim, side: str, value: sp.Expr) -> tuple[Evidence | None, in
             continue
         if not ((mine > count) if side == "lower" else (mine < count)):
             continue
-        machine = _machine(name, pass_, point, spec, int(count))
+        accurate = approximate and side == "lower"
+        if accurate and not _guaranteed(point, guarantee):
+            continue
+        machine = _machine(name, pass_, {**point, "guarantee": guarantee}, spec, int(count),
+                           accurate)  # fmt: skip
         if machine is None:
             continue
         shown = {k: str(v) for k, v in point.items()}
         where = ", ".join(f"{k}={v}" for k, v in point.items())
         mask = "" if spec is None else f" under the mask {spec} covered by its blocks"
         relation = ">" if side == "lower" else "<"
+        bounded = ", and the polynomial method's error bound" if accurate else ""
         rests = machine or (
             "too large to simulate here: the derived count, which attnio verify checks "
-            "against the machine"
+            f"against the machine{bounded}"
         )
+        accuracy = f" ({accuracy_text({**point, 'guarantee': guarantee})})" if accurate else ""
         text = (
             f"{side} side {mine} {relation} {record.name} = {count} at {where}: {name} "
-            f"{pass_}{mask} moves {count} words ({record.status.value}, {record.source}; "
-            f"{rests})"
+            f"{pass_}{mask}{accuracy} moves {count} words ({record.status.value}, "
+            f"{record.source}; {rests})"
         )
-        return Evidence(
-            "closed-form",
-            "refuted",
-            text,
-            against=record.name,
-            point=shown,
-            claim_value=str(mine),
-            other_value=str(count),
-            replay=_commands(name, pass_, record, point, spec, bool(machine)),
-        ), compared
-    return None, compared
+        return (
+            Evidence(
+                "closed-form",
+                "refuted",
+                text,
+                against=record.name,
+                point=shown,
+                claim_value=str(mine),
+                other_value=str(count),
+                replay=_commands(name, pass_, record, point, spec, bool(machine))
+                + ("; " + reproduce_command(name, pass_, point) if "re-run" in machine else ""),
+            ),
+            compared,
+            None,
+        )
+    return None, compared, _missed(claim, value, missed)
+
+
+def _guaranteed(point: dict, guarantee: sp.Rational | None) -> bool:
+    """Whether the low-rank run at ``point`` is within the point's epsilon on every input
+    with entries in [-B, B]: its guarantee, recomputed, times max(1, B) at most epsilon
+    (:func:`attnio.claims.accuracy.least_epsilon`)."""
+    again = guaranteed_error(int(point["d"]), int(point["g"]), point["B"])
+    return (
+        guarantee is not None
+        and again == guarantee
+        and least_epsilon(again, point["B"]) <= point["epsilon"]
+    )
+
+
+def _missed(claim: Claim, value: sp.Expr, missed: list) -> str | None:
+    """Why the smallest run below the claim's lower side that misses its accuracy does
+    not refute it, re-evaluated exactly; None if there is none."""
+    missed.sort(key=lambda c: (c[3]["n"] * c[3]["d"], c[3]["M"], -c[0]))
+    seen, distinct = set(), []  # one memory per run: the two-score error does not depend on M
+    for item in missed:
+        key = tuple(item[3][k] for k in ("n", "d", "g", "B", "epsilon"))
+        if key not in seen:
+            seen.add(key)
+            distinct.append(item)
+    for _, name, record, point in distinct[:CANDIDATES]:
+        used = {k: point[k] for k in record.parameters}
+        if not (claim.holds_at(point) and record.applies(**used)):
+            continue
+        mine, count = _exact(value, point), _exact(record.explicit, used)
+        if mine is None or count is None or not mine > count:
+            continue
+        why = miss(int(point["d"]), int(point["g"]), point["B"], point["epsilon"],
+                   int(point["n"]))  # fmt: skip
+        if why is None:
+            continue
+        where = ", ".join(f"{k}={v}" for k, v in point.items())
+        return (
+            f"not a refutation: {name} forward moves {count} < {mine} words at {where}, but "
+            f"its {why}"
+        )
+    return None
 
 
 def closed_form_evidence(claim: Claim) -> list[Evidence]:
@@ -290,22 +446,29 @@ def closed_form_evidence(claim: Claim) -> list[Evidence]:
     start = time.perf_counter()
     notes, found, compared = [], [], 0
     sides = []
+    approximate = bound.regime is Regime.APPROXIMATE
+    fixed = {"Z_in", "Z_QK"} if approximate else {"epsilon", "B", "r", "g", "Z_in", "Z_QK"}
     if claim.lower_side is not None:
-        if bound.regime is Regime.APPROXIMATE:
-            notes.append("an approximate algorithm's count says nothing of its error")
+        if approximate and bound.pass_.value not in ACCURATE_PASSES:
+            notes.append(
+                f"no approximate {bound.pass_.value} count has an error bound against exact "
+                "attention"
+            )
         elif {"s", "s_c"} & set(bound.parameters):
             notes.append("a lower bound in s or s_c depends on a block shape")
-        elif {"epsilon", "B", "r", "g", "Z_in", "Z_QK"} & set(bound.parameters):
+        elif fixed & set(bound.parameters):
             notes.append("the lower side uses parameters no count fixes")
         else:
             sides.append(("lower", claim.lower_side))
     if claim.upper_side is not None and bound.kind is Kind.UPPER and bound.algorithm:
         sides.append(("upper", claim.upper_side))
     for side, value in sides:
-        item, count = _judge(claim, side, value)
+        item, count, why = _judge(claim, side, value)
         compared += count
         if item is not None:
             found.append(item)
+        elif why is not None:
+            notes.append(why)
     seconds = time.perf_counter() - start
     if found:
         return [dataclasses.replace(item, seconds=seconds) for item in found]
@@ -319,6 +482,8 @@ def closed_form_evidence(claim: Claim) -> list[Evidence]:
 
 
 __all__ = [
+    "APPROXIMATE_D",
+    "APPROXIMATE_MEMORIES",
     "CANDIDATES",
     "MACHINE_TRANSFERS",
     "NUMERIC_MAX_N",
@@ -326,6 +491,7 @@ __all__ = [
     "PATTERN_MAX_N",
     "SIZES_D",
     "SIZES_N",
+    "approximate_memories",
     "closed_form_evidence",
     "memories",
 ]

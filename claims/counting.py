@@ -21,25 +21,26 @@ An approximate algorithm refutes the lower side of an approximate claim only wit
 accuracy the claim admits. A low-rank forward run at degree g, for inputs whose Q and K
 entries lie in [-B, B], is within ``epsilon * max|V|`` of exact attention entrywise, with
 ``epsilon`` the error bound of :mod:`attnio.algorithms.approximate` rounded up
-(:func:`guaranteed_error`); a degree too low for the score range has no finite bound and
-never refutes, and neither does the low-rank backward pass (the gradient of the
-approximate output, with no bound against exact gradients). The claim is evaluated at
-that B and epsilon (or a larger epsilon its conditions admit), and the refuting run is
-re-run on seeded numeric inputs, where its measured error must lie within its bound,
-before it is shown.
+(:func:`attnio.claims.accuracy.guaranteed_error`), on *every* such input; a degree too
+low for the score range has no finite bound and never refutes, and neither does the
+low-rank backward pass (the gradient of the approximate output, with no bound against
+exact gradients). The claim is evaluated at that B and epsilon (or a larger epsilon its
+conditions admit), and the refuting run is re-run on numeric inputs of every family of
+:data:`attnio.algorithms.entries.ENTRY_PATTERNS` inside [-B, B], where its measured error
+must lie within its bound and equal the error known in closed form on the constant-score
+control and the two-score adversary (:func:`attnio.claims.accuracy.rerun`), before it is
+shown. Higher degrees, larger entries and large n are judged by the closed forms
+(:mod:`attnio.claims.closed_forms`).
 """
 
 from __future__ import annotations
 
-import functools
-import math
 import time
 from collections.abc import Callable, Iterable, Iterator
 
 import sympy as sp
 
 from attnio.algorithms import ALGORITHMS, AlgorithmError, simulate
-from attnio.algorithms.approximate import approximate_exp
 from attnio.algorithms.machine import blocks
 from attnio.algorithms.masks import (
     allowed_pairs,
@@ -52,6 +53,15 @@ from attnio.algorithms.masks import (
 from attnio.bounds import Kind, Regime
 from attnio.bounds.symbols import ALL
 
+from .accuracy import (
+    ENTRY_BOUNDS,
+    EPSILONS,
+    accuracy_text,
+    guaranteed_error,
+    least_epsilon,
+    reproduce_command,
+    rerun,
+)
 from .claim import Claim
 from .verdict import Evidence, sampled_evidence
 
@@ -72,58 +82,24 @@ whose small refuting points the machine re-runs."""
 DEGREES = (1, 2, 3)
 """Polynomial degrees of the low-rank runs."""
 
-ENTRY_BOUNDS = (sp.Integer(1), sp.Rational(1, 2), sp.Rational(1, 4), sp.Rational(1, 8))
-"""Bounds B on the entries of Q and K at which a low-rank run's accuracy is stated: the
-score range is [-d B^2, d B^2], and a smaller B gives a smaller guaranteed error."""
-
-EPSILONS = (sp.Rational(1, 1000), sp.Rational(1, 100), sp.Rational(1, 10), sp.Rational(1, 2),
-            sp.Integer(1))  # fmt: skip
-"""Errors epsilon tried besides a run's guaranteed one: a run within its guarantee is within
-every larger epsilon, which a claim's conditions may require."""
-
 ACCURATE_PASSES = ("forward",)
 """Passes whose low-rank runs carry an error bound against exact attention (the backward
 computes the gradient of the approximate output, with no bound against exact gradients)."""
 
 
-@functools.cache
-def guaranteed_error(d: int, degree: int, entry_bound: sp.Rational) -> sp.Rational | None:
-    """An upper bound on ``|O~ - O| / max|V|`` of low-rank attention at ``degree``.
-
-    It holds entrywise for every input whose Q and K entries lie in
-    ``[-entry_bound, entry_bound]``: the bound of
-    :meth:`attnio.algorithms.approximate.Approximation.output_bound` at ``max|V| = 1``
-    (the error scales with max|V|), raised by a relative 1e-9 against floating-point
-    rounding and rounded up to three significant digits. ``None`` where the degree is too
-    low for the score range ``[-d B^2, d B^2]`` and no finite bound exists.
-
-    Examples
-    --------
-    >>> guaranteed_error(4, 1, sp.Rational(1, 2)) is None      # range [-1, 1], degree 1
-    True
-    >>> guaranteed_error(4, 2, sp.Rational(1, 2))
-    89/100
-    """
-    radius = d * entry_bound**2
-    bound = approximate_exp(degree, float(radius)).output_bound(1.0)
-    if not math.isfinite(bound):
-        return None
-    value = bound * (1 + 1e-9)
-    exponent = math.floor(math.log10(value)) - 2
-    return sp.Rational(math.ceil(value / 10.0**exponent)) * sp.Rational(10) ** exponent
-
-
 def _accuracies(claim: Claim, point: dict) -> Iterator[dict]:
     """The points of an approximate run at which the claim may be judged: each B of
-    :data:`ENTRY_BOUNDS` with a finite guaranteed error, at that error and at each larger
-    epsilon of :data:`EPSILONS`, inside the claim's scope."""
+    :data:`ENTRY_BOUNDS` with a finite guaranteed error, at the least epsilon it meets
+    (:func:`attnio.claims.accuracy.least_epsilon`) and at each larger epsilon of
+    :data:`EPSILONS`, inside the claim's scope."""
     if claim.bound.pass_.value not in ACCURATE_PASSES:
         return
     for entry_bound in ENTRY_BOUNDS:
         guarantee = guaranteed_error(point["d"], point["g"], entry_bound)
         if guarantee is None:
             continue
-        for epsilon in (guarantee, *(e for e in EPSILONS if e > guarantee)):
+        least = least_epsilon(guarantee, entry_bound)
+        for epsilon in (least, *(e for e in EPSILONS if e > least)):
             yield {**point, "B": entry_bound, "epsilon": epsilon, "guarantee": guarantee}
 
 
@@ -260,36 +236,21 @@ def _computes_attention(name: str, pass_: str, point: dict, kwargs: dict, run) -
 def _accurate_refutation(name: str, bound, point: dict, value: sp.Expr, run) -> Evidence | None:
     """The refutation of an approximate lower side by a low-rank run, re-checked.
 
-    The run is repeated on seeded numeric inputs whose Q and K entries lie in [-B, B]: it
-    must move the same words and its measured error must lie within its stated bound
+    The run is repeated on numeric inputs of every family of
+    :data:`attnio.algorithms.entries.ENTRY_PATTERNS` inside [-B, B]
+    (:func:`attnio.claims.accuracy.rerun`): the same words, the measured error within its
+    bound, and the error known in closed form on the constant-score and two-score inputs
     (otherwise None: no refutation). The evidence names the guaranteed accuracy.
     """
-    n, d, M, g = point["n"], point["d"], point["M"], point["g"]
-    entry_bound, guarantee = point["B"], point["guarantee"]
-    try:
-        numeric = simulate(name, bound.pass_.value, n, d, M, numeric=True, degree=g,
-                           entry_bound=float(entry_bound))  # fmt: skip
-    except (AlgorithmError, ValueError):
-        return None
-    if numeric.counts.io != run.counts.io or numeric.error is None:
-        return None
-    if not (numeric.error_bound is not None and numeric.error <= numeric.error_bound):
+    pass_ = bound.pass_.value
+    checked = rerun(name, pass_, point, run.counts.io)
+    if checked is None:
         return None
     shown = {k: v for k, v in point.items() if k != "guarantee"}
-    accuracy = (
-        f"degree {g}, entries of Q and K within B = {entry_bound}: error at most "
-        f"{guarantee} * max|V| entrywise, within the claim's epsilon = {point['epsilon']}; "
-        f"measured {numeric.error:.3g} against exact attention on seeded inputs, "
-        f"within that run's bound {numeric.error_bound:.3g}"
-    )
-    command = (
-        f"attnio simulate {name} --pass {bound.pass_.value} --n {n} --d {d} --M {M} "
-        f"--degree {g} --entry-bound {float(entry_bound)}"
-    )
     return _refuted(
-        f"lower side {value} > {name} {bound.pass_.value} ({accuracy}), which moves "
-        f"{run.counts.io} words",
-        name, bound, shown, value, run, command,
+        f"lower side {value} > {name} {pass_} ({accuracy_text(point)}; "
+        f"{checked or 'degree too high to re-run here'}), which moves {run.counts.io} words",
+        name, bound, shown, value, run, reproduce_command(name, pass_, point),
     )  # fmt: skip
 
 

@@ -37,9 +37,11 @@ from attnio.bounds.record import Kind
 from .claim import Claim
 from .errors import ClaimError, ClaimFileError
 
-FIELDS = (*(key for key in reader.FIELDS if key != "reduces_to"), "constant")
+FIELDS = (*(key for key in reader.FIELDS if key not in ("reduces_to", "source_range")),
+          "constant")  # fmt: skip
 """The keys a ``[[bound]]`` table may have: a catalog record's, less ``reduces_to`` (a
-catalog's link between its own records), plus ``constant``."""
+catalog's link between its own records) and ``source_range`` (the range a cited paper
+states, which a claim does not quote), plus ``constant``."""
 
 REQUIRED = ("name", "kind", "regime", "pass")
 """The keys every ``[[bound]]`` table must have (and ``expression`` or ``asymptotic``)."""

@@ -18,11 +18,10 @@ import re
 import sympy as sp
 
 from attnio.bounds.record import Bound, Kind, Status
-from attnio.bounds.render import latex_math
+from attnio.bounds.render import explicit_relation, latex_math
 
 __all__ = ["condition_svgs", "math_svg", "statement_svgs"]
 
-_RELATION = {Kind.LOWER: r"\geq", Kind.UPPER: r"\leq", Kind.TIGHT: "="}
 _ASYMPTOTIC = {Kind.LOWER: r"\Omega", Kind.UPPER: "O", Kind.TIGHT: r"\Theta"}
 
 
@@ -83,13 +82,10 @@ def statement_svgs(bound: Bound) -> list[str]:
             word = "unknown" if bound.status is Status.OPEN else "claimed, not retrieved"
             return [math_svg(r"\mathrm{" + word.replace(" ", r"\ ") + "}")]
         return [math_svg(rf"{_ASYMPTOTIC[bound.kind]}\left({_mathtext(bound.asymptotic)}\right)")]
-    exact_count = bound.kind is Kind.UPPER and bound.status is Status.DERIVED and bound.algorithm
-    relation = "=" if exact_count else _RELATION[bound.kind]
-    subject = r"\mathrm{I/O}" if exact_count else "Q"  # an algorithm's count, or any pebbling
     lines = []
     pieces = _pieces(bound.explicit)
     for k, (piece, cond) in enumerate(pieces):
-        head = f"{subject} {relation} " if k == 0 else r"\quad "
+        head = explicit_relation(bound) + " " if k == 0 else r"\quad "
         when = ""
         if len(pieces) > 1:
             when = (

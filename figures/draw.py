@@ -207,12 +207,38 @@ def draw(data: IOFigure, width: str = "one"):
         handles, labels = ax.get_legend_handles_labels()
         columns = 2 if width == "one" else min(4, max(1, len(labels)))
         title = "bounds drawn only where they hold and exceed the compulsory I/O"
-        legend = fig.legend(handles, labels, loc="outside lower center", ncols=columns,
-                            title=title if data.omitted else None,
-                            title_fontsize=6.5)  # fmt: skip
-        legend.get_title().set_fontstyle("italic")
+        axes_height = None
+        while True:
+            legend = fig.legend(handles, labels, loc="outside lower center", ncols=columns,
+                                title=title if data.omitted else None,
+                                title_fontsize=6.5)  # fmt: skip
+            legend.get_title().set_fontstyle("italic")
+            # Long labels in too many columns run past the figure's edge, and the saved
+            # file cuts them off: fewer columns until the legend fits the width.
+            fig.canvas.draw()
+            if axes_height is None:
+                axes_height = ax.get_window_extent().height
+            if columns == 1 or legend_fits(fig, legend):
+                break
+            legend.remove()
+            columns -= 1
+        for _ in range(3):
+            # The legend's extra rows come out of the axes unless the figure grows by them.
+            short = axes_height - ax.get_window_extent().height
+            if short < 1:
+                break
+            fig.set_figheight(fig.get_figheight() + short / fig.dpi)
+            fig.canvas.draw()
         plt.close(fig)
     return fig
+
+
+def legend_fits(fig, legend) -> bool:
+    """Whether every text and handle of ``legend`` lies inside ``fig``'s width (its padding
+    may reach past the edge: it is blank)."""
+    boxes = [t.get_window_extent() for t in (*legend.get_texts(), legend.get_title())]
+    boxes += [h.get_window_extent() for h in legend.legend_handles if h is not None]
+    return all(0 <= box.x0 and box.x1 <= fig.bbox.width for box in boxes if box.width > 0)
 
 
 def _plot(ax, data: IOFigure) -> None:

@@ -163,6 +163,7 @@ def key(obligation: Obligation, timeout_ms: int, limit: int = CONSTANT_LIMIT) ->
         sp.srepr(obligation.constant),
         sp.srepr(obligation.claim),
         *(sp.srepr(a) for a in obligation.assumptions),
+        f"via {sp.srepr(obligation.via)}",
         _query_text(obligation, integers=False),
         _query_text(obligation, integers=True),
     ]

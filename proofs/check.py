@@ -309,8 +309,74 @@ def check(obligation: Obligation, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Resul
     >>> x = sp.Symbol("x", integer=True, positive=True)
     >>> check(Obligation("demo/x", "derivation", x**2 >= x, (), "holds", (), "")).status
     'proved'
+
+    An obligation with an intermediate term (``via``) is first tried by transitivity
+    (:func:`check_via`); only a proof comes from there, and anything else from the claim
+    itself.
     """
+    if obligation.via is not None and obligation.constant is None:
+        chained = check_via(obligation, timeout_ms)
+        if chained is not None:
+            return chained
     return _check(obligation, timeout_ms, split=True)
+
+
+TRANSITIVE_CERTIFICATE = "; certificate: TRANSITIVITY through the intermediate term"
+"""How the certificate of a proof by transitivity announces itself (:func:`check_via`)."""
+
+
+def check_via(obligation: Obligation, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Proved | None:
+    """Prove ``lhs <= rhs`` as ``lhs <= X`` and ``X <= rhs``, X the obligation's ``via``.
+
+    Both steps are checked like any claim, under the obligation's assumptions. The
+    result is a proof when both are proved, else None (the caller then checks the claim
+    itself: a counterexample to a step is not one to the claim). The certificate is the
+    two steps' certificates, one after the other, separated by ``(reset)``: every query
+    must answer unsat.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from attnio.proofs.obligation import Obligation
+    >>> x = sp.Symbol("x", positive=True)
+    >>> claim = sp.Le(x / (x + 1), x + 1, evaluate=False)
+    >>> check_via(Obligation("demo/v", "derivation", claim, (), "holds", (), "", via=x)).method
+    'transitivity through x: z3 unsat (real relaxation); then z3 unsat (real relaxation)'
+    """
+    if obligation.via is None or not isinstance(obligation.claim, sp.Le):
+        return None
+    start = time.perf_counter()
+    lhs, rhs, via = obligation.claim.lhs, obligation.claim.rhs, obligation.via
+    steps = []
+    for left, right, words in ((lhs, via, "left"), (via, rhs, "right")):
+        step = Obligation(
+            obligation.name,
+            obligation.family,
+            sp.Le(left, right, evaluate=False),
+            obligation.assumptions,
+            Expectation.HOLDS,
+            obligation.sources,
+            f"{words} step of: {obligation.statement}",
+        )
+        result = _check(step, timeout_ms, split=True)
+        if not isinstance(result, Proved):
+            return None
+        steps.append(result)
+    first, second = steps
+    text = (
+        _certificate_head(obligation)
+        + f"{TRANSITIVE_CERTIFICATE} X = {via}: the queries below, separated by (reset),\n"
+        "; must all answer unsat: first those of lhs <= X, then those of X <= rhs.\n"
+        + first.smtlib
+        + "\n(reset)\n"
+        + second.smtlib
+    )
+    return Proved(
+        f"transitivity through {via}: {first.method}; then {second.method}",
+        second.witness,
+        text,
+        time.perf_counter() - start,
+    )
 
 
 def check_whole(obligation: Obligation, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Result:
@@ -885,6 +951,7 @@ __all__ = [
     "CONSTANT_LIMIT",
     "DEFAULT_TIMEOUT_MS",
     "FALLBACK_CERTIFICATE",
+    "TRANSITIVE_CERTIFICATE",
     "Counterexample",
     "Outcome",
     "Proved",
@@ -892,6 +959,7 @@ __all__ = [
     "Unknown",
     "check",
     "check_plain",
+    "check_via",
     "check_whole",
     "confirm",
     "describe",

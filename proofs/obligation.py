@@ -73,6 +73,11 @@ class Obligation:
     constant : sympy.Symbol or None
         A symbol of ``claim`` to be replaced by the smallest positive integer
         that makes the claim provable (tightness constants), or ``None``.
+    via : sympy.Expr or None
+        For a claim ``lhs <= rhs``: an intermediate term X. When z3 does not decide the
+        claim directly it may prove it by transitivity, ``lhs <= X`` and ``X <= rhs``
+        under the same assumptions (:func:`attnio.proofs.check.check`); a counterexample
+        is only ever one to the claim itself. ``None`` when there is none.
 
     Examples
     --------
@@ -92,6 +97,7 @@ class Obligation:
     sources: tuple[str, ...]
     statement: str
     constant: sp.Symbol | None = None
+    via: sp.Expr | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.match(self.name):
@@ -131,6 +137,10 @@ class Obligation:
             raise ObligationError(
                 f"obligation {self.name!r}: constant={self.constant} does not occur in the claim"
             )
+        if self.via is not None and not isinstance(claim, sp.Le):
+            raise ObligationError(
+                f"obligation {self.name!r}: via={self.via} needs a claim lhs <= rhs, not {claim}"
+            )
 
     def __reduce__(self) -> tuple:
         # Pickling (the worker processes of attnio.proofs.suite) would rebuild every
@@ -138,10 +148,11 @@ class Obligation:
         # the formulas travel as trees of (constructor, arguments) and are rebuilt
         # exactly as they were, with evaluation off.
         formulas = tuple(_tree(f) for f in (self.claim, *self.assumptions))
+        via = None if self.via is None else _tree(self.via)
         return (
             _unpickle,
             (self.name, self.family, formulas, self.expected.value, self.sources,
-             self.statement, self.constant),
+             self.statement, self.constant, via),
         )  # fmt: skip
 
     def at(self, value: int) -> Obligation:
@@ -156,6 +167,7 @@ class Obligation:
             self.expected,
             self.sources,
             self.statement,
+            via=None if self.via is None else substitute(self.via, {self.constant: value}),
         )
 
 
@@ -182,11 +194,13 @@ def _unpickle(
     sources: tuple[str, ...],
     statement: str,
     constant: sp.Symbol | None,
+    via: object = None,
 ) -> Obligation:
     with sp.evaluate(False):
         claim, *assumptions = (_grow(tree) for tree in formulas)
+        between = None if via is None else _grow(via)
     return Obligation(name, family, claim, tuple(assumptions), expected, sources, statement,
-                      constant)  # fmt: skip
+                      constant, between)  # fmt: skip
 
 
 def substitute(formula: sp.Basic, mapping: dict) -> sp.Basic:

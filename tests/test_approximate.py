@@ -127,3 +127,37 @@ def test_backward_counts_and_numbers(n, d, degree, M):
 def test_backward_io_grows_linearly_in_n(M):
     """The backward's measured I/O(2n) / I/O(n) is close to 2, resident or blocked."""
     assert 1.95 <= growth_ratio("low-rank", "backward", 4096, 4, M, degree=2) <= 2.05
+
+
+@given(degree=st.integers(0, 30), radius=st.floats(0.01, 30.0))
+def test_error_bound_is_the_approximations_bound(degree, radius):
+    """error_bound (no interpolant) equals the bound of the interpolant it describes."""
+    from attnio.algorithms.approximate import error_bound
+
+    stated = approximate_exp(degree, radius).output_bound(1.0)
+    assert error_bound(degree, radius) == pytest.approx(stated, rel=1e-12) or (
+        math.isinf(stated) and math.isinf(error_bound(degree, radius))
+    )
+
+
+def test_interpolation_error_at_high_degree_does_not_overflow():
+    """Degrees whose (g + 1)! exceeds the floats still get their (tiny) delta: the error is
+    computed in logarithms, so the least degree for wide score ranges can be found."""
+    from attnio.algorithms.approximate import interpolation_error, least_degree
+
+    assert 0 < interpolation_error(170, 4.0) < 1e-200  # 171! exceeds the floats
+    assert least_degree(64.0, 0.01) is not None
+
+
+@given(radius=st.floats(0.01, 40.0), exponent=st.integers(1, 9))
+def test_least_degree_is_least(radius, exponent):
+    """least_degree's bound is within epsilon and the degree below it is not."""
+    from attnio.algorithms.approximate import MAX_DEGREE, error_bound, least_degree
+
+    epsilon = 10.0**-exponent
+    degree = least_degree(radius, epsilon)
+    if degree is None:
+        assert all(error_bound(g, radius) > epsilon for g in range(MAX_DEGREE + 1))
+        return
+    assert error_bound(degree, radius) <= epsilon
+    assert degree == 0 or error_bound(degree - 1, radius) > epsilon

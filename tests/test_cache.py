@@ -60,8 +60,8 @@ def test_unknown_is_never_stored(store) -> None:
 def test_key_changes_with_the_catalog_the_translation_the_solver_and_the_limits(
     monkeypatch,
 ) -> None:
-    """Any change of the claim, an assumption, the SMT-LIB text z3 sees, the solver's
-    version or the limits gives another key."""
+    """Any change of the claim, an assumption, the intermediate term, the SMT-LIB text z3
+    sees, the solver's version or the limits gives another key."""
     base = cache.key(TRUE, TIMEOUT)
     assert cache.key(TRUE, TIMEOUT) == base
     other_claim = Obligation("test/square", "derivation", sp.Ge(x**2, 1, evaluate=False), (),
@@ -69,9 +69,13 @@ def test_key_changes_with_the_catalog_the_translation_the_solver_and_the_limits(
     other_assumption = Obligation(
         "test/square", "derivation", TRUE.claim, (x >= 2,), "holds", (), ""
     )
+    with_via = Obligation(
+        "test/square", "derivation", sp.Le(1, x**2, evaluate=False), (), "holds", (), "", via=x
+    )
     changed = {
         cache.key(other_claim, TIMEOUT),
         cache.key(other_assumption, TIMEOUT),
+        cache.key(with_via, TIMEOUT),
         cache.key(TRUE, TIMEOUT + 1),
         cache.key(TRUE, TIMEOUT, limit=17),
     }
@@ -89,7 +93,7 @@ def test_key_changes_with_the_catalog_the_translation_the_solver_and_the_limits(
     with monkeypatch.context() as patch:
         patch.setattr(cache.budget, "RLIMIT_PER_MS", cache.budget.RLIMIT_PER_MS + 1)
         changed.add(cache.key(TRUE, TIMEOUT))
-    assert base not in changed and len(changed) == 7
+    assert base not in changed and len(changed) == 8
 
 
 def test_key_does_not_depend_on_earlier_z3_terms() -> None:

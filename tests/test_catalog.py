@@ -166,6 +166,8 @@ def snapshot_rows() -> list[dict]:
             "parameters": list(b.parameters),
             "label": label(b),
             "notation": b.notation,
+            # only where given, so records without one keep their snapshot rows
+            **({} if b.source_range is None else {"source_range": srepr(b.source_range)}),
         }
         for b in catalog()
     ]

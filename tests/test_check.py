@@ -175,3 +175,45 @@ def test_expectation_enum_accepts_strings():
         ObligationError, match="expected='maybe' is not one of: holds, open, fails, refutes"
     ):
         _ob(sp.Ge(n, 1, evaluate=False), expected="maybe")
+
+
+def test_a_claim_is_proved_through_its_intermediate_term_with_both_steps_certified():
+    """With ``via`` X, check proves lhs <= rhs as lhs <= X and X <= rhs, and the certificate
+    holds both steps' queries, each answering unsat when re-solved."""
+    import z3
+
+    from attnio.proofs.check import TRANSITIVE_CERTIFICATE
+    from attnio.proofs.smtlib import RESET
+
+    lower = 2 * d**2 * n**2 / (sp.sqrt(2) * d * sp.sqrt(M) + 2 * M + 2 * d) - M
+    middle = sp.sqrt(2) * d * n**2 / sp.sqrt(M) - M
+    ob = Obligation("test/via", "lower-le-upper", sp.Le(lower, 8 * d * n**2 / sp.sqrt(M),
+                    evaluate=False), (M < d**2,), "holds", (), "test", via=middle)  # fmt: skip
+    result = check(ob)
+    assert isinstance(result, Proved) and result.method.startswith("transitivity through")
+    assert (
+        TRANSITIVE_CERTIFICATE in result.smtlib and "; attnio obligation test/via" in result.smtlib
+    )
+    scripts = result.smtlib.split(RESET)
+    assert len(scripts) >= 2
+    for script in scripts:
+        context = z3.Context()
+        solver = z3.Solver(ctx=context)
+        solver.add(z3.parse_smt2_string(script, ctx=context))
+        assert solver.check() == z3.unsat
+
+
+def test_a_false_intermediate_step_never_refutes_the_claim():
+    """An intermediate term that is not between the sides proves nothing and refutes
+    nothing: a true claim is still proved directly, a false one refuted on the claim itself.
+    """
+    wrong = x**3  # x <= x**3 holds, x**3 <= 2*x does not
+    true = check(_via(sp.Le(x, 2 * x, evaluate=False), wrong))
+    assert isinstance(true, Proved) and not true.method.startswith("transitivity")
+    false = check(_via(sp.Le(2 * x, x, evaluate=False), x))
+    assert isinstance(false, Counterexample)
+    assert confirm(_ob(sp.Le(2 * x, x, evaluate=False)), false.point)[0]
+
+
+def _via(claim, via):
+    return Obligation("test/claim", "derivation", claim, (), "holds", (), "test", via=via)

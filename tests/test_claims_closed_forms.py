@@ -3,12 +3,16 @@ refute false claims, and only with points a real mask and a real run realise."""
 
 from __future__ import annotations
 
+import itertools
+import re
+
 import sympy as sp
 
 import attnio.claims.closed_forms as closed_forms
 from attnio.algorithms import simulate
 from attnio.bounds import get
 from attnio.claims import check, parse_claims
+from attnio.claims.accuracy import guaranteed_error
 from attnio.claims.closed_forms import closed_form_evidence
 
 
@@ -126,10 +130,66 @@ def test_a_count_the_machine_does_not_reproduce_refutes_nothing(monkeypatch) -> 
     assert item.verdict != "refuted", item.summary
 
 
-def test_approximate_counts_refute_no_lower_bound() -> None:
-    """A low-rank count says nothing of its error, so it refutes no approximate claim."""
-    (item,) = closed_form_evidence(_claim(regime="approximate", expression="100*n*d"))
-    assert item.verdict == "not-applicable" and "error" in item.summary
+def _approximate(**fields: str):
+    return _claim(regime="approximate", **fields)
+
+
+def test_approximate_lower_bound_is_refuted_only_within_its_accuracy() -> None:
+    """A low-rank count refutes an approximate lower bound only at a point whose degree's
+    worst-case error bound over entries in [-B, B] is within the point's epsilon, inside
+    the claim's scope: here large entries (B >= 2), where degrees up to 3 have no bound
+    and the refuting degree is higher."""
+    claim = _approximate(expression="n**2*d**2/M", conditions="B >= 2 and epsilon >= 1/100")
+    item = _refutation(claim)
+    assert item.verdict == "refuted", item.summary
+    point = _reevaluate(claim, item)
+    assert point["B"] >= 2 and point["g"] > 3
+    assert point["r"] == sp.binomial(point["d"] + point["g"], point["g"])
+    guarantee = guaranteed_error(int(point["d"]), int(point["g"]), point["B"])
+    assert guarantee is not None and guarantee * point["B"] <= point["epsilon"]  # B >= 2
+    assert "error at most" in item.summary and "if V's entries lie in [-B, B] too" in item.summary
+
+
+def test_approximate_quadratic_lower_bound_is_refuted_at_large_n() -> None:
+    """The dense n^2 d^2 / M, claimed for approximate attention at epsilon >= 1/2, is
+    refuted by the low-rank count, linear in n, within the claim's accuracy."""
+    claim = _approximate(expression="n**2*d**2/M", conditions="epsilon >= 1/2")
+    point = _reevaluate(claim, _refutation(claim))
+    assert guaranteed_error(int(point["d"]), int(point["g"]), point["B"]) <= point["epsilon"]
+
+
+def test_no_degree_within_the_accuracy_refutes_nothing_and_says_why() -> None:
+    """Where no degree up to the cap has an error bound within the claim's epsilon (entries
+    of at least 4 in d >= 4 dimensions), low-rank counts below the claim refute nothing;
+    the evidence names a run below it and its error on the two-score input, above epsilon
+    (the certificate that the run misses the claim's accuracy)."""
+    claim = _approximate(expression="5*n*d", conditions="B >= 4 and d >= 4 and epsilon <= 1/1000")
+    (item,) = closed_form_evidence(claim)
+    assert item.verdict != "refuted"
+    assert "not a refutation" in item.summary and "two-score input" in item.summary
+    error = float(re.search(r"its error is (\S+) \* max\|V\|", item.summary).group(1))
+    assert error > 1 / 1000
+
+
+def test_a_true_approximate_lower_bound_is_not_refuted_at_large_entries() -> None:
+    """n d (every output is written) holds for every accuracy and entry bound: no accuracy
+    point refutes it."""
+    (item,) = closed_form_evidence(_approximate(expression="n*d", conditions="B >= 4"))
+    assert item.verdict != "refuted", item.summary
+
+
+def test_upper_bound_on_low_rank_is_compared_at_every_degree() -> None:
+    """An upper bound on low-rank's cost is refuted by its count whatever the accuracy."""
+    claim = _approximate(kind="upper", algorithm="low-rank", expression="n*d")
+    point = _reevaluate(claim, _refutation(claim))
+    assert "g" in point and "r" in point
+
+
+def test_approximate_backward_counts_refute_no_lower_bound() -> None:
+    """The low-rank backward has no error bound against exact gradients: its count refutes
+    no approximate backward lower bound."""
+    (item,) = closed_form_evidence(_approximate(**{"pass": "backward", "expression": "100*n*d"}))
+    assert item.verdict == "not-applicable" and "error bound" in item.summary
 
 
 def test_lower_bound_in_a_block_density_is_not_compared() -> None:
@@ -145,3 +205,15 @@ def test_check_runs_the_closed_forms_with_counting() -> None:
     without = check([claim], skip=("z3", "pebbling", "counting"))[0]
     assert any(e.check == "closed-form" for e in with_counting.evidence)
     assert not any(e.check == "closed-form" for e in without.evidence)
+
+
+def test_the_low_rank_count_never_decreases_with_the_rank() -> None:
+    """The pruning of accuracy points for lower sides keeps the least rank per B and
+    epsilon: sound because low-rank-forward-count is nondecreasing in r at fixed n, d, M."""
+    record = get("low-rank-forward-count")
+    for n in (1, 64, 1000):
+        for d in (1, 8):
+            for memory in (4 * d + 2, 100, 1000, 2**20):
+                counts = [record.evaluate(n=n, d=d, M=memory, r=r) for r in range(1, 60)
+                          if record.applies(n=n, d=d, M=memory, r=r)]  # fmt: skip
+                assert all(a <= b for a, b in itertools.pairwise(counts)), (n, d)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -23,11 +24,18 @@ def test_table_prints_every_format(capsys: pytest.CaptureFixture, fmt: str) -> N
     """attnio table prints the whole catalog in each format and exits 0.
 
     Markdown and JSON name every record; the LaTeX tables show a reader's label instead,
-    so every record must have exactly one row with its label, its bound and its evidence
-    mark, in the table of its regime and pass.
+    so every record must have exactly one row with its label, its bound (its explicit form,
+    from its relation on, where it has one) and its evidence mark, in the table of its
+    regime, pass and side.
     """
     from attnio.bounds.labels import label
-    from attnio.bounds.render import STATUS_MARKS, latex_escape, latex_statement
+    from attnio.bounds.render import (
+        STATUS_MARKS,
+        explicit_relation,
+        is_exact_count,
+        latex_escape,
+        latex_statement,
+    )
 
     code, out, _ = run(capsys, "table", "--format", fmt)
     assert code == 0
@@ -41,13 +49,21 @@ def test_table_prints_every_format(capsys: pytest.CaptureFixture, fmt: str) -> N
         for line in body.splitlines():
             if line.endswith("\\\\") and " & " in line:
                 cells = line.removesuffix(" \\\\").split(" & ")
-                found.append((what, cells[0].replace("\\-", ""), cells[1], cells[-1]))
+                bound = re.sub(
+                    r"^(\$(Q \\[gl]eq|\\mathrm\{I/O\} =) ).*", r"\1", cells[1], flags=re.S
+                )
+                found.append((what, cells[0].replace("\\-", ""), bound, cells[-1]))
+    sides = {"lower": "lower bounds", "upper": "tight and upper bounds"}
     expected = [
         (
             f"{b.regime.value.capitalize()} attention, {b.pass_.value} pass, "
-            + ("lower bounds" if b.kind.value == "lower" else "tight bounds and algorithms"),
+            + (
+                "algorithms' exact I/O counts"
+                if is_exact_count(b)
+                else sides["lower" if b.kind.value == "lower" else "upper"]
+            ),
             latex_escape(label(b)),
-            latex_statement(b),
+            latex_statement(b) if b.explicit is None else f"${explicit_relation(b)} ",
             STATUS_MARKS[b.status][0],
         )
         for b in catalog()

@@ -121,8 +121,35 @@ def test_bad_input_exits_2_with_one_line(capsys):
             "/nonexistent/mask.npy",
         ],
         ["simulate", "flash", "flash2", "--n", "10", "--d", "2", "--M", "40"],
+        ["simulate", "flash", "--n", "10", "--d", "2", "--M", "40", "--entries", "constant"],
+        [
+            "simulate",
+            "low-rank",
+            "--n",
+            "8",
+            "--d",
+            "2",
+            "--degree",
+            "1",
+            "--entries",
+            "two-scores",
+            "--sweep",
+            "M=20:80",
+        ],
     ]
     for argv in cases:
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert err.startswith("attnio: error:") and err.count("\n") == 1
+
+
+def test_entries_two_scores_prints_the_known_error(capsys):
+    """--entries two-scores runs low-rank on the adversarial input inside [-B, B]; the note
+    gives the error known in closed form, which the measured error equals."""
+    argv = ["simulate", "low-rank", "--n", "16", "--d", "4", "--M", "200", "--degree", "3",
+            "--entry-bound", "0.5", "--entries", "two-scores", "--json"]  # fmt: skip
+    assert main(argv) == 0
+    (record,) = json.loads(capsys.readouterr().out)["results"]
+    known = float(record["note"].split("error known in closed form ")[1].split(" ")[0])
+    assert abs(record["error"] - known) <= 5e-3 * known  # the note shows 3 digits
+    assert record["error"] <= record["error_bound"]

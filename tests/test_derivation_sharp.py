@@ -18,7 +18,9 @@ minimum set Min of V, and checks, with S = max(|D|, |Min|):
 * the *accumulator lemma*: every output summation tree that holds a product of V holds
   a vertex of Min;
 * the per-part counts each record's derivation rests on (``fl-per-part``,
-  ``bl-per-part``, and the Loomis-Whitney counts for M < d^2).
+  ``bl-per-part``, and the Loomis-Whitney counts for M < d^2);
+* the score-tree lemma of lower-twostage.md and the dP-tree lemma and every-family count
+  of lower-families.md.
 """
 
 from __future__ import annotations
@@ -76,12 +78,18 @@ class Roles:
         self.tree: dict[int, tuple[str, tuple[int, int]]] = {}  # vertex -> output tree
         self.score: dict[int, tuple[int, int]] = {}  # vertex of the tree of S_ij -> (i, j)
         self.qk: dict[int, tuple[int, int, int]] = {}  # product Q_il K_jl -> (i, j, l)
+        self.dp: dict[int, tuple[int, int]] = {}  # vertex of the tree of dP_ij -> (i, j)
+        self.dov: dict[int, tuple[int, int, int]] = {}  # product dO_ik V_jk -> (i, j, k)
         for v, label in enumerate(self.dag.labels):
             for family, idx in _names(label):
                 if family in ("QK", "S"):
                     self.score[v] = idx[:2]
                 if family == "QK":
                     self.qk[v] = idx
+                if family in ("dOV", "dP"):
+                    self.dp[v] = idx[:2]
+                if family == "dOV":
+                    self.dov[v] = idx
                 if family in CHAIN[kind] and len(idx) >= 2:
                     self.chain[v] = idx[:2]
                 if family in PRODUCTS[kind]:
@@ -205,6 +213,7 @@ def _check_part(roles: Roles, part: set[int], D: set[int]) -> None:
             assert len(outside) ** 2 <= faces * values * trees
             assert len(pv) <= S * math.sqrt(S) / 2 + S + 1e-9
         _check_two_stage(roles, part, D, Min)
+        _check_families(roles, part, D, Min)
         return
     # backward
     L_in = {i for i in range(n) if roles.entry["L", (i,)] in D}
@@ -237,6 +246,7 @@ def _check_part(roles: Roles, part: set[int], D: set[int]) -> None:
         total = sum(len(members) for members in families.values())
         assert total <= S * math.sqrt(S / 2) + S + 1e-9
     _check_two_stage(roles, part, D, Min)
+    _check_families(roles, part, D, Min)
 
 
 def _check_two_stage(roles: Roles, part: set[int], D: set[int], Min: set[int], rows=True):
@@ -282,6 +292,106 @@ def _check_two_stage(roles: Roles, part: set[int], D: set[int], Min: set[int], r
     if S < 2 * d * d:
         total = sum(1 for v in part if v in roles.qk or roles.product.get(v, ("",))[0] == second)
         assert total <= 3 * S * math.sqrt(S) / 4 + S + 1e-9
+
+
+def _check_families(roles: Roles, part: set[int], D: set[int], Min: set[int], rows=True):
+    """The dP-tree lemma and the every-family count of lower-families.md, for one part.
+
+    Every product of the part outside D whose pair has both operand rows in D (Q and K;
+    for dO V^T, dO and V) is charged to the row pairs, at most d per pair and family; every
+    other one is a triple of its family's Loomis-Whitney count, whose pair must have a
+    vertex of Min in its score (or dP) tree or a chain vertex in D (the score-tree and
+    dP-tree lemmas), and whose operand entries and output tree must be in D and Min.
+    ``rows=False`` drops the rows alternative of the dP-tree lemma (a mutant).
+    """
+    n, d, dag = roles.n, roles.d, roles.dag
+    forward = roles.kind == "attention-forward"
+
+    def entries(name: str) -> int:
+        return sum(1 for (key, _), v in roles.entry.items() if key == name and v in D)
+
+    I_q, J_k = roles.rows("Q", D, n), roles.rows("K", D, n)
+    I_o = set() if forward else roles.rows("dO", D, n)
+    J_v = roles.rows("V", D, n)
+    chain_pairs = {roles.chain[v] for v in D if v in roles.chain}
+    x_chain = sum(1 for v in D if v in roles.chain)
+    score_min = {roles.score[v] for v in Min if v in roles.score}
+    dp_min = {roles.dp[v] for v in Min if v in roles.dp}
+    trees = defaultdict(set)  # output kind -> output trees holding a vertex of Min
+    for v in Min:
+        if v in roles.tree:
+            trees[roles.tree[v][0]].add(roles.tree[v])
+    # family -> (triple of the product, its pair face, the two other projections)
+    faces: dict[str, list] = defaultdict(list)
+    row_pairs = defaultdict(int)
+    for v in part:
+        if v in D:
+            continue
+        if v in roles.qk:
+            family, (i, j, z) = "QK", roles.qk[v]
+            operands = [("Q", (i, z)), ("K", (j, z))]
+            allowed, bucket = score_min | chain_pairs, (i in I_q and j in J_k)
+        elif v in roles.dov:
+            family, (i, j, z) = "dOV", roles.dov[v]
+            operands = [("dO", (i, z)), ("V", (j, z))]
+            allowed = dp_min | chain_pairs
+            bucket = rows and i in I_o and j in J_v
+        elif v in roles.product:
+            family, (i, j, z) = roles.product[v][0], roles.product[v][1]
+            operand = {
+                "PV": ("V", (j, z)),
+                "PdO": ("dO", (i, z)),
+                "dSK": ("K", (j, z)),
+                "dSQ": ("Q", (i, z)),
+            }[family]
+            operands = [operand]
+            assert roles.tree[v] in trees[roles.tree[v][0]], dag.labels[v]  # accumulator
+            allowed, bucket = chain_pairs, (i in I_q and j in J_k)
+        else:
+            continue
+        for operand in operands:
+            assert roles.entry[operand] in D, dag.labels[v]
+        if bucket:
+            row_pairs[family] += 1
+            continue
+        assert (i, j) in allowed, dag.labels[v]  # score-tree, dP-tree and pair-chain lemmas
+        faces[family].append((i, j, z, v))
+    # the row pairs: at most d products per pair and family
+    for family, count in row_pairs.items():
+        pairs = len(I_o) * len(J_v) if family == "dOV" else len(I_q) * len(J_k)
+        assert count <= d * pairs
+    # one Loomis-Whitney per family, on the projections and on the budgets of D and Min
+    q_Q, q_K, q_O, q_V = entries("Q"), entries("K"), entries("dO"), entries("V")
+    mu_S, mu_P = len(score_min), len(dp_min)
+    budget = {
+        "QK": q_Q * q_K * (mu_S + x_chain),
+        "dOV": q_O * q_V * (mu_P + x_chain),
+        "PV": q_V * len(trees["O"]) * x_chain,
+        "PdO": q_O * len(trees["dV"]) * x_chain,
+        "dSK": q_K * len(trees["dQ"]) * x_chain,
+        "dSQ": q_Q * len(trees["dK"]) * x_chain,
+    }
+    for family, triples in faces.items():
+        t = len(triples)
+        pairs = {(i, j) for i, j, _, _ in triples}
+        first = {(i, z) for i, _, z, _ in triples}
+        second = {(j, z) for _, j, z, _ in triples}
+        assert t * t <= len(pairs) * len(first) * len(second)
+        assert t * t <= budget[family], family
+    assert q_Q + q_K + q_O + q_V + x_chain <= len(D)
+    assert mu_S + mu_P + sum(len(t) for t in trees.values()) <= len(Min)
+    # the per-part count, for every S (the proof does not use M < d^2)
+    S = max(len(D), len(Min))
+    families = ("QK", "PV") if forward else ("QK", "dOV", "PdO", "dSK", "dSQ")
+    total = sum(
+        1
+        for v in part
+        if v in roles.qk or v in roles.dov or roles.product.get(v, ("",))[0] in families
+    )
+    if forward:
+        assert total <= S * math.sqrt(S) / 2 + S * S / (2 * d) + S + 1e-9
+    else:
+        assert total <= S * math.sqrt(S / 2) + S * S / d + S + 1e-9
 
 
 GRAPHS = [
@@ -371,8 +481,10 @@ NON_VACUOUS = [
     ("dense-backward-lower-small-sharp", "attention-backward", 16, 2, 3),
     ("dense-forward-lower-small-twostage", "attention-forward", 12, 2, 3),
     ("dense-backward-lower-small-twostage", "attention-backward", 25, 2, 3),
+    ("dense-forward-lower-small-families", "attention-forward", 16, 2, 3),
+    ("dense-backward-lower-small-families", "attention-backward", 20, 2, 3),
 ]
-"""Per sharp or two-stage record, the smallest n (least d, M = 3, the graphs' least memory) where it
+"""Per sharp, two-stage or every-family record, the smallest n (least d, M = 3, the graphs' least memory) where it
 exceeds the compulsory I/O."""
 
 
@@ -409,6 +521,24 @@ def test_the_score_tree_lemma_needs_its_rows_alternative() -> None:
             _check_two_stage(roles, part, D, _minimum_set(roles.dag, part))
             try:
                 _check_two_stage(roles, part, D, _minimum_set(roles.dag, part), rows=False)
+            except AssertionError:
+                refuted += 1
+    assert refuted > 0
+
+
+def test_the_dp_tree_lemma_needs_its_rows_alternative() -> None:
+    """A planted weakening is caught: without "both rows dO_i and v_j in D" the dP-tree
+    lemma of lower-families.md fails on real parts, so its check is not vacuous.
+    """
+    roles = Roles("attention-backward", 2, 1)
+    refuted = 0
+    for M in range(roles.dag.min_memory, roles.dag.num_vertices + 1, 2):
+        moves = solve_heuristic(roles.dag, M, moves=True).moves
+        for part, D in _segments(roles.dag, moves, M):
+            Min = _minimum_set(roles.dag, part)
+            _check_families(roles, part, D, Min)
+            try:
+                _check_families(roles, part, D, Min, rows=False)
             except AssertionError:
                 refuted += 1
     assert refuted > 0

@@ -530,33 +530,112 @@ def test_formulas_typeset_every_record_of_the_catalog():
                 assert ids.setdefault(ident, markup) == markup
 
 
-def test_edges_never_pass_through_a_vertex_they_do_not_join():
-    """In the drawings of small attention DAGs (the backward n=1, d=1 one is a single
-    column), no edge, straight or routed through waypoints, crosses the drawn shape of a
-    vertex it does not join (input squares, vertex circles, output rings)."""
+SHAPE_REACH = 14.5
+"""How far a drawn vertex reaches from its centre (explorer.js): circles of radius 11, input
+squares of half side 11 with corners rounded by 3 (8 * sqrt(2) + 3 = 14.3), output rings of
+radius 14.5."""
+
+
+def _distances(corners, points):
+    """The least distance from each of ``points`` (m x 2) to the polyline ``corners`` (k x 2)."""
     import numpy as np
 
-    for kind, n, d in [("attention-backward", 1, 1), ("attention-forward", 1, 1),
-                       ("attention-forward", 2, 1), ("attention-backward", 2, 1)]:  # fmt: skip
-        dag = builders.build(kind, n, d)
-        picture = layout(dag)
-        xy = np.column_stack([picture["x"], picture["y"]])
-        bends = {(u, v): path for u, v, path in picture["bends"]}
-        if kind == "attention-backward" and n == 1:
-            assert bends  # the single column needs them
-        inputs, outputs = set(dag.inputs.tolist()), set(dag.outputs.tolist())
-        for u, v in dag.edges().tolist():
-            corners = np.array([xy[u], *bends.get((u, v), []), xy[v]])
-            path = np.concatenate([a + np.linspace(0, 1, 100)[:, None] * (b - a)
-                                   for a, b in itertools.pairwise(corners)])  # fmt: skip
-            assert all(0 <= x <= picture["width"] for x, _ in corners)
-            for w in set(range(dag.num_vertices)) - {u, v}:
-                gap = np.abs(path - xy[w])
-                if w in inputs:  # a square of half side 11 (explorer.js)
-                    assert gap.max(axis=1).min() > 11, (kind, n, d, u, v, w)
-                else:  # a circle of radius 11, an output's ring of radius 14.5
-                    radius = 14.5 if w in outputs else 11
-                    assert np.sqrt((gap**2).sum(axis=1)).min() > radius, (kind, n, d, u, v, w)
+    a, b = corners[:-1, None, :], corners[1:, None, :]
+    d = b - a
+    t = np.clip(((points[None] - a) * d).sum(-1) / (d * d).sum(-1), 0.0, 1.0)
+    return np.sqrt(((a + t[..., None] * d - points[None]) ** 2).sum(-1)).min(axis=0)
+
+
+def _shared_stretches(segments):
+    """Pairs of edges, among ``segments`` (``(edge, (x0, y0), (x1, y1))``), that run along
+    each other: two segments on one line whose extents overlap by more than 0.5."""
+    import numpy as np
+
+    lines: dict[tuple, list] = {}
+    for edge, start, end in segments:
+        start, end = np.array(start, float), np.array(end, float)
+        direction = (end - start) / np.hypot(*(end - start))
+        if direction[0] < 0 or (direction[0] == 0 and direction[1] < 0):
+            direction = -direction
+        offset = start[0] * direction[1] - start[1] * direction[0]
+        key = (round(direction[0], 4), round(direction[1], 4), round(offset, 1))
+        extent = sorted((start @ direction, end @ direction))
+        lines.setdefault(key, []).append((edge, *extent))
+    return {
+        (a, b)
+        for group in lines.values()
+        for (a, lo_a, hi_a), (b, lo_b, hi_b) in itertools.combinations(group, 2)
+        if min(hi_a, hi_b) - max(lo_a, lo_b) > 0.5
+    }
+
+
+def _assert_drawn_apart(dag, picture):
+    """No two vertices overlap; every edge stays in the drawing, goes down, keeps CLEARANCE
+    (more than a vertex's reach) from every vertex it does not join and runs along no edge
+    it shares no vertex with; no two short labels (9 px monospace, centred 19 above their
+    vertex) overlap."""
+    import numpy as np
+
+    from attnio.explorer.layout import CLEARANCE
+
+    assert CLEARANCE > SHAPE_REACH
+    xy = np.column_stack([picture["x"], picture["y"]]).astype(float)
+    assert len(xy) == dag.num_vertices
+    apart = np.sqrt(((xy[:, None] - xy[None]) ** 2).sum(-1)) + np.diag([np.inf] * len(xy))
+    assert apart.min() >= 2 * SHAPE_REACH
+    bends = {(u, v): path for u, v, path in picture["bends"]}
+    segments = []
+    for u, v in dag.edges().tolist():
+        corners = np.array([xy[u], *bends.get((u, v), []), xy[v]], dtype=float)
+        assert (np.diff(corners[:, 1]) >= 0).all() and corners[-1, 1] > corners[0, 1]
+        assert (corners >= 0).all() and (corners[:, 0] <= picture["width"]).all()
+        assert (corners[:, 1] <= picture["height"]).all()
+        others = np.delete(xy, [u, v], axis=0)
+        if len(others):
+            assert _distances(corners, others).min() >= CLEARANCE, (u, v)
+        segments += [((u, v), a, b) for a, b in itertools.pairwise(corners.tolist())]
+    for a, b in _shared_stretches(segments):
+        assert set(a) & set(b), (a, b)
+    width = np.array([9 * 0.62 * len(text) for text in picture["short"]])
+    for a, b in itertools.combinations(np.flatnonzero(width), 2):
+        side_by_side = abs(xy[a, 0] - xy[b, 0]) >= (width[a] + width[b]) / 2
+        assert side_by_side or abs(xy[a, 1] - xy[b, 1]) >= 12, (a, b)
+
+
+SMALL_DRAWINGS = [
+    pytest.param(kind, n, d, options, id=f"{kind}-{n}-{d}-" + "-".join(map(str, options.values())))
+    for kind in builders.KINDS
+    for n, d in itertools.product((1, 2), repeat=2)
+    for options in (
+        [{"tree": "chain"}, {"tree": "balanced"}]
+        + ([{"mask": "full"}, {"mask": "band:0"}] if kind.startswith("sparse") else [])
+        + ([{"degree": 1}] if kind.startswith("approx") else [])
+    )
+]
+
+
+@pytest.mark.parametrize(("kind", "n", "d", "options"), SMALL_DRAWINGS)
+def test_small_builder_drawings_keep_vertices_and_edges_apart(kind, n, d, options):
+    """For every builder at n, d in {1, 2} (both summation trees, three sparse masks, two
+    feature degrees), the staged drawing puts no two vertices in one place, draws no edge
+    through a vertex it does not join, gives every vertex a short label and lets no two
+    labels overlap; the backward DAG at n = d = 1, once drawn as one column, sets its
+    independent products side by side."""
+    dag = builders.build(kind, n, d, **options)
+    picture = layout(dag)
+    _assert_drawn_apart(dag, picture)
+    assert all(picture["short"])
+    if n == d == 1 and kind.endswith("backward"):
+        computed = set(range(dag.num_vertices)) - set(dag.inputs.tolist())
+        assert len({picture["y"][v] for v in computed}) < len(computed)
+
+
+@settings(max_examples=examples(60))
+@given(dags(min_vertices=1, max_vertices=14))
+def test_layered_drawings_keep_vertices_and_edges_apart(dag):
+    """A graph file drawn in topological layers has the same geometry: no two vertices in
+    one place, no edge through a vertex it does not join."""
+    _assert_drawn_apart(dag, layout(dag, staged=False))
 
 
 def test_short_labels_fit_and_name_the_vertex():

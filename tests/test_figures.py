@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import math
 import os
 import pathlib
@@ -17,6 +18,7 @@ from attnio.figures import (
     pebbling_figure,
     save,
 )
+from attnio.figures.draw import STYLE, legend_fits
 
 BASELINE = pathlib.Path(__file__).parent / "baseline"
 
@@ -281,3 +283,28 @@ def test_a_derived_bound_below_another_everywhere_is_left_out_and_named(io_data)
     )
     big = algorithm_figure(["row-streaming"], "forward", 1024, 16, 16, 8192, points=4)
     assert "dense-forward-lower-large-sharp" in {s.record for s in big.series}
+
+
+def test_a_long_legend_fits_inside_the_figure_without_shrinking_the_axes(monkeypatch) -> None:
+    """The README's figure (nine legend entries, some long) keeps its legend inside the
+    figure's width (a saved file would cut it off) and its axes as tall as with the
+    two-column legend that did not fit: the figure grows by the rows the legend gained."""
+    drawing = importlib.import_module("attnio.figures.draw")
+
+    data = algorithm_figure(
+        ["row-streaming", "flash", "square-tiling", "standard"], "forward", 1024, 16, 16, 8192,
+        points=4,
+    )  # fmt: skip
+    import matplotlib
+
+    fig = draw(data, "one")
+    with monkeypatch.context() as patch:
+        patch.setattr(drawing, "legend_fits", lambda fig, legend: True)
+        wide = draw(data, "one")
+    with matplotlib.rc_context(STYLE):  # laid out as saved
+        fig.canvas.draw()
+        wide.canvas.draw()
+    assert not legend_fits(wide, wide.legends[0])  # two columns do not fit: the case tested
+    assert legend_fits(fig, fig.legends[0])
+    tall, base = fig.axes[0].get_window_extent(), wide.axes[0].get_window_extent()
+    assert tall.height >= 0.95 * base.height

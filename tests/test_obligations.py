@@ -200,6 +200,20 @@ def test_pickling_keeps_every_formula_as_built():
         assert pickle.loads(pickle.dumps(original)) == original
 
 
+def test_an_intermediate_term_travels_and_takes_the_constant():
+    """``via`` survives pickling as built, ``at`` substitutes the constant in it too, and an
+    intermediate term is refused for a claim that is not lhs <= rhs."""
+    C = sp.Symbol("C", positive=True)
+    ob = Obligation("test/v", "derivation", sp.Le(n, C * n**2, evaluate=False), (), "holds",
+                    (), "", constant=C, via=C * n / (M * n))  # fmt: skip
+    assert pickle.loads(pickle.dumps(ob)) == ob
+    assert sp.srepr(pickle.loads(pickle.dumps(ob)).via) == sp.srepr(ob.via)
+    assert ob.at(3).via == 3 * n / (M * n)
+    with pytest.raises(ObligationError, match="via"):
+        Obligation("test/v", "derivation", sp.Ge(n, 1, evaluate=False), (), "holds", (), "",
+                   via=n)  # fmt: skip
+
+
 def test_at_sets_the_constant():
     """Obligation.at substitutes the constant and keeps everything else."""
     C = sp.Symbol("C", positive=True)

@@ -11,7 +11,7 @@ import pytest
 import sympy as sp
 
 from attnio.bounds import Status, get, provenance
-from attnio.bounds.symbols import M, d
+from attnio.bounds.symbols import M, d, n, s
 
 catalog_module = importlib.import_module("attnio.bounds.catalog")
 
@@ -92,3 +92,54 @@ def test_points_reach_every_shape() -> None:
     """The points include n < d and n >= d on both sides of M = d^2."""
     shapes = {(p["n"] < p["d"], p["M"] < p["d"] ** 2) for p in provenance._points()}
     assert shapes == {(True, True), (True, False), (False, True), (False, False)}
+
+
+@pytest.mark.parametrize(
+    ("name", "conditions"),
+    [
+        ("flash-forward-upper", M <= d * n),  # DFE22 Thm 2 without d <= M: the surviving mutant
+        ("flash-backward-upper", M <= d * n),  # DFE22 Thm 5 without d <= M: the other one
+        ("flash-forward-upper", d <= M),  # without M <= nd
+        ("standard-backward-upper", M >= d**2),  # without M <= nd
+        ("block-sparse-flash-forward-upper", sp.And(d <= M, s <= 1)),  # Prop 4 without M <= nd
+    ],
+)
+def test_conditions_widened_beyond_the_source_range_fail(monkeypatch, name, conditions) -> None:
+    """A record applying outside its source's stated range (conditions dropped from a theorem
+    no other record quotes as a tight whole) fails check_conditions_within_source_range,
+    which names the record and a point outside the range."""
+    _with(monkeypatch, name, conditions=conditions)
+    passed, detail = provenance.check_conditions_within_source_range()
+    assert passed is False and name in detail and "outside the range" in detail
+
+
+def test_records_quoting_one_theorem_give_one_range(monkeypatch) -> None:
+    """Two records quoting DFE22 Thm 5 with different source ranges fail the check."""
+    _with(monkeypatch, "flash-backward-upper", source_range=sp.And(d <= M, M <= 2 * d * n))
+    passed, detail = provenance.check_conditions_within_source_range()
+    assert passed is False and "different ranges" in detail
+
+
+def test_a_record_that_applies_nowhere_on_the_grid_fails(monkeypatch) -> None:
+    """A range on a record whose conditions hold at no point of the grid is not checked:
+    the check says so instead of passing vacuously."""
+    _with(monkeypatch, "flash-forward-upper", conditions=sp.And(M <= d * n, n >= 10**9))
+    passed, detail = provenance.check_conditions_within_source_range()
+    assert passed is False and "no point" in detail
+
+
+def test_no_source_range_at_all_is_vacuous(monkeypatch) -> None:
+    """With no record giving its source's range the check fails as vacuous."""
+    records = tuple(dataclasses.replace(b, source_range=None) for b in catalog_module._CATALOG)
+    monkeypatch.setattr(catalog_module, "_CATALOG", records)
+    passed, detail = provenance.check_conditions_within_source_range()
+    assert passed is False and "vacuous" in detail
+
+
+def test_the_published_ranges_attnio_narrowed_are_the_recorded_source_ranges() -> None:
+    """catalog.AS_STATED's published ranges (the refutation obligations) are the
+    source_range of the records they name: the range is typed once as data and agrees."""
+    from attnio.bounds.catalog import AS_STATED
+
+    for name, (published, *_) in AS_STATED.items():
+        assert get(name).source_range == published, name

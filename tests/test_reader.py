@@ -71,6 +71,9 @@ def test_the_shipped_file_is_the_catalog() -> None:
         ({"notes": 3}, "field 'notes' must be a string"),
         ({"status": "open"}, "bound 'my-forward-lower': an 'open' record carries no expression"),
         ({"name": ""}, r"\[\[bound\]\] number 1: field 'name'"),
+        ({"source_range": "1 > 2"}, "field 'source_range': '1 > 2' admits no point"),
+        ({"source_range": "q <= M"}, "field 'source_range': unknown symbol"),
+        ({"source_range": "d <= M", "status": "derived"}, "status 'derived' quotes no paper"),
     ],
 )
 def test_errors_name_file_record_and_field(change: dict, match: str) -> None:
@@ -121,3 +124,21 @@ def test_the_docs_example_is_a_valid_record() -> None:
     (record,) = parse_catalog(block)
     original = next(b for b in catalog() if b.name == record.name)
     assert record.notes == "" and dataclasses.replace(record, notes=original.notes) == original
+
+
+def test_the_source_range_is_read_as_a_relation() -> None:
+    """source_range (the range the cited statement is made for) is parsed like conditions;
+    a record without it has None."""
+    (record,) = parse_catalog(_toml({**MINE, "source_range": "d <= M and M <= d*n"}))
+    assert record.source_range == sp.And(d <= M, M <= d * n)
+    assert parse_catalog(_toml(MINE))[0].source_range is None
+
+
+def test_a_claim_may_not_give_a_source_range() -> None:
+    """A user's claim quotes no paper: source_range in a claims file is an unknown field."""
+    from attnio.claims import ClaimError, parse_claims
+
+    text = _toml({"name": "c", "kind": "lower", "regime": "dense", "pass": "forward",
+                  "expression": "n*d", "source_range": "d <= M"})  # fmt: skip
+    with pytest.raises(ClaimError, match="unknown field"):
+        parse_claims(text)

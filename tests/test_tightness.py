@@ -26,11 +26,18 @@ def test_leading_ratios_are_the_limits_of_the_records() -> None:
     assert leading_ratio(
         "square-tiling-forward-count", "dense-forward-lower-small-sharp", "small"
     ) == 8 * sp.sqrt(2)
+    # the every-family bounds (lower-families.md): 2 sqrt(2) forward, 4 backward
+    assert leading_ratio(
+        "output-stationary-forward-count", "dense-forward-lower-small-families", "small"
+    ) == 2 * sp.sqrt(2)
+    assert leading_ratio(
+        "output-stationary-backward-count", "dense-backward-lower-small-families", "small"
+    ) == 4
 
 
 def test_every_cell_is_compared_with_its_best_derived_lower_bound() -> None:
-    """Each row names the derived lower bound with the least ratio: the sharp ones today, the
-    two-stage one for the small-cache forward pass."""
+    """Each row names the derived lower bound with the least ratio: the sharp ones for the
+    large cache, the every-family ones (lower-families.md) for the small cache."""
     from attnio.proofs.tightness import derived_lowers
 
     table = rows()
@@ -38,7 +45,7 @@ def test_every_cell_is_compared_with_its_best_derived_lower_bound() -> None:
         (p, c) for p in ("forward", "backward") for c in ("large", "small")
     }
     for r in table:
-        expected = "-twostage" if (r.pass_, r.cache) == ("forward", "small") else "-sharp"
+        expected = "-families" if r.cache == "small" else "-sharp"
         assert r.lower.endswith(expected), r
         assert get(r.lower).status.value == "derived"
         others = derived_lowers(r.pass_, r.cache)

@@ -483,8 +483,13 @@ class Explorer {
     }, this.graph);
     for (const row of lay.rows) {
       if (!row.title) continue;
-      const t = svg("text", { x: "8", y: String(row.y + 4), class: "ax-row" }, root);
-      t.textContent = row.title;
+      // a row of several stages names each on a line of its own (explorer/layout.py)
+      const lines = row.title.split("\n");
+      const t = svg("text", { x: "8", y: String(row.y + 4 - 6.5 * (lines.length - 1)), class: "ax-row" }, root);
+      lines.forEach((line, i) => {
+        const span = svg("tspan", { x: "8", dy: i ? "13" : "0" }, t);
+        span.textContent = line;
+      });
     }
     const edges = svg("g", { class: "ax-edges" }, root);
     const bends = new Map((lay.bends || []).map(([u, v, path]) => [`${u},${v}`, path]));
