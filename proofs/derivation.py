@@ -613,8 +613,8 @@ def _families() -> Derivation:
     dp_min, m_v, m_q, m_k = (_nonneg(s) for s in ("mu_P", "m_dV", "m_dQ", "m_dK"))
     t1, t2, t3, t4, t5 = (_nonneg(f"t_{k}") for k in range(1, 6))
     g1, g2, p1, p2 = _nonneg("g_1"), _nonneg("g_2"), _nonneg("p_1"), _nonneg("p_2")
-    rows_q, rows_k, rows_o, rows_v = (_nonneg(s) for s in ("a", "b", "a'", "b'"))
-    pairs, pairs_dp = _nonneg("ab"), _nonneg("a'b'")
+    rows_q, rows_k, rows_o, rows_v = (_nonneg(s) for s in ("a", "b", "a_dO", "b_V"))
+    pairs, pairs_dp = _nonneg("ab"), _nonneg("ab_dOV")
     parts = _pos("P", integer=True)
     forward = 2 * n**2 * d / (sp.sqrt(2) * sp.sqrt(M) + 2 * M / d + 2) - M
     backward = 5 * n**2 * d / (2 * sp.sqrt(M) + 4 * M / d + 2) - M
