@@ -407,7 +407,12 @@ def _check(
     strong = _strengthened(obligation, timeout_ms) if strategies else None
     if strong is not None:
         return _with(strong, None, time.perf_counter() - start, "")
-    for integers in (False, True) if integers_stage else (False,):
+    order = (False, True) if integers_stage else (False,)
+    if integers_stage and strategies and stages.integers_first(obligation):
+        # recorded (attnio.proofs.stages): the integer query decides this claim and the
+        # relaxation ends in the processor-time net; the relaxation still follows
+        order = (True, False)
+    for integers in order:
         if integers and split:
             found = _split_by_powers(obligation, timeout_ms)
             if found is not None:
@@ -515,12 +520,16 @@ def _strengthened(obligation: Obligation, timeout_ms: int, certify: bool = True)
     # single full-budget pass proved is lost: the plain claim still gets its full budget.
     # A claim recorded as decided by its rooted strengthening (attnio.proofs.stages) skips
     # the glance, which ends in the processor-time net there: rooted first, then plain at
-    # its full budget, so a rooted attempt that fails here loses nothing either.
+    # its full budget, so a rooted attempt that fails here loses nothing either. One
+    # recorded as decided by its plain strengthening gets it at its full budget at once (a
+    # glance that proves is the same search), then the rooted one.
     attempts: list[tuple[Obligation, dict, int]] = [(obligation, {}, timeout_ms)]
     glanced = False
     rooted = _rooted(obligation)
     if rooted is not None and stages.rooted_first(obligation):
         attempts = [(*rooted, timeout_ms), (obligation, {}, timeout_ms)]
+    elif rooted is not None and stages.plain_first(obligation):
+        attempts = [(obligation, {}, timeout_ms), (*rooted, timeout_ms)]
     elif rooted is not None:
         glance = min(timeout_ms, _GLANCE_MS)
         attempts = [(obligation, {}, glance), (*rooted, timeout_ms)]

@@ -1,34 +1,40 @@
-"""Recorded deciding stages of strengthened proofs, so that calls known to end in the
-processor-time net are not made first, or at all when they only choose a certificate.
+"""Recorded deciding stages of proofs, so that calls known to end in the processor-time
+net are not made first, or at all when they only choose a certificate.
 
-A claim with floors and ceilings is proved through a rounding-free strengthening
-(:func:`attnio.proofs.check._strengthened`), of the claim itself (*plain*) or, when a
-symbol sits under a root (``sqrt(M)``), of the claim with each such symbol written as a
-power of a positive real (*rooted*). The checker gives the plain one a glance first
-(``_GLANCE_MS``), then the rooted one, then, if the glance ended unknown, the plain one at
-its full budget. Its SMT-LIB certificate then needs z3 to re-check the strengthening lemma
-in a glance (:func:`attnio.proofs.check._certificate`); where z3 does not, the file is the
-original query (``FALLBACK_CERTIFICATE``). Measured over the catalog (issue 22): wherever
-the rooted strengthening decides, the glance at the plain one ended in the processor-time
-net (2.5 s each, 15 claims, 38 s of the thorough ``attnio verify``'s 166 s of
-obligations), and the 4 claims whose lemma z3 does not re-check spent 17 s on the glances.
+The checker (:func:`attnio.proofs.check.check`) tries, in order: a rounding-free
+strengthening (:func:`attnio.proofs.check._strengthened`) of the claim itself (*plain*)
+or, when a symbol sits under a root (``sqrt(M)``), a glance at the plain one, then the
+claim with each such symbol written as a power of a positive real (*rooted*), then the
+plain one at its full budget; then z3 on the claim, the real relaxation before the
+integer query. A strengthened proof's SMT-LIB certificate then needs z3 to re-check the
+strengthening lemma in a glance (:func:`attnio.proofs.check._certificate`); where z3
+does not, the file is the original query (``FALLBACK_CERTIFICATE``). Measured over the
+catalog (issue 22), thorough ``attnio verify``, processor time: the glance at the plain
+strengthening ended in the net wherever the rooted one decides (2.5 s each, 15 claims,
+38 s); a relaxation ran 15 s into the net before the integer query proved the claim in
+0.3 s (two monotonicity claims); 4 lemmas z3 does not re-check spent 17 s on glances.
 
-So both are recorded once (``python benchmarks/stages.py --record``) in ``stages.json``
-beside this module, by the claim's :func:`~attnio.proofs.obligation.fingerprint` (for an
-obligation with a constant, the claim at the constant that is re-proved):
+So which stage decided is recorded once (``python benchmarks/stages.py --record``) in
+``stages.json`` beside this module, by the claim's
+:func:`~attnio.proofs.obligation.fingerprint` (for an obligation with a constant, the
+claim at the constant that is re-proved), and the checker tries that stage first:
 
-* ``stage`` ``rooted``: the checker tries the rooted strengthening first, then the plain
-  one at its full budget. Only the order changes, no stage is left out: a recorded claim
-  whose rooted strengthening is not proved (a stale record, or a machine where it does not
-  finish) still gets the plain strengthening at its full budget and every later stage.
+* ``stage`` ``rooted``: the rooted strengthening, then the plain one at its full budget;
+* ``stage`` ``plain`` (a claim with a root): the plain strengthening at its full budget
+  (a glance that proves is the same search), then the rooted one;
+* ``stage`` ``integers``: after the strengthenings, the integer query, then the
+  relaxation;
 * ``lemma`` false: the certificate is the original query at once, its header saying it
-  was recorded so. The verdict never depends on the lemma's re-check (the strengthening
-  is sound by :mod:`attnio.proofs.rounding`'s lemmas); only the certificate does, and the
-  thorough round trip parses such a file and does not re-solve it.
+  was recorded so.
 
-A claim the recording does not name is checked in the default order and its lemma
-re-checked. A changed formula changes its fingerprint, so its record no longer applies
-(``tests/test_stages.py`` names stale records).
+Only the order changes, no stage is left out: a recorded claim whose recorded stage does
+not prove it (a stale record, or a machine where it does not finish in time) still gets
+every other stage, at its full budget. The lemma's re-check never decides a verdict (the
+strengthening is sound by :mod:`attnio.proofs.rounding`'s lemmas); only the certificate
+depends on it, and the thorough round trip parses such a file and does not re-solve it.
+A claim the recording does not name is checked in the default order. A changed formula
+changes its fingerprint, so its record no longer applies (``tests/test_stages.py``
+names stale records).
 """
 
 from __future__ import annotations
@@ -56,6 +62,12 @@ ROOTED = "rooted"
 PLAIN = "plain"
 """The stage of a claim proved through the strengthening of the claim itself."""
 
+INTEGERS = "integers"
+"""The stage of a claim proved by z3 on the integer query."""
+
+STAGES = (ROOTED, PLAIN, INTEGERS)
+"""The recorded stages."""
+
 
 @functools.cache
 def _read(path: Path) -> dict:
@@ -65,8 +77,8 @@ def _read(path: Path) -> dict:
 
 
 def recorded() -> dict[str, dict]:
-    """The recorded claims: ``{fingerprint: {"obligation": name, "stage": stage, "lemma":
-    whether z3 re-checks the strengthening lemma}}``."""
+    """The recorded claims: ``{fingerprint: {"obligation": name, "stage": a stage of
+    STAGES or "", "lemma": whether z3 re-checks the strengthening lemma}}``."""
     return _read(RECORDING)["claims"]
 
 
@@ -90,6 +102,19 @@ def rooted_first(claim: Obligation) -> bool:
     return entry is not None and entry.get("stage") == ROOTED
 
 
+def plain_first(claim: Obligation) -> bool:
+    """Whether the recording says the plain strengthening of ``claim`` (which has a symbol
+    under a root) decides it."""
+    entry = recorded().get(fingerprint(claim))
+    return entry is not None and entry.get("stage") == PLAIN
+
+
+def integers_first(claim: Obligation) -> bool:
+    """Whether the recording says z3's integer query on ``claim`` decides it."""
+    entry = recorded().get(fingerprint(claim))
+    return entry is not None and entry.get("stage") == INTEGERS
+
+
 def lemma_unchecked(claim: Obligation) -> bool:
     """Whether the recording says z3 does not re-check the strengthening lemma of
     ``claim``'s proof within a glance (its certificate is then the original query)."""
@@ -98,15 +123,16 @@ def lemma_unchecked(claim: Obligation) -> bool:
 
 
 def record(proofs: Iterable[tuple[Obligation, str, bool]], path: Path | None = None) -> dict:
-    """Write the strengthened proofs ``(claim, stage, lemma re-checked)`` that are proved
-    through the rooted strengthening or whose lemma z3 does not re-check to ``path``
-    (default :data:`RECORDING`); each claim is the one that was strengthened (an
-    obligation, or one with a constant at its constant). Return what was written."""
+    """Write the proofs ``(claim, stage, lemma re-checked)`` to ``path`` (default
+    :data:`RECORDING`), each claim the one that was proved (an obligation, or one with a
+    constant at its constant) and ``stage`` one of :data:`STAGES` or ``""`` (none to
+    record); those with neither a stage nor a lemma z3 does not re-check are left out.
+    Return what was written."""
     path = RECORDING if path is None else path
     entries = {
         fingerprint(claim): {"obligation": claim.name, "stage": stage, "lemma": lemma}
         for claim, stage, lemma in sorted(proofs, key=lambda p: p[0].name)
-        if stage == ROOTED or not lemma
+        if stage in STAGES or not lemma
     }
     written = {
         "format": FORMAT,
@@ -121,10 +147,14 @@ def record(proofs: Iterable[tuple[Obligation, str, bool]], path: Path | None = N
 
 __all__ = [
     "COMMAND",
+    "INTEGERS",
     "PLAIN",
     "RECORDING",
     "ROOTED",
+    "STAGES",
+    "integers_first",
     "lemma_unchecked",
+    "plain_first",
     "record",
     "recorded",
     "recorded_on",

@@ -1,5 +1,5 @@
-"""Tests of attnio.proofs.stages: recorded stages change the order of the strengthenings, never
-which are tried, and a recorded lemma z3 does not re-check changes only the certificate."""
+"""Tests of attnio.proofs.stages: a recorded stage changes the order in which the checker's
+stages are tried, never which are, and a recorded lemma changes only the certificate."""
 
 from __future__ import annotations
 
@@ -99,9 +99,70 @@ def test_a_recorded_lemma_gives_the_original_query_without_a_glance(monkeypatch,
     assert check.FALLBACK_CERTIFICATE in result.smtlib and stages.COMMAND in result.smtlib
 
 
-def test_only_rooted_stages_and_unchecked_lemmas_are_recorded(tmp_path) -> None:
-    """A plain strengthening whose lemma z3 re-checks is the default: record() leaves it out."""
-    written = stages.record([(_toy(), stages.PLAIN, True)], tmp_path / "stages.json")
+def test_a_recorded_plain_stage_gets_the_full_budget_at_once(monkeypatch, tmp_path) -> None:
+    """A claim recorded as decided by its plain strengthening gets it at the full budget
+    first (no glance), then the rooted one should it fail."""
+    monkeypatch.setattr(stages, "RECORDING", tmp_path / "stages.json")
+    stages.record([(_toy(), stages.PLAIN, True)])
+    assert stages.plain_first(_toy()) and not stages.rooted_first(_toy())
+    calls = _attempts(monkeypatch)
+    result = check._strengthened(_toy(), check.DEFAULT_TIMEOUT_MS, certify=False)
+    assert isinstance(result, Proved) and "rooted" not in result.method, result
+    assert calls[0] == ("derivation/toy-root/strengthened-0", check.DEFAULT_TIMEOUT_MS)
+
+
+def _queries(monkeypatch: pytest.MonkeyPatch, integers_unknown: bool) -> list[bool]:
+    """Record whether each negated query asked is the integer one; with
+    ``integers_unknown``, every integer query ends unknown at once (resource limit 1)."""
+    asked: list[bool] = []
+    solver = check._Query.solver
+
+    def spy(self, timeout_ms, negate=True, seed=0):
+        built = solver(self, timeout_ms, negate, seed)
+        if negate:
+            asked.append(self.integers)
+            if integers_unknown and self.integers:
+                built.set("rlimit", 1)
+        return built
+
+    monkeypatch.setattr(check._Query, "solver", spy)
+    return asked
+
+
+_N = sp.Symbol("n", integer=True, positive=True)
+_LINEAR = Obligation(
+    "derivation/toy-linear", "derivation", sp.Gt(_N + 1, _N, evaluate=False), (), "holds", (), ""
+)
+
+
+def test_a_recorded_integer_stage_asks_the_integer_query_first(monkeypatch, tmp_path) -> None:
+    """A claim recorded as decided by the integer query is asked it before the relaxation;
+    unrecorded, the relaxation comes first."""
+    monkeypatch.setattr(stages, "RECORDING", tmp_path / "stages.json")
+    asked = _queries(monkeypatch, integers_unknown=False)
+    assert isinstance(check.check(_LINEAR), Proved) and asked[0] is False
+    stages.record([(_LINEAR, stages.INTEGERS, True)])
+    asked.clear()
+    result = check.check(_LINEAR)
+    assert isinstance(result, Proved) and result.method == "z3 unsat (integers)"
+    assert asked[0] is True
+
+
+def test_a_recorded_integer_stage_that_fails_still_gets_the_relaxation(monkeypatch, tmp_path):
+    """A stale integer record loses nothing: when the integer query ends unknown, the
+    relaxation is asked and proves the claim."""
+    monkeypatch.setattr(stages, "RECORDING", tmp_path / "stages.json")
+    stages.record([(_LINEAR, stages.INTEGERS, True)])
+    asked = _queries(monkeypatch, integers_unknown=True)
+    result = check.check(_LINEAR)
+    assert isinstance(result, Proved) and result.method == "z3 unsat (real relaxation)"
+    assert asked[0] is True and False in asked
+
+
+def test_only_stages_and_unchecked_lemmas_are_recorded(tmp_path) -> None:
+    """A proof with no stage to record whose lemma z3 re-checks is the default: record()
+    leaves it out."""
+    written = stages.record([(_toy(), "", True)], tmp_path / "stages.json")
     assert written["claims"] == {}
 
 
@@ -118,6 +179,6 @@ def test_every_recorded_claim_is_a_claim_of_today(generated_obligations) -> None
             obligation = None if constant is None else obligation.at(constant)
         if obligation is None or fingerprint(obligation) != key:
             stale.append(entry["obligation"])
-        assert entry["stage"] in (stages.ROOTED, stages.PLAIN) and entry["lemma"] in (True, False)
-        assert entry["stage"] == stages.ROOTED or entry["lemma"] is False
+        assert entry["stage"] in (*stages.STAGES, "") and entry["lemma"] in (True, False)
+        assert entry["stage"] or entry["lemma"] is False
     assert not stale, f"re-record ({stages.COMMAND}): {stale}"
