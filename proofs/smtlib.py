@@ -5,10 +5,11 @@ claim of one obligation, in the form whose answer decided it (the real
 relaxation, QF_NRA, or the integer query, QF_NIRA), followed by
 ``(check-sat)``: ``unsat`` means the claim holds. A claim z3 proved through a
 rounding-free strengthening is exported as a *certificate of the original
-claim*: either two queries separated by ``(reset)``, the strengthened claim
-with its side conditions and the strengthening lemma (both must be unsat), or,
-when z3 could not re-check the lemma, the original obligation alone; the file's
-header comment says which. Any SMT-LIB 2 solver can
+claim*: queries separated by ``(reset)``, all of which must be unsat (the
+strengthened claim, its side conditions, and the strengthening lemma, split into
+``small <= upper`` and ``lower <= large`` or as one implication), or, when z3
+could not re-check the lemma, the original obligation alone; the file's header
+comment says which (:func:`attnio.proofs.check._certificate`). Any SMT-LIB 2 solver can
 re-check it; :func:`cross_check` runs cvc5 (the optional extra ``cvc5``).
 """
 
@@ -24,7 +25,7 @@ import z3
 
 from .budget import check as check_budgeted
 from .budget import limit
-from .check import Counterexample, Outcome, Proved
+from .check import RESET, Counterexample, Outcome, Proved
 from .errors import SolverUnavailable
 
 
@@ -143,10 +144,6 @@ def _constants(assertions: z3.AstVector) -> list[z3.ExprRef]:
             found[term.decl().name()] = term
         stack.extend(term.children())
     return list(found.values())
-
-
-RESET = "\n(reset)\n"
-"""Separates the queries of a certificate file (a strengthened claim, then its lemma)."""
 
 
 def combine(answers: list[str]) -> str:

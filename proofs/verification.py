@@ -24,7 +24,7 @@ from attnio.bounds import Status, catalog
 from attnio.bounds.checks import Check
 from attnio.bounds.consistency import strip_mask_point
 
-from . import smtlib, suite
+from . import smtlib, stages, suite
 from .cache import ProofCache
 from .check import (
     DEFAULT_TIMEOUT_MS,
@@ -35,7 +35,7 @@ from .check import (
     Unknown,
     prove,
 )
-from .constants import COMMAND, NOT_REPRODUCED, entry_of, recorded_on
+from .constants import COMMAND, NOT_REPRODUCED, RECORDED_UNKNOWN, entry_of, recorded_on
 from .derivation import derivations
 from .generate import backing, obligations, planted
 from .translate import Translator
@@ -195,6 +195,27 @@ def check_obligations() -> tuple[bool | None, str]:
     )
     if replayed < len(constant):
         detail += f", {len(constant) - replayed} searched (no record of today's text)"
+    replayed_unknown = [
+        o.obligation.name
+        for o in outcomes
+        if isinstance(o.result, Unknown) and o.result.reason.startswith(RECORDED_UNKNOWN)
+    ]
+    if replayed_unknown:
+        detail += (
+            f"; {len(replayed_unknown)} open claims' recorded searches that proved no constant "
+            "replayed at their limit, the full-budget call there not run again (attnio prove "
+            f"--search --only NAME searches afresh): {', '.join(replayed_unknown[:3])}"
+        )
+    names = {o.obligation.name for o in outcomes}
+    entries = [e for e in stages.recorded().values() if e["obligation"] in names]
+    rooted = sum(1 for e in entries if e["stage"] == stages.ROOTED)
+    unchecked = sum(1 for e in entries if e.get("lemma") is False)
+    if entries:
+        detail += (
+            f"; as recorded ({stages.COMMAND}, {stages.recorded_on()}), {rooted} "
+            f"strengthened claims tried their rooted form first and {unchecked} certificates "
+            "are the original query without a glance at the lemma"
+        )
     cache = _SETTINGS["cache"]
     if isinstance(cache, ProofCache):
         detail += f"; {cache.hits} answered from the proof cache"

@@ -292,16 +292,23 @@ def test_interrupted_prove_over_workers_stops_them(tmp_path) -> None:
         # a shell that starts pytest in the background ignores SIGINT; children inherit it
         preexec_fn=functools.partial(signal.signal, signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
-    time.sleep(20)  # the tightness searches take minutes: still running
-    workers = subprocess.run(  # the pool's workers (not multiprocessing's resource tracker)
-        ["pgrep", "-P", str(process.pid), "-f", "spawn_main"], capture_output=True, text=True
-    ).stdout.split()
+    workers: list[str] = []
+    deadline = time.monotonic() + 300  # generous: the pool starts later on a loaded machine
+    while len(workers) < 2 and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.2)
+        workers = subprocess.run(  # the pool's workers (not multiprocessing's resource tracker)
+            ["pgrep", "-P", str(process.pid), "-f", "spawn_main"], capture_output=True, text=True
+        ).stdout.split()
+    # both workers started, and the tightness obligations take minutes: still running; a few
+    # seconds more so that they are past their imports and proving (a fixed 20 s sleep
+    # spent 40 s of processor time in the two workers for nothing)
+    time.sleep(3)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=120)
     assert process.returncode == 130, err
     assert json.loads(out)["partial"] is True
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
-    assert workers  # the pool had started
+    assert len(workers) == 2  # the pool had started
     alive = [w for w in workers if subprocess.run(["kill", "-0", w]).returncode == 0]
     assert not alive
 

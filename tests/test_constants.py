@@ -128,9 +128,10 @@ def test_the_recording_holds_every_constant_of_today() -> None:
         assert entry["status"] in ("proved", "counterexample", "unknown", "sampled"), name
 
 
-@pytest.mark.parametrize("status", ["proved", "counterexample"])
+@pytest.mark.parametrize("status", ["proved", "counterexample", "unknown"])
 def test_verify_replays_rather_than_searches_recorded_outcomes(status, monkeypatch) -> None:
-    """settle never calls the search for a record that is proved or refuted everywhere."""
+    """settle never calls the search for a record that is proved, refuted everywhere, or
+    proved nowhere up to the limit (replayed there, still unknown)."""
     wanted = [
         o
         for o in obligations()
@@ -142,3 +143,42 @@ def test_verify_replays_rather_than_searches_recorded_outcomes(status, monkeypat
     cheapest = min(wanted, key=lambda o: constants.entry_of(o)["seconds"])
     outcome = constants.settle(cheapest)
     assert outcome.result.status == status
+
+
+def test_a_search_that_proved_nothing_is_replayed_at_its_limit_and_stays_unknown(
+    monkeypatch,
+) -> None:
+    """The replay of a recorded unknown search tries the limit with the search's stages and,
+    undecided there, is unknown, never proved: its recorded refutation confirmed again, its
+    reason saying which call is not run again and the command that searches afresh."""
+    entry = {"status": "unknown", "constant": None, "refuted": 3, "point": {"n": "1"}}
+    tried = []
+
+    def undecided(obligation, constant, timeout_ms, certify=False):
+        tried.append(constant)
+        return Unknown("planted: the limit undecided", "", 0.0)
+
+    monkeypatch.setattr(constants, "check_at", undecided)
+    monkeypatch.setattr(constants, "prove", lambda *a, **k: pytest.fail("searched"))
+    outcome = constants.replay(_toy(), entry)
+    assert tried == [constants.CONSTANT_LIMIT]
+    assert isinstance(outcome.result, Unknown) and outcome.verdict != "ok"
+    assert outcome.result.reason.startswith(constants.RECORDED_UNKNOWN)
+    assert "attnio prove --search --only 'order/toy/linear'" in outcome.result.reason
+    assert isinstance(outcome.refutation, Counterexample) and outcome.refutation.constant == 3
+
+
+def test_a_stale_unknown_record_whose_limit_is_decided_now_is_searched() -> None:
+    """A record saying no C up to the limit was proved, for a claim the limit now proves
+    (the toy: C = 4 suffices), is stale: the constant is searched and found."""
+    entry = {"status": "unknown", "constant": None, "refuted": 3, "point": {"n": "1"}}
+    outcome = constants.replay(_toy(), entry)
+    assert isinstance(outcome.result, Proved) and outcome.result.constant == 4
+
+
+def test_a_wrong_refutation_in_an_unknown_record_is_not_trusted() -> None:
+    """An unknown record whose refuting point satisfies the claim fails to reproduce."""
+    entry = {"status": "unknown", "constant": None, "refuted": 3, "point": {"n": "5"}}
+    outcome = constants.replay(_toy(), entry)
+    assert isinstance(outcome.result, Unknown)
+    assert outcome.result.reason.startswith(constants.NOT_REPRODUCED)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import pathlib
 import re
@@ -74,13 +75,21 @@ def _math_cells(tex: str) -> list[str]:
     return [_normalised(c) for row in rows for c in re.findall(r"\$([^$]+)\$", row)]
 
 
+@functools.cache
+def _parsed(text: str) -> sp.Basic:
+    """sympy's LaTeX parser (lark backend) on ``text``, once per distinct text: the tables
+    repeat conditions and block sizes, both layouts show the same expressions, and each
+    parse is a fraction of a second of Earley parsing."""
+    from sympy.parsing.latex import parse_latex  # needs lark, a test dependency
+
+    return parse_latex(text, backend="lark")
+
+
 def _block_sizes(tex: str, values: dict) -> dict:
     """The values of the caption's block sizes b_k at ``values``."""
-    from sympy.parsing.latex import parse_latex
-
     sizes = {}
     for number, body in re.findall(r"\$b_\{(\d+)\} = (.*?)\$", tex):
-        sizes[f"b_{number}"] = _numeric(parse_latex(_normalised(body), backend="lark"), values)
+        sizes[f"b_{number}"] = _numeric(_parsed(_normalised(body)), values)
     return sizes
 
 
@@ -144,8 +153,6 @@ def _as_key(value: sp.Basic) -> object:
 @pytest.mark.parametrize("columns", ["name,bound,explicit,conditions", "name,bound,conditions"])
 def test_latex_cells_parse_back_to_the_same_values(columns) -> None:
     """Every math cell of the LaTeX table, with an explicit column or without one (the explicit form then in the Bound column), parses with sympy's LaTeX parser (block sizes from the caption) and evaluates like the record."""
-    from sympy.parsing.latex import parse_latex  # needs lark, a test dependency
-
     values = {
         "n": 40,
         "d": 5,
@@ -170,7 +177,7 @@ def test_latex_cells_parse_back_to_the_same_values(columns) -> None:
         known = {**values, **_block_sizes(tex, values)}
         for cell in _math_cells(tex):
             for atom in _cell_atoms(cell):
-                got.append(_as_key(_numeric(parse_latex(atom, backend="lark"), known)))
+                got.append(_as_key(_numeric(_parsed(atom), known)))
         assert sorted(map(str, got)) == expected, bound.name
         parsed += len(got)
     assert parsed > 60

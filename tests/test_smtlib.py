@@ -83,19 +83,49 @@ def _strengthened_outcome():
 
 
 def test_strengthened_proof_exports_a_certificate_of_the_original(tmp_path):
-    """A strengthened proof's file holds the strengthened claim and its lemma, and says so.
+    """A strengthened proof's file holds the strengthened claim, its side conditions and
+    the lemma, and says so.
 
-    The lemma query asserts the original claim's negation, so the two unsat answers
-    certify the original claim, not the stronger one alone.
+    For the original claim small <= large strengthened to upper <= lower, the lemma's two
+    queries assert the negations of small <= upper and lower <= large, so the four unsat
+    answers certify the original claim, not the stronger one alone.
     """
     outcome = _strengthened_outcome()
     [path] = smtlib.write([outcome], tmp_path)
     text = path.read_text(encoding="utf-8")
-    assert "; certificate: the STRENGTHENING LEMMA together with the STRENGTHENED CLAIM" in text
+    assert "; certificate: the STRENGTHENED CLAIM upper <= lower, its side conditions" in text
+    assert "the STRENGTHENING LEMMA small <= upper, lower <= large" in text
     queries = text.split(smtlib.RESET)
-    assert len(queries) == 2 and all("(check-sat)" in q for q in queries)
-    assert "(assert\n (not" in queries[1] or "(not " in queries[1]
+    assert len(queries) == 4 and all("(check-sat)" in q for q in queries)
+    assert "; (3) the strengthening lemma, small <= upper" in queries[2]
+    assert "; (4) the strengthening lemma, lower <= large" in queries[3]
+    assert all("(assert\n (not" in q or "(not " in q for q in queries[2:])
     assert smtlib.z3_answer(path) == "unsat"
+
+
+def test_a_strengthening_that_does_not_imply_the_original_certifies_nothing():
+    """A planted strengthening whose upper side is below the claim's small side (0 <= lower
+    for a claim whose small side is positive) never gets the split lemma's certificate: z3
+    does not answer unsat on small <= upper. (The file is then the lemma as one implication,
+    whose hypotheses include the original assumptions, or the original query: each
+    certifies the original claim on its own.)"""
+    import importlib
+
+    from attnio.proofs.generate import lower_le_upper
+    from attnio.proofs.rounding import Strengthening, strengthen
+
+    name = "lower-le-upper/dense-forward-lower-large-explicit<=flash2-forward-count"
+    original = next(o for o in lower_le_upper() if o.name == name)
+    strong = strengthen(original.claim)
+    planted_strong = Strengthening(
+        sp.Le(0, strong.claim.rhs, evaluate=False), strong.side_conditions
+    )
+    check = importlib.import_module("attnio.proofs.check")  # the module, not prove's check()
+    text = check._certificate(original, original, {}, planted_strong, 3000)
+    assert "small <= upper" not in text
+    assert "the strengthened claim and side conditions imply the original claim" in text or (
+        check.FALLBACK_CERTIFICATE in text
+    )
 
 
 def test_strengthened_certificate_checks_with_cvc5(tmp_path):
