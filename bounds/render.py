@@ -123,7 +123,11 @@ class _Printer(LatexPrinter):
 
     def _print_Mul(self, expr: sp.Mul) -> str:
         # Slash a fraction only over a single factor: n^2 d / M, never n^2 d^2 / 8 M.
-        _, denominator = sp.fraction(expr, exact=True)
+        numerator, denominator = sp.fraction(expr, exact=True)
+        if isinstance(denominator, sp.Add) and len(denominator.args) >= 3:
+            # A long sum below the line is too wide for a narrow column as a \frac, which
+            # cannot break: slashed in big parentheses it can break after a +.
+            return rf"{self._print(numerator)} / \bigl({self._print(denominator)}\bigr)"
         single = (
             denominator.is_Symbol
             or denominator.is_Integer

@@ -97,6 +97,21 @@ def _record_step(file: str, label: str, bound: sp.Expr, record: Bound, words: st
     )
 
 
+def _record_steps(file: str, pairs: list[tuple[Bound, sp.Expr]]) -> list[Obligation]:
+    """For each (record, derived bound): the step ``record-NAME`` that the bound is at least
+    the record's expression (NAME the record's name without ``dense-``)."""
+    return [
+        _record_step(
+            file,
+            f"record-{record.name.removeprefix('dense-')}",
+            bound,
+            record,
+            "the derived bound is at least",
+        )
+        for record, bound in pairs
+    ]
+
+
 def _step(
     file: str, label: str, claim: sp.Basic, hypotheses: tuple, sources: tuple, statement: str
 ) -> Obligation:
@@ -567,16 +582,7 @@ def _two_stage() -> Derivation:
             "IO >= 4 n^2 d / (3 sqrt(2M) + 4) - M",
         ),
     ]
-    steps += [
-        _record_step(
-            file,
-            f"record-{record.name.removeprefix('dense-')}",
-            bound,
-            record,
-            "the derived bound is at least",
-        )
-        for record in records
-    ]
+    steps += _record_steps(file, [(record, bound) for record in records])
     unchecked = (
         "HK81 partition lemma: IO >= M (P(G, 2M) - 1) (stated, HK81 Thm 3.1; SY24 Lemma 2.8)",
         "pair-chain lemma and accumulator lemma of lower-sharp.md (hand proofs there; tested "
@@ -794,16 +800,7 @@ def _families() -> Derivation:
             "give IO >= 5 n^2 d / (2 sqrt(M) + 4M / d + 2) - M",
         ),
     ]
-    steps += [
-        _record_step(
-            file,
-            f"record-{record.name.removeprefix('dense-')}",
-            bound,
-            record,
-            "the derived bound is at least",
-        )
-        for record, bound in zip(records, (forward, backward), strict=True)
-    ]
+    steps += _record_steps(file, list(zip(records, (forward, backward), strict=True)))
     unchecked = (
         "HK81 partition lemma: IO >= M (P(G, 2M) - 1) (stated, HK81 Thm 3.1; SY24 Lemma 2.8)",
         "pair-chain and accumulator lemmas of lower-sharp.md, score-tree lemma of "

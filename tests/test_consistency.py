@@ -115,6 +115,7 @@ def test_explicit_check_fails_when_a_lower_bound_exceeds_a_count(
         explicit=n * d,
         status="derived",
         source="attnio.algorithms (planted)",
+        source_range=None,
     )
     _patch(monkeypatch, {}, extra=(count,))
     passed, detail = consistency.check_explicit_lower_below_upper()

@@ -293,7 +293,7 @@ def test_a_long_legend_fits_inside_the_figure_without_shrinking_the_axes(monkeyp
 
     data = algorithm_figure(
         ["row-streaming", "flash", "square-tiling", "standard"], "forward", 1024, 16, 16, 8192,
-        points=4,
+        points=4, measured=False,
     )  # fmt: skip
     import matplotlib
 
