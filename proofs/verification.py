@@ -208,13 +208,14 @@ def check_obligations() -> tuple[bool | None, str]:
         )
     names = {o.obligation.name for o in outcomes}
     entries = [e for e in stages.recorded().values() if e["obligation"] in names]
-    rooted = sum(1 for e in entries if e["stage"] == stages.ROOTED)
+    first = {stage: sum(1 for e in entries if e["stage"] == stage) for stage in stages.STAGES}
     unchecked = sum(1 for e in entries if e.get("lemma") is False)
     if entries:
+        tried = ", ".join(f"{count} {stage}" for stage, count in first.items() if count)
         detail += (
-            f"; as recorded ({stages.COMMAND}, {stages.recorded_on()}), {rooted} "
-            f"strengthened claims tried their rooted form first and {unchecked} certificates "
-            "are the original query without a glance at the lemma"
+            f"; as recorded ({stages.COMMAND}, {stages.recorded_on()}), claims tried their "
+            f"deciding stage first ({tried}; every other stage still follows) and "
+            f"{unchecked} certificates are the original query without a glance at the lemma"
         )
     cache = _SETTINGS["cache"]
     if isinstance(cache, ProofCache):
