@@ -145,38 +145,46 @@ def _lower_bounds(pass_: str, memories: list[int], n: int, d: int) -> tuple[list
 
 
 def _undominated(series: list, omitted: list) -> tuple[list, list]:
-    """Drop a derived lower bound that another derived one is at least as high as wherever
-    the first is drawn: it says nothing more on this range (the caption names the better)."""
+    """Drop a derived lower bound that the other derived ones, taken together, are at least
+    as high as wherever it is drawn: it adds nothing to their maximum on this range. The
+    caption names the drawn bounds that cover it (each dropped bound lies below the maximum
+    of those still drawn). Of two equal bounds the later one is kept."""
     from attnio.bounds import Status
 
-    kept = []
+    def derived(one: Series) -> bool:
+        return bool(one.record) and get(one.record).status is Status.DERIVED
+
+    def drawn(one: Series) -> list[int]:
+        return [k for k, value in enumerate(one.values) if not math.isnan(value)]
+
+    def tops(one: Series, others: list) -> list[float]:
+        out = []
+        for k in drawn(one):
+            values = [o.values[k] for o in others if not math.isnan(o.values[k])]
+            out.append(max(values) if values else math.nan)
+        return out
+
+    kept, dropped = list(series), []
     for one in series:
-        record = get(one.record) if one.record else None
-        better = None
-        if record is not None and record.status is Status.DERIVED:
-            for other in series:
-                if (
-                    other is one
-                    or not other.record
-                    or get(other.record).status is not Status.DERIVED
-                ):
-                    continue
-                pairs = [
-                    (a, b)
-                    for a, b in zip(one.values, other.values, strict=True)
-                    if not math.isnan(a)
-                ]
-                if (
-                    pairs
-                    and all(not math.isnan(b) and b >= a for a, b in pairs)
-                    and (any(b > a for a, b in pairs) or series.index(other) > series.index(one))
-                ):
-                    better = other
-                    break
-        if better is None:
-            kept.append(one)
+        others = [other for other in kept if other is not one and derived(other)]
+        if not derived(one) or not drawn(one) or not others:
+            continue
+        top = tops(one, others)
+        if all(
+            not math.isnan(t) and t >= one.values[k] for k, t in zip(drawn(one), top, strict=True)
+        ):
+            kept.remove(one)
+            dropped.append(one)
+    for one in dropped:
+        others = [other for other in kept if derived(other)]
+        pairs = list(zip(drawn(one), tops(one, others), strict=True))
+        alone = [o.label for o in others if all(o.values[k] >= one.values[k] for k, _ in pairs)]
+        cover = alone[:1] or [o.label for o in others if any(o.values[k] == t for k, t in pairs)]
+        if len(cover) == 1:
+            omitted.append(f"{one.label}: below {cover[0]} wherever it is drawn")
         else:
-            omitted.append(f"{one.label}: below {better.label} wherever it is drawn")
+            names = ", ".join(cover[:-1]) + f" and {cover[-1]}"
+            omitted.append(f"{one.label}: below the larger of {names} wherever it is drawn")
     return kept, omitted
 
 

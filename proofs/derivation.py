@@ -816,9 +816,132 @@ def _families() -> Derivation:
     return Derivation(file, tuple(r.name for r in records), tuple(steps), unchecked, complete=True)
 
 
+def _segments() -> Derivation:
+    """The segment bounds of ``lower-segments.md``: the every-family counts of
+    ``lower-families.md`` per segment of X = 3M I/O moves, with separate budgets for the
+    dominator set (M + loads) and the minimum set (M + stores) of a segment."""
+    file = "lower-segments.md"
+    records = (
+        get("dense-forward-lower-small-segments"),
+        get("dense-backward-lower-small-segments"),
+    )
+    dom, low = _pos("A_D"), _pos("B_Min")
+    values, chain, q, w = (_nonneg(s) for s in ("v", "x_C", "q", "w"))
+    mu, m, g1, g2 = _nonneg("mu"), _nonneg("m"), _nonneg("g_1"), _nonneg("g_2")
+    segments = _pos("h", integer=True)
+    weighted = (q / 2 + w) * (q * (mu + chain) / 2 + w * m)
+    width = 3 * M
+    forward_part = (dom + low) * sp.sqrt(dom) / 4 + dom**2 / (2 * d) + dom
+    forward_segment = 5 * M * sp.sqrt(M) / 2 + 8 * M**2 / d + 4 * M
+    backward_part = 3 * sp.sqrt(dom) * (dom + low) / 8 + dom**2 / d + dom
+    backward_segment = 15 * M * sp.sqrt(M) / 4 + 16 * M**2 / d + 4 * M
+    budgets = (dom <= M + _loads, low <= M + _stores, _loads + _stores <= width)
+    forward = 12 * n**2 * d / (5 * sp.sqrt(M) + 16 * M / d + 8) - 3 * M
+    backward = 60 * n**2 * d / (15 * sp.sqrt(M) + 64 * M / d + 16) - 3 * M
+    steps = [
+        _step(
+            file,
+            "mean",
+            sp.Le(2 * w, chain + values, evaluate=False),
+            (w**2 <= chain * values,),
+            (),
+            "w = sqrt(x_C v) is at most the mean of x_C and v: 2 w <= x_C + v",
+        ),
+        _step(
+            file,
+            "forward-mass",
+            sp.Le(q * (mu + chain) / 2 + w * m, (dom + low) ** 2 / 8, evaluate=False),
+            (2 * w <= chain + values, q + values + chain <= dom, mu + m <= low),
+            (),
+            "budgets A of D and B of Min apart: q + v + x_C <= A, mu + m <= B, "
+            "2 w <= x_C + v give q (mu + x_C) / 2 + w m <= (A + B)^2 / 8",
+        ),
+        _step(
+            file,
+            "forward-per-segment",
+            sp.Le(g1 + g2, (dom + low) * sp.sqrt(dom) / 4, evaluate=False),
+            (
+                (g1 + g2) ** 2 <= weighted,
+                q / 2 + w <= dom / 2,
+                q * (mu + chain) / 2 + w * m <= (dom + low) ** 2 / 8,
+            ),
+            (),
+            "the two factors at most A / 2 (lower-families.md's forward-weights, S = A) and "
+            "(A + B)^2 / 8: t_1 + t_2 <= (A + B) sqrt(A) / 4",
+        ),
+        _step(
+            file,
+            "forward-segment",
+            sp.Le(forward_part, forward_segment, evaluate=False),
+            budgets,
+            (),
+            "a segment of 3M I/O moves: A <= M + loads, B <= M + stores, loads + stores <= 3M "
+            "give (A + B) sqrt(A) / 4 + A^2 / (2d) + A <= 5 M sqrt(M) / 2 + 8 M^2 / d + 4M",
+        ),
+        _step(
+            file,
+            "forward-segments",
+            sp.Ge(_io, forward, evaluate=False),
+            (segments * forward_segment >= 2 * n**2 * d, _io >= width * (segments - 1)),
+            (),
+            "h segments of 3M I/O moves hold the 2 n^2 d products, IO >= 3M (h - 1): "
+            "IO >= 12 n^2 d / (5 sqrt(M) + 16 M / d + 8) - 3M",
+        ),
+        _step(
+            file,
+            "backward-product",
+            sp.Le(weighted, sp.Rational(9, 64) * dom * (dom + low) ** 2, evaluate=False),
+            (w**2 <= chain * q, q + chain <= dom, mu + m <= low),
+            (),
+            "w = sqrt(x_C q), q + x_C <= A, mu + m <= B: "
+            "(q / 2 + w)(q (mu + x_C) / 2 + w m) <= 9 A (A + B)^2 / 64",
+        ),
+        _step(
+            file,
+            "backward-per-segment",
+            sp.Le(g1 + g2, 3 * sp.sqrt(dom) * (dom + low) / 8, evaluate=False),
+            ((g1 + g2) ** 2 <= weighted, weighted <= sp.Rational(9, 64) * dom * (dom + low) ** 2),
+            (),
+            "so t_1 + ... + t_5 = g_1 + g_2 <= 3 sqrt(A) (A + B) / 8",
+        ),
+        _step(
+            file,
+            "backward-segment",
+            sp.Le(backward_part, backward_segment, evaluate=False),
+            budgets,
+            (),
+            "a segment of 3M I/O moves: 3 sqrt(A) (A + B) / 8 + A^2 / d + A "
+            "<= 15 M sqrt(M) / 4 + 16 M^2 / d + 4M",
+        ),
+        _step(
+            file,
+            "backward-segments",
+            sp.Ge(_io, backward, evaluate=False),
+            (segments * backward_segment >= 5 * n**2 * d, _io >= width * (segments - 1)),
+            (),
+            "h segments of 3M I/O moves hold the 5 n^2 d products, IO >= 3M (h - 1): "
+            "IO >= 60 n^2 d / (15 sqrt(M) + 64 M / d + 16) - 3M",
+        ),
+    ]
+    steps += _record_steps(file, list(zip(records, (forward, backward), strict=True)))
+    unchecked = (
+        "the segment lemma (lower-segments.md, section 2: hand proof; tested on the segments "
+        "of Belady pebblings and of the exact frontier's certificates in "
+        "tests/test_derivation_sharp.py)",
+        "the lemmas and per-family Loomis-Whitney counts of lower-families.md and "
+        "lower-sharp.md (hand proofs there; tested on every segment of small graphs in "
+        "tests/test_derivation_sharp.py)",
+        "the Loomis-Whitney inequality |T|^2 <= |pi_12(T)| |pi_13(T)| |pi_23(T)| for a finite "
+        "T in a product of three sets (a published theorem), once per product family",
+    )
+    return Derivation(file, tuple(r.name for r in records), tuple(steps), unchecked, complete=True)
+
+
 MAJORANTS: dict[str, sp.Expr] = {
     "dense-forward-lower-small-families": sp.sqrt(2) * d * n**2 / sp.sqrt(M) - M,
     "dense-backward-lower-small-families": 5 * d * n**2 / (2 * sp.sqrt(M)) - M,
+    "dense-forward-lower-small-segments": 12 * d * n**2 / (5 * sp.sqrt(M)) - 3 * M,
+    "dense-backward-lower-small-segments": 4 * d * n**2 / sp.sqrt(M) - 3 * M,
 }
 """Per record, a simpler term at least its explicit bound (its denominator without the row
 pairs' and the products-in-D terms): z3 compares the every-family bounds with the counts of
@@ -836,7 +959,8 @@ def _record_conditions(record: object) -> tuple[sp.Basic, ...]:
 
 
 def derivations() -> tuple[Derivation, ...]:
-    """Every derivation: compulsory costs, large- and small-cache, two-stage, every-family."""
+    """Every derivation: compulsory costs, large- and small-cache, two-stage, every-family,
+    segments."""
     return (
         _compulsory(),
         _large(),
@@ -845,6 +969,7 @@ def derivations() -> tuple[Derivation, ...]:
         _sharp(),
         _two_stage(),
         _families(),
+        _segments(),
     )
 
 

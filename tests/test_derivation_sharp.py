@@ -35,7 +35,7 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-from attnio.pebble import builders, read_moves, solve_heuristic
+from attnio.pebble import Dag, Move, builders, read_moves, replay, solve_heuristic
 from strategies import examples
 
 FRONTIER = Path(__file__).resolve().parent.parent / "docs" / "frontier"
@@ -176,6 +176,108 @@ def _segments(dag, moves, M: int) -> list[tuple[set[int], set[int]]]:
     for v, segment in last.items():
         parts[segment].add(v)
     return [(p, D) for p, D in zip(parts, dominators, strict=True) if p]
+
+
+def _clean(dag, moves) -> list:
+    """Step 1 of the segment lemma (lower-segments.md): drop useless computes until none is left.
+
+    A compute of v is useless when v is neither stored nor read by a compute of one of its
+    successors before the red pebble it placed is deleted (or the pebbling ends). It is
+    dropped with the delete that ends that red pebble; the I/O moves stay as they are.
+    """
+    moves = list(moves)
+    while True:
+        placed: dict[int, int] = {}  # v -> index of the compute whose red pebble v carries
+        useful: set[int] = set()
+        drop: set[int] = set()
+        for k, move in enumerate(moves):
+            op, v = move.op, move.vertex
+            if op == "compute":
+                useful.update(placed[int(p)] for p in dag.predecessors(v) if int(p) in placed)
+                placed[v] = k
+            elif op == "store" and v in placed:
+                useful.add(placed[v])
+            elif op == "delete" and v in placed:
+                if placed[v] not in useful:
+                    drop.update((placed[v], k))
+                del placed[v]
+        drop.update(k for k in placed.values() if k not in useful)
+        if not drop:
+            return moves
+        moves = [move for k, move in enumerate(moves) if k not in drop]
+
+
+def _io_segments(dag, moves, X: int) -> list[tuple[set[int], set[int], int, int]]:
+    """The segment lemma's parts: per segment of X I/O moves, (the vertices computed in it,
+    the vertices red at its start or loaded in it, its loads, its stores)."""
+    red: set[int] = set()
+    parts: list[list] = [[set(), set(), 0, 0]]
+    io = 0
+    for move in moves:
+        op, v = move.op, move.vertex
+        if op in ("load", "store"):
+            if io and io % X == 0:
+                parts.append([set(), set(red), 0, 0])
+            io += 1
+        if op == "load":
+            parts[-1][1].add(v)
+            parts[-1][2] += 1
+            red.add(v)
+        elif op == "store":
+            parts[-1][3] += 1
+        elif op == "compute":
+            parts[-1][0].add(v)
+            red.add(v)
+        elif op == "delete":
+            red.discard(v)
+    return [tuple(part) for part in parts]
+
+
+def _check_segments(roles: Roles, moves, M: int, widths=None) -> int:
+    """The segment lemma and the per-segment counts of lower-segments.md on one pebbling.
+
+    The pebbling is cleaned first; for each width X (default 1, M, 2M and the 3M of the
+    records) every segment's computed vertices are dominated by what was red at its start
+    or loaded in it (at most M + its loads), its minimum set holds at most M + its stores
+    vertices, there are ceil(IO / X) segments, and its products obey the per-segment
+    counts with A = |D| and B = |Min|. Returns the number of segments checked.
+    """
+    dag, d = roles.dag, roles.d
+    cleaned = _clean(dag, moves)
+    io = replay(dag, moves, M).io
+    assert replay(dag, cleaned, M).io == io  # legal, with the same I/O moves
+    forward = roles.kind == "attention-forward"
+    products = set(roles.qk) | set(roles.dov) | set(roles.product)
+    checked = 0
+    for X in widths or (1, M, 2 * M, 3 * M):
+        segments = _io_segments(dag, cleaned, X)
+        assert len(segments) == max(1, math.ceil(io / X))
+        covered = set()
+        for part, D, loads, stores in segments:
+            assert loads + stores <= X
+            assert len(D) <= M + loads
+            assert _dominates(dag, D, part)
+            Min = _minimum_set(dag, part)
+            assert len(Min) <= M + stores, (X, len(Min), M, stores)
+            if not part:
+                continue
+            _check_part(roles, part, D)
+            A, B = len(D), len(Min)
+            count = len(part & products)
+            if forward:
+                assert count <= (A + B) * math.sqrt(A) / 4 + A * A / (2 * d) + A + 1e-9
+            else:
+                assert count <= 3 * math.sqrt(A) * (A + B) / 8 + A * A / d + A + 1e-9
+            if X == 3 * M:
+                root = math.sqrt(M)
+                if forward:
+                    assert count <= 5 * M * root / 2 + 8 * M * M / d + 4 * M + 1e-9
+                else:
+                    assert count <= 15 * M * root / 4 + 16 * M * M / d + 4 * M + 1e-9
+            covered |= part
+            checked += 1
+        assert products <= covered
+    return checked
 
 
 # ------------------------------------------------------------------ the lemmas
@@ -437,6 +539,47 @@ def test_lemmas_hold_on_every_part_of_the_frontier_certificates() -> None:
 
 
 @pytest.mark.parametrize("kind,n,d", GRAPHS)
+def test_segment_lemma_holds_on_belady_pebblings(kind: str, n: int, d: int) -> None:
+    """Cut into segments of X = 1, M, 2M, 3M I/O moves, every cleaned Belady pebbling meets
+    the segment lemma (dominators <= M + loads, minimum set <= M + stores) and the
+    per-segment counts of lower-segments.md, at every M."""
+    roles = Roles(kind, n, d)
+    for M in range(roles.dag.min_memory, roles.dag.num_vertices + 1, 3):
+        moves = solve_heuristic(roles.dag, M, moves=True).moves
+        assert _check_segments(roles, moves, M) > 0
+
+
+def test_segment_lemma_holds_on_the_frontier_certificates() -> None:
+    """The segment lemma and the per-segment counts on every dense optimal certificate of
+    docs/frontier, at X = 1, M, 2M and 3M."""
+    checked = 0
+    cache: dict[tuple[str, int, int], Roles] = {}
+    for kind, n, d, M, path in _certificates():
+        roles = cache.setdefault((kind, n, d), Roles(kind, n, d))
+        checked += _check_segments(roles, read_moves(path, roles.dag), M)
+    assert checked > 100
+
+
+def test_the_segment_lemma_needs_its_cleaning() -> None:
+    """Without step 1 the minimum-set budget fails: recomputing stored outputs uselessly at
+    the end puts k sinks in the last segment's minimum set, more than M + its one store;
+    cleaning drops those computes and the budget holds."""
+    k, M = 6, 2
+    g = Dag.from_edges(["a"] + [f"b{i}" for i in range(k)], [(0, i) for i in range(1, k + 1)])
+    moves = [Move("load", 0)]
+    for i in range(1, k + 1):
+        moves += [Move("compute", i), Move("store", i), Move("delete", i)]
+    moves += [m for i in range(1, k + 1) for m in (Move("compute", i), Move("delete", i))]
+    assert replay(g, moves, M).io == k + 1
+    part, _, _, stores = _io_segments(g, moves, 1)[-1]
+    assert len(_minimum_set(g, part)) > M + stores
+    cleaned = _clean(g, moves)
+    assert replay(g, cleaned, M).io == k + 1
+    for part, _, _, stores in _io_segments(g, cleaned, 1):
+        assert len(_minimum_set(g, part)) <= M + stores
+
+
+@pytest.mark.parametrize("kind,n,d", GRAPHS)
 def test_lemmas_hold_on_random_parts(kind: str, n: int, d: int) -> None:
     """Random vertex sets and ancestor-closed sets, each with a minimum dominator set."""
     roles = Roles(kind, n, d)
@@ -472,6 +615,7 @@ def test_lemmas_hold_on_the_parts_of_larger_graphs(kind: str, n: int, d: int) ->
     """The same lemmas on graphs of 200 to 300 vertices: Belady parts and random parts."""
     test_lemmas_hold_on_every_part_of_belady_pebblings(kind, n, d)
     test_lemmas_hold_on_random_parts(kind, n, d)
+    test_segment_lemma_holds_on_belady_pebblings(kind, n, d)
 
 
 NON_VACUOUS = [
@@ -483,6 +627,8 @@ NON_VACUOUS = [
     ("dense-backward-lower-small-twostage", "attention-backward", 25, 2, 3),
     ("dense-forward-lower-small-families", "attention-forward", 16, 2, 3),
     ("dense-backward-lower-small-families", "attention-backward", 20, 2, 3),
+    ("dense-forward-lower-small-segments", "attention-forward", 15, 2, 3),
+    ("dense-backward-lower-small-segments", "attention-backward", 21, 2, 3),
 ]
 """Per sharp, two-stage or every-family record, the smallest n (least d, M = 3, the graphs' least memory) where it
 exceeds the compulsory I/O."""

@@ -285,6 +285,27 @@ def test_a_derived_bound_below_another_everywhere_is_left_out_and_named(io_data)
     assert "dense-forward-lower-large-sharp" in {s.record for s in big.series}
 
 
+def test_a_derived_bound_below_the_larger_of_two_others_is_left_out_and_both_named() -> None:
+    """A derived lower bound that no single other one tops but the maximum of two does (the
+    per-family bound of the README's figure, under the two-stage bound near M = d^2 and the
+    segment bound below it) adds nothing to the drawn lower envelope: it is left out, the
+    caption names both, and each bound the envelope needs is still drawn."""
+    data = algorithm_figure(["row-streaming"], "forward", 1024, 16, 16, 8192, points=4)
+    lowers = {s.record: s for s in data.series if s.kind == "lower"}
+    assert "dense-forward-lower-small-families" not in lowers
+    two, seg = (
+        lowers["dense-forward-lower-small-twostage"],
+        lowers["dense-forward-lower-small-segments"],
+    )
+    assert any(a > b for a, b in zip(two.values, seg.values, strict=True))
+    assert any(b > a for a, b in zip(two.values, seg.values, strict=True))
+    assert any(
+        note.startswith("Per-family lower bound, small cache: below the larger of Two-stage")
+        and "Segment lower bound" in note
+        for note in data.omitted
+    )
+
+
 def test_a_long_legend_fits_inside_the_figure_without_shrinking_the_axes(monkeypatch) -> None:
     """The README's figure (nine legend entries, some long) keeps its legend inside the
     figure's width (a saved file would cut it off) and its axes as tall as with the

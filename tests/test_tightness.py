@@ -33,11 +33,18 @@ def test_leading_ratios_are_the_limits_of_the_records() -> None:
     assert leading_ratio(
         "output-stationary-backward-count", "dense-backward-lower-small-families", "small"
     ) == 4
+    # the segment bounds (lower-segments.md): 5/3 forward, 5/2 backward
+    assert leading_ratio(
+        "output-stationary-forward-count", "dense-forward-lower-small-segments", "small"
+    ) == sp.Rational(5, 3)
+    assert leading_ratio(
+        "output-stationary-backward-count", "dense-backward-lower-small-segments", "small"
+    ) == sp.Rational(5, 2)
 
 
 def test_every_cell_is_compared_with_its_best_derived_lower_bound() -> None:
     """Each row names the derived lower bound with the least ratio: the sharp ones for the
-    large cache, the every-family ones (lower-families.md) for the small cache."""
+    large cache, the segment ones (lower-segments.md) for the small cache."""
     from attnio.proofs.tightness import derived_lowers
 
     table = rows()
@@ -45,7 +52,7 @@ def test_every_cell_is_compared_with_its_best_derived_lower_bound() -> None:
         (p, c) for p in ("forward", "backward") for c in ("large", "small")
     }
     for r in table:
-        expected = "-families" if r.cache == "small" else "-sharp"
+        expected = "-segments" if r.cache == "small" else "-sharp"
         assert r.lower.endswith(expected), r
         assert get(r.lower).status.value == "derived"
         others = derived_lowers(r.pass_, r.cache)
