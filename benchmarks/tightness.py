@@ -59,7 +59,10 @@ def _grid_peak(count: str, pass_: str, every: bool) -> tuple[float, dict]:
 
 
 def _grid() -> None:
-    print("| cell | algorithm | peak, every derived bound | where | peak, without majorant-only |")
+    print(
+        "| cell | algorithm | peak, every derived bound | where "
+        "| peak, without the per-family and segment bounds |"
+    )
     print("|---|---|---|---|---|")
     for r in rows():
         if r.cache != "small":

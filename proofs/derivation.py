@@ -824,6 +824,8 @@ def _segments() -> Derivation:
     records = (
         get("dense-forward-lower-small-segments"),
         get("dense-backward-lower-small-segments"),
+        get("dense-forward-lower-small-segments-corner"),
+        get("dense-backward-lower-small-segments-corner"),
     )
     dom, low = _pos("A_D"), _pos("B_Min")
     values, chain, q, w = (_nonneg(s) for s in ("v", "x_C", "q", "w"))
@@ -923,7 +925,102 @@ def _segments() -> Derivation:
             "IO >= 60 n^2 d / (15 sqrt(M) + 64 M / d + 16) - 3M",
         ),
     ]
-    steps += _record_steps(file, list(zip(records, (forward, backward), strict=True)))
+    q_q, q_k, score_min, rows_q, rows_k, pairs, t, y = (
+        _nonneg(s) for s in ("q_Q", "q_K", "mu_S", "a", "b", "ab", "t", "y")
+    )
+    both = (q_q + m) * (q_k + values) * (score_min + chain + q_q * q_k / M)
+    three = (chain + q**2 / (4 * M)) * y * m
+    corner_forward = 4 * n**2 * d / (3 * sp.sqrt(M) + 3) - 2 * M
+    corner_backward = 4 * n**2 * d / (sp.sqrt(3) * sp.sqrt(M) + 2) - 2 * M
+    halves = (dom <= M + _loads, low <= M + _stores, _loads + _stores <= 2 * M)
+    steps += [
+        _step(
+            file,
+            "corner-pairs",
+            sp.Le(4 * pairs * M, (q_q + q_k) ** 2, evaluate=False),
+            (
+                d * rows_q <= q_q,
+                d * rows_k <= q_k,
+                sp.Eq(pairs, rows_q * rows_k, evaluate=False),
+                M < d**2,
+            ),
+            (),
+            "a whole rows of Q and b of K in D, M < d^2: 4 a b M <= (q_Q + q_K)^2 "
+            "(and a b M <= q_Q q_K, the step before AM-GM)",
+        ),
+        _step(
+            file,
+            "corner-forward-face",
+            sp.Le(t**2, both, evaluate=False),
+            (
+                t**2 <= (q_q + m) * (q_k + values) * (score_min + chain + pairs),
+                d * rows_q <= q_q,
+                d * rows_k <= q_k,
+                sp.Eq(pairs, rows_q * rows_k, evaluate=False),
+                M < d**2,
+            ),
+            (),
+            "lower-twostage.md's Loomis-Whitney count of both forward stages, its pair face "
+            "at most mu_S + x_C + q_Q q_K / M",
+        ),
+        _step(
+            file,
+            "corner-forward-segment",
+            sp.Le(both, 9 * M**3, evaluate=False),
+            (q_q + q_k + values + chain <= dom, score_min + m <= low, *halves),
+            (),
+            "a segment of 2M I/O moves: q_Q + q_K + v + x_C <= A <= M + loads, "
+            "mu_S + m <= B <= M + stores, loads + stores <= 2M: the product is at most 9 M^3",
+        ),
+        _step(
+            file,
+            "corner-forward-segments",
+            sp.Ge(_io, corner_forward, evaluate=False),
+            (
+                t**2 <= 9 * M**3,
+                segments * (t + 3 * M) >= 2 * n**2 * d,
+                _io >= 2 * M * (segments - 1),
+            ),
+            (),
+            "h segments of 2M I/O moves hold the 2 n^2 d products, at most t + 3M each "
+            "(t <= 3 M sqrt(M) outside D, at most A <= 3M in D), IO >= 2M (h - 1): "
+            "IO >= 4 n^2 d / (3 sqrt(M) + 3) - 2M",
+        ),
+        _step(
+            file,
+            "corner-backward-face",
+            sp.Le(t**2, three, evaluate=False),
+            (t**2 <= (chain + pairs) * y * m, 4 * pairs * M <= q**2),
+            (),
+            "lower-sharp.md's count of P^T dO, dS K and dS^T Q (bs-cauchy-schwarz), its pair "
+            "face at most x_C + q^2 / (4M), q the entries of Q and K in D",
+        ),
+        _step(
+            file,
+            "corner-backward-segment",
+            sp.Le(three, sp.Rational(27, 4) * M**3, evaluate=False),
+            (q <= y, chain + y <= dom, m <= low, *halves),
+            (),
+            "a segment of 2M I/O moves: q <= y, x_C + y <= A <= M + loads, m <= B <= M + "
+            "stores, loads + stores <= 2M: the product is at most 27 M^3 / 4",
+        ),
+        _step(
+            file,
+            "corner-backward-segments",
+            sp.Ge(_io, corner_backward, evaluate=False),
+            (
+                t**2 <= sp.Rational(27, 4) * M**3,
+                segments * (t + 3 * M) >= 3 * n**2 * d,
+                _io >= 2 * M * (segments - 1),
+            ),
+            (),
+            "h segments of 2M I/O moves hold the 3 n^2 d products, at most t + 3M each "
+            "(t <= 3 sqrt(3) M sqrt(M) / 2 outside D), IO >= 2M (h - 1): "
+            "IO >= 4 n^2 d / (sqrt(3) sqrt(M) + 2) - 2M",
+        ),
+    ]
+    bounds = (forward, backward, corner_forward, corner_backward)
+    steps += _record_steps(file, list(zip(records, bounds, strict=True)))
     unchecked = (
         "the segment lemma (lower-segments.md, section 2: hand proof; tested on the segments "
         "of Belady pebblings and of the exact frontier's certificates in "

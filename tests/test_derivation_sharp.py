@@ -249,6 +249,7 @@ def _check_segments(roles: Roles, moves, M: int, widths=None) -> int:
     forward = roles.kind == "attention-forward"
     products = set(roles.qk) | set(roles.dov) | set(roles.product)
     checked = 0
+    corner = PRODUCTS[roles.kind]  # with Q K^T forward: the products the corner records count
     for X in widths or (1, M, 2 * M, 3 * M):
         segments = _io_segments(dag, cleaned, X)
         assert len(segments) == max(1, math.ceil(io / X))
@@ -268,6 +269,15 @@ def _check_segments(roles: Roles, moves, M: int, widths=None) -> int:
                 assert count <= (A + B) * math.sqrt(A) / 4 + A * A / (2 * d) + A + 1e-9
             else:
                 assert count <= 3 * math.sqrt(A) * (A + B) / 8 + A * A / d + A + 1e-9
+            if X == 2 * M and M < d * d:  # the corner records: two stages, three families
+                root = math.sqrt(M)
+                stages = sum(
+                    1
+                    for v in part
+                    if (forward and v in roles.qk) or roles.product.get(v, ("",))[0] in corner
+                )
+                bound = 3 * M * root if forward else 3 * math.sqrt(3) * M * root / 2
+                assert stages <= bound + 3 * M + 1e-9
             if X == 3 * M:
                 root = math.sqrt(M)
                 if forward:
@@ -560,6 +570,19 @@ def test_segment_lemma_holds_on_the_frontier_certificates() -> None:
     assert checked > 100
 
 
+@pytest.mark.parametrize("kind,n,d", [("attention-forward", 2, 4), ("attention-backward", 2, 3)])
+def test_corner_counts_hold_on_segments_of_wider_heads(kind: str, n: int, d: int) -> None:
+    """The corner records need M < d^2: on graphs with d = 3 and 4, every cleaned Belady
+    pebbling with M < d^2, cut into segments of 2M I/O moves, meets the segment lemma and
+    the per-segment counts of both corner records (and every earlier lemma)."""
+    roles = Roles(kind, n, d)
+    checked = 0
+    for M in range(roles.dag.min_memory, d * d):
+        moves = solve_heuristic(roles.dag, M, moves=True).moves
+        checked += _check_segments(roles, moves, M, widths=(2 * M,))
+    assert checked > 20
+
+
 def test_the_segment_lemma_needs_its_cleaning() -> None:
     """Without step 1 the minimum-set budget fails: recomputing stored outputs uselessly at
     the end puts k sinks in the last segment's minimum set, more than M + its one store;
@@ -629,6 +652,8 @@ NON_VACUOUS = [
     ("dense-backward-lower-small-families", "attention-backward", 20, 2, 3),
     ("dense-forward-lower-small-segments", "attention-forward", 15, 2, 3),
     ("dense-backward-lower-small-segments", "attention-backward", 21, 2, 3),
+    ("dense-forward-lower-small-segments-corner", "attention-forward", 9, 2, 3),
+    ("dense-backward-lower-small-segments-corner", "attention-backward", 11, 2, 3),
 ]
 """Per sharp, two-stage or every-family record, the smallest n (least d, M = 3, the graphs' least memory) where it
 exceeds the compulsory I/O."""

@@ -274,11 +274,12 @@ def test_a_derived_bound_below_another_everywhere_is_left_out_and_named(io_data)
     """The figure draws no derived lower bound that another derived one tops wherever both are
     drawn (they would crowd the legend past its five line styles); the caption names the better."""
     drawn = {s.record for s in io_data.series if s.kind == "lower"}
-    assert "dense-forward-lower-small-twostage" in drawn
+    assert "dense-forward-lower-small-segments-corner" in drawn
+    assert "dense-forward-lower-small-twostage" not in drawn
     assert "dense-forward-lower-small-sharp" not in drawn
     assert "dense-forward-lower-small-derived" not in drawn
     assert any(
-        "below Two-stage lower bound, small cache wherever it is drawn" in note
+        "below Segment lower bound near the crossover, small cache wherever it is drawn" in note
         for note in io_data.omitted
     )
     big = algorithm_figure(["row-streaming"], "forward", 1024, 16, 16, 8192, points=4)
@@ -286,23 +287,28 @@ def test_a_derived_bound_below_another_everywhere_is_left_out_and_named(io_data)
 
 
 def test_a_derived_bound_below_the_larger_of_two_others_is_left_out_and_both_named() -> None:
-    """A derived lower bound that no single other one tops but the maximum of two does (the
-    per-family bound of the README's figure, under the two-stage bound near M = d^2 and the
-    segment bound below it) adds nothing to the drawn lower envelope: it is left out, the
-    caption names both, and each bound the envelope needs is still drawn."""
-    data = algorithm_figure(["row-streaming"], "forward", 1024, 16, 16, 8192, points=4)
-    lowers = {s.record: s for s in data.series if s.kind == "lower"}
-    assert "dense-forward-lower-small-families" not in lowers
-    two, seg = (
-        lowers["dense-forward-lower-small-twostage"],
-        lowers["dense-forward-lower-small-segments"],
-    )
-    assert any(a > b for a, b in zip(two.values, seg.values, strict=True))
-    assert any(b > a for a, b in zip(two.values, seg.values, strict=True))
-    assert any(
-        note.startswith("Per-family lower bound, small cache: below the larger of Two-stage")
-        and "Segment lower bound" in note
-        for note in data.omitted
+    """A derived lower bound that no single other one tops but the maximum of two does adds
+    nothing to the drawn lower envelope: it is left out and the caption names both; a bound
+    that tops the others somewhere stays, and of two equal bounds the later one stays."""
+    from attnio.figures.data import Series, _undominated
+
+    def series(record: str, *values: float) -> Series:
+        return Series(record, "lower", (1, 2, 3), values, record=record)
+
+    first = series("dense-forward-lower-small-sharp", 10.0, 1.0, 1.0)
+    second = series("dense-forward-lower-small-twostage", 1.0, 1.0, 10.0)
+    middle = series("dense-forward-lower-small-families", 5.0, 1.0, 5.0)
+    equal = series("dense-forward-lower-small-segments", 10.0, 1.0, 1.0)
+    kept, notes = _undominated([first, second, middle, equal], [])
+    assert [s.record for s in kept] == [
+        "dense-forward-lower-small-twostage",
+        "dense-forward-lower-small-segments",
+    ]
+    assert "dense-forward-lower-small-families: below the larger of" in notes[1]
+    assert "dense-forward-lower-small-twostage" in notes[1]
+    assert "dense-forward-lower-small-segments" in notes[1]
+    assert notes[0].startswith(
+        "dense-forward-lower-small-sharp: below dense-forward-lower-small-segments"
     )
 
 
