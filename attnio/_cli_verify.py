@@ -124,42 +124,63 @@ def run(args: argparse.Namespace) -> int:
             print(f"{name}  {_title(check)}")
         return 0
     checks = collect(args.only)
-    note = _configure(checks, args.thorough, not args.no_cache)
+    stored: dict[str, tuple] = {}
     results_cache = None
     if not args.no_cache:
         from attnio.bounds.check_cache import CheckCache
 
         results_cache = CheckCache(thorough=args.thorough)
+        for name, _ in checks:
+            found = results_cache.load(name)
+            if found is not None:
+                stored[name] = found
+    to_run = [(name, check) for name, check in checks if name not in stored]
+    note, stop = _configure(checks, to_run, args.thorough, not args.no_cache)
     results: list[dict] = []
     try:
-        _run_checks(checks, results, args.json, results_cache)
+        _run_checks(checks, results, args.json, results_cache, stored)
     except KeyboardInterrupt:
         _report(results, args.json, partial=True)
         return interrupted(f"{len(results)} of {len(checks)} checks finished")
-    return _report(results, args.json, note=note(), cached=results_cache is not None)
+    finally:
+        stop()
+    return _report(results, args.json, note=note(), cached=not args.no_cache)
 
 
-def _configure(checks: list, thorough: bool, cached: bool) -> object:
+def _configure(checks: list, to_run: list, thorough: bool, cached: bool) -> tuple:
     """Set the proofs suite's tier and cache when a proofs check is selected.
 
-    Returns a callable that gives the note on what the tier left out (empty when
-    nothing was left out or no proofs check ran).
+    When a check that reads the obligations' outcomes will run (``to_run``: not answered
+    by the result cache), the proofs start at once in worker processes and go on while
+    the checks before it run. Returns a callable that gives the note on what the tier
+    left out (empty when nothing was left out or no proofs check ran), and one that stops
+    the proofs if they are still running (interrupted, or a check raised).
     """
     if not any(name.startswith("proofs.") for name, _ in checks):
-        return str
+        return str, lambda: None
     from attnio.proofs import verification
     from attnio.proofs.cache import ProofCache
 
-    verification.configure(thorough=thorough, cache=ProofCache() if cached else None)
-    return verification.left_out
+    start = any(check in verification.USES_OUTCOMES for _, check in to_run)
+    cache = ProofCache() if cached else None
+    verification.configure(thorough=thorough, cache=cache, start=start)
+    return verification.left_out, verification.stop
 
 
-def _run_checks(checks: list, results: list[dict], quiet: bool, cache: object = None) -> None:
+def _run_checks(
+    checks: list,
+    results: list[dict],
+    quiet: bool,
+    cache: object = None,
+    stored: dict | None = None,
+) -> None:
     """Run each check; a bar on a terminal, and one line per finished check in any case.
 
-    With a :class:`~attnio.bounds.check_cache.CheckCache`, a check it holds is answered
-    from it (``cached`` in its row) and a check that ran and did not fail is stored.
+    A check of ``stored`` (results read from the
+    :class:`~attnio.bounds.check_cache.CheckCache` ``cache``) does not run: its row says
+    ``cached``. A check that ran and did not fail is stored in ``cache``.
     """
+    stored = stored or {}
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -178,16 +199,16 @@ def _run_checks(checks: list, results: list[dict], quiet: bool, cache: object = 
         for name, check in checks:
             progress.update(task, description=name)
             start = time.perf_counter()
-            stored = None if cache is None else cache.load(name)
-            if stored is not None:
-                passed, detail = stored
+            found = stored.get(name)
+            if found is not None:
+                passed, detail = found
             else:
                 try:
                     passed, detail = check()
                 except Exception as error:  # a crashing check is a failed check, reported as such
                     passed, detail = False, f"raised {type(error).__name__}: {error}"
             seconds = time.perf_counter() - start
-            if stored is None and cache is not None:
+            if found is None and cache is not None:
                 cache.store(name, passed, detail, seconds)
             results.append(
                 {
@@ -196,10 +217,10 @@ def _run_checks(checks: list, results: list[dict], quiet: bool, cache: object = 
                     "passed": passed,
                     "detail": detail,
                     "seconds": round(seconds, 3),
-                    "cached": stored is not None,
+                    "cached": found is not None,
                 }
             )
-            how = "cached, " if stored is not None else ""
+            how = "cached, " if found is not None else ""
             line = f"[{len(results)}/{len(checks)}] {name}: {words[passed]} ({how}{seconds:.1f} s)"
             if progress.live.is_started and err.is_terminal:
                 progress.console.print(line, markup=False)

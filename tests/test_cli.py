@@ -392,6 +392,29 @@ def test_verify_clear_cache_empties_both_caches(capsys, monkeypatch, cache_home)
     assert calls == {"passes": 2, "skips": 2}
 
 
+def test_verify_starts_the_proofs_early_only_for_a_check_that_will_run(
+    capsys, monkeypatch, cache_home
+) -> None:
+    """The obligations start proving at the start of the run when a check reading their
+    outcomes will run, and not when the result cache answers that check."""
+    from attnio import _cli_verify
+    from attnio.proofs import verification
+
+    starts = []
+
+    def configure(thorough=False, cache=None, start=False) -> None:
+        starts.append(start)
+
+    monkeypatch.setattr(verification, "configure", configure)
+    monkeypatch.setattr(verification, "_outcomes", lambda: [])  # no obligation: skipped
+    monkeypatch.setattr(verification, "left_out", lambda: "")
+    checks = [("proofs.obligations", verification.check_obligations)]
+    monkeypatch.setattr(_cli_verify, "collect", lambda pattern=None: checks)
+    assert run(capsys, "verify")[0] == 0
+    assert run(capsys, "verify")[0] == 0
+    assert starts == [True, False]
+
+
 def test_console_script_runs() -> None:
     """The installed `attnio` console entry point runs as a separate process."""
     result = subprocess.run(
