@@ -6,10 +6,13 @@ return ``(passed, detail)``; ``passed`` is ``True``, ``False`` or ``None``
 
 Two tiers: the default one leaves out the open obligations that only end unknown
 and the re-solving of the exported SMT-LIB files, and says so; ``--thorough`` runs
-everything. Decided z3 outcomes are kept in the proof cache
-(:mod:`attnio.proofs.cache`) unless ``--no-cache``; ``--clear-cache`` empties it.
-Each finished check prints one line with its time on standard error, also when that
-is not a terminal.
+everything. Two caches, both skipped by ``--no-cache`` and emptied by ``--clear-cache``:
+the result cache (:mod:`attnio.bounds.check_cache`) answers a whole check that passed
+or was skipped in an earlier run of the same tier with every file of attnio, the
+interpreter and the installed distributions unchanged (a failed check always runs
+again); the proof cache (:mod:`attnio.proofs.cache`) keeps decided z3 outcomes, so a
+proofs check that does run proves only what changed. Each finished check prints one
+line with its time on standard error, also when that is not a terminal.
 """
 
 from __future__ import annotations
@@ -67,12 +70,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "--no-cache",
         action="store_true",
-        help="neither read nor write the proof cache: prove every obligation again",
+        help="neither read nor write the result cache nor the proof cache: run every check "
+        "and prove every obligation again",
     )
     parser.add_argument(
         "--clear-cache",
         action="store_true",
-        help="empty the proof cache ($XDG_CACHE_HOME/attnio/proofs) and exit",
+        help="empty the proof cache and the result cache ($XDG_CACHE_HOME/attnio/proofs "
+        "and .../checks) and exit",
     )
     parser.set_defaults(run=run)
     return parser
@@ -105,44 +110,77 @@ def _title(check: object) -> str:
 def run(args: argparse.Namespace) -> int:
     """Run the checks with a progress bar on stderr and a summary on stdout."""
     if args.clear_cache:
+        from attnio.bounds import check_cache
         from attnio.proofs.cache import ProofCache
 
         cache = ProofCache()
         removed = cache.clear()
         print(f"removed {removed} proof(s) from {cache.root}")
+        removed = check_cache.clear()
+        print(f"removed {removed} check result(s) from {check_cache.directory()}")
         return 0
     if args.only == "list":
         for name, check in collect():
             print(f"{name}  {_title(check)}")
         return 0
     checks = collect(args.only)
-    note = _configure(checks, args.thorough, not args.no_cache)
+    stored: dict[str, tuple] = {}
+    results_cache = None
+    if not args.no_cache:
+        from attnio.bounds.check_cache import CheckCache
+
+        results_cache = CheckCache(thorough=args.thorough)
+        for name, _ in checks:
+            found = results_cache.load(name)
+            if found is not None:
+                stored[name] = found
+    to_run = [(name, check) for name, check in checks if name not in stored]
+    note, stop = _configure(checks, to_run, args.thorough, not args.no_cache)
     results: list[dict] = []
     try:
-        _run_checks(checks, results, args.json)
+        _run_checks(checks, results, args.json, results_cache, stored)
     except KeyboardInterrupt:
         _report(results, args.json, partial=True)
         return interrupted(f"{len(results)} of {len(checks)} checks finished")
-    return _report(results, args.json, note=note())
+    finally:
+        stop()
+    return _report(results, args.json, note=note(), cached=not args.no_cache)
 
 
-def _configure(checks: list, thorough: bool, cached: bool) -> object:
+def _configure(checks: list, to_run: list, thorough: bool, cached: bool) -> tuple:
     """Set the proofs suite's tier and cache when a proofs check is selected.
 
-    Returns a callable that gives the note on what the tier left out (empty when
-    nothing was left out or no proofs check ran).
+    When a check that reads the obligations' outcomes will run (``to_run``: not answered
+    by the result cache), the proofs start at once in worker processes and go on while
+    the checks before it run. Returns a callable that gives the note on what the tier
+    left out (empty when nothing was left out or no proofs check ran), and one that stops
+    the proofs if they are still running (interrupted, or a check raised).
     """
     if not any(name.startswith("proofs.") for name, _ in checks):
-        return str
+        return str, lambda: None
     from attnio.proofs import verification
     from attnio.proofs.cache import ProofCache
 
-    verification.configure(thorough=thorough, cache=ProofCache() if cached else None)
-    return verification.left_out
+    start = any(check in verification.USES_OUTCOMES for _, check in to_run)
+    cache = ProofCache() if cached else None
+    verification.configure(thorough=thorough, cache=cache, start=start)
+    return verification.left_out, verification.stop
 
 
-def _run_checks(checks: list, results: list[dict], quiet: bool) -> None:
-    """Run each check; a bar on a terminal, and one line per finished check in any case."""
+def _run_checks(
+    checks: list,
+    results: list[dict],
+    quiet: bool,
+    cache: object = None,
+    stored: dict | None = None,
+) -> None:
+    """Run each check; a bar on a terminal, and one line per finished check in any case.
+
+    A check of ``stored`` (results read from the
+    :class:`~attnio.bounds.check_cache.CheckCache` ``cache``) does not run: its row says
+    ``cached``. A check that ran and did not fail is stored in ``cache``.
+    """
+    stored = stored or {}
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -161,11 +199,17 @@ def _run_checks(checks: list, results: list[dict], quiet: bool) -> None:
         for name, check in checks:
             progress.update(task, description=name)
             start = time.perf_counter()
-            try:
-                passed, detail = check()
-            except Exception as error:  # a crashing check is a failed check, reported as such
-                passed, detail = False, f"raised {type(error).__name__}: {error}"
+            found = stored.get(name)
+            if found is not None:
+                passed, detail = found
+            else:
+                try:
+                    passed, detail = check()
+                except Exception as error:  # a crashing check is a failed check, reported as such
+                    passed, detail = False, f"raised {type(error).__name__}: {error}"
             seconds = time.perf_counter() - start
+            if found is None and cache is not None:
+                cache.store(name, passed, detail, seconds)
             results.append(
                 {
                     "check": name,
@@ -173,9 +217,11 @@ def _run_checks(checks: list, results: list[dict], quiet: bool) -> None:
                     "passed": passed,
                     "detail": detail,
                     "seconds": round(seconds, 3),
+                    "cached": found is not None,
                 }
             )
-            line = f"[{len(results)}/{len(checks)}] {name}: {words[passed]} ({seconds:.1f} s)"
+            how = "cached, " if found is not None else ""
+            line = f"[{len(results)}/{len(checks)}] {name}: {words[passed]} ({how}{seconds:.1f} s)"
             if progress.live.is_started and err.is_terminal:
                 progress.console.print(line, markup=False)
             else:
@@ -183,20 +229,39 @@ def _run_checks(checks: list, results: list[dict], quiet: bool) -> None:
             progress.advance(task)
 
 
-def _report(results: list[dict], as_json: bool, partial: bool = False, note: str = "") -> int:
+def _report(
+    results: list[dict],
+    as_json: bool,
+    partial: bool = False,
+    note: str = "",
+    cached: bool = False,
+) -> int:
+    """Print the results (a table and the notes, or JSON); return the exit code.
+
+    ``cached``: the result cache was in use, so the notes say how many checks it
+    answered and how to run them all.
+    """
     from attnio.bounds.schema import JSON_SCHEMA_VERSION
 
     failed = [r for r in results if r["passed"] is False]
+    hits = sum(1 for r in results if r.get("cached"))
     if as_json:
         record = {"schema": JSON_SCHEMA_VERSION, "partial": partial, "results": results}
         record["failed"] = len(failed)
         record["left_out"] = note
+        record["cached"] = hits
         json.dump(record, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         _print_table(results, partial)
         if note:
             print(note)
+        if cached:
+            print(
+                f"{hits} of {len(results)} checks answered from the result cache (unchanged "
+                "since they last passed or skipped; a failed check always runs); run every "
+                "check: attnio verify --no-cache"
+            )
     return 1 if failed else 0
 
 
@@ -213,6 +278,8 @@ def _print_table(results: list[dict], partial: bool) -> None:
     marks = {True: "[green]pass[/]", False: "[red]FAIL[/]", None: "[yellow]skip[/]"}
     for r in results:
         detail = r["detail"] if len(r["detail"]) < 400 else r["detail"][:400] + " ..."
+        if r.get("cached"):
+            detail = "cached: " + detail
         table.add_row(r["check"], marks[r["passed"]], f"{r['seconds']:.2f}", detail)
     console.print(table)
     counts = {key: sum(r["passed"] is key for r in results) for key in (True, False, None)}

@@ -3,14 +3,16 @@
 Run from the repository root:
 
     .venv/bin/python benchmarks/verify.py             # cold, warm, thorough: times and ratios
+    .venv/bin/python benchmarks/verify.py --no-thorough   # cold and warm only
     .venv/bin/python benchmarks/verify.py --profile   # per check, per family, slowest 20
 
 The first form runs the installed ``attnio verify`` three times as a user would, each
 in a fresh process with ``XDG_CACHE_HOME`` pointing at a new scratch directory (the
-compiled numba kernels stay where they are: ``NUMBA_CACHE_DIR``): *cold* (an empty proof
-cache), *warm* (the same command again, the cache filled by the cold
-run) and *thorough* (``--thorough --no-cache``: every obligation, every SMT-LIB file
-re-solved). It prints the wall time of each, the ratios cold/warm and thorough/cold,
+compiled numba kernels stay where they are: ``NUMBA_CACHE_DIR``): *cold* (empty result
+and proof caches), *warm* (the same command again, both caches filled by the cold run:
+no check should run) and *thorough* (``--thorough --no-cache``: every obligation, every
+SMT-LIB file re-solved; ``--no-thorough`` leaves it out). It prints the wall time of
+each, the ratios cold/warm and thorough/cold, the seconds of each check in each run,
 and the load average before and after. Targets: cold at most 90 s on 2 otherwise idle
 cores, warm at most a tenth of cold.
 
@@ -61,37 +63,42 @@ def _verify(cache: str, *options: str) -> tuple[float, dict]:
     return seconds, report
 
 
-def compare() -> None:
-    """Time cold, warm and thorough runs and print them with their ratios."""
+def compare(thorough: bool = True) -> None:
+    """Time cold, warm and (unless ``thorough`` is False) thorough runs and print them with
+    their ratios and the seconds of each check in each run."""
     print(f"load average before: {_load()}  (cores: {os.cpu_count()})")
+    runs = [("cold (empty cache)", ()), ("warm (same cache)", ())]
+    if thorough:
+        runs.append(("thorough --no-cache", ("--thorough", "--no-cache")))
     with tempfile.TemporaryDirectory() as cache:
         rows = []
-        for label, options in (
-            ("cold (empty cache)", ()),
-            ("warm (same cache)", ()),
-            ("thorough --no-cache", ("--thorough", "--no-cache")),
-        ):
+        for label, options in runs:
             seconds, report = _verify(cache, *options)
             rows.append((label, seconds, report))
             print(f"  {label}: {seconds:.1f} s, {report['failed']} failed", flush=True)
     print(f"load average after: {_load()}")
     print()
-    print("| run | wall s | checks | failed | left out |")
-    print("|---|---:|---:|---:|---|")
+    print("| run | wall s | checks | from the result cache | failed | left out |")
+    print("|---|---:|---:|---:|---:|---|")
     for label, seconds, report in rows:
         left = "yes" if report.get("left_out") else "nothing"
         print(
-            f"| {label} | {seconds:.1f} | {len(report['results'])} | {report['failed']} | {left} |"
+            f"| {label} | {seconds:.1f} | {len(report['results'])} | "
+            f"{report.get('cached', 0)} | {report['failed']} | {left} |"
         )
-    cold, warm, thorough = (row[1] for row in rows)
+    cold, warm = rows[0][1], rows[1][1]
     print()
-    print(f"cold / warm: {cold / warm:.1f}x   thorough / cold: {thorough / cold:.1f}x")
-    for label, _, report in rows:
-        slow = sorted(report["results"], key=lambda r: -r["seconds"])[:5]
-        print(
-            f"slowest checks, {label}: "
-            + ", ".join(f"{r['check']} {r['seconds']:.1f} s" for r in slow)
-        )
+    ratios = f"cold / warm: {cold / warm:.1f}x (warm is {warm / cold:.1%} of cold)"
+    if thorough:
+        ratios += f"   thorough / cold: {rows[2][1] / cold:.1f}x"
+    print(ratios)
+    print()
+    print("| check | " + " | ".join(f"{label} s" for label, _, _ in rows) + " |")
+    print("|---|" + "---:|" * len(rows))
+    seconds = [{r["check"]: r["seconds"] for r in report["results"]} for _, _, report in rows]
+    for name in seconds[0]:
+        cells = " | ".join(f"{column.get(name, float('nan')):.1f}" for column in seconds)
+        print(f"| {name} | {cells} |")
 
 
 def profile(thorough: bool) -> None:
@@ -217,13 +224,16 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="where the time goes")
     parser.add_argument("--thorough", action="store_true", help="profile the thorough tier")
     parser.add_argument("--units", action="store_true", help="z3 units and time per obligation")
+    parser.add_argument(
+        "--no-thorough", action="store_true", help="time cold and warm only (thorough: ~15 min)"
+    )
     args = parser.parse_args()
     if args.units:
         units()
     elif args.profile:
         profile(args.thorough)
     else:
-        compare()
+        compare(thorough=not args.no_thorough)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from typing import TypeVar
 from attnio.bounds.arguments import positive_integer, positive_number
 
 from .cache import ProofCache
-from .check import DEFAULT_TIMEOUT_MS, Outcome, prove
+from .check import CONSTANT_LIMIT, DEFAULT_TIMEOUT_MS, Outcome, prove
 from .constants import settle
 from .errors import ObligationError
 from .generate import obligations
@@ -162,6 +162,111 @@ def outcomes(
         fresh.close()  # stops the workers if the caller stopped early
 
 
+def _answer(
+    obligation: Obligation,
+    timeout_ms: int,
+    root: str | None,
+    limit: int,
+    search: bool,
+) -> tuple[Outcome, bool]:
+    """The outcome of ``obligation`` and whether the proof cache at ``root`` held it.
+
+    Runs in a worker of :class:`Background`: a miss is proved (:func:`outcomes` says how)
+    and, decided, stored under the key of the worker's copy, which is the key of the
+    generated obligation (``tests/test_cache.py`` checks that unpickling keeps it).
+    """
+    cache = None if root is None else ProofCache(root, timeout_ms, limit)
+    if cache is not None:
+        hit = cache.load(obligation)
+        if hit is not None:
+            return hit, True
+    outcome = (prove if search else settle)(obligation, timeout_ms=timeout_ms)
+    if cache is not None:
+        cache.store(outcome)
+    return outcome, False
+
+
+class Background:
+    """The outcomes of ``chosen``, proved over worker processes while the caller goes on.
+
+    Like :func:`outcomes` (the same statuses, cache reads and stores), but the work starts
+    at construction and :meth:`outcomes` collects it: ``attnio verify`` proves the
+    obligations while its other checks run, instead of leaving a core idle during those
+    and proving afterwards. The cache keys are computed in the workers too, not one by
+    one before the first proof. With ``jobs`` 1 nothing starts early: :meth:`outcomes`
+    proves in this process.
+
+    Parameters
+    ----------
+    chosen : sequence of Obligation
+        The obligations, in the order :meth:`outcomes` returns them.
+    timeout_ms, jobs, cache, search
+        As for :func:`outcomes`.
+    """
+
+    def __init__(
+        self,
+        chosen: Sequence[Obligation],
+        timeout_ms: int = DEFAULT_TIMEOUT_MS,
+        jobs: int = 1,
+        cache: ProofCache | None = None,
+        search: bool = False,
+    ) -> None:
+        positive_number("timeout_ms", timeout_ms, ObligationError)
+        positive_integer("jobs", jobs, ObligationError)
+        if cache is not None and cache.timeout_ms != int(timeout_ms):
+            raise ObligationError(
+                f"cache.timeout_ms={cache.timeout_ms} differs from timeout_ms={timeout_ms}"
+            )
+        self.chosen = list(chosen)
+        self._arguments = (timeout_ms, cache, search)
+        self._pool = None
+        self._pending: list = []
+        jobs = min(jobs, len(self.chosen))
+        if jobs <= 1:
+            return
+        answer = functools.partial(
+            _answer,
+            timeout_ms=int(timeout_ms),
+            root=None if cache is None else str(cache.root),
+            limit=CONSTANT_LIMIT if cache is None else cache.limit,
+            search=search,
+        )
+        # spawn, not fork: a forked z3 or numba runtime may hold locks of a parent thread.
+        self._pool = multiprocessing.get_context("spawn").Pool(jobs, initializer=_ignore_interrupt)
+        self._pending = [self._pool.apply_async(answer, (ob,)) for ob in self.chosen]
+        self._pool.close()
+
+    @property
+    def started(self) -> bool:
+        """Whether worker processes are proving (False with one job: nothing starts early)."""
+        return self._pool is not None
+
+    def outcomes(self) -> list[Outcome]:
+        """Wait for every outcome and return them in the order given; the workers are then
+        stopped (also if this is interrupted). Counts the cache's hits and misses."""
+        timeout_ms, cache, search = self._arguments
+        if self._pool is None:
+            return list(outcomes(self.chosen, timeout_ms, 1, cache, search))
+        found = []
+        try:
+            for obligation, pending in zip(self.chosen, self._pending, strict=True):
+                outcome, hit = pending.get()
+                if cache is not None:
+                    cache.hits += hit
+                    cache.misses += not hit
+                found.append(Outcome(obligation, outcome.result, outcome.refutation))
+        finally:
+            self.stop()
+        return found
+
+    def stop(self) -> None:
+        """Stop the workers (what they had not finished is lost); safe to call again."""
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+
+
 def spread(function: Callable[[T], R], items: Sequence[T], jobs: int) -> Iterator[R]:
     """Yield ``function(item)`` for each item, in order, over ``jobs`` worker processes.
 
@@ -194,4 +299,12 @@ def run(
     return list(outcomes(select(pattern), timeout_ms, jobs, search=search))
 
 
-__all__ = ["THOROUGH_ONLY", "default_tier", "outcomes", "run", "select", "usable_cores"]
+__all__ = [
+    "THOROUGH_ONLY",
+    "Background",
+    "default_tier",
+    "outcomes",
+    "run",
+    "select",
+    "usable_cores",
+]

@@ -41,10 +41,15 @@ from .generate import backing, obligations, planted
 from .translate import Translator
 
 _OUTCOMES: list[Outcome] = []
-_SETTINGS: dict[str, object] = {"thorough": False, "cache": None}
+_SETTINGS: dict[str, object] = {
+    "thorough": False,
+    "cache": None,
+    "background": None,
+    "chosen": None,
+}
 
 
-def configure(thorough: bool = False, cache: ProofCache | None = None) -> None:
+def configure(thorough: bool = False, cache: ProofCache | None = None, start: bool = False) -> None:
     """Choose the tier and the proof cache of the next run of these checks.
 
     Parameters
@@ -54,25 +59,53 @@ def configure(thorough: bool = False, cache: ProofCache | None = None) -> None:
         and re-solve every exported SMT-LIB file.
     cache : ProofCache or None
         Where decided outcomes are read and stored; None proves everything.
+    start : bool
+        Start proving the obligations now, over every usable core
+        (:class:`~attnio.proofs.suite.Background`), so that the checks run before the first
+        of :data:`USES_OUTCOMES` overlap with the proofs; call :func:`stop` if that check
+        will not run after all.
     """
-    _SETTINGS.update(thorough=bool(thorough), cache=cache)
+    stop()
+    _SETTINGS.update(thorough=bool(thorough), cache=cache, chosen=None)
     _OUTCOMES.clear()
+    if start:
+        chosen, _ = _chosen()
+        _SETTINGS["background"] = suite.Background(
+            chosen, DEFAULT_TIMEOUT_MS, jobs=suite.usable_cores(), cache=cache
+        )
+
+
+def stop() -> None:
+    """Stop the proofs :func:`configure` started, if any are still running."""
+    background = _SETTINGS["background"]
+    _SETTINGS["background"] = None
+    if background is not None:
+        background.stop()
 
 
 def _chosen() -> tuple[list, list]:
-    """The obligations this tier proves, and those it leaves out."""
-    generated = obligations()
-    if _SETTINGS["thorough"]:
-        return generated, []
-    return suite.default_tier(generated)
+    """The obligations this tier proves, and those it leaves out (generated once per
+    :func:`configure`: the proofs and the note on what was left out share them)."""
+    if _SETTINGS.get("chosen") is None:
+        generated = obligations()
+        split = (generated, []) if _SETTINGS["thorough"] else suite.default_tier(generated)
+        _SETTINGS["chosen"] = split
+    return _SETTINGS["chosen"]
 
 
 def _outcomes() -> list[Outcome]:
     if not _OUTCOMES:  # over every usable core: the statuses do not depend on it
-        chosen, _ = _chosen()
-        cache = _SETTINGS["cache"]
-        found = suite.outcomes(chosen, DEFAULT_TIMEOUT_MS, jobs=suite.usable_cores(), cache=cache)
-        _OUTCOMES.extend(found)
+        background = _SETTINGS["background"]
+        if background is not None:
+            _OUTCOMES.extend(background.outcomes())
+            _SETTINGS["background"] = None
+        else:
+            chosen, _ = _chosen()
+            cache = _SETTINGS["cache"]
+            found = suite.outcomes(
+                chosen, DEFAULT_TIMEOUT_MS, jobs=suite.usable_cores(), cache=cache
+            )
+            _OUTCOMES.extend(found)
     return _OUTCOMES
 
 
@@ -349,4 +382,12 @@ CHECKS: tuple[Check, ...] = (
 )
 """The proofs checks, in the order ``attnio verify`` runs them."""
 
-__all__ = ["CHECKS", "configure", "evaluate", "left_out"]
+USES_OUTCOMES: tuple[Check, ...] = (
+    check_obligations,
+    check_derived_status,
+    check_smtlib_round_trip,
+)
+"""The checks that read the obligations' outcomes: when one of them will run,
+``configure(start=True)`` lets the proofs overlap with the checks before it."""
+
+__all__ = ["CHECKS", "USES_OUTCOMES", "configure", "evaluate", "left_out", "stop"]

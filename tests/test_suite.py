@@ -91,3 +91,38 @@ def test_verify_tiers_prove_what_they_say(monkeypatch) -> None:
     assert used is cache and unused is None
     assert set(thorough) - set(default) == set(suite.THOROUGH_ONLY)
     assert len(thorough) == len(select())
+
+
+def test_background_matches_outcomes_and_fills_the_cache(tmp_path) -> None:
+    """Proved in the background over two workers, the obligations come back in the order
+    given with the statuses one process gives; each decided one is stored by its worker
+    under the key the next run computes, so a second background run proves nothing."""
+    from attnio.proofs.cache import ProofCache
+    from attnio.proofs.suite import Background
+
+    chosen = select("crossover/*")
+    alone = list(outcomes(chosen, jobs=1))
+    store = ProofCache(tmp_path, timeout_ms=3000)
+    first = Background(chosen, 3000, jobs=2, cache=store)
+    assert first.started
+    found = first.outcomes()
+    assert [o.obligation for o in found] == chosen
+    assert [o.verdict for o in found] == [o.verdict for o in alone]
+    assert (store.hits, store.misses) == (0, len(chosen))
+    again = Background(chosen, 3000, jobs=2, cache=store).outcomes()
+    assert [o.verdict for o in again] == [o.verdict for o in alone]
+    assert (store.hits, store.misses) == (len(chosen), len(chosen))
+
+
+def test_background_with_one_job_starts_nothing_and_stops_cleanly() -> None:
+    """With one job nothing starts early and the outcomes are proved on collection; stopping
+    a started run before collecting ends its workers without hanging."""
+    from attnio.proofs.suite import Background
+
+    chosen = select("crossover/*")
+    single = Background(chosen, jobs=1)
+    assert not single.started
+    assert [o.obligation.name for o in single.outcomes()] == [o.name for o in chosen]
+    started = Background(chosen, jobs=2)
+    started.stop()
+    started.stop()
