@@ -33,6 +33,7 @@ SUITES = (
     "attnio.pebble.verification",
     "attnio.algorithms.verification",
     "attnio.proofs.verification",
+    "attnio.claims.verification",
 )
 """Modules whose ``CHECKS`` ``attnio verify`` runs, in order."""
 
@@ -130,14 +131,26 @@ def _configure(checks: list, thorough: bool, cached: bool) -> object:
     """Set the proofs suite's tier and cache when a proofs check is selected.
 
     Returns a callable that gives the note on what the tier left out (empty when
-    nothing was left out or no proofs check ran).
+    nothing was left out or no proofs check ran). The claims suite's tier is set here
+    too, and its note joins the proofs suite's.
     """
+    claims_note = _configure_claims(checks, thorough)
     if not any(name.startswith("proofs.") for name, _ in checks):
-        return str
+        return claims_note
     from attnio.proofs import verification
     from attnio.proofs.cache import ProofCache
 
     verification.configure(thorough=thorough, cache=ProofCache() if cached else None)
+    return lambda: "\n".join(note for note in (verification.left_out(), claims_note()) if note)
+
+
+def _configure_claims(checks: list, thorough: bool) -> object:
+    """Set the claims suite's tier when a claims check is selected; return its note."""
+    if not any(name.startswith("claims.") for name, _ in checks):
+        return str
+    from attnio.claims import verification
+
+    verification.configure(thorough=thorough)
     return verification.left_out
 
 
