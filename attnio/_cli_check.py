@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
 import sys
+from pathlib import Path
 
 from attnio._arguments import interrupted, writable_directory
 from attnio._progress import ProgressLine
@@ -53,10 +55,24 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "  attnio check --claim 'upper: 4*n*d + n + 4*n**2*d*(5*d + 3)/M' --regime dense "
         "--pass forward --algorithm flash2 --condition 'M >= 5*d + 3'\n"
         "  attnio check --claim 'lower: Omega(n**2*d**2/M)' --regime dense --pass forward "
-        "--cache large",
+        "--cache large\n"
+        "  attnio check --catalog --skip pebbling --skip counting   # attnio's own records",
     )
     parser.add_argument(
         "file", metavar="FILE", nargs="?", help="TOML file with one [[bound]] per claim"
+    )
+    parser.add_argument(
+        "--catalog",
+        action="store_true",
+        help="instead of FILE, check every record of attnio's own catalog (bounds/catalog.toml) "
+        "the same way, each record never compared with itself nor proved from itself; "
+        "giving the shipped catalog file as FILE does the same",
+    )
+    parser.add_argument(
+        "--records",
+        metavar="GLOB",
+        help="with --catalog: check only the records whose name matches this glob, or one "
+        "of several comma-separated globs (the others stay evidence)",
     )
     one = parser.add_argument_group(
         "one claim from the command line (instead of FILE; the fields of a [[bound]] table)"
@@ -117,11 +133,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 def run(args: argparse.Namespace) -> int:
     """Read the claims, check them, print the table or JSON; 1 if any claim is refuted."""
-    from attnio.claims import check
+    from attnio.claims import check, check_catalog
 
     if args.evidence_dir:
         writable_directory("--evidence-dir", args.evidence_dir)
-    claims = _claims(args)
+    own = _own_catalog(args)
+    claims = _records(args.records) if own else _claims(args)
     reports: list = []
     try:
         with ProgressLine(enabled=not args.json) as line:
@@ -130,11 +147,68 @@ def run(args: argparse.Namespace) -> int:
                 reports.append(report)
                 line.update(len(reports), len(claims), report.name)
 
-            check(claims, skip=args.skip, evidence_dir=args.evidence_dir, on_report=progress)
+            if own:
+                check_catalog(
+                    claims, skip=args.skip, evidence_dir=args.evidence_dir, on_report=progress
+                )
+            else:
+                check(claims, skip=args.skip, evidence_dir=args.evidence_dir, on_report=progress)
     except KeyboardInterrupt:
         _report(args, reports, partial=True)
         return interrupted(f"{len(reports)} of {len(claims)} claims checked")
     return _report(args, reports, partial=False)
+
+
+def _own_catalog(args: argparse.Namespace) -> bool:
+    """Whether to check attnio's own catalog: ``--catalog``, or FILE the shipped file."""
+    shipped = args.file is not None and _is_shipped_catalog(args.file)
+    if args.catalog and args.file is not None and not shipped:
+        raise ValueError(
+            f"check: --catalog checks attnio's own catalog, not FILE {args.file!r}; give FILE "
+            "or --catalog, not both"
+        )
+    if not (args.catalog or shipped):
+        if args.records is not None:
+            raise ValueError("check: --records chooses records of --catalog; give --catalog")
+        return False
+    given = [key for key in _ONE_CLAIM if getattr(args, key) is not None]
+    if args.claim is not None or given or args.cache != "any" or args.name != "claim":
+        option = "--claim" if args.claim is not None else "--" + (given or ["cache"])[0]
+        raise ValueError(
+            f"check: {option.rstrip('_').replace('_', '-')} describes a claim given with "
+            "--claim, not attnio's own catalog; give --catalog or --claim, not both"
+        )
+    return True
+
+
+def _records(pattern: str | None) -> list:
+    """The catalog's records whose name matches one of the comma-separated globs."""
+    from attnio.bounds import catalog
+
+    records = list(catalog())
+    if pattern is None:
+        return records
+    globs = [glob.strip() for glob in pattern.split(",")]
+    chosen = [r for r in records if any(fnmatch.fnmatchcase(r.name, glob) for glob in globs)]
+    if not chosen:
+        raise ValueError(
+            f"check: --records={pattern!r} matches no record of the catalog (attnio table "
+            "--format json lists them)"
+        )
+    return chosen
+
+
+def _is_shipped_catalog(path: str) -> bool:
+    """Whether ``path`` is the catalog file attnio reads its own records from."""
+    from importlib import resources
+
+    from attnio.bounds.catalog import CATALOG_FILE
+
+    shipped = resources.files("attnio.bounds").joinpath(CATALOG_FILE)
+    try:
+        return Path(path).resolve() == Path(str(shipped)).resolve()
+    except OSError:
+        return False
 
 
 _ONE_CLAIM = ("regime", "pass_", "condition", "algorithm", "epsilon", "constant")

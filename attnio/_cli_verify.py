@@ -36,6 +36,7 @@ SUITES = (
     "attnio.pebble.verification",
     "attnio.algorithms.verification",
     "attnio.proofs.verification",
+    "attnio.claims.verification",
 )
 """Modules whose ``CHECKS`` ``attnio verify`` runs, in order."""
 
@@ -152,19 +153,35 @@ def _configure(checks: list, to_run: list, thorough: bool, cached: bool) -> tupl
 
     When a check that reads the obligations' outcomes will run (``to_run``: not answered
     by the result cache), the proofs start at once in worker processes and go on while
-    the checks before it run. Returns a callable that gives the note on what the tier
-    left out (empty when nothing was left out or no proofs check ran), and one that stops
-    the proofs if they are still running (interrupted, or a check raised).
+    the checks before it run. Returns a callable that gives the note on what the tiers
+    left out (empty when nothing was left out), and one that stops the proofs if they are
+    still running (interrupted, or a check raised). The claims suite's tier is set here
+    too, and its note joins the proofs suite's.
     """
+    claims_note = _configure_claims(checks, thorough)
     if not any(name.startswith("proofs.") for name, _ in checks):
-        return str, lambda: None
+        return claims_note, lambda: None
     from attnio.proofs import verification
     from attnio.proofs.cache import ProofCache
 
     start = any(check in verification.USES_OUTCOMES for _, check in to_run)
     cache = ProofCache() if cached else None
     verification.configure(thorough=thorough, cache=cache, start=start)
-    return verification.left_out, verification.stop
+
+    def note() -> str:
+        return "\n".join(text for text in (verification.left_out(), claims_note()) if text)
+
+    return note, verification.stop
+
+
+def _configure_claims(checks: list, thorough: bool) -> object:
+    """Set the claims suite's tier when a claims check is selected; return its note."""
+    if not any(name.startswith("claims.") for name, _ in checks):
+        return str
+    from attnio.claims import verification
+
+    verification.configure(thorough=thorough)
+    return verification.left_out
 
 
 def _run_checks(

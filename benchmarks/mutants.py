@@ -51,9 +51,10 @@ swapped into the catalog in-process (the file on disk is never written) and chec
 1. the reader and validator of the file (a mutant it refuses is caught at once);
 2. the catalog consistency checks, the algorithm checks that read records (exact counts
    against the cached machine runs, derived counts reproduced, counts above the lower
-   bounds) and the pebbling checks (cached replayed pebblings and exact optima against
-   the lower bounds): the checks of ``attnio verify`` whose inputs are records
-   (cheapest first, stopping at the first that catches the mutant);
+   bounds), the pebbling checks (cached replayed pebblings and exact optima against
+   the lower bounds) and the catalog through the claims pipeline (default tier): the
+   checks of ``attnio verify`` whose inputs are records (cheapest first, stopping at the
+   first that catches the mutant);
 3. if nothing caught it: the obligations of ``attnio prove`` whose claim, assumptions,
    expectation or constant the mutant changes (regenerated from the mutated catalog),
    cheap families first, stopping at the first failure. Unchanged obligations keep their
@@ -107,6 +108,7 @@ from attnio.bounds.citations import KEYS
 from attnio.bounds.errors import RecordError
 from attnio.bounds.reader import parse_catalog
 from attnio.bounds.symbols import M, d, n
+from attnio.claims import verification as claims_checks
 from attnio.pebble import verification as pebble_checks
 from attnio.proofs import prove
 from attnio.proofs.generate import evidence, obligations
@@ -134,9 +136,12 @@ CHECKS = (
     pebble_checks.check_exact_against_bounds,
     algorithms_checks.check_counts_above_lower_bounds,
     consistency.check_explicit_lower_below_upper,
+    claims_checks.check_catalog_records,
 )
 """The checks of ``attnio verify`` that read catalog records, cheapest first; a mutant is
-checked until the first one catches it."""
+checked until the first one catches it. ``claims.catalog_records`` runs in verify's
+default tier (every record through the claims pipeline's closed-form counts, none its own
+evidence)."""
 
 _FAMILY_ORDER = (
     "evidence",

@@ -23,6 +23,7 @@ are described in :mod:`attnio.claims.verdict`, what each kind of claim asserts i
 :mod:`attnio.claims.claim`.
 """
 
+from .catalog_check import check_catalog
 from .check import CHECKS, check
 from .claim import Claim
 from .errors import ClaimError, ClaimFileError
@@ -38,6 +39,7 @@ __all__ = [
     "ClaimReport",
     "Evidence",
     "check",
+    "check_catalog",
     "parse_claim_text",
     "parse_claims",
     "read_claims",

@@ -26,6 +26,7 @@ from .obligations import BUDGET_MS, catalog_evidence, conditions_evidence
 from .orders import order_evidence
 from .pebbling import MAX_STATES, pebbling_evidence
 from .proof import proof_evidence
+from .records import excluding
 from .verdict import ClaimReport, Evidence, verdict_of
 
 CHECKS = ("z3", "pebbling", "counting")
@@ -40,6 +41,8 @@ def check(
     budget_ms: int = BUDGET_MS,
     max_states: int = MAX_STATES,
     on_report: Callable[[ClaimReport], None] | None = None,
+    exclude_self: bool = False,
+    machine_runs: bool = True,
 ) -> list[ClaimReport]:
     """Check each claim against everything attnio knows; return one report per claim.
 
@@ -60,6 +63,15 @@ def check(
         State limit of one exact pebbling search.
     on_report : callable, optional
         Called with each claim's report as soon as it is done (progress, partial output).
+    exclude_self : bool
+        Leave each claim's own name out of the catalog records used as its evidence
+        (z3 comparisons, lemmas of proofs, orders, closed-form counts;
+        :mod:`attnio.claims.records`): how attnio checks its own catalog
+        (:func:`attnio.claims.check_catalog`), where a record must not be its own evidence.
+    machine_runs : bool
+        False leaves out the machine runs at sampled sizes of the ``counting`` check and
+        keeps its closed-form counts (which re-run the machine only to confirm a
+        refutation).
 
     Raises
     ------
@@ -90,15 +102,17 @@ def check(
     for claim in claims:
         start = time.perf_counter()
         evidence: list[Evidence] = [conditions[claim.name]]
-        if "z3" not in skip:
-            evidence.extend(catalog_evidence(claim, budget_ms))
-            evidence.extend(proof_evidence(claim, budget_ms))
-            evidence.extend(order_evidence(claim, budget_ms))
-        if "pebbling" not in skip:
-            evidence.extend(pebbling_evidence(claim, max_states=max_states))
-        if "counting" not in skip:
-            evidence.extend(closed_form_evidence(claim))
-            evidence.extend(counting_evidence(claim))
+        with excluding([claim.name] if exclude_self else []):
+            if "z3" not in skip:
+                evidence.extend(catalog_evidence(claim, budget_ms))
+                evidence.extend(proof_evidence(claim, budget_ms))
+                evidence.extend(order_evidence(claim, budget_ms))
+            if "pebbling" not in skip:
+                evidence.extend(pebbling_evidence(claim, max_states=max_states))
+            if "counting" not in skip:
+                evidence.extend(closed_form_evidence(claim))
+                if machine_runs:
+                    evidence.extend(counting_evidence(claim))
         if evidence_dir is not None:
             evidence = _write_certificates(claim, evidence, Path(evidence_dir))
         verdict, summary = verdict_of(evidence)

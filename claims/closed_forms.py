@@ -76,6 +76,7 @@ from .accuracy import (
 )
 from .claim import LEAST_MEMORY, Claim
 from .counting import ACCURATE_PASSES
+from .records import usable
 from .verdict import Evidence, sampled_evidence
 
 SIZES_N = (1, 2, 3, 4, 8, 16, 37, 64, 256, 1024, 4096, 2**14, 2**16, 2**20)
@@ -191,6 +192,8 @@ def _records(claim: Claim, side: str) -> list[tuple[str, Bound]]:
         if algo is None or algo.regime != bound.regime.value or pass_ not in algo.counts:
             continue
         record = get(algo.counts[pass_])
+        if not usable(record):  # the record being checked is no evidence for itself
+            continue
         if record.status is Status.DERIVED and record.explicit is not None:
             found.append((name, record))
     return found

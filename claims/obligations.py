@@ -36,7 +36,7 @@ from collections.abc import Iterator
 
 import sympy as sp
 
-from attnio.bounds import Bound, Kind, Regime, catalog
+from attnio.bounds import Bound, Kind, Regime
 from attnio.bounds.symbols import ALL, M
 from attnio.proofs import (
     Counterexample,
@@ -52,6 +52,7 @@ from attnio.proofs.generate import SOLID
 
 from .claim import LEAST_MEMORY, Claim
 from .errors import ClaimError
+from .records import evidence_records
 from .verdict import Evidence
 
 BUDGET_MS = 500
@@ -141,19 +142,22 @@ def _pairs(claim: Claim) -> Iterator[tuple[str, sp.Expr, Bound, bool, str]]:
     bound = claim.bound
     lower, upper = claim.lower_side, claim.upper_side
     if lower is not None:
-        for record in catalog(kind="upper"):
+        for record in evidence_records(kind="upper"):
             if record.explicit is None or not bound.comparable(record):
                 continue
             yield ("lower-vs-" + record.name, lower, record, True,
                    f"the claim's lower side is at most {record.name}")  # fmt: skip
     if upper is not None:
-        for record in catalog(kind="lower"):
+        for record in evidence_records(kind="lower"):
             if record.explicit is None or not record.comparable(bound):
                 continue
             yield ("upper-vs-" + record.name, upper, record, False,
                    f"{record.name} is at most the claim's upper side")  # fmt: skip
         if bound.algorithm is not None and bound.kind is Kind.UPPER:
-            for record in catalog(kind="upper", pass_=bound.pass_.value, algorithm=bound.algorithm):
+            records = evidence_records(
+                kind="upper", pass_=bound.pass_.value, algorithm=bound.algorithm
+            )
+            for record in records:
                 if record.explicit is None or not set(record.parameters) <= (
                     set(bound.parameters) | PLAIN
                 ):

@@ -38,13 +38,14 @@ from collections.abc import Iterator
 
 import sympy as sp
 
-from attnio.bounds import Bound, Kind, Regime, Status, catalog
+from attnio.bounds import Bound, Kind, Regime, Status
 from attnio.bounds.symbols import ALL
 from attnio.proofs.generate import SOLID
 
 from .claim import Claim
 from .obligations import BUDGET_MS, PLAIN
 from .proof import proof_evidence
+from .records import evidence_records
 from .verdict import Evidence
 
 PROOF_CONSTANT = 1024
@@ -205,7 +206,7 @@ def _refutations(claim: Claim) -> tuple[list[Evidence], list[str]]:
             notes.append("an approximate algorithm's count says nothing of its error, so no "
                          "count refutes an approximate Omega claim")  # fmt: skip
         else:
-            for record in catalog(kind="upper", regime=bound.regime.value,
+            for record in evidence_records(kind="upper", regime=bound.regime.value,
                                   pass_=bound.pass_.value):  # fmt: skip
                 if record.explicit is None or record.status is not Status.DERIVED:
                     continue
@@ -221,10 +222,10 @@ def _refutations(claim: Claim) -> tuple[list[Evidence], list[str]]:
                         "the claim a lower bound")))  # fmt: skip
                     break
     if bound.kind in (Kind.UPPER, Kind.TIGHT):
-        records = [r for r in catalog(kind="lower", regime=bound.regime.value,
+        records = [r for r in evidence_records(kind="lower", regime=bound.regime.value,
                                       pass_=bound.pass_.value) if r.status in SOLID]  # fmt: skip
         if bound.algorithm is not None:
-            records += [r for r in catalog(kind="upper", pass_=bound.pass_.value,
+            records += [r for r in evidence_records(kind="upper", pass_=bound.pass_.value,
                                            algorithm=bound.algorithm)
                         if r.status is Status.DERIVED]  # fmt: skip
         for record in records:

@@ -34,11 +34,12 @@ from collections.abc import Iterable
 
 import sympy as sp
 
-from attnio.bounds import Bound, Kind, Status, catalog
+from attnio.bounds import Bound, Kind, Status
 from attnio.proofs import InconsistentAssumptions, Proved, UnsupportedExpression, check
 
 from .claim import Claim
 from .obligations import BUDGET_MS, build_obligation
+from .records import evidence_records
 from .verdict import Evidence
 
 PROOF_LEVELS = frozenset({Status.DERIVED})
@@ -53,7 +54,7 @@ WEAKER_LEVELS = frozenset(
 def _lemmas(claim: Claim, side: str, levels: frozenset[Status]) -> list[Bound]:
     bound = claim.bound
     kind = "lower" if side == "lower" else "upper"
-    records = catalog(kind=kind, regime=bound.regime.value, pass_=bound.pass_.value)
+    records = evidence_records(kind=kind, regime=bound.regime.value, pass_=bound.pass_.value)
     chosen = [r for r in records if r.explicit is not None and r.status in levels]
     if side == "upper" and bound.kind is Kind.UPPER and bound.algorithm is not None:
         chosen = [r for r in chosen if r.algorithm == bound.algorithm]

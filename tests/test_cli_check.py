@@ -223,3 +223,66 @@ def test_bad_quick_claims_are_one_line_and_exit_two(capsys, argv: list, match: s
     assert main(["check", *argv]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and re.search(match, err)
+
+
+def _shipped_catalog() -> Path:
+    import importlib
+    from importlib import resources
+
+    name = importlib.import_module("attnio.bounds.catalog").CATALOG_FILE
+    return Path(str(resources.files("attnio.bounds").joinpath(name)))
+
+
+def _no_seconds(rows: list) -> list:
+    return [{**row, "seconds": 0, "evidence": [{**e, "seconds": 0} for e in row["evidence"]]}
+            for row in rows]  # fmt: skip
+
+
+def test_the_catalog_is_checked_as_claims_without_itself(capsys) -> None:
+    """attnio check --catalog (z3 only, three records: a derived lower bound, a stated
+    order, an open record) gives each record its verdict, never with itself as evidence;
+    the shipped catalog file given as FILE is checked the same way."""
+    chosen = "dense-forward-compulsory,flash-forward-upper,sparse-backward-upper"
+    assert main(["check", "--catalog", "--records", chosen, "--json", *QUICK]) == 0
+    rows = json.loads(capsys.readouterr().out)["results"]
+    verdicts = {row["name"]: row["verdict"] for row in rows}
+    assert verdicts == {
+        "dense-forward-compulsory": "consistent-with-catalog",
+        "flash-forward-upper": "unknown",
+        "sparse-backward-upper": "unknown",
+    }
+    assert all(row["name"] not in e["against"] for row in rows for e in row["evidence"])
+    assert "nothing to check" in rows[2]["summary"]
+    argv = ["check", str(_shipped_catalog()), "--records", chosen, "--json", *QUICK]
+    assert main(argv) == 0
+    assert _no_seconds(json.loads(capsys.readouterr().out)["results"]) == _no_seconds(rows)
+
+
+def test_every_catalog_record_goes_through_the_command(capsys) -> None:
+    """attnio check --catalog reads every record of the shipped catalog and reports one
+    verdict each, none refuted (every check skipped but the conditions: seconds)."""
+    from attnio.bounds import catalog
+
+    argv = ["check", "--catalog", "--json", "--skip", "z3", *QUICK]
+    assert main(argv) == 0
+    rows = json.loads(capsys.readouterr().out)["results"]
+    assert [row["name"] for row in rows] == [record.name for record in catalog()]
+    assert not any(row["verdict"] == "refuted" for row in rows)
+
+
+@pytest.mark.parametrize(
+    ("argv", "match"),
+    [
+        (["--catalog", str(EXAMPLE)], "give FILE or --catalog"),
+        (["--catalog", "--claim", "lower: n"], "give --catalog or --claim"),
+        (["--catalog", "--regime", "dense"], "--regime describes a claim"),
+        ([str(EXAMPLE), "--records", "flash-*"], "--records chooses records"),
+        (["--catalog", "--records", "no-such-*"], "matches no record"),
+    ],
+)
+def test_bad_catalog_options_are_one_line_and_exit_two(capsys, argv: list, match: str) -> None:
+    """--catalog with FILE or a --claim's fields, --records without --catalog or matching
+    nothing: one line naming the problem, exit 2."""
+    assert main(["check", *argv]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and match in err, err
