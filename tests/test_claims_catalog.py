@@ -106,7 +106,7 @@ def test_records_with_nothing_to_check_say_so() -> None:
 def test_verify_check_fails_on_a_planted_false_record(monkeypatch) -> None:
     """The verify check claims.catalog_records (default tier) fails on a catalog with a
     planted false record and names it with its refutation. (It passes on the shipped
-    catalog: tests/test_cli.py::test_verify_thorough_passes_every_check.)"""
+    catalog: tests/test_cli_verify.py::test_verify_thorough_passes_every_check.)"""
     assert "attnio.claims.verification" in SUITES
     claims_verification.configure(thorough=False)
     _plant(monkeypatch, "5*d*n")

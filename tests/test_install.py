@@ -7,7 +7,7 @@ of the second (``ImportError: cannot import name 'load_dag'``).
 Command 1 is the README's ``attnio verify`` on a small selection of checks: one that
 compiles the numba kernels (so the cache location is exercised) and one that runs z3
 on the planted false claim. The whole catalog is proved once in the
-suite, by ``test_cli.py::test_verify_thorough_passes_every_check``.
+suite, by ``test_cli_verify.py::test_verify_thorough_passes_every_check``.
 """
 
 from __future__ import annotations

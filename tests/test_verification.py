@@ -40,7 +40,7 @@ def test_an_off_by_one_piecewise_threshold_is_caught_at_its_breakpoint(monkeypat
     """A count record whose Piecewise threshold is one word off passes the grid check (its
     memories step over the threshold) but not the breakpoint check (both checks run on the
     low-rank algorithm alone; every check passes on the shipped catalog in
-    tests/test_cli.py::test_verify_thorough_passes_every_check)."""
+    tests/test_cli_verify.py::test_verify_thorough_passes_every_check)."""
     from attnio.algorithms import verification
 
     _off_by_one_low_rank(monkeypatch)
