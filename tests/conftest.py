@@ -26,6 +26,19 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+LONGEST_FILES = ("test_cli_verify.py", "test_install.py", "test_exact.py", "test_budget.py")
+"""Test files that each take a minute or more of one worker (the suite's one thorough
+``attnio verify``, the README's two installs, the exhaustive oracles, the solver under
+load), run first: with ``--dist loadfile`` a long file that starts late stretches the
+run's tail while the other worker idles."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:
+    """Move the tests of :data:`LONGEST_FILES` to the front (stable: order kept otherwise)."""
+    rank = {name: k for k, name in enumerate(LONGEST_FILES)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Mark the fast tier (``-m "not slow"``) for :func:`strategies.examples`."""
     if (config.option.markexpr or "").split() == ["not", "slow"]:

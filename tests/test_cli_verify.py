@@ -94,6 +94,8 @@ def test_verify_thorough_passes_every_check(capsys, monkeypatch, tmp_path) -> No
     assert code == 0 and data["failed"] == 0, [r for r in data["results"] if not r["passed"]]
     assert data["left_out"] == "" and data["partial"] is False
     assert all(r["detail"] for r in data["results"]), data["results"]
+    # every check passes outright: one that found nothing to check (skip) fails here
+    assert [r["check"] for r in data["results"] if r["passed"] is not True] == []
     names = {r["check"] for r in data["results"]}
     assert {"proofs.obligations", "proofs.smtlib_round_trip", "proofs.derived_status"} <= names
     assert "claims.catalog_records" in names

@@ -1,4 +1,5 @@
-"""Tests of attnio.pebble.verification: the checks run, pass, and are registered with verify."""
+"""Tests of attnio.pebble.verification: the checks can fail, and are registered with verify
+(that each passes on the shipped code: tests/test_cli_verify.py, the thorough verify)."""
 
 from __future__ import annotations
 
@@ -24,14 +25,6 @@ def test_titles() -> None:
     """Every check has a one-line title."""
     for check in verification.CHECKS:
         assert check.__doc__ and check.__doc__.strip().splitlines()[0]
-
-
-@pytest.mark.parametrize("check", verification.CHECKS, ids=lambda c: c.__name__)
-def test_checks_pass(check) -> None:
-    """Each check passes on the shipped code; a check that finds nothing to check fails here."""
-    passed, detail = check()
-    assert passed is True, detail
-    assert isinstance(detail, str) and detail
 
 
 def test_lower_bound_check_can_fail(monkeypatch) -> None:
