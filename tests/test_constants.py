@@ -10,7 +10,7 @@ import sympy as sp
 
 from attnio.proofs import constants
 from attnio.proofs.check import Counterexample, Proved, Unknown, prove
-from attnio.proofs.generate import UNBOUNDED_ALGORITHMS, obligations, tightness_table
+from attnio.proofs.generate import UNBOUNDED_ALGORITHMS, tightness_table
 from attnio.proofs.obligation import Obligation
 
 n = sp.Symbol("n", integer=True, positive=True)
@@ -109,11 +109,11 @@ def test_fingerprints_do_not_depend_on_the_hash_seed() -> None:
     assert len(seen) == 1 and constants.fingerprint(tightness_table()[0]) + "\n" in seen
 
 
-def test_the_recording_holds_every_constant_of_today() -> None:
+def test_the_recording_holds_every_constant_of_today(generated_obligations) -> None:
     """Every obligation with a constant (and every unbounded tightness row) has a record of its
     current text; otherwise re-record: python benchmarks/constants.py --record."""
     entries = constants.recorded()
-    wanted = [o for o in obligations() if o.constant is not None]
+    wanted = [o for o in generated_obligations if o.constant is not None]
     wanted += tightness_table(UNBOUNDED_ALGORITHMS)
     stale = [
         o.name
@@ -129,12 +129,14 @@ def test_the_recording_holds_every_constant_of_today() -> None:
 
 
 @pytest.mark.parametrize("status", ["proved", "counterexample", "unknown"])
-def test_verify_replays_rather_than_searches_recorded_outcomes(status, monkeypatch) -> None:
+def test_verify_replays_rather_than_searches_recorded_outcomes(
+    status, monkeypatch, generated_obligations
+) -> None:
     """settle never calls the search for a record that is proved, refuted everywhere, or
     proved nowhere up to the limit (replayed there, still unknown)."""
     wanted = [
         o
-        for o in obligations()
+        for o in generated_obligations
         if o.constant is not None and (constants.entry_of(o) or {}).get("status") == status
     ]
     if not wanted:

@@ -185,7 +185,7 @@ def test_relations_reach_z3_undecided_by_sympy():
     assert substitute(sp.And(sp.Le(1, C / (M * n), evaluate=False), M >= 2), {C: 1}) != sp.true
 
 
-def test_pickling_keeps_every_formula_as_built():
+def test_pickling_keeps_every_formula_as_built(generated_obligations):
     """An obligation crosses a process boundary unchanged (the worker pool pickles it).
 
     Plain pickling rebuilt 1 <= 1/(M*n) with evaluation, into the True sympy decides.
@@ -196,7 +196,7 @@ def test_pickling_keeps_every_formula_as_built():
     back = pickle.loads(pickle.dumps(ob))
     assert back == ob
     assert sp.srepr(back.claim) == sp.srepr(claim)
-    for original in generate.obligations()[:40]:
+    for original in generated_obligations[:40]:
         assert pickle.loads(pickle.dumps(original)) == original
 
 

@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import fnmatch
+
 import pytest
 
-from attnio.proofs import ObligationError, outcomes, select, usable_cores
+from attnio.proofs import ObligationError, outcomes, usable_cores
 
 
-def test_outcomes_over_two_processes_match_one_process() -> None:
+@pytest.fixture
+def crossovers(generated_obligations) -> list:
+    """The crossover obligations, cut from the session's generated catalog (generating it
+    again costs seconds; ``select`` itself is tested by its doctest and the CLI tests)."""
+    return [o for o in generated_obligations if fnmatch.fnmatchcase(o.name, "crossover/*")]
+
+
+def test_outcomes_over_two_processes_match_one_process(crossovers) -> None:
     """Two worker processes give the same obligations, in the same order, with the same
     statuses and methods as one process (every z3 call has its own context and limit)."""
-    chosen = select("crossover/*")
+    chosen = crossovers
     alone = list(outcomes(chosen, jobs=1))
     spread = list(outcomes(chosen, jobs=2))
     assert [o.obligation.name for o in spread] == [o.name for o in chosen]
@@ -22,19 +31,19 @@ def test_outcomes_over_two_processes_match_one_process() -> None:
     ]
 
 
-def test_stopping_early_stops_the_workers() -> None:
+def test_stopping_early_stops_the_workers(crossovers) -> None:
     """Leaving the iteration after the first outcome ends the pool without hanging."""
-    stream = outcomes(select("crossover/*"), jobs=2)
+    stream = outcomes(crossovers, jobs=2)
     first = next(stream)
     stream.close()
-    assert first.obligation.name == select("crossover/*")[0].name
+    assert first.obligation.name == crossovers[0].name
 
 
 @pytest.mark.parametrize("jobs", [0, -1, 1.5, True])
-def test_bad_jobs_is_refused(jobs) -> None:
+def test_bad_jobs_is_refused(jobs, crossovers) -> None:
     """A non-positive or non-integer number of jobs is an ObligationError naming it."""
     with pytest.raises(ObligationError, match="jobs"):
-        list(outcomes(select("crossover/*"), jobs=jobs))
+        list(outcomes(crossovers, jobs=jobs))
 
 
 def test_usable_cores_is_positive() -> None:
@@ -42,12 +51,12 @@ def test_usable_cores_is_positive() -> None:
     assert usable_cores() >= 1
 
 
-def test_thorough_only_names_open_obligations_that_exist() -> None:
+def test_thorough_only_names_open_obligations_that_exist(generated_obligations) -> None:
     """Every obligation the default tier leaves out exists and is open, so leaving it out
     can hide no failure; the default tier keeps every other obligation."""
     from attnio.proofs.suite import THOROUGH_ONLY, default_tier
 
-    generated = select()
+    generated = generated_obligations
     names = {o.name for o in generated}
     assert set(THOROUGH_ONLY) <= names, set(THOROUGH_ONLY) - names
     kept, left = default_tier(generated)
@@ -56,23 +65,24 @@ def test_thorough_only_names_open_obligations_that_exist() -> None:
     assert len(kept) + len(left) == len(generated)
 
 
-def test_default_tier_refuses_to_leave_out_an_asserted_obligation(monkeypatch) -> None:
+def test_default_tier_refuses_to_leave_out_an_asserted_obligation(monkeypatch, crossovers) -> None:
     """A name of THOROUGH_ONLY whose obligation must hold is an ObligationError naming it."""
     from attnio.proofs import suite
 
-    chosen = select("crossover/*")
+    chosen = crossovers
     monkeypatch.setattr(suite, "THOROUGH_ONLY", (chosen[0].name,))
     with pytest.raises(ObligationError, match="only open claims"):
         suite.default_tier(chosen)
 
 
-def test_verify_tiers_prove_what_they_say(monkeypatch) -> None:
+def test_verify_tiers_prove_what_they_say(monkeypatch, generated_obligations) -> None:
     """attnio verify's default tier proves every obligation but THOROUGH_ONLY, with the
     configured cache; the thorough tier proves all of them."""
     from attnio.proofs import suite, verification
     from attnio.proofs.cache import ProofCache
 
     given = []
+    monkeypatch.setattr(verification, "obligations", lambda: list(generated_obligations))
 
     def record(chosen, timeout_ms, jobs, cache):
         given.append(([o.name for o in chosen], cache))
@@ -90,17 +100,17 @@ def test_verify_tiers_prove_what_they_say(monkeypatch) -> None:
     (default, used), (thorough, unused) = given
     assert used is cache and unused is None
     assert set(thorough) - set(default) == set(suite.THOROUGH_ONLY)
-    assert len(thorough) == len(select())
+    assert len(thorough) == len(generated_obligations)
 
 
-def test_background_matches_outcomes_and_fills_the_cache(tmp_path) -> None:
+def test_background_matches_outcomes_and_fills_the_cache(tmp_path, crossovers) -> None:
     """Proved in the background over two workers, the obligations come back in the order
     given with the statuses one process gives; each decided one is stored by its worker
     under the key the next run computes, so a second background run proves nothing."""
     from attnio.proofs.cache import ProofCache
     from attnio.proofs.suite import Background
 
-    chosen = select("crossover/*")
+    chosen = crossovers
     alone = list(outcomes(chosen, jobs=1))
     store = ProofCache(tmp_path, timeout_ms=3000)
     first = Background(chosen, 3000, jobs=2, cache=store)
@@ -114,12 +124,12 @@ def test_background_matches_outcomes_and_fills_the_cache(tmp_path) -> None:
     assert (store.hits, store.misses) == (len(chosen), len(chosen))
 
 
-def test_background_with_one_job_starts_nothing_and_stops_cleanly() -> None:
+def test_background_with_one_job_starts_nothing_and_stops_cleanly(crossovers) -> None:
     """With one job nothing starts early and the outcomes are proved on collection; stopping
     a started run before collecting ends its workers without hanging."""
     from attnio.proofs.suite import Background
 
-    chosen = select("crossover/*")
+    chosen = crossovers
     single = Background(chosen, jobs=1)
     assert not single.started
     assert [o.obligation.name for o in single.outcomes()] == [o.name for o in chosen]

@@ -30,9 +30,12 @@ def test_leading_ratios_are_the_limits_of_the_records() -> None:
     assert leading_ratio(
         "output-stationary-forward-count", "dense-forward-lower-small-families", "small"
     ) == 2 * sp.sqrt(2)
-    assert leading_ratio(
-        "output-stationary-backward-count", "dense-backward-lower-small-families", "small"
-    ) == 4
+    assert (
+        leading_ratio(
+            "output-stationary-backward-count", "dense-backward-lower-small-families", "small"
+        )
+        == 4
+    )
     # the segment bounds (lower-segments.md): 5/3 forward, 5/2 backward
     assert leading_ratio(
         "output-stationary-forward-count", "dense-forward-lower-small-segments", "small"
@@ -72,15 +75,14 @@ def test_every_proved_row_has_its_recorded_constant() -> None:
             assert r.constant is None and r.refuted is not None, r
 
 
-def test_render_formats(capsys) -> None:
+def test_render_formats(capsys, generated_obligations) -> None:
     """Markdown has one row per entry with its command (the sampling one for a count z3 does
     not bound: no obligation has its name); LaTeX compiles-shaped; JSON round-trips."""
-    from attnio.proofs.generate import obligations
     from attnio.proofs.tightness import SAMPLED_COMMAND
 
     table = rows()
     markdown = render_tightness(table)
-    names = {o.name for o in obligations()}
+    names = {o.name for o in generated_obligations}
     for r in table:
         assert f"`{r.command}`" in markdown
         assert (r.obligation in names) == (r.command != SAMPLED_COMMAND), r
