@@ -29,8 +29,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 LONGEST_FILES = ("test_cli_verify.py", "test_install.py", "test_exact.py", "test_budget.py")
 """Test files that each take a minute or more of one worker (the suite's one thorough
 ``attnio verify``, the README's two installs, the exhaustive oracles, the solver under
-load), run first: with ``--dist loadfile`` a long file that starts late stretches the
-run's tail while the other worker idles."""
+load), run first: a long test that starts late stretches the run's tail while the other
+worker idles."""
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:

@@ -1,6 +1,6 @@
 """Tests of attnio._cli_verify: the main job's checks, tiers, caches and progress lines.
 
-Apart from tests/test_cli.py so that pytest-xdist (``--dist loadfile``) can run the one
+Apart from tests/test_cli.py so that pytest-xdist can run the one
 thorough verify of the suite beside the other command tests instead of after them.
 """
 
