@@ -276,20 +276,28 @@ class CheckCache:
             "seconds": round(float(seconds), 3),
             "stored": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         }
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(
-                "w", dir=path.parent, suffix=".tmp", delete=False, encoding="utf-8"
-            ) as handle:
-                json.dump(entry, handle)
-            os.replace(handle.name, path)
-        except OSError:
-            return False
-        return True
+        return write_entry(path, entry)
 
     def clear(self) -> int:
         """Remove every stored result (of every tier and key); return how many were removed."""
         return clear(self.root)
+
+
+def write_entry(path: Path, entry: dict) -> bool:
+    """Write ``entry`` as JSON to ``path`` at once (a temporary file, then a rename), so a
+    reader never sees half an entry; return False, writing nothing, where the directory
+    cannot be written (a cache that cannot store is not an error). Shared with the proof
+    cache (:mod:`attnio.proofs.cache`)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(
+            "w", dir=path.parent, suffix=".tmp", delete=False, encoding="utf-8"
+        ) as handle:
+            json.dump(entry, handle)
+        os.replace(handle.name, path)
+    except OSError:
+        return False
+    return True
 
 
 def clear(root: str | Path | None = None) -> int:
@@ -317,4 +325,5 @@ __all__ = [
     "key",
     "package_directories",
     "package_files",
+    "write_entry",
 ]

@@ -34,11 +34,12 @@ import json
 import os
 import re
 import shutil
-import tempfile
 from pathlib import Path
 
 import sympy as sp
 import z3
+
+from attnio.bounds.check_cache import write_entry
 
 from . import budget
 from .check import (
@@ -302,17 +303,7 @@ class ProofCache:
         entry = _encode(outcome.result)
         if entry is None:
             return False
-        path = self.path(outcome.obligation)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(
-                "w", dir=path.parent, suffix=".tmp", delete=False, encoding="utf-8"
-            ) as handle:
-                json.dump(entry, handle)
-            os.replace(handle.name, path)
-        except OSError:
-            return False
-        return True
+        return write_entry(self.path(outcome.obligation), entry)
 
     def clear(self) -> int:
         """Remove every stored entry; return how many files were removed."""
