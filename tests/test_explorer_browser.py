@@ -329,8 +329,10 @@ def test_what_a_reader_sees_in_the_bounds_panel_and_the_curve(browser, small, tm
     path.write_text(offline_page(small, [4]), encoding="utf-8")
     browser.get(path.as_uri())
     WebDriverWait(browser, WAIT).until(
-        lambda d: d.find_elements(By.CSS_SELECTOR, "[data-role=curve-svg]")
-        and d.find_elements(By.CSS_SELECTOR, "[data-role=bound-row]")
+        lambda d: (
+            d.find_elements(By.CSS_SELECTOR, "[data-role=curve-svg]")
+            and d.find_elements(By.CSS_SELECTOR, "[data-role=bound-row]")
+        )
     )
     bounds = _text(browser, "bounds")
     for bound in catalog():
@@ -361,8 +363,10 @@ def test_what_a_reader_sees_in_the_bounds_panel_and_the_curve(browser, small, tm
     legend = [t.text for t in browser.find_elements(By.CSS_SELECTOR, "[data-role=legend-entry]")]
     curve = small.curve("standard", 3, 10)
     drawn = [s for s in curve["bounds"] if any(v is not None and v > 0 for v in s["values"])]
-    expected = len(drawn) + any(p["optimal"] for p in curve["points"]) + any(
-        not p["optimal"] for p in curve["points"]
+    expected = (
+        len(drawn)
+        + any(p["optimal"] for p in curve["points"])
+        + any(not p["optimal"] for p in curve["points"])
     )
     assert len(legend) == expected and "Compulsory I/O" in legend
     assert "schedules, written for large n" in _text(browser, "curve-note")
