@@ -69,18 +69,22 @@ _SKIPPED = ("__pycache__",)
 """Directories of derived files, not read by any check (compiled bytecode)."""
 
 
-def directory() -> Path:
-    """Return the result cache's directory (not created here).
-
-    Returns
-    -------
-    Path
-        ``$XDG_CACHE_HOME/attnio/checks``, else ``~/.cache/attnio/checks``
-        (``%LOCALAPPDATA%\\attnio\\checks`` on Windows): the root of the proof cache.
+def user_cache(folder: str) -> Path:
+    """Return ``folder`` of attnio's directory in the user's cache (not created here):
+    ``$XDG_CACHE_HOME/attnio/FOLDER``, else ``~/.cache/attnio/FOLDER``
+    (``%LOCALAPPDATA%\\attnio\\FOLDER`` on Windows). The result cache, the proof cache
+    (:mod:`attnio.proofs.cache`) and the compiled kernels (:mod:`attnio.pebble._jit`)
+    each have one.
     """
     base = os.environ.get("XDG_CACHE_HOME") or os.environ.get("LOCALAPPDATA")
     root = Path(base) if base else Path.home() / ".cache"
-    return root / "attnio" / "checks"
+    return root / "attnio" / folder
+
+
+def directory() -> Path:
+    """Return the result cache's directory (not created here): :func:`user_cache`
+    ``checks``, beside the proof cache's ``proofs``."""
+    return user_cache("checks")
 
 
 def package_directories() -> dict[str, list[Path]]:
@@ -301,10 +305,10 @@ def write_entry(path: Path, entry: dict) -> bool:
 
 
 def clear(root: str | Path | None = None) -> int:
-    """Remove the result cache at ``root`` (:func:`directory` when None); return how many
-    results it held.
+    """Remove the cache at ``root`` (the result cache's :func:`directory` when None); return
+    how many entries (JSON files) it held. The proof cache clears itself with it too.
 
-    Needs no :func:`fingerprint`: every result goes, whatever it was stored under.
+    Needs no :func:`fingerprint`: every entry goes, whatever it was stored under.
     """
     root = Path(root) if root is not None else directory()
     if not root.is_dir():
@@ -325,5 +329,6 @@ __all__ = [
     "key",
     "package_directories",
     "package_files",
+    "user_cache",
     "write_entry",
 ]

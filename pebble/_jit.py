@@ -14,13 +14,14 @@ decoration.
 
 from __future__ import annotations
 
-import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 import numba
 from numba.core import config
+
+from attnio.bounds.check_cache import user_cache
 
 
 def cache_directory() -> Path:
@@ -34,9 +35,7 @@ def cache_directory() -> Path:
     """
     if config.CACHE_DIR:
         return Path(config.CACHE_DIR)
-    base = os.environ.get("XDG_CACHE_HOME") or os.environ.get("LOCALAPPDATA")
-    root = Path(base) if base else Path.home() / ".cache"
-    return root / "attnio" / "numba"
+    return user_cache("numba")
 
 
 def _writable(directory: Path) -> bool:

@@ -31,15 +31,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import os
 import re
-import shutil
 from pathlib import Path
 
 import sympy as sp
 import z3
 
-from attnio.bounds.check_cache import write_entry
+from attnio.bounds.check_cache import clear, user_cache, write_entry
 
 from . import budget
 from .check import (
@@ -74,17 +72,9 @@ too: a new recording re-proves the obligations it records)."""
 
 
 def directory() -> Path:
-    """Return the proof cache's directory (not created here).
-
-    Returns
-    -------
-    Path
-        ``$XDG_CACHE_HOME/attnio/proofs``, else ``~/.cache/attnio/proofs``
-        (``%LOCALAPPDATA%\\attnio\\proofs`` on Windows).
-    """
-    base = os.environ.get("XDG_CACHE_HOME") or os.environ.get("LOCALAPPDATA")
-    root = Path(base) if base else Path.home() / ".cache"
-    return root / "attnio" / "proofs"
+    """Return the proof cache's directory (not created here): ``proofs`` in attnio's
+    directory of the user's cache (:func:`attnio.bounds.check_cache.user_cache`)."""
+    return user_cache("proofs")
 
 
 def solver_version() -> str:
@@ -307,11 +297,7 @@ class ProofCache:
 
     def clear(self) -> int:
         """Remove every stored entry; return how many files were removed."""
-        if not self.root.is_dir():
-            return 0
-        removed = sum(1 for _ in self.root.rglob("*.json"))
-        shutil.rmtree(self.root)
-        return removed
+        return clear(self.root)
 
 
 __all__ = ["FORMAT", "SOURCES", "ProofCache", "directory", "key", "solver_version"]
