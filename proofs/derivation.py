@@ -1034,11 +1034,194 @@ def _segments() -> Derivation:
     return Derivation(file, tuple(r.name for r in records), tuple(steps), unchecked, complete=True)
 
 
+KAPPA = sp.Rational(11, 128)
+"""The per-segment constant of ``lower-accumulators.md``: 11/128, just above the least
+constant the edge step allows, 3/2 - sqrt(2) ~ 0.08579 (where its quadratic in w is a
+perfect square); a fraction keeps every step and the record free of sqrt(2)."""
+
+
+def _accumulators() -> Derivation:
+    """The accumulator bound of ``lower-accumulators.md``: segments of M I/O moves, each
+    charged for the output partial sums it takes over (in-edges of the witness trees) and
+    the ones it hands on (roots), with the P V products' operand rows."""
+    file = "lower-accumulators.md"
+    record = get("dense-forward-lower-large-accumulators")
+    rows, cols, values = _nonneg("a"), _nonneg("b"), _nonneg("c")
+    roots, in_edges, in_d, chain = _nonneg("R"), _nonneg("C"), _nonneg("p"), _nonneg("x_C")
+    third, credited = _nonneg("t"), _nonneg("N")
+    q_rows, k_rows, lam, q = _nonneg("x"), _nonneg("w"), _nonneg("lambda"), _nonneg("q")
+    width, segments = _pos("L"), _pos("h", integer=True)
+    slope, span, room = sp.Symbol("sigma", real=True), sp.Symbol("A", real=True), _nonneg("K")
+    used = d * rows + d * cols + values
+    bound = d * n * (d * n - 2 * KAPPA * M) / (2 * d**2 + 4 * KAPPA * M) - M
+    q_is = q >= KAPPA * width  # q = kappa L in the text; each step holds for every q above
+    steps = [
+        _step(
+            file,
+            "narrow",
+            sp.Le(
+                (k_rows - q) * values * (width - k_rows - values),
+                (k_rows - q) * k_rows * (width - 2 * k_rows),
+                evaluate=False,
+            ),
+            (k_rows >= q, values <= k_rows, 3 * k_rows <= width),
+            (),
+            "c <= w <= L / 3: c (L - w - c) is increasing in c up to w, so "
+            "(w - q) c (L - w - c) <= (w - q) w (L - 2w)",
+        ),
+        _step(
+            file,
+            "edge",
+            sp.Le((k_rows - q) * k_rows * (width - 2 * k_rows), k_rows * q * width, evaluate=False),
+            (k_rows >= q, 3 * k_rows <= width, q_is),
+            (),
+            "q >= kappa L = 11 L / 128, w <= L / 3: (w - q)(L - 2w) <= q L "
+            "(q L - (w - q)(L - 2w) is a quadratic in w without a real root for "
+            "3/2 - sqrt(2) < q / L < 3/2 + sqrt(2), and it grows with q)",
+        ),
+        _step(
+            file,
+            "wide",
+            sp.Le(
+                (k_rows - q) * values * (width - k_rows - values),
+                (k_rows - q) * (width - k_rows) ** 2 / 4,
+                evaluate=False,
+            ),
+            (k_rows >= q,),
+            (),
+            "c (L - w - c) <= (L - w)^2 / 4 (AM-GM), times w - q >= 0",
+        ),
+        _step(
+            file,
+            "wide-edge",
+            sp.Le((k_rows - q) * (width - k_rows) ** 2, 4 * k_rows * q * width, evaluate=False),
+            (3 * k_rows >= width, k_rows <= width, q_is),
+            (),
+            "L / 3 <= w <= L, q >= kappa L: (w - q)(L - w)^2 <= 4 w q L",
+        ),
+        _step(
+            file,
+            "rows-end",
+            sp.Le(span * slope, room, evaluate=False),
+            (
+                sp.Eq(slope, (k_rows - q) * values - q * k_rows, evaluate=False),
+                sp.Eq(span, width - k_rows - values, evaluate=False),
+                sp.Eq(room, q * k_rows * (k_rows + values), evaluate=False),
+                (k_rows - q) * values * (width - k_rows - values) <= k_rows * q * width,
+            ),
+            (),
+            "at x = L - w - c: with sigma = (w - q) c - q w, A = L - w - c and "
+            "K = q w (w + c), A sigma <= K is (w - q) c (L - w - c) <= q w L",
+        ),
+        _step(
+            file,
+            "rows-line",
+            sp.Le(q_rows * slope, room, evaluate=False),
+            (q_rows <= span, span * slope <= room, room >= 0),
+            (),
+            "x sigma is linear in x on [0, A]: at most max(0, A sigma) <= K",
+        ),
+        _step(
+            file,
+            "rows",
+            sp.Le(
+                (k_rows - q) * q_rows * values,
+                q * k_rows * (q_rows + k_rows + values),
+                evaluate=False,
+            ),
+            (
+                sp.Eq(slope, (k_rows - q) * values - q * k_rows, evaluate=False),
+                sp.Eq(room, q * k_rows * (k_rows + values), evaluate=False),
+                q_rows * slope <= room,
+            ),
+            (),
+            "(w - q) x c - q w (x + w + c) = x sigma - K <= 0: "
+            "(w - q) x c <= q w (x + w + c) whenever x + w + c <= L",
+        ),
+        _step(
+            file,
+            "scale",
+            sp.Le((cols - lam) * rows * values, lam * cols * used, evaluate=False),
+            (
+                sp.Eq(q_rows, d * rows, evaluate=False),
+                sp.Eq(k_rows, d * cols, evaluate=False),
+                sp.Eq(q, lam * d, evaluate=False),
+                (k_rows - q) * q_rows * values <= q * k_rows * (q_rows + k_rows + values),
+            ),
+            (),
+            "with x = d a, w = d b, q = lambda d, divided by d^2: "
+            "(b - lambda) a c <= lambda b (d a + d b + c)",
+        ),
+        _step(
+            file,
+            "roots-many",
+            sp.Le(third - lam * roots, lam * used, evaluate=False),
+            (
+                third <= rows * values,
+                third <= roots * cols,
+                cols >= lam,
+                cols > 0,
+                (cols - lam) * rows * values <= lam * cols * used,
+            ),
+            (),
+            "t <= a c, t <= R b, b >= lambda: b (t - lambda R) <= (b - lambda) t "
+            "<= (b - lambda) a c, so t - lambda R <= lambda (d a + d b + c)",
+        ),
+        _step(
+            file,
+            "roots-few",
+            sp.Le(third - lam * roots, lam * used, evaluate=False),
+            (third <= roots * cols, cols <= lam),
+            (),
+            "t <= R b and b <= lambda: t - lambda R <= 0",
+        ),
+        _step(
+            file,
+            "per-segment",
+            sp.Le(credited - lam * (roots - in_edges), (d + lam) * width, evaluate=False),
+            (
+                credited <= in_d + d * chain + third,
+                third - lam * roots <= lam * used,
+                used + chain + in_edges + in_d <= width,
+            ),
+            (),
+            "N <= p + d x_C + t and t - lambda R <= lambda (d a + d b + c), the classes of D "
+            "disjoint within |D| <= L: N - lambda (R - C) <= (d + lambda) L",
+        ),
+        _step(
+            file,
+            "segments",
+            sp.Ge(_io, bound, evaluate=False),
+            (
+                segments * (d + lam) * width + lam * n * d >= n**2 * d,
+                sp.Eq(width, 2 * M, evaluate=False),
+                lam * d <= KAPPA * width,
+                _io >= M * (segments - 1),
+            ),
+            (),
+            "summed over the h segments of M I/O moves, N totals n^2 d and R - C totals n d: "
+            "h (d + lambda) 2M + lambda n d >= n^2 d, lambda <= kappa L / d (the text takes "
+            "lambda = kappa L / d) and IO >= M (h - 1) give "
+            "IO >= n d (n d - 2 kappa M) / (2 d^2 + 4 kappa M) - M, with kappa = 11/128",
+        ),
+    ]
+    steps += _record_steps(file, [(record, sp.Max(0, bound))])
+    unchecked = (
+        "the witness-tree lemma (lower-accumulators.md, section 2: hand proof; every claim of "
+        "it tested on the segments of Belady pebblings and of the exact frontier's forward "
+        "certificates in tests/test_derivation_accumulators.py)",
+        "the pair-chain lemma of lower-sharp.md, in its witness form (section 3: hand proof; "
+        "tested likewise)",
+    )
+    return Derivation(file, (record.name,), tuple(steps), unchecked, complete=True)
+
+
 MAJORANTS: dict[str, sp.Expr] = {
     "dense-forward-lower-small-families": sp.sqrt(2) * d * n**2 / sp.sqrt(M) - M,
     "dense-backward-lower-small-families": 5 * d * n**2 / (2 * sp.sqrt(M)) - M,
     "dense-forward-lower-small-segments": 12 * d * n**2 / (5 * sp.sqrt(M)) - 3 * M,
     "dense-backward-lower-small-segments": 4 * d * n**2 / sp.sqrt(M) - 3 * M,
+    "dense-forward-lower-large-accumulators": 32 * d**2 * n**2 / (11 * M),
 }
 """Per record, a simpler term at least its explicit bound (its denominator without the row
 pairs' and the products-in-D terms): z3 compares the every-family bounds with the counts of
@@ -1057,7 +1240,7 @@ def _record_conditions(record: object) -> tuple[sp.Basic, ...]:
 
 def derivations() -> tuple[Derivation, ...]:
     """Every derivation: compulsory costs, large- and small-cache, two-stage, every-family,
-    segments."""
+    segments, accumulators."""
     return (
         _compulsory(),
         _large(),
@@ -1067,6 +1250,7 @@ def derivations() -> tuple[Derivation, ...]:
         _two_stage(),
         _families(),
         _segments(),
+        _accumulators(),
     )
 
 

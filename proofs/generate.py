@@ -39,7 +39,6 @@ from attnio.bounds import (
     Cache,
     Kind,
     Pass,
-    RecordError,
     Regime,
     Status,
     catalog,
@@ -358,22 +357,17 @@ def _twin_key(bound: Bound) -> tuple:
 def _backward_twin(bound: Bound) -> Bound | None:
     """The backward record of the same regime, cache, kind, algorithm, form and derivedness, if any.
 
-    Where several match, the one named like ``bound`` with "backward" for "forward".
-
-    Raises
-    ------
-    RecordError
-        If more than one backward record matches: the pairing would be a guess.
+    Where several match, the one named like ``bound`` with "backward" for "forward"; where
+    several match and none is so named, none: the forward record was derived for the forward
+    graph alone (``dense-forward-lower-large-accumulators``), and pairing it with one of
+    several backward records would be a guess, not a reduction.
     """
     if bound.pass_ is not Pass.FORWARD:
         return None
     twins = [b for b in catalog(pass_=Pass.BACKWARD) if _twin_key(b) == _twin_key(bound)]
     named = [b for b in twins if b.name == bound.name.replace("forward", "backward")]
-    if len(twins) > 1 and len(named) == 1:
-        return named[0]
     if len(twins) > 1:
-        names = ", ".join(b.name for b in twins)
-        raise RecordError(f"bound {bound.name!r} has several backward twins: {names}")
+        return named[0] if len(named) == 1 else None
     return twins[0] if twins else None
 
 
