@@ -6,11 +6,11 @@ constant searches (``proofs/constants.json``, written by ``benchmarks/constants.
 the same counts against the best lower bound the catalog held before the sharp bounds
 (``*-lower-large-explicit``, ``*-lower-small-derived``).
 
-``--grid`` samples, for the small-cache rows, count / max(every derived explicit lower
-bound of the cell) over d in {4, ..., 256}, n from d to 10^6 and M below d^2 (at least
-four times the count's least M, as the z3 constants), with and without the bounds z3
-reaches only through a majorant (per-family, segment): where the least grid constant
-sits, whatever z3 can prove.
+``--grid`` samples, for every row, count / max(every derived explicit lower bound of the
+cell) over d in {4, ..., 256}, n from d to 10^6 and M below d^2 (small cache) or from d^2
+to 1024 d^2 (large cache), at least four times the count's least M as for the z3
+constants, with and without the bounds z3 reaches only through a majorant (per-family,
+segment, accumulator): where the least grid constant sits, whatever z3 can prove.
 """
 
 from __future__ import annotations
@@ -32,22 +32,26 @@ BASELINE = {
 """The best derived lower bound of each cell before lower-sharp.md."""
 
 
-def _grid_peak(count: str, pass_: str, every: bool) -> tuple[float, dict]:
-    """The largest sampled count / max(derived lower bounds) in the small-cache cell."""
+def _grid_peak(count: str, pass_: str, cache: str, every: bool) -> tuple[float, dict]:
+    """The largest sampled count / max(derived lower bounds) in one cell."""
     record = get(count)
     lowers = [
         b
         for b in catalog(regime="dense", pass_=pass_, kind="lower")
         if b.status.value == "derived"
         and b.explicit is not None
-        and b.cache.value in ("small", "any")
+        and b.cache.value in (cache, "any")
         and (every or majorant(b.name) is None)
     ]
     peak: tuple[float, dict] = (0.0, {})
     for d in (4, 8, 16, 32, 64, 128, 256):
         for n in sorted({d, 2 * d, 4 * d, 16 * d, 64 * d, 1024 * d, 10**6}):
-            fractions = (0.001, 0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 0.99)
-            for M in sorted({int(d * d * f) for f in fractions} | {d * d - 1}):
+            if cache == "small":
+                fractions = (0.001, 0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 0.99)
+                memories = {int(d * d * f) for f in fractions} | {d * d - 1}
+            else:
+                memories = {int(d * d * f) for f in (1, 1.1, 1.5, 2, 4, 16, 64, 256, 1024)}
+            for M in sorted(memories):
                 at = {"n": n, "d": d, "M": M}
                 if M < 1 or not (record.applies(**at) and record.applies(n=n, d=d, M=M // 4 or 1)):
                     continue
@@ -61,20 +65,18 @@ def _grid_peak(count: str, pass_: str, every: bool) -> tuple[float, dict]:
 def _grid() -> None:
     print(
         "| cell | algorithm | peak, every derived bound | where "
-        "| peak, without the per-family and segment bounds |"
+        "| peak, without the per-family, segment and accumulator bounds |"
     )
     print("|---|---|---|---|---|")
     for r in rows():
-        if r.cache != "small":
-            continue
-        every, where = _grid_peak(r.count, r.pass_, True)
-        others, _ = _grid_peak(r.count, r.pass_, False)
-        print(f"| {r.pass_}, small | {r.algorithm} | {every:.2f} | {where} | {others:.2f} |")
+        every, where = _grid_peak(r.count, r.pass_, r.cache, True)
+        others, _ = _grid_peak(r.count, r.pass_, r.cache, False)
+        print(f"| {r.pass_}, {r.cache} | {r.algorithm} | {every:.2f} | {where} | {others:.2f} |")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--grid", action="store_true", help="sampled grid peaks, small cache")
+    parser.add_argument("--grid", action="store_true", help="sampled grid peaks, every cell")
     if parser.parse_args().grid:
         _grid()
         return
