@@ -177,6 +177,7 @@ _LARGE_INSTANCES = (
     ("attention-forward", 32, 1, (3,)),
     ("attention-forward", 32, 2, (3,)),
     ("attention-forward", 32, 3, (3, 4)),
+    ("attention-backward", 32, 1, (3,)),
     ("attention-backward", 64, 2, (3,)),
 )
 """(kind, n, d, memories) where an explicit small-cache bound exceeds the compulsory I/O:
