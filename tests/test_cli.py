@@ -53,15 +53,21 @@ def test_table_prints_every_format(capsys: pytest.CaptureFixture, fmt: str) -> N
                     r"^(\$(Q \\[gl]eq|\\mathrm\{I/O\} =) ).*", r"\1", cells[1], flags=re.S
                 )
                 found.append((what, cells[0].replace("\\-", ""), bound, cells[-1]))
-    sides = {"lower": "lower bounds", "upper": "tight and upper bounds"}
+    sides = {
+        "lower": "lower bounds",
+        "lower-small": "lower bounds for a small cache",
+        "upper": "tight and upper bounds",
+    }
+
+    def side(b) -> str:
+        if b.kind.value != "lower":
+            return "upper"
+        return "lower-small" if b.cache.value == "small" else "lower"
+
     expected = [
         (
             f"{b.regime.value.capitalize()} attention, {b.pass_.value} pass, "
-            + (
-                "algorithms' exact I/O counts"
-                if is_exact_count(b)
-                else sides["lower" if b.kind.value == "lower" else "upper"]
-            ),
+            + ("algorithms' exact I/O counts" if is_exact_count(b) else sides[side(b)]),
             latex_escape(label(b)),
             latex_statement(b) if b.explicit is None else f"${explicit_relation(b)} ",
             STATUS_MARKS[b.status][0],

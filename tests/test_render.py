@@ -185,9 +185,19 @@ def test_latex_cells_parse_back_to_the_same_values(columns) -> None:
 
 def test_latex_tables_one_per_regime_and_pass_with_booktabs_rules() -> None:
     """The default LaTeX output has one booktabs table per (regime, pass) cell and side (lower
-    bounds; tight and upper bounds; algorithms' exact counts) and one row per bound."""
+    bounds, the small-cache ones apart; tight and upper bounds; algorithms' exact counts)
+    and one row per bound."""
     tex = render(catalog(), "latex")
-    cells = {(b.regime, b.pass_, b.kind.value == "lower", is_exact_count(b)) for b in catalog()}
+    cells = {
+        (
+            b.regime,
+            b.pass_,
+            b.kind.value == "lower",
+            b.kind.value == "lower" and b.cache.value == "small",
+            is_exact_count(b),
+        )
+        for b in catalog()
+    }
     for rule in (r"\toprule", r"\midrule", r"\bottomrule", r"\begin{table}"):
         assert tex.count(rule) == len(cells), rule
     rows = [line for line in tex.splitlines() if line.endswith(r" \\")]
