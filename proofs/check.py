@@ -472,19 +472,33 @@ def _check(
     return Unknown("; ".join(notes), last_smtlib, time.perf_counter() - start)
 
 
-def _check_relaxed(obligation: Obligation, timeout_ms: int) -> Result:
-    """The real relaxation alone (no strengthening, no integers, no split)."""
+def _check_relaxed(
+    obligation: Obligation,
+    timeout_ms: int,
+    text: bool = True,
+    witness: dict[str, sp.Expr] | None = None,
+) -> Result:
+    """The real relaxation alone (no strengthening, no integers, no split).
+
+    ``text`` False leaves the result's SMT-LIB text empty: the parts of a strengthening
+    (:func:`_strengthened`) are certified by :func:`_certificate`, never by their own
+    text, and printing each part's query cost as much as solving most of them.
+    ``witness``: a sympy-confirmed point of ``obligation``'s assumptions already found
+    (for the same assumptions), used instead of searching for one again.
+    """
     start = time.perf_counter()
     query = _Query(obligation, False)
     solver = query.solver(timeout_ms)
     answer = check_budgeted(solver)
     if answer == z3.unsat:
-        witness = _witness(query, timeout_ms)
+        witness = witness or _witness(query, timeout_ms)
         if witness is not None:
+            smtlib = query.smtlib() if text else ""
             return Proved(
-                "z3 unsat (real relaxation)", witness, query.smtlib(), time.perf_counter() - start
+                "z3 unsat (real relaxation)", witness, smtlib, time.perf_counter() - start
             )
-    return Unknown(f"real relaxation: {answer}", query.smtlib(), time.perf_counter() - start)
+    smtlib = query.smtlib() if text else ""
+    return Unknown(f"real relaxation: {answer}", smtlib, time.perf_counter() - start)
 
 
 def _rooted(obligation: Obligation) -> tuple[Obligation, dict] | None:
@@ -571,7 +585,10 @@ def _strengthened(obligation: Obligation, timeout_ms: int, certify: bool = True)
                 obligation.sources,
                 "rounding-free strengthening" if index == 0 else "side condition",
             )
-            result = _check_relaxed(part, budget)
+            # every part has the target's assumptions: the first part's witness (a point
+            # of them, confirmed with sympy) is one for each side condition too
+            known = results[0].witness if results else None
+            result = _check_relaxed(part, budget, text=False, witness=known)
             if not isinstance(result, Proved):
                 if number == 0:
                     undecided = result.reason.endswith("unknown")
