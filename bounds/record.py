@@ -376,6 +376,11 @@ def _substitutions(bound: Bound, needed: set[sp.Basic], params: dict[str, Real])
 
 
 def _check_value(name: str, value: object) -> sp.Expr:
+    if type(value) is int:  # the common case (grid points, simulated runs): no sympy compare
+        if value < 0 or (value == 0 and name not in symbols.NONNEGATIVE_NAMES):
+            qualifier = "nonnegative" if name in symbols.NONNEGATIVE_NAMES else "positive"
+            raise BoundParameterError(f"parameter {name}={value!r} must be {qualifier}")
+        return sp.Integer(value)
     if isinstance(value, bool) or not isinstance(value, (Real, sp.Number)):
         raise BoundParameterError(f"parameter {name}={value!r} must be a real number")
     if isinstance(value, float) and not math.isfinite(value):
