@@ -75,13 +75,26 @@ def expand(coarse: np.ndarray, n: int, row_block: int, col_block: int) -> np.nda
     return coarse[np.ix_(rows, cols)]
 
 
+def _sizes(total: int, size: int) -> np.ndarray:
+    """The lengths of the blocks of :func:`~attnio.algorithms.machine.blocks` ``(total,
+    size)``, as int64, without building the list of ranges (the claims' grid asks for
+    them at tens of thousands of block shapes).
+
+    Examples
+    --------
+    >>> _sizes(5, 2).tolist()
+    [2, 2, 1]
+    """
+    return np.minimum(size, total - np.arange(0, total, size, dtype=np.int64))
+
+
 def row_weighted_density(coarse: np.ndarray, n: int, row_block: int) -> Fraction:
     """Return the fraction of nonzero blocks, each weighted by its number of rows.
 
     Equal to the plain fraction of nonzero blocks when ``row_block`` divides n; it is
     the density ``s`` of the block-sparse FlashAttention count records.
     """
-    heights = np.array([r1 - r0 for r0, r1 in blocks(n, row_block)])
+    heights = _sizes(n, row_block)
     return Fraction(int((coarse * heights[:, None]).sum()), n * coarse.shape[1])
 
 
@@ -99,7 +112,7 @@ def column_weighted_density(coarse: np.ndarray, n: int, col_block: int) -> Fract
     >>> column_weighted_density(coarse, 3, 2), row_weighted_density(coarse, 3, 2)
     (Fraction(2, 3), Fraction(5, 6))
     """
-    widths = np.array([c1 - c0 for c0, c1 in blocks(n, col_block)])
+    widths = _sizes(n, col_block)
     return Fraction(int((coarse * widths[None, :]).sum()), n * coarse.shape[0])
 
 
@@ -193,7 +206,7 @@ def pattern_mask(spec: str, n: int, row_block: int, col_block: int) -> np.ndarra
         raise MaskError(
             f"mask pattern {spec!r}: block of {row_block} x {col_block} must be at least 1 x 1"
         )
-    n_rows, n_cols = len(blocks(n, row_block)), len(blocks(n, col_block))
+    n_rows, n_cols = -(-n // row_block), -(-n // col_block)  # len(blocks(n, size))
     if spec == "full":
         return np.ones((n_rows, n_cols), dtype=bool)
     if spec == "causal":
@@ -214,6 +227,5 @@ def allowed_pairs(coarse: np.ndarray, n: int, row_block: int, col_block: int) ->
     >>> allowed_pairs(np.array([[True, False], [True, True]]), 3, 2, 2)
     7
     """
-    heights = np.array([r1 - r0 for r0, r1 in blocks(n, row_block)], dtype=np.int64)
-    widths = np.array([c1 - c0 for c0, c1 in blocks(n, col_block)], dtype=np.int64)
+    heights, widths = _sizes(n, row_block), _sizes(n, col_block)
     return int(heights @ coarse.astype(np.int64) @ widths)

@@ -175,7 +175,7 @@ def _closed_form(record: Bound, used: dict) -> int | None:
     positive number (blocks that do not fit)."""
     if not record.applies(**used):
         return None
-    value = record.evaluate(**used)
+    value = record.evaluate(check=False, **used)  # the conditions were just found to hold
     if not (value.is_finite and value.is_positive):
         return None
     return int(value)

@@ -7,6 +7,7 @@ numeric checks, pebbling checks and plots all read the record.
 from __future__ import annotations
 
 import enum
+import functools
 import math
 from dataclasses import dataclass, field
 from numbers import Real
@@ -272,7 +273,7 @@ class Bound:
         BoundParameterError
             If a parameter the conditions need is missing or invalid.
         """
-        subs = _substitutions(self, self.conditions.free_symbols, params)
+        subs = _substitutions(self, _named(self.conditions), params)
         value = _at(self.conditions, subs)
         if value not in (sp.true, sp.false):
             raise BoundParameterError(
@@ -315,8 +316,8 @@ class Bound:
         expr = self.explicit if which == "explicit" else self.asymptotic
         if expr is None:
             raise BoundParameterError(f"bound {self.name!r} has no {which} expression")
-        needed = set(expr.free_symbols) | (set(self.conditions.free_symbols) if check else set())
-        subs = _substitutions(self, needed, params)
+        named = _named(expr, self.conditions) if check else _named(expr)
+        subs = _substitutions(self, named, params)
         if check:
             held = _at(self.conditions, subs)
             if held is not sp.true:
@@ -350,7 +351,21 @@ def _at(formula: sp.Basic, subs: dict) -> sp.Basic:
         return formula.subs(subs)
 
 
-def _substitutions(bound: Bound, needed: set[sp.Basic], params: dict[str, Real]) -> dict:
+@functools.lru_cache(maxsize=1024)
+def _named(*formulas: sp.Basic) -> tuple[tuple[sp.Symbol, str], ...]:
+    """The symbols of ``formulas`` with their names, in name order.
+
+    Memoized per formula: the records are evaluated at thousands of points (the algorithm
+    checks, the claims' grid), and walking a count's tree for its symbols and printing
+    each symbol to sort them took a fifth of each evaluation.
+    """
+    found = set().union(*(formula.free_symbols for formula in formulas))
+    return tuple((sym, str(sym)) for sym in sorted(found, key=str))
+
+
+def _substitutions(
+    bound: Bound, needed: tuple[tuple[sp.Symbol, str], ...], params: dict[str, Real]
+) -> dict:
     unknown = sorted(set(params) - set(symbols.ALL))
     if unknown:
         import difflib
@@ -360,12 +375,11 @@ def _substitutions(bound: Bound, needed: set[sp.Basic], params: dict[str, Real])
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise BoundParameterError(
             f"bound {bound.name!r} got unknown parameter {unknown[0]!r}{hint}; it takes "
-            f"{', '.join(sorted(map(str, needed))) or 'no parameters'}, and every parameter "
+            f"{', '.join(name for _, name in needed) or 'no parameters'}, and every parameter "
             f"name is one of {', '.join(symbols.ALL)}"
         )
     subs = {}
-    for sym in sorted(needed, key=str):
-        name = str(sym)
+    for sym, name in needed:
         if name not in params:
             raise BoundParameterError(
                 f"bound {bound.name!r} needs parameter {name!r}; got only "
@@ -376,6 +390,11 @@ def _substitutions(bound: Bound, needed: set[sp.Basic], params: dict[str, Real])
 
 
 def _check_value(name: str, value: object) -> sp.Expr:
+    if type(value) is int:  # the common case (grid points, simulated runs): no sympy compare
+        if value < 0 or (value == 0 and name not in symbols.NONNEGATIVE_NAMES):
+            qualifier = "nonnegative" if name in symbols.NONNEGATIVE_NAMES else "positive"
+            raise BoundParameterError(f"parameter {name}={value!r} must be {qualifier}")
+        return sp.Integer(value)
     if isinstance(value, bool) or not isinstance(value, (Real, sp.Number)):
         raise BoundParameterError(f"parameter {name}={value!r} must be a real number")
     if isinstance(value, float) and not math.isfinite(value):

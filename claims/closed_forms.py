@@ -50,7 +50,7 @@ import dataclasses
 import functools
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import sympy as sp
 
@@ -139,21 +139,37 @@ def _fast(expr: sp.Basic):
     return names, sp.lambdify([ALL[k] for k in names], expr, modules=["math"])
 
 
-def _float(expr: sp.Basic, values: dict[str, float]) -> float | None:
-    """``expr`` at float ``values``; None where it fails (screening only, never a verdict)."""
+def _evaluator(expr: sp.Basic) -> Callable[[dict[str, float]], float | None]:
+    """``values -> expr`` at float ``values``, None where it fails (screening only, never
+    a verdict).
+
+    Looked up once per expression, not once per point: the lookup hashes ``expr`` and,
+    for an expression equal to an earlier one but not the same object (the scope of one
+    claim after another's), compares the two trees node by node, which took more than
+    the evaluation itself over the grid's 760,000 points.
+    """
     names, function = _fast(expr)
-    try:
-        return float(function(*(values[k] for k in names)))
-    except (KeyError, ArithmeticError, TypeError, ValueError):
-        return None
+
+    def at(values: dict[str, float]) -> float | None:
+        try:
+            return float(function(*(values[k] for k in names)))
+        except (KeyError, ArithmeticError, TypeError, ValueError):
+            return None
+
+    return at
 
 
-def _holds_fast(relation: sp.Basic, values: dict[str, float]) -> bool:
-    """Whether ``relation`` may hold at ``values`` (True when it cannot be screened)."""
+def _screen(relation: sp.Basic) -> Callable[[dict[str, float]], bool]:
+    """``values -> whether relation may hold there`` (True when it cannot be screened)."""
     if relation is sp.true:
-        return True
-    value = _float(relation, values)
-    return True if value is None else bool(value)
+        return lambda values: True
+    at = _evaluator(relation)
+
+    def holds(values: dict[str, float]) -> bool:
+        value = at(values)
+        return True if value is None else bool(value)
+
+    return holds
 
 
 @functools.cache
@@ -325,8 +341,10 @@ def _judge(claim: Claim, side: str, value: sp.Expr) -> tuple[Evidence | None, in
     epsilons = "epsilon" in wanted
     compared = 0
     candidates, missed = [], []
+    in_scope, mine_at = _screen(scope), _evaluator(value)
     for name, record in _records(claim, side):
         needed = wanted | set(record.parameters)
+        applies, count_at = _screen(record.conditions), _evaluator(record.explicit)
         if approximate:
             points = _approximate_points(epsilons, side == "lower", wanted)
         else:
@@ -336,9 +354,9 @@ def _judge(claim: Claim, side: str, value: sp.Expr) -> tuple[Evidence | None, in
             if not needed <= set(point):
                 continue
             values = {k: _as_float(v) for k, v in point.items()}
-            if not (_holds_fast(scope, values) and _holds_fast(record.conditions, values)):
+            if not (in_scope(values) and applies(values)):
                 continue
-            mine, count = _float(value, values), _float(record.explicit, values)
+            mine, count = mine_at(values), count_at(values)
             if mine is None or count is None or not (math.isfinite(mine) and count > 0):
                 continue
             gap = mine / count if side == "lower" else count / mine if mine > 0 else math.inf

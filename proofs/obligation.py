@@ -29,6 +29,7 @@ Expectation policy
 from __future__ import annotations
 
 import enum
+import functools
 import hashlib
 import re
 from dataclasses import dataclass
@@ -265,12 +266,17 @@ def fingerprint(obligation: Obligation) -> str:
     >>> len(fingerprint(tightness_table()[0]))
     64
     """
+    return _fingerprint(obligation.claim, tuple(obligation.assumptions), obligation.constant)
+
+
+@functools.lru_cache(maxsize=4096)
+def _fingerprint(claim: sp.Basic, assumptions: tuple, constant: sp.Symbol | None) -> str:
+    """:func:`fingerprint`, memoized: one proof looks its claim up in both recordings
+    several times (its constant, then each stage), and ``srepr`` of a count record is long.
+    Keyed by the sympy trees themselves, which compare as ``srepr`` prints them (symbols
+    with their assumptions)."""
     digest = hashlib.sha256()
-    for part in (
-        sp.srepr(obligation.claim),
-        *map(sp.srepr, obligation.assumptions),
-        str(obligation.constant),
-    ):
+    for part in (sp.srepr(claim), *map(sp.srepr, assumptions), str(constant)):
         digest.update(part.encode("utf-8"))
         digest.update(b"\0")
     return digest.hexdigest()

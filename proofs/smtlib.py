@@ -84,15 +84,23 @@ def z3_answer(path: str | Path, timeout_ms: int = 3000) -> str:
     return combine(answers)
 
 
-def disagreement(path: str | Path, name: str, expected: str, point: dict | None = None) -> str:
+def disagreement(
+    path: str | Path,
+    name: str,
+    expected: str,
+    point: dict | None = None,
+    context: z3.Context | None = None,
+) -> str:
     """Parse an exported file back with z3 and check that it agrees with its verdict, unsolved.
 
-    Every query of the file must parse (in a fresh z3 context), the header must name the
-    obligation ``name`` and the first query's ``:status`` annotation must be ``expected``
-    (``unsat`` for a proof, ``sat`` for a counterexample). For a counterexample, the
-    file's assertions with its symbols fixed at ``point`` must not be unsat (the point
-    is a model of the file; with every symbol fixed the query is easy). Re-solving the
-    file is :func:`z3_answer`'s work.
+    Every query of the file must parse (in a fresh z3 context, or in ``context`` when one
+    is given: each parse declares its own symbols, so a file parses alike in either; a
+    context costs milliseconds to make, more than parsing most files), the header must
+    name the obligation ``name`` and the first query's ``:status`` annotation must be
+    ``expected`` (``unsat`` for a proof, ``sat`` for a counterexample). For a
+    counterexample, the file's assertions with its symbols fixed at ``point`` must not be
+    unsat (the point is a model of the file; with every symbol fixed the query is easy),
+    checked in a fresh context always. Re-solving the file is :func:`z3_answer`'s work.
 
     Returns
     -------
@@ -108,10 +116,11 @@ def disagreement(path: str | Path, name: str, expected: str, point: dict | None 
         found = status.group(1) if status else "none"
         return f"{Path(path).name}: status {found}, expected {expected}"
     parsed = []
-    for script in scripts:
-        context = z3.Context()
+    for number, script in enumerate(scripts):
+        fresh = context is None or (number == 0 and point is not None)
+        within = z3.Context() if fresh else context
         try:
-            parsed.append((context, z3.parse_smt2_string(script, ctx=context)))
+            parsed.append((within, z3.parse_smt2_string(script, ctx=within)))
         except z3.Z3Exception as error:
             return f"{Path(path).name}: does not parse ({error})"
     if point is None:

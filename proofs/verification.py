@@ -328,13 +328,15 @@ def check_smtlib_round_trip() -> tuple[bool | None, str]:
     if not outcomes:
         return None, "nothing decided to export"
     bad, undecided = [], 0
+    parsing = z3.Context()  # one for every file's parse: a fresh one per query cost 4 s
     with tempfile.TemporaryDirectory() as directory:
         paths = smtlib.write(outcomes, directory)
         for outcome, path in zip(outcomes, paths, strict=True):
             result = outcome.result
             expected = "unsat" if isinstance(result, Proved) else "sat"
             point = result.point if isinstance(result, Counterexample) else None
-            wrong = smtlib.disagreement(path, outcome.obligation.name, expected, point)
+            name = outcome.obligation.name
+            wrong = smtlib.disagreement(path, name, expected, point, context=parsing)
             if wrong:
                 bad.append(wrong)
         if not _SETTINGS["thorough"]:

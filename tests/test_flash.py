@@ -82,11 +82,13 @@ def test_relabelling_keys_changes_nothing():
     assert outs[0][1] == outs[1][1]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("pass_", ["forward", "backward"])
 def test_io_grows_like_n_squared(pass_):
-    """FlashAttention's measured I/O(2n) / I/O(n) is close to 4 at fixed d and M."""
-    assert 3.8 <= growth_ratio("flash", pass_, 4096, 16, 1024) <= 4.1
+    """FlashAttention's measured I/O(2n) / I/O(n) is close to 4 at fixed d and M.
+
+    At n = 1024 the ratios are 3.955 (forward) and 3.989 (backward), as near 4 as at
+    n = 4096 (3.989, 3.997) for a sixteenth of the block steps."""
+    assert 3.8 <= growth_ratio("flash", pass_, 1024, 16, 1024) <= 4.1
 
 
 def test_peak_error_for_too_small_memory_is_clear():

@@ -6,6 +6,7 @@ import sys
 
 import pytest
 import sympy as sp
+import z3
 
 from attnio.bounds.symbols import M, Z, d, n
 from attnio.proofs import Obligation, Proved, SolverUnavailable, prove, smtlib
@@ -199,3 +200,27 @@ def test_disagreement_finds_each_kind_of_bad_file(tmp_path):
     [path] = smtlib.write([small], tmp_path / "small")
     assert smtlib.disagreement(path, "test/small", "sat", {"x": small.result.point["x"]}) == ""
     assert "not a model" in smtlib.disagreement(path, "test/small", "sat", {"x": 3})
+
+
+def test_disagreement_in_one_shared_context_judges_each_file_alone(tmp_path):
+    """The round trip parses every file in one z3 context: a file parses there exactly
+    when it parses alone (a symbol another file declared is not declared for it), and a
+    counterexample's point is still checked."""
+    outcomes = _outcomes()
+    refuted = next(o for o in outcomes if o.result.status == "counterexample")
+    proved = outcomes[0]
+    [good, bad] = smtlib.write([proved, refuted], tmp_path)
+    shared = z3.Context()
+    declares = tmp_path / "declares.smt2"
+    declares.write_text(
+        "; attnio obligation test/declares\n(set-info :status unsat)\n"
+        "(declare-fun undeclared () Real)\n(assert (> undeclared 1))\n(check-sat)\n"
+    )
+    assert smtlib.disagreement(declares, "test/declares", "unsat", context=shared) == ""
+    assert smtlib.disagreement(good, proved.obligation.name, "unsat", context=shared) == ""
+    point = refuted.result.point
+    assert smtlib.disagreement(bad, refuted.obligation.name, "sat", point, context=shared) == ""
+    text = good.read_text(encoding="utf-8")
+    good.write_text(text.replace("(check-sat)", "(assert (> undeclared 1))\n(check-sat)"))
+    wrong = smtlib.disagreement(good, proved.obligation.name, "unsat", context=shared)
+    assert "does not parse" in wrong

@@ -30,9 +30,9 @@ def _attempts(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
     calls: list[tuple[str, int]] = []
     relaxed = check._check_relaxed
 
-    def spy(part: Obligation, timeout_ms: int):
+    def spy(part: Obligation, timeout_ms: int, **options):
         calls.append((part.name, timeout_ms))
-        return relaxed(part, timeout_ms)
+        return relaxed(part, timeout_ms, **options)
 
     monkeypatch.setattr(check, "_check_relaxed", spy)
     return calls
