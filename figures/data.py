@@ -10,7 +10,9 @@ listed in :attr:`IOFigure.omitted` so that the caption can say what is not drawn
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -141,7 +143,27 @@ def _lower_bounds(pass_: str, memories: list[int], n: int, d: int) -> tuple[list
         if notes:
             omitted.append(f"{one.label}: {joined}")
         series.append(one)
-    return _undominated(series, omitted)
+    kept, omitted = _undominated(series, omitted)
+    return _join_cache_twins(kept), omitted
+
+
+_CACHE_SUFFIX = re.compile(r", (small|large) cache$")
+
+
+def _join_cache_twins(series: list) -> list:
+    """Give the lower bounds drawn on both sides of M = d^2 under one name (a record per
+    cache, ``"Sharp lower bound, small cache"`` and ``"..., large cache"``) one group and
+    that name without the cache, so that the figure draws them as one line style with one
+    legend entry; a bound drawn alone keeps its label."""
+    groups: dict[str, list[int]] = {}
+    for k, one in enumerate(series):
+        groups.setdefault(_CACHE_SUFFIX.sub("", one.label), []).append(k)
+    out = list(series)
+    for name, members in groups.items():
+        if len(members) > 1:
+            for k in members:
+                out[k] = dataclasses.replace(series[k], label=name, group=name)
+    return out
 
 
 def _undominated(series: list, omitted: list) -> tuple[list, list]:

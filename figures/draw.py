@@ -103,7 +103,12 @@ def styles(data: IOFigure) -> list[Style]:
     groups = list(dict.fromkeys(s.group for s in data.series if s.kind in ("closed", "measured")))
     colour = {g: k % len(_COLOURS) for k, g in enumerate(groups)}
     marker = {g: k % len(_MARKERS) for k, g in enumerate(groups)}
-    lower = 0
+    lowers = list(dict.fromkeys(s.group or s.label for s in data.series if s.kind == "lower"))
+    if len(lowers) > len(LINE_STYLES):
+        raise FigureError(
+            f"a figure draws at most {len(LINE_STYLES)} lower bounds (records of one name on "
+            f"both sides of M = d^2 count once); this one has {len(lowers)}"
+        )
     out = []
     for s in data.series:
         if s.kind == "closed":
@@ -113,13 +118,8 @@ def styles(data: IOFigure) -> list[Style]:
             k, m = colour[s.group], marker[s.group]
             out.append(Style(f"open {_COLOUR_NAMES[k]} {_MARKER_NAMES[m]}", _COLOURS[k], "none",
                              _MARKERS[m], filled=False))  # fmt: skip
-        elif s.kind == "lower":
-            if lower >= len(LINE_STYLES):
-                raise FigureError(
-                    f"a figure draws at most {len(LINE_STYLES)} lower bounds; this one has more"
-                )
-            word, pattern = LINE_STYLES[lower]
-            lower += 1
+        elif s.kind == "lower":  # one style per group: a bound's records in both caches
+            word, pattern = LINE_STYLES[lowers.index(s.group or s.label)]
             out.append(Style(f"grey {word} line", _LOWER_GREY, pattern))
         elif s.kind == "exact":
             out.append(Style("black filled circles on a solid line", "black", "-", "o"))
@@ -159,7 +159,7 @@ def caption(data: IOFigure) -> str:
         elif s.kind == "heuristic":
             parts.append(f"{st.words.capitalize()}: {s.label}, a heuristic pebbling's cost "
                          "(an upper bound on the optimum).")  # fmt: skip
-    lower = [f"{st.words}, {s.label}" for s, st in drawn if s.kind == "lower"]
+    lower = list(dict.fromkeys(f"{st.words}, {s.label}" for s, st in drawn if s.kind == "lower"))
     if lower:
         parts.append("Lower bounds: " + "; ".join(lower) + ".")
     if data.crossover is not None:
@@ -246,6 +246,7 @@ def _plot(ax, data: IOFigure) -> None:
     has_points = {s.group for s in data.series if s.kind == "measured"}
     line_of = {s.group: st for s, st in zip(data.series, styles(data), strict=True)
                if s.kind == "closed"}  # fmt: skip
+    named: set[str] = set()
     for s, st in zip(data.series, styles(data), strict=True):
         xs, ys = list(s.memories), list(s.values)
         face = st.colour if st.filled else "white"
@@ -260,8 +261,10 @@ def _plot(ax, data: IOFigure) -> None:
             joined = line_of[s.group].linestyle if s.group in has_line else "none"
             ax.plot([], [], color=st.colour, ls=joined, marker=st.marker, mfc=face,
                     mec=st.colour, mew=0.8, label=s.label)  # fmt: skip
-        elif s.kind == "lower":
-            ax.plot(xs, ys, color=st.colour, lw=0.9, ls=st.linestyle, label=s.label, gid=gid)
+        elif s.kind == "lower":  # one legend entry for the records of one group
+            entry = s.label if (s.group or s.label) not in named else None
+            named.add(s.group or s.label)
+            ax.plot(xs, ys, color=st.colour, lw=0.9, ls=st.linestyle, label=entry, gid=gid)
         elif s.kind == "exact":
             ax.plot(xs, ys, ls=st.linestyle, lw=0.8, marker=st.marker, color=st.colour,
                     label=s.label, gid=gid)  # fmt: skip

@@ -175,15 +175,16 @@ def check_heuristic_above_lower_bounds() -> tuple[bool | None, str]:
 
 _LARGE_INSTANCES = (
     ("attention-forward", 32, 1, (3,)),
-    ("attention-forward", 32, 2, (3,)),
+    ("attention-forward", 32, 2, (3, 4)),
     ("attention-forward", 32, 3, (3, 4)),
     ("attention-backward", 32, 1, (3,)),
-    ("attention-backward", 64, 2, (3,)),
+    ("attention-backward", 64, 2, (3, 4)),
 )
 """(kind, n, d, memories) where an explicit small-cache bound exceeds the compulsory I/O:
 n^2 d / (sqrt(5M) + 2) - M > 4nd (forward) or 8nd + n (backward) needs n of about
 6 (sqrt(5M) + 2) and M < d^2; at d = 1 (M >= d^2) the large-cache sharp and accumulator
-bounds do (about 2.9 n^2 d^2 / M against 4 n d)."""
+bounds do (about 2.9 n^2 d^2 / M against 4 n d), and at M = d^2 = 4 the large-cache corner
+bounds (about 4 n^2 / 3 forward and 2.3 n^2 backward)."""
 
 
 @functools.cache

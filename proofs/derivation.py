@@ -826,6 +826,8 @@ def _segments() -> Derivation:
         get("dense-backward-lower-small-segments"),
         get("dense-forward-lower-small-segments-corner"),
         get("dense-backward-lower-small-segments-corner"),
+        get("dense-forward-lower-large-segments-corner"),
+        get("dense-backward-lower-large-segments-corner"),
     )
     dom, low = _pos("A_D"), _pos("B_Min")
     values, chain, q, w = (_nonneg(s) for s in ("v", "x_C", "q", "w"))
@@ -1019,7 +1021,63 @@ def _segments() -> Derivation:
             "IO >= 4 n^2 d / (sqrt(3) sqrt(M) + 2) - 2M",
         ),
     ]
-    bounds = (forward, backward, corner_forward, corner_backward)
+    large_forward = 4 * n**2 * d**2 / (3 * M + 3 * d) - 2 * M
+    large_backward = 4 * n**2 * d**2 / (sp.sqrt(3) * M + 2 * d) - 2 * M
+    steps += [
+        _step(
+            file,
+            "corner-large-forward-face",
+            sp.Le(d**2 * t**2, M * both, evaluate=False),
+            (
+                t**2 <= (q_q + m) * (q_k + values) * (score_min + chain + pairs),
+                d * rows_q <= q_q,
+                d * rows_k <= q_k,
+                sp.Eq(pairs, rows_q * rows_k, evaluate=False),
+                M >= d**2,
+            ),
+            (),
+            "M >= d^2: d^2 a b <= q_Q q_K, so d^2 (mu_S + x_C + a b) <= M (mu_S + x_C + "
+            "q_Q q_K / M) and d^2 t^2 is at most M times corner-forward-segment's product",
+        ),
+        _step(
+            file,
+            "corner-large-forward-segments",
+            sp.Ge(_io, large_forward, evaluate=False),
+            (
+                d**2 * t**2 <= 9 * M**4,
+                segments * (t + 3 * M) >= 2 * n**2 * d,
+                _io >= 2 * M * (segments - 1),
+            ),
+            (),
+            "t <= 3 M^2 / d outside D, at most 3M in D, h segments of 2M I/O moves hold the "
+            "2 n^2 d products, IO >= 2M (h - 1): IO >= 4 n^2 d^2 / (3M + 3d) - 2M",
+        ),
+        _step(
+            file,
+            "corner-large-backward-face",
+            sp.Le(d**2 * t**2, M * three, evaluate=False),
+            (t**2 <= (chain + pairs) * y * m, 4 * pairs * d**2 <= q**2, M >= d**2),
+            (),
+            "M >= d^2: 4 d^2 a b <= q^2 (lower-sharp.md's s-am-gm), so d^2 (x_C + a b) <= "
+            "M (x_C + q^2 / (4M)) and d^2 t^2 is at most M times corner-backward-segment's "
+            "product",
+        ),
+        _step(
+            file,
+            "corner-large-backward-segments",
+            sp.Ge(_io, large_backward, evaluate=False),
+            (
+                d**2 * t**2 <= sp.Rational(27, 4) * M**4,
+                segments * (t + 3 * M) >= 3 * n**2 * d,
+                _io >= 2 * M * (segments - 1),
+            ),
+            (),
+            "t <= 3 sqrt(3) M^2 / (2d) outside D, at most 3M in D, h segments of 2M I/O moves "
+            "hold the 3 n^2 d products, IO >= 2M (h - 1): "
+            "IO >= 4 n^2 d^2 / (sqrt(3) M + 2d) - 2M",
+        ),
+    ]
+    bounds = (forward, backward, corner_forward, corner_backward, large_forward, large_backward)
     steps += _record_steps(file, list(zip(records, bounds, strict=True)))
     unchecked = (
         "the segment lemma (lower-segments.md, section 2: hand proof; tested on the segments "

@@ -151,13 +151,18 @@ def _same_order(expr: sp.Expr, branch: sp.Expr) -> bool:
 OUT_OF_CONSTANTS = (
     "dense-forward-lower-small-segments-corner",
     "dense-backward-lower-small-segments-corner",
+    "dense-forward-lower-large-segments-corner",
+    "dense-backward-lower-large-segments-corner",
 )
 """Derived lower bounds z3 compares with every count directly but that are left out of the
-max the constants are searched against: with the two corner bounds of
+max the constants are searched against: with the two small-cache corner bounds of
 ``proofs/derivations/lower-segments.md`` in it, four of the six small-cache searches ended
 unknown (``benchmarks/constants.py --record --only stale``, 2026-11-25, 703 s of searches;
 square tiling forward went 26 -> 21, the other four from 41..54 to none), and
-``attnio verify`` spent up to 196 s settling each unknown one. Not kept."""
+``attnio verify`` spent up to 196 s settling each unknown one; with the two large-cache
+corner bounds in it, all four large-cache searches ended unknown (2026-11-26, 219 s of
+searches; FlashAttention forward 110 and 89, FlashAttention-2 forward 423 and
+FlashAttention backward 578 to none). Not kept."""
 
 
 def _explicit_lowers(regime: object, pass_: object, cache: Cache) -> list[Bound]:

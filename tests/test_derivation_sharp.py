@@ -269,7 +269,7 @@ def _check_segments(roles: Roles, moves, M: int, widths=None) -> int:
                 assert count <= (A + B) * math.sqrt(A) / 4 + A * A / (2 * d) + A + 1e-9
             else:
                 assert count <= 3 * math.sqrt(A) * (A + B) / 8 + A * A / d + A + 1e-9
-            if X == 2 * M and M < d * d:  # the corner records: two stages, three families
+            if X == 2 * M:  # the corner records: two stages forward, three families backward
                 root = math.sqrt(M)
                 stages = sum(
                     1
@@ -277,6 +277,8 @@ def _check_segments(roles: Roles, moves, M: int, widths=None) -> int:
                     if (forward and v in roles.qk) or roles.product.get(v, ("",))[0] in corner
                 )
                 bound = 3 * M * root if forward else 3 * math.sqrt(3) * M * root / 2
+                # M >= d^2 (section 3c): the pair face grows by at most M / d^2
+                bound *= max(1.0, root / d)
                 assert stages <= bound + 3 * M + 1e-9
             if X == 3 * M:
                 root = math.sqrt(M)
@@ -583,6 +585,85 @@ def test_corner_counts_hold_on_segments_of_wider_heads(kind: str, n: int, d: int
     assert checked > 20
 
 
+def _row_streaming_moves(dag, n: int, M: int) -> list:
+    """A pebbling of the forward graph with d = 1 and chain trees, by row streaming with
+    recomputation: for each block of b = (M - 5) // 3 query rows, one pass over the keys
+    sums the row sums l_i, and a second pass recomputes exp(S_ij), forms P_ij and
+    accumulates O_i; fast memory holds q_i, l_i and the O_i partial sum of each row, K_j
+    and V_j and three temporaries. Each key of the second pass costs 2 loads and computes
+    2b products of the two stages: about 2 M^2 / 3 products per segment of 2M I/O moves."""
+    at = {part: v for v, label in enumerate(dag.labels) for part in label.split("=")}
+
+    def vertex(name: str) -> int:
+        return at[name]
+
+    def score(i: int, j: int) -> int:
+        return vertex(f"QK[{i},{j},0]")
+
+    def partial(name: str, j: int) -> int:  # the chain tree's vertex summing terms 0..j
+        return vertex(name) if j == n - 1 else vertex(f"{name}+{j}")
+
+    moves: list = []
+    rows = (M - 5) // 3
+    for start in range(0, n, rows):
+        block = range(start, min(n, start + rows))
+        moves += [Move("load", vertex(f"Q[{i},0]")) for i in block]
+        for j in range(n):  # pass 1: the row sums
+            moves.append(Move("load", vertex(f"K[{j},0]")))
+            for i in block:
+                a = vertex(f"exp[{i},{j}]")
+                moves += [Move("compute", score(i, j)), Move("compute", a)]
+                moves.append(Move("delete", score(i, j)))
+                if j >= 1:
+                    prev = vertex(f"exp[{i},0]") if j == 1 else partial(f"rowsum[{i}]", j - 1)
+                    moves += [Move("compute", partial(f"rowsum[{i}]", j)), Move("delete", prev)]
+                    moves.append(Move("delete", a))
+            moves.append(Move("delete", vertex(f"K[{j},0]")))
+        for j in range(n):  # pass 2: P and O
+            k, v = vertex(f"K[{j},0]"), vertex(f"V[{j},0]")
+            moves += [Move("load", k), Move("load", v)]
+            for i in block:
+                a, p, pv = vertex(f"exp[{i},{j}]"), vertex(f"P[{i},{j}]"), vertex(f"PV[{i},{j},0]")
+                moves += [Move("compute", score(i, j)), Move("compute", a)]
+                moves += [Move("delete", score(i, j)), Move("compute", p), Move("delete", a)]
+                moves += [Move("compute", pv), Move("delete", p)]
+                if j >= 1:
+                    prev = vertex(f"PV[{i},0,0]") if j == 1 else partial(f"O[{i},0]", j - 1)
+                    moves += [Move("compute", partial(f"O[{i},0]", j)), Move("delete", prev)]
+                    moves.append(Move("delete", pv))
+            moves += [Move("delete", k), Move("delete", v)]
+        for i in block:
+            out = partial(f"O[{i},0]", n - 1)
+            moves += [Move("store", out), Move("delete", out)]
+            moves += [Move("delete", partial(f"rowsum[{i}]", n - 1))]
+            moves += [Move("delete", vertex(f"Q[{i},0]"))]
+    return moves
+
+
+def test_the_corner_count_above_d_squared_needs_its_factor() -> None:
+    """Section 3c of lower-segments.md is not vacuous: a row-streaming pebbling of the
+    forward graph with d = 1 and M = 64 = 64 d^2 puts more products of the two stages in
+    some segment of 2M I/O moves than the small-cache corner count 3 M sqrt(M) + 3M allows
+    (so that count needs M < d^2), and every segment stays within the count for M >= d^2,
+    3 M sqrt(M) * sqrt(M) / d + 3M, and meets the segment lemma's budgets."""
+    n, d, M = 80, 1, 64
+    roles = Roles("attention-forward", n, d)
+    moves = _row_streaming_moves(roles.dag, n, M)
+    io = replay(roles.dag, moves, M).io
+    assert _clean(roles.dag, moves) == moves  # no useless compute to drop
+    small = 3 * M * math.sqrt(M) + 3 * M
+    large = 3 * M * math.sqrt(M) * math.sqrt(M) / d + 3 * M
+    most = 0
+    segments = _io_segments(roles.dag, moves, 2 * M)
+    assert len(segments) == math.ceil(io / (2 * M))
+    for part, D, loads, stores in segments:
+        assert len(D) <= M + loads and len(_minimum_set(roles.dag, part)) <= M + stores
+        stages = sum(1 for v in part if v in roles.qk or v in roles.product)
+        assert stages <= large
+        most = max(most, stages)
+    assert most > small, (most, small)
+
+
 def test_the_segment_lemma_needs_its_cleaning() -> None:
     """Without step 1 the minimum-set budget fails: recomputing stored outputs uselessly at
     the end puts k sinks in the last segment's minimum set, more than M + its one store;
@@ -654,6 +735,8 @@ NON_VACUOUS = [
     ("dense-backward-lower-small-segments", "attention-backward", 21, 2, 3),
     ("dense-forward-lower-small-segments-corner", "attention-forward", 9, 2, 3),
     ("dense-backward-lower-small-segments-corner", "attention-backward", 11, 2, 3),
+    ("dense-forward-lower-large-segments-corner", "attention-forward", 14, 1, 3),
+    ("dense-backward-lower-large-segments-corner", "attention-backward", 17, 1, 3),
 ]
 """Per sharp, two-stage or every-family record, the smallest n (least d, M = 3, the graphs' least memory) where it
 exceeds the compulsory I/O."""

@@ -9,7 +9,7 @@ import pathlib
 
 import pytest
 
-from attnio.bounds import get
+from attnio.bounds import Cache, get
 from attnio.cli import main
 from attnio.figures import (
     FigureError,
@@ -18,7 +18,7 @@ from attnio.figures import (
     pebbling_figure,
     save,
 )
-from attnio.figures.draw import STYLE, legend_fits
+from attnio.figures.draw import STYLE, legend_fits, styles
 
 BASELINE = pathlib.Path(__file__).parent / "baseline"
 
@@ -140,7 +140,7 @@ def test_caption_describes_each_drawn_line_by_its_drawn_style(which, request) ->
     for series in drawn:
         word = _dash_word(lines[series.record])
         assert f"grey {word} line, {series.label}" in lower_text, (word, series.label)
-    assert lower_text.count("grey ") == len(drawn)
+    assert lower_text.count("grey ") == len({s.group or s.label for s in drawn})
     words = {_dash_word(line) for line in lines.values()}
     for word in ("dashed", "dotted", "dash-dotted", "long-dashed", "dash-dot-dotted"):
         said = f" {word} " in caption.replace("grey dotted vertical", "")
@@ -164,20 +164,36 @@ def test_caption_of_a_figure_without_lower_bounds_says_none() -> None:
 
 def test_legends_and_tables_use_the_same_label_for_a_record(io_data) -> None:
     """Each drawn catalog record's legend entry is its reader's label, the one the LaTeX
-    table's row shows (a dagger marks a reconstructed one, as the table's evidence column)."""
+    table's row shows (a dagger marks a reconstructed one, as the table's evidence column);
+    records of one name drawn on both sides of M = d^2 (a small-cache and a large-cache
+    record) share one entry, that name without the cache, and one line style."""
     from attnio.bounds.labels import label
     from attnio.bounds.render import render_latex
 
     fig = draw(io_data, "one")
     legend = [t.get_text() for t in fig.legends[0].get_texts()]
-    for series in io_data.series:
-        if series.kind != "lower":
-            continue
+    lower = [s for s in io_data.series if s.kind == "lower"]
+    twins = 0
+    for series in lower:
         bound = get(series.record)
         name = label(bound)
-        assert series.label.removesuffix(r"$^\dagger$") == name
-        assert series.label in legend
+        shared = [s for s in lower if s.group and s.group == series.group]
+        if len(shared) > 1:
+            twins += 1
+            assert name.removesuffix(", small cache").removesuffix(", large cache") == series.label
+            assert {get(s.record).cache for s in shared} == {Cache.SMALL, Cache.LARGE}
+        else:
+            assert series.label.removesuffix(r"$^\dagger$") == name
+        assert legend.count(series.label) == 1
         assert render_latex([bound], "name").count(name.replace("Attention", r"\-Attention")) == 1
+    assert twins == 2  # the segment bounds near the crossover, M < d^2 and M >= d^2
+    styles_of = {
+        s.record: st.linestyle
+        for s, st in zip(io_data.series, styles(io_data), strict=True)
+        if s.kind == "lower"
+    }
+    joined = [s.record for s in lower if s.group == "Segment lower bound near the crossover"]
+    assert len({str(styles_of[r]) for r in joined}) == 1
 
 
 def test_figures_fit_a_default_two_column_article(io_data, tmp_path) -> None:
