@@ -828,6 +828,7 @@ def _segments() -> Derivation:
         get("dense-backward-lower-small-segments-corner"),
         get("dense-forward-lower-large-segments-corner"),
         get("dense-backward-lower-large-segments-corner"),
+        get("dense-forward-lower-small-shared"),
     )
     dom, low = _pos("A_D"), _pos("B_Min")
     values, chain, q, w = (_nonneg(s) for s in ("v", "x_C", "q", "w"))
@@ -1077,7 +1078,80 @@ def _segments() -> Derivation:
             "IO >= 4 n^2 d^2 / (sqrt(3) M + 2d) - 2M",
         ),
     ]
-    bounds = (forward, backward, corner_forward, corner_backward, large_forward, large_backward)
+    faces = (q_q + m) * (q_k + values)
+    quarters = (dom <= M + _loads, low <= M + _stores, _loads + _stores <= 4 * M)
+    shared = 8 * n**2 * d / (sp.sqrt(2 * M) * (2 + sp.Rational(225, 32) * M / d**2) + 5) - 4 * M
+    tangent = 2 * sp.sqrt(2) * M * sp.sqrt(M) + 225 * sp.sqrt(2) * M**2 * sp.sqrt(M) / (32 * d**2)
+    steps += [
+        _step(
+            file,
+            "shared-face",
+            sp.Le(
+                d**2 * t**2,
+                d**2 * faces * (score_min + chain) + faces * q_q * q_k,
+                evaluate=False,
+            ),
+            (
+                t**2 <= faces * (score_min + chain + pairs),
+                d * rows_q <= q_q,
+                d * rows_k <= q_k,
+                sp.Eq(pairs, rows_q * rows_k, evaluate=False),
+            ),
+            (),
+            "lower-twostage.md's Loomis-Whitney count with d^2 a b <= q_Q q_K: d^2 t^2 <= "
+            "d^2 (q_Q + m)(q_K + v)(mu_S + x_C) + (q_Q + m)(q_K + v) q_Q q_K",
+        ),
+        _step(
+            file,
+            "shared-three",
+            sp.Le(faces * (score_min + chain), 8 * M**3, evaluate=False),
+            (q_q + q_k + values + chain <= dom, score_min + m <= low, *quarters),
+            (),
+            "a segment of 4M I/O moves: the three faces add up to at most A + B <= 6M, so "
+            "their product is at most (2M)^3",
+        ),
+        _step(
+            file,
+            "shared-rows",
+            sp.Le(faces * q_q * q_k, sp.Rational(225, 4) * M**4, evaluate=False),
+            (q_q + q_k + values + chain <= dom, score_min + m <= low, *quarters),
+            (),
+            "a segment of 4M I/O moves: (q_Q + m) + (q_K + v) <= 6M and q_Q + q_K <= 5M, so "
+            "(q_Q + m)(q_K + v) q_Q q_K <= 9 M^2 (5M / 2)^2 = 225 M^4 / 4",
+        ),
+        _step(
+            file,
+            "shared-tangent",
+            sp.Le(t, tangent, evaluate=False),
+            (d**2 * t**2 <= 8 * M**3 * d**2 + sp.Rational(225, 4) * M**4,),
+            (),
+            "t <= sqrt(8 M^3 + 225 M^4 / (4 d^2)), at most its tangent at d = oo: "
+            "t <= 2 sqrt(2) M sqrt(M) + 225 sqrt(2) M^2 sqrt(M) / (32 d^2)",
+        ),
+        _step(
+            file,
+            "shared-segments",
+            sp.Ge(_io, shared, evaluate=False),
+            (
+                t <= tangent,
+                segments * (t + 5 * M) >= 2 * n**2 * d,
+                _io >= 4 * M * (segments - 1),
+            ),
+            (),
+            "at most A <= 5M products in D, h segments of 4M I/O moves hold the 2 n^2 d "
+            "products, IO >= 4M (h - 1): "
+            "IO >= 8 n^2 d / (sqrt(2M) (2 + 225 M / (32 d^2)) + 5) - 4M",
+        ),
+    ]
+    bounds = (
+        forward,
+        backward,
+        corner_forward,
+        corner_backward,
+        large_forward,
+        large_backward,
+        shared,
+    )
     steps += _record_steps(file, list(zip(records, bounds, strict=True)))
     unchecked = (
         "the segment lemma (lower-segments.md, section 2: hand proof; tested on the segments "
@@ -1353,6 +1427,7 @@ MAJORANTS: dict[str, sp.Expr] = {
     "dense-backward-lower-small-families": 5 * d * n**2 / (2 * sp.sqrt(M)) - M,
     "dense-forward-lower-small-segments": 12 * d * n**2 / (5 * sp.sqrt(M)) - 3 * M,
     "dense-backward-lower-small-segments": 4 * d * n**2 / sp.sqrt(M) - 3 * M,
+    "dense-forward-lower-small-shared": 2 * sp.sqrt(2) * d * n**2 / sp.sqrt(M) - 4 * M,
     "dense-forward-lower-large-accumulators": 32 * d**2 * n**2 / (11 * M),
     "dense-backward-lower-large-accumulators": 6 * d**2 * n**2 / M,
 }

@@ -210,7 +210,8 @@ def render_tightness(table: list[Row], fmt: str = "markdown") -> str:
             r"the ratio of leading terms ($n \to \infty$, then $d \to \infty$ in the small cache, "
             r"then $M \to \infty$) against the best derived bound, and the least $C$ proved by z3 "
             r"for count $\leq C \cdot$ the largest derived bound but the per-family, segment, "
-            r"corner and accumulator ones (z3 compares those with the counts through simpler "
+            r"shared-budget, corner and accumulator ones (z3 compares those with the counts "
+            r"through simpler "
             r"terms, or its searches end unknown with them in the max) over "
             r"$n \geq d$ and $M$ "
             r"at least four times the schedule's least $M$.}",
@@ -236,7 +237,8 @@ def render_tightness(table: list[Row], fmt: str = "markdown") -> str:
         return "\n".join(lines) + "\n"
     out = [
         "| cell | algorithm | ratio against | ratio of leading terms | C proved (vs max of the "
-        "derived bounds but the per-family, segment, corner and accumulator ones) | reproduce |",
+        "derived bounds but the per-family, segment, shared-budget, corner and accumulator "
+        "ones) | reproduce |",
         "|---|---|---|---|---|---|",
     ]
     for r in table:

@@ -236,8 +236,8 @@ def _io_segments(dag, moves, X: int) -> list[tuple[set[int], set[int], int, int]
 def _check_segments(roles: Roles, moves, M: int, widths=None) -> int:
     """The segment lemma and the per-segment counts of lower-segments.md on one pebbling.
 
-    The pebbling is cleaned first; for each width X (default 1, M, 2M and the 3M of the
-    records) every segment's computed vertices are dominated by what was red at its start
+    The pebbling is cleaned first; for each width X (default 1, M and the 2M, 3M and 4M of
+    the records) every segment's computed vertices are dominated by what was red at its start
     or loaded in it (at most M + its loads), its minimum set holds at most M + its stores
     vertices, there are ceil(IO / X) segments, and its products obey the per-segment
     counts with A = |D| and B = |Min|. Returns the number of segments checked.
@@ -250,7 +250,7 @@ def _check_segments(roles: Roles, moves, M: int, widths=None) -> int:
     products = set(roles.qk) | set(roles.dov) | set(roles.product)
     checked = 0
     corner = PRODUCTS[roles.kind]  # with Q K^T forward: the products the corner records count
-    for X in widths or (1, M, 2 * M, 3 * M):
+    for X in widths or (1, M, 2 * M, 3 * M, 4 * M):
         segments = _io_segments(dag, cleaned, X)
         assert len(segments) == max(1, math.ceil(io / X))
         covered = set()
@@ -280,6 +280,9 @@ def _check_segments(roles: Roles, moves, M: int, widths=None) -> int:
                 # M >= d^2 (section 3c): the pair face grows by at most M / d^2
                 bound *= max(1.0, root / d)
                 assert stages <= bound + 3 * M + 1e-9
+            if X == 4 * M and forward:  # the shared-budget record (section 3d)
+                stages = sum(1 for v in part if v in roles.qk or v in roles.product)
+                assert stages <= math.sqrt(8 * M**3 + 225 * M**4 / (4 * d * d)) + 5 * M + 1e-9
             if X == 3 * M:
                 root = math.sqrt(M)
                 if forward:
@@ -734,6 +737,7 @@ NON_VACUOUS = [
     ("dense-forward-lower-small-segments", "attention-forward", 15, 2, 3),
     ("dense-backward-lower-small-segments", "attention-backward", 21, 2, 3),
     ("dense-forward-lower-small-segments-corner", "attention-forward", 9, 2, 3),
+    ("dense-forward-lower-small-shared", "attention-forward", 14, 2, 3),
     ("dense-backward-lower-small-segments-corner", "attention-backward", 11, 2, 3),
     ("dense-forward-lower-large-segments-corner", "attention-forward", 14, 1, 3),
     ("dense-backward-lower-large-segments-corner", "attention-backward", 17, 1, 3),

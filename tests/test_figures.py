@@ -294,8 +294,9 @@ def test_a_derived_bound_below_another_everywhere_is_left_out_and_named(io_data)
     assert "dense-forward-lower-small-twostage" not in drawn
     assert "dense-forward-lower-small-sharp" not in drawn
     assert "dense-forward-lower-small-derived" not in drawn
+    assert "dense-forward-lower-small-shared" in drawn
     assert any(
-        "below Segment lower bound near the crossover, small cache wherever it is drawn" in note
+        "below Shared-budget lower bound, small cache wherever it is drawn" in note
         for note in io_data.omitted
     )
     big = algorithm_figure(["row-streaming"], "forward", 1024, 16, 16, 8192, points=4)
