@@ -451,7 +451,9 @@ def _row(bound, point: dict[str, object], compulsory: int | None = None) -> dict
     if row["applies"] and bound.explicit is not None:
         value = bound.evaluate(**point)
         row["value"] = float(value)
-        row["exact"] = sp.sstr(value)
+        # a rational value exactly; an irrational one (a square root in the record) as a
+        # decimal, which is what a reader can compare with the I/O counts on the page
+        row["exact"] = sp.sstr(value) if value.is_Rational else f"≈ {float(value):.6g}"
         if bound.kind is not Kind.UPPER:
             floor = 0 if compulsory is None else compulsory
             row["vacuous"] = bool(value <= 0 or value < floor)

@@ -931,9 +931,12 @@ def _segments() -> Derivation:
     q_q, q_k, score_min, rows_q, rows_k, pairs, t, y = (
         _nonneg(s) for s in ("q_Q", "q_K", "mu_S", "a", "b", "ab", "t", "y")
     )
-    both = (q_q + m) * (q_k + values) * (score_min + chain + q_q * q_k / M)
+    weighted_faces = (q_q + 3 * m) * (q_k + 3 * values)
+    half = (q_q + q_k + 3 * m + 3 * values) / 2
+    weighted = half**2 * (score_min + chain + (q_q + q_k) ** 2 / (4 * M))
+    product = _nonneg("p")
     three = (chain + q**2 / (4 * M)) * y * m
-    corner_forward = 4 * n**2 * d / (3 * sp.sqrt(M) + 3) - 2 * M
+    corner_forward = 8 * sp.sqrt(3) * n**2 * d / (8 * sp.sqrt(M) + 9 * sp.sqrt(3)) - 2 * M
     corner_backward = 4 * n**2 * d / (sp.sqrt(3) * sp.sqrt(M) + 2) - 2 * M
     halves = (dom <= M + _loads, low <= M + _stores, _loads + _stores <= 2 * M)
     steps += [
@@ -953,41 +956,50 @@ def _segments() -> Derivation:
         ),
         _step(
             file,
+            "corner-weighted-am-gm",
+            sp.Le(weighted_faces, half**2, evaluate=False),
+            (),
+            (),
+            "(q_Q + 3m)(q_K + 3v) <= ((q_Q + q_K + 3m + 3v) / 2)^2",
+        ),
+        _step(
+            file,
             "corner-forward-face",
-            sp.Le(t**2, both, evaluate=False),
+            sp.Le(t**2, weighted, evaluate=False),
             (
-                t**2 <= (q_q + m) * (q_k + values) * (score_min + chain + pairs),
-                d * rows_q <= q_q,
-                d * rows_k <= q_k,
-                sp.Eq(pairs, rows_q * rows_k, evaluate=False),
-                M < d**2,
+                t**2 <= product * (score_min + chain + pairs),
+                product <= half**2,
+                4 * pairs * M <= (q_q + q_k) ** 2,
             ),
             (),
-            "lower-twostage.md's Loomis-Whitney count of both forward stages, its pair face "
-            "at most mu_S + x_C + q_Q q_K / M",
+            "the weighted Loomis-Whitney count of both forward stages (each P V product three "
+            "times), (t_1 + 3 t_2)^2 <= p (mu_S + x_C + a b) with p = (q_Q + 3m)(q_K + 3v) <= "
+            "((q_Q + q_K + 3m + 3v) / 2)^2 and, M < d^2, 4 a b M <= (q_Q + q_K)^2",
         ),
         _step(
             file,
             "corner-forward-segment",
-            sp.Le(both, 9 * M**3, evaluate=False),
+            sp.Le(weighted, sp.Rational(64, 3) * M**3, evaluate=False),
             (q_q + q_k + values + chain <= dom, score_min + m <= low, *halves),
             (),
             "a segment of 2M I/O moves: q_Q + q_K + v + x_C <= A <= M + loads, "
-            "mu_S + m <= B <= M + stores, loads + stores <= 2M: the product is at most 9 M^3",
+            "mu_S + m <= B <= M + stores, loads + stores <= 2M: "
+            "((q_Q + q_K + 3m + 3v) / 2)^2 (mu_S + x_C + (q_Q + q_K)^2 / (4M)) <= 64 M^3 / 3",
         ),
         _step(
             file,
             "corner-forward-segments",
             sp.Ge(_io, corner_forward, evaluate=False),
             (
-                t**2 <= 9 * M**3,
-                segments * (t + 3 * M) >= 2 * n**2 * d,
+                t**2 <= sp.Rational(64, 3) * M**3,
+                segments * (t + 9 * M) >= 4 * n**2 * d,
                 _io >= 2 * M * (segments - 1),
             ),
             (),
-            "h segments of 2M I/O moves hold the 2 n^2 d products, at most t + 3M each "
-            "(t <= 3 M sqrt(M) outside D, at most A <= 3M in D), IO >= 2M (h - 1): "
-            "IO >= 4 n^2 d / (3 sqrt(M) + 3) - 2M",
+            "h segments of 2M I/O moves hold the n^2 d products Q_il K_jl and, three times "
+            "each, the n^2 d products P_ij V_jk: at most t + 9M per segment (t <= 8 M sqrt(M) / "
+            "sqrt(3) outside D, at most A <= 3M products in D, each counted at most three "
+            "times), IO >= 2M (h - 1): IO >= 8 sqrt(3) n^2 d / (8 sqrt(M) + 9 sqrt(3)) - 2M",
         ),
         _step(
             file,
@@ -1022,36 +1034,48 @@ def _segments() -> Derivation:
             "IO >= 4 n^2 d / (sqrt(3) sqrt(M) + 2) - 2M",
         ),
     ]
-    large_forward = 4 * n**2 * d**2 / (3 * M + 3 * d) - 2 * M
+    large_forward = 8 * sp.sqrt(3) * n**2 * d**2 / (8 * M + 9 * sp.sqrt(3) * d) - 2 * M
     large_backward = 4 * n**2 * d**2 / (sp.sqrt(3) * M + 2 * d) - 2 * M
     steps += [
         _step(
             file,
-            "corner-large-forward-face",
-            sp.Le(d**2 * t**2, M * both, evaluate=False),
+            "corner-large-pairs",
+            sp.Le(4 * pairs * d**2, (q_q + q_k) ** 2, evaluate=False),
             (
-                t**2 <= (q_q + m) * (q_k + values) * (score_min + chain + pairs),
                 d * rows_q <= q_q,
                 d * rows_k <= q_k,
                 sp.Eq(pairs, rows_q * rows_k, evaluate=False),
+            ),
+            (),
+            "a whole rows of Q and b of K in D, at every M: 4 d^2 a b <= (q_Q + q_K)^2",
+        ),
+        _step(
+            file,
+            "corner-large-forward-face",
+            sp.Le(d**2 * t**2, M * weighted, evaluate=False),
+            (
+                t**2 <= product * (score_min + chain + pairs),
+                product <= half**2,
+                4 * pairs * d**2 <= (q_q + q_k) ** 2,
                 M >= d**2,
             ),
             (),
-            "M >= d^2: d^2 a b <= q_Q q_K, so d^2 (mu_S + x_C + a b) <= M (mu_S + x_C + "
-            "q_Q q_K / M) and d^2 t^2 is at most M times corner-forward-segment's product",
+            "M >= d^2: d^2 (mu_S + x_C + a b) <= M (mu_S + x_C + (q_Q + q_K)^2 / (4M)), so "
+            "d^2 (t_1 + 3 t_2)^2 is at most M times corner-forward-segment's product",
         ),
         _step(
             file,
             "corner-large-forward-segments",
             sp.Ge(_io, large_forward, evaluate=False),
             (
-                d**2 * t**2 <= 9 * M**4,
-                segments * (t + 3 * M) >= 2 * n**2 * d,
+                d**2 * t**2 <= sp.Rational(64, 3) * M**4,
+                segments * (t + 9 * M) >= 4 * n**2 * d,
                 _io >= 2 * M * (segments - 1),
             ),
             (),
-            "t <= 3 M^2 / d outside D, at most 3M in D, h segments of 2M I/O moves hold the "
-            "2 n^2 d products, IO >= 2M (h - 1): IO >= 4 n^2 d^2 / (3M + 3d) - 2M",
+            "t <= 8 M^2 / (sqrt(3) d) outside D, at most 9M in D (weighted), h segments of 2M "
+            "I/O moves hold the weighted 4 n^2 d products, IO >= 2M (h - 1): "
+            "IO >= 8 sqrt(3) n^2 d^2 / (8M + 9 sqrt(3) d) - 2M",
         ),
         _step(
             file,
@@ -1428,6 +1452,7 @@ MAJORANTS: dict[str, sp.Expr] = {
     "dense-forward-lower-small-segments": 12 * d * n**2 / (5 * sp.sqrt(M)) - 3 * M,
     "dense-backward-lower-small-segments": 4 * d * n**2 / sp.sqrt(M) - 3 * M,
     "dense-forward-lower-small-shared": 2 * sp.sqrt(2) * d * n**2 / sp.sqrt(M) - 4 * M,
+    "dense-forward-lower-large-segments-corner": sp.sqrt(3) * d**2 * n**2 / M - 2 * M,
     "dense-forward-lower-large-accumulators": 32 * d**2 * n**2 / (11 * M),
     "dense-backward-lower-large-accumulators": 6 * d**2 * n**2 / M,
 }

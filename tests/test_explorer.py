@@ -662,3 +662,19 @@ def test_the_offline_curve_spans_several_memory_sizes(small):
         assert low <= min(Ms) and max(Ms) <= high
         assert high - low + 1 == CURVE_MIN_POINTS
         assert small.dag.min_memory <= low and high <= small.max_memory
+
+
+def test_a_bound_with_a_square_root_reads_as_a_decimal() -> None:
+    """A record whose value at the point is irrational (a square root of 3 in the forward
+    corner bound, here negative, so vacuous) is shown as an approximate decimal, never as
+    sympy code; a rational value stays exact. (Found when the corner record gained its
+    sqrt(3): the bounds panel printed "-8 + 32*sqrt(3)/(9*sqrt(3) + 32)".)"""
+    from attnio.bounds import get
+    from attnio.explorer.instance import _row
+
+    point = {"n": 2, "d": 1, "M": 4}
+    corner = _row(get("dense-forward-lower-large-segments-corner"), point, 8)
+    assert corner["exact"].startswith("≈ ") and "sqrt" not in corner["exact"]
+    assert abs(float(corner["exact"][2:]) - corner["value"]) <= 1e-5 * abs(corner["value"])
+    assert corner["vacuous"]
+    assert _row(get("dense-forward-compulsory"), point, 8)["exact"] == "8"

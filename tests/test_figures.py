@@ -294,14 +294,15 @@ def test_a_derived_bound_below_another_everywhere_is_left_out_and_named(io_data)
     assert "dense-forward-lower-small-twostage" not in drawn
     assert "dense-forward-lower-small-sharp" not in drawn
     assert "dense-forward-lower-small-derived" not in drawn
-    assert "dense-forward-lower-small-shared" in drawn
+    assert "dense-forward-lower-small-shared" not in drawn  # M >= d^2 / 4 here: below it
     assert any(
-        "below Shared-budget lower bound, small cache wherever it is drawn" in note
+        "below Segment lower bound near the crossover, small cache wherever it is drawn" in note
         for note in io_data.omitted
     )
     big = algorithm_figure(["row-streaming"], "forward", 1024, 16, 16, 8192, points=4)
     large = {s.record for s in big.series}
     assert "dense-forward-lower-large-accumulators" in large
+    assert "dense-forward-lower-small-shared" in large  # the strongest at M = 16 = d^2 / 16
     assert "dense-forward-lower-large-sharp" not in large  # below the accumulator bound
 
 
