@@ -829,6 +829,7 @@ def _segments() -> Derivation:
         get("dense-forward-lower-large-segments-corner"),
         get("dense-backward-lower-large-segments-corner"),
         get("dense-forward-lower-small-shared"),
+        get("dense-backward-lower-small-shared"),
     )
     dom, low = _pos("A_D"), _pos("B_Min")
     values, chain, q, w = (_nonneg(s) for s in ("v", "x_C", "q", "w"))
@@ -1167,6 +1168,63 @@ def _segments() -> Derivation:
             "IO >= 8 n^2 d / (sqrt(2M) (2 + 225 M / (32 d^2)) + 5) - 4M",
         ),
     ]
+    shared_backward = (
+        12 * n**2 * d / (sp.sqrt(2 * M) * (2 + sp.Rational(35, 8) * M / d**2) + 5) - 4 * M
+    )
+    tangent_backward = 2 * sp.sqrt(2) * M * sp.sqrt(M) + 35 * sp.sqrt(2) * M**2 * sp.sqrt(M) / (
+        8 * d**2
+    )
+    steps += [
+        _step(
+            file,
+            "shared-backward-face",
+            sp.Le(d**2 * t**2, d**2 * chain * y * m + y**3 * m / 4, evaluate=False),
+            (t**2 <= (chain + pairs) * y * m, 4 * pairs * d**2 <= q**2, q <= y),
+            (),
+            "lower-sharp.md's count of P^T dO, dS K and dS^T Q with 4 d^2 a b <= q^2 and "
+            "q <= y: d^2 t^2 <= d^2 x_C y m + y^3 m / 4",
+        ),
+        _step(
+            file,
+            "shared-backward-three",
+            sp.Le(chain * y * m, 8 * M**3, evaluate=False),
+            (chain + y <= dom, m <= low, *quarters),
+            (),
+            "a segment of 4M I/O moves: x_C + y + m <= A + B <= 6M, so x_C y m <= (2M)^3",
+        ),
+        _step(
+            file,
+            "shared-backward-rows",
+            sp.Le(y**3 * m, 140 * M**4, evaluate=False),
+            (chain + y <= dom, m <= low, *quarters),
+            (),
+            "a segment of 4M I/O moves: y + m <= 6M and y <= 5M, so y^3 m <= (9M / 2)^3 (3M / 2) "
+            "<= 140 M^4",
+        ),
+        _step(
+            file,
+            "shared-backward-tangent",
+            sp.Le(t, tangent_backward, evaluate=False),
+            (d**2 * t**2 <= 8 * M**3 * d**2 + 35 * M**4,),
+            (),
+            "t <= sqrt(8 M^3 + 35 M^4 / d^2), at most its tangent at d = oo: "
+            "t <= 2 sqrt(2) M sqrt(M) + 35 sqrt(2) M^2 sqrt(M) / (8 d^2)",
+        ),
+        _step(
+            file,
+            "shared-backward-segments",
+            sp.Ge(_io, shared_backward, evaluate=False),
+            (
+                t <= tangent_backward,
+                segments * (t + 5 * M) >= 3 * n**2 * d,
+                _io >= 4 * M * (segments - 1),
+            ),
+            (),
+            "at most A <= 5M products in D, h segments of 4M I/O moves hold the 3 n^2 d "
+            "products of the three families, IO >= 4M (h - 1): "
+            "IO >= 12 n^2 d / (sqrt(2M) (2 + 35 M / (8 d^2)) + 5) - 4M",
+        ),
+    ]
     bounds = (
         forward,
         backward,
@@ -1175,6 +1233,7 @@ def _segments() -> Derivation:
         large_forward,
         large_backward,
         shared,
+        shared_backward,
     )
     steps += _record_steps(file, list(zip(records, bounds, strict=True)))
     unchecked = (
@@ -1452,6 +1511,7 @@ MAJORANTS: dict[str, sp.Expr] = {
     "dense-forward-lower-small-segments": 12 * d * n**2 / (5 * sp.sqrt(M)) - 3 * M,
     "dense-backward-lower-small-segments": 4 * d * n**2 / sp.sqrt(M) - 3 * M,
     "dense-forward-lower-small-shared": 2 * sp.sqrt(2) * d * n**2 / sp.sqrt(M) - 4 * M,
+    "dense-backward-lower-small-shared": 3 * sp.sqrt(2) * d * n**2 / sp.sqrt(M) - 4 * M,
     "dense-forward-lower-large-segments-corner": 2 * d**2 * n**2 / M - 2 * M,
     "dense-backward-lower-large-segments-corner": 3 * d**2 * n**2 / M - 2 * M,
     "dense-forward-lower-large-accumulators": 32 * d**2 * n**2 / (11 * M),

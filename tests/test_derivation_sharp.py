@@ -286,9 +286,14 @@ def _check_segments(roles: Roles, moves, M: int, widths=None) -> int:
                 # M >= d^2 (section 3c): the pair face grows by at most M / d^2
                 bound *= max(1.0, root / d)
                 assert stages <= bound + in_d + 1e-9
-            if X == 4 * M and forward:  # the shared-budget record (section 3d)
-                stages = sum(1 for v in part if v in roles.qk or v in roles.product)
-                assert stages <= math.sqrt(8 * M**3 + 225 * M**4 / (4 * d * d)) + 5 * M + 1e-9
+            if X == 4 * M:  # the shared-budget records (section 3d)
+                if forward:
+                    stages = sum(1 for v in part if v in roles.qk or v in roles.product)
+                    rows = 225 * M**4 / (4 * d * d)
+                else:
+                    stages = sum(1 for v in part if roles.product.get(v, ("",))[0] in corner)
+                    rows = 35 * M**4 / (d * d)
+                assert stages <= math.sqrt(8 * M**3 + rows) + 5 * M + 1e-9
             if X == 3 * M:
                 root = math.sqrt(M)
                 if forward:
@@ -749,6 +754,7 @@ NON_VACUOUS = [
     ("dense-backward-lower-small-segments", "attention-backward", 21, 2, 3),
     ("dense-forward-lower-small-segments-corner", "attention-forward", 10, 2, 3),
     ("dense-forward-lower-small-shared", "attention-forward", 14, 2, 3),
+    ("dense-backward-lower-small-shared", "attention-backward", 14, 2, 3),
     ("dense-backward-lower-small-segments-corner", "attention-backward", 11, 2, 3),
     ("dense-forward-lower-large-segments-corner", "attention-forward", 13, 1, 3),
     ("dense-backward-lower-large-segments-corner", "attention-backward", 17, 1, 3),
