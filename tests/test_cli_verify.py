@@ -250,7 +250,9 @@ def test_verify_clear_cache_empties_both_caches(capsys, monkeypatch, cache_home)
     run(capsys, "verify")
     code, out, _ = run(capsys, "verify", "--clear-cache")
     assert code == 0
-    assert "removed 1 proof(s) from " in out and "removed 2 check result(s) from " in out
+    assert (
+        "removed 1 proof(s) from " in out and "removed 2 check result(s) and note(s) from " in out
+    )
     assert not proofs.root.exists() and not (cache_home / "attnio" / "checks").exists()
     run(capsys, "verify")
     assert calls == {"passes": 2, "skips": 2}
@@ -277,3 +279,23 @@ def test_verify_starts_the_proofs_early_only_for_a_check_that_will_run(
     assert run(capsys, "verify")[0] == 0
     assert run(capsys, "verify")[0] == 0
     assert starts == [True, False]
+
+
+def test_verify_reads_the_left_out_note_from_the_cache(capsys, monkeypatch, cache_home) -> None:
+    """The note on what the default tier left out (it generates every obligation) is
+    written once: a second run with nothing changed reads it back from the result cache
+    and does not compute it again; --no-cache computes it."""
+    from attnio.proofs import verification
+
+    monkeypatch.setattr(verification, "left_out", lambda: "left out: planted")
+    code, out, _ = run(capsys, "verify", "--json", "--only", "proofs.planted_refuted")
+    assert code == 0 and json.loads(out)["left_out"] == "left out: planted"
+
+    def fail() -> str:
+        raise AssertionError("the note was computed again")
+
+    monkeypatch.setattr(verification, "left_out", fail)
+    code, out, _ = run(capsys, "verify", "--json", "--only", "proofs.planted_refuted")
+    assert code == 0 and json.loads(out)["left_out"] == "left out: planted"
+    with pytest.raises(AssertionError, match="computed again"):
+        run(capsys, "verify", "--json", "--only", "proofs.planted_refuted", "--no-cache")
