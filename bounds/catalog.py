@@ -78,6 +78,18 @@ def load() -> tuple[Bound, ...]:
 _CATALOG: tuple[Bound, ...] = load()
 
 
+def loaded() -> tuple[Bound, ...]:
+    """Return the catalog in use: the same tuple object until it is replaced (a test or
+    ``benchmarks/mutants.py`` swaps it), so a derived result can be cached on its identity.
+
+    Examples
+    --------
+    >>> loaded() is loaded() and len(loaded()) == len(catalog())
+    True
+    """
+    return _CATALOG
+
+
 def _choices(value: str | None, enum_type: type, what: str) -> object:
     return None if value is None else member(enum_type, value, f"{what}={value!r}", FilterError)
 

@@ -22,6 +22,7 @@ from pathlib import Path
 import sympy as sp
 
 from attnio.bounds import Bound, get
+from attnio.bounds.catalog import loaded
 from attnio.bounds.symbols import M, Z, d, n
 
 from .obligation import Expectation, Obligation
@@ -1535,9 +1536,27 @@ def _record_conditions(record: object) -> tuple[sp.Basic, ...]:
     return () if record.conditions is sp.true else (record.conditions,)
 
 
+_BUILT: dict[str, tuple] = {}
+
+
 def derivations() -> tuple[Derivation, ...]:
     """Every derivation: compulsory costs, large- and small-cache, two-stage, every-family,
-    segments, accumulators."""
+    segments, accumulators.
+
+    Built once per catalog (about 0.4 s of sympy each time, asked for once per derived
+    record): the result is kept with the catalog tuple it read
+    (:func:`attnio.bounds.catalog.loaded`) and built again when that tuple is replaced.
+    """
+    current = loaded()
+    built = _BUILT.get("derivations")
+    if built is not None and built[0] is current:
+        return built[1]
+    value = _build()
+    _BUILT["derivations"] = (current, value)
+    return value
+
+
+def _build() -> tuple[Derivation, ...]:
     return (
         _compulsory(),
         _large(),

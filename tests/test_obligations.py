@@ -121,6 +121,33 @@ def test_derivation_files_exist_and_name_their_records():
             get(record)
 
 
+def test_derivations_are_built_once_per_catalog(monkeypatch):
+    """derivations() returns the same tuple while the catalog is the same object, and
+    builds it again, reading the new records, once the catalog is replaced."""
+    import dataclasses
+    import importlib
+
+    catalog_module = importlib.import_module("attnio.bounds.catalog")
+    first = derivations()
+    assert derivations() is first
+    name = first[-1].records[0]
+    swapped = tuple(
+        dataclasses.replace(b, explicit=b.explicit * 2) if b.name == name else b
+        for b in catalog_module.loaded()
+    )
+    monkeypatch.setattr(catalog_module, "_CATALOG", swapped)
+    again = derivations()
+    assert again is not first and again == derivations()
+    assert [s.name for d in again for s in d.steps] == [s.name for d in first for s in d.steps]
+    changed = [
+        (a.claim, b.claim)
+        for x, y in zip(first, again, strict=True)
+        for a, b in zip(x.steps, y.steps, strict=True)
+        if a.claim != b.claim
+    ]
+    assert changed, f"no step of the rebuilt derivations reads the doubled {name}"
+
+
 def test_derivation_steps_are_proved(derivation_outcomes):
     """Every algebraic step of every derivation is proved by z3."""
     assert len(derivation_outcomes) == len(derivation_obligations())
