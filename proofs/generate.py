@@ -242,14 +242,16 @@ UNBOUNDED_ALGORITHMS = {
     ("forward", Cache.LARGE): ("row-streaming",),
     ("backward", Cache.LARGE): ("flash", "flash2", "row-streaming"),
 }
-"""Algorithms of the tightness table whose constant z3 does not bound, so no obligation.
+"""Algorithms of the tightness table z3 bounds against no C of the table's max, so no
+obligation of :func:`tightness_table` (their constants come from :func:`corner_table`).
 
 Against the large-cache lower bounds with the sharp records in the max, z3 ends unknown
 for these counts at every C up to 4096 (recorded 2026-11-25, ``benchmarks/tightness.py
 --record``): row streaming's blocks floor(M / w) - 2 (an offset the rounding-free
 strengthening handles badly) and the backward counts against 4 n^2 d (d + 1) /
-(M + 8 d (d + 1)) - M. ``attnio.proofs.tightness`` shows their leading-term ratios and
-the constant sampling refutes, and says that no C is proved."""
+(M + 8 d (d + 1)) - M. Against the corner bound and the compulsory I/O alone
+(:func:`corner_table`) z3 bounds each of them, and ``attnio.proofs.tightness`` shows
+that C."""
 
 _AWAY = 4
 """The table's cells start at this many times an algorithm's least feasible M."""
@@ -275,15 +277,7 @@ def tightness_table(table: dict | None = None) -> list[Obligation]:
         cell = M >= d**2 if cache is Cache.LARGE else M < d**2
         for algorithm in algorithms:
             for count in _counts("dense", pass_name, algorithm):
-                away = tuple(
-                    sp.Le(_AWAY * c.lhs, c.rhs, evaluate=False)
-                    for c in sp.And.make_args(count.conditions)
-                    if isinstance(c, sp.LessThan) and c.rhs == M
-                ) + tuple(
-                    sp.Ge(c.lhs, _AWAY * c.rhs, evaluate=False)
-                    for c in sp.And.make_args(count.conditions)
-                    if isinstance(c, sp.GreaterThan) and c.lhs == M
-                )
+                away = _away(count)
                 found.append(
                     Obligation(
                         f"tightness/table/{pass_name}/{cache.value}/{count.name}",
@@ -298,6 +292,83 @@ def tightness_table(table: dict | None = None) -> list[Obligation]:
                     )
                 )
     return found
+
+
+CORNER_PAIRS = {
+    ("forward", Cache.LARGE): (
+        "dense-forward-lower-large-segments-corner",
+        "dense-forward-compulsory",
+    ),
+    ("forward", Cache.SMALL): (
+        "dense-forward-lower-small-segments-corner",
+        "dense-forward-compulsory",
+    ),
+    ("backward", Cache.LARGE): (
+        "dense-backward-lower-large-segments-corner",
+        "dense-backward-compulsory",
+    ),
+    ("backward", Cache.SMALL): (
+        "dense-backward-lower-small-segments-corner",
+        "dense-backward-compulsory",
+    ),
+}
+"""Per dense cell, the corner bound of ``proofs/derivations/lower-segments.md`` and the
+compulsory I/O: the second lower term the tightness table's constants are searched against.
+
+With these two alone in the max z3 bounds every count of the table, the four of
+:data:`UNBOUNDED_ALGORITHMS` too (measured 2026-11-26 with the search of
+:func:`attnio.proofs.check.prove`: 3 to 30 s a search); with a third record in the max
+(the sharp bound of the large cell) the searches end unknown at every C up to 4096, as they
+do with the corner bounds added to the max of :func:`tightness_table` (see
+:data:`OUT_OF_CONSTANTS`). Both records are derived lower bounds of the cell, so a C proved
+against their max is proved against the max of every derived bound."""
+
+
+def corner_table() -> list[Obligation]:
+    """count <= C * max(corner bound, compulsory I/O) in each dense cell, as :func:`tightness_table`.
+
+    One obligation per algorithm of :data:`TABLE_ALGORITHMS` and
+    :data:`UNBOUNDED_ALGORITHMS`, over the same region (the cell, n >= d, M at least four
+    times the count's least M), against the pair of :data:`CORNER_PAIRS`. The tightness
+    table (:mod:`attnio.proofs.tightness`) takes for each row the smaller C proved by this
+    search and by :func:`tightness_table`'s.
+    """
+    found = []
+    for (pass_name, cache), names in CORNER_PAIRS.items():
+        lowers = [get(name) for name in names]
+        lower = sp.Max(*[b.explicit for b in lowers])
+        cell = M >= d**2 if cache is Cache.LARGE else M < d**2
+        algorithms = (*TABLE_ALGORITHMS.get((pass_name, cache), ()),
+                      *UNBOUNDED_ALGORITHMS.get((pass_name, cache), ()))  # fmt: skip
+        for algorithm in algorithms:
+            for count in _counts("dense", pass_name, algorithm):
+                found.append(
+                    Obligation(
+                        f"tightness/corner/{pass_name}/{cache.value}/{count.name}",
+                        "tightness",
+                        sp.Le(count.explicit, CONSTANT * lower, evaluate=False),
+                        (cell, PAPER_REGIME, *_conditions(count, *lowers), *_away(count)),
+                        _expect(count, *lowers),
+                        (count.name, *names),
+                        f"{count.name} <= C * max({', '.join(names)}) for {cache.value} cache, "
+                        f"n >= d, M >= {_AWAY}x the count's least M",
+                        constant=CONSTANT,
+                    )
+                )
+    return found
+
+
+def _away(count: Bound) -> tuple[sp.Basic, ...]:
+    """The conditions ``a <= M`` of ``count`` scaled: M at least :data:`_AWAY` times ``a``."""
+    return tuple(
+        sp.Le(_AWAY * c.lhs, c.rhs, evaluate=False)
+        for c in sp.And.make_args(count.conditions)
+        if isinstance(c, sp.LessThan) and c.rhs == M
+    ) + tuple(
+        sp.Ge(c.lhs, _AWAY * c.rhs, evaluate=False)
+        for c in sp.And.make_args(count.conditions)
+        if isinstance(c, sp.GreaterThan) and c.lhs == M
+    )
 
 
 # --------------------------------------------------------------- 3. crossovers
@@ -772,6 +843,7 @@ def obligations() -> list[Obligation]:
         *lower_le_upper(),
         *tightness(),
         *tightness_table(),
+        *corner_table(),
         *crossovers(),
         *reductions(),
         *comparisons(),
@@ -785,11 +857,13 @@ def obligations() -> list[Obligation]:
 
 __all__ = [
     "CONSTANT",
+    "CORNER_PAIRS",
     "OUT_OF_CONSTANTS",
     "PAPER_COMPARISONS",
     "SOLID",
     "backing",
     "comparisons",
+    "corner_table",
     "crossovers",
     "evidence",
     "lower_le_upper",

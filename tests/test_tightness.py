@@ -7,9 +7,10 @@ import json
 import sympy as sp
 
 from attnio.bounds import get
-from attnio.bounds.symbols import d
+from attnio.bounds.symbols import M, d, n
 from attnio.cli import main
-from attnio.proofs.generate import UNBOUNDED_ALGORITHMS, tightness_table
+from attnio.proofs.constants import entry_of
+from attnio.proofs.generate import UNBOUNDED_ALGORITHMS, corner_table, tightness_table
 from attnio.proofs.tightness import leading_ratio, render_tightness, rows
 
 
@@ -65,15 +66,47 @@ def test_every_cell_is_compared_with_its_best_derived_lower_bound() -> None:
         assert r.ratio.subs(d, 64) == min(finite), r
 
 
-def test_every_proved_row_has_its_recorded_constant() -> None:
-    """Each tightness/table obligation's row shows its recorded constant (a stale recording
-    of a changed count shows none: tests/test_constants.py says to re-record)."""
-    proved = {o.name for o in tightness_table()}
-    assert all(r.constant is not None for r in rows() if r.obligation in proved)
-    unbounded = {o.name for o in tightness_table(UNBOUNDED_ALGORITHMS)}
+def test_every_row_has_the_least_recorded_constant_of_its_two_searches() -> None:
+    """Each row shows the smaller recorded C of its tightness/table and tightness/corner
+    searches (every row has one: the corner search bounds the counts z3 does not bound
+    against the table's max), from the obligation it names; a stale recording of a changed
+    count shows none (tests/test_constants.py says to re-record)."""
+    searches = {}
+    for o in tightness_table() + tightness_table(UNBOUNDED_ALGORITHMS) + corner_table():
+        searches.setdefault(o.name.split("/", 2)[2], []).append(o)
+    assert len(searches) == len(rows())
     for r in rows():
-        if r.obligation in unbounded:
-            assert r.constant is None and r.refuted is not None, r
+        found = searches[f"{r.pass_}/{r.cache}/{r.count}"]
+        proved = {
+            o.name: entry_of(o)["constant"]
+            for o in found
+            if entry_of(o) is not None and entry_of(o)["status"] == "proved"
+        }
+        assert r.constant == min(proved.values()) == proved[r.obligation], r
+        assert r.refuted is not None and r.refuted < r.constant, r
+
+
+def test_refuted_constants_hold_against_the_max_of_both_searches() -> None:
+    """A row's refuted C is refuted against the max of every record of its two searches
+    (not only against the records of the search that found the point): at one of the
+    recorded points the count exceeds refuted * that max, evaluated here exactly, and
+    no recorded point refutes refuted + 1."""
+    for r in rows():
+        found = [
+            o
+            for o in tightness_table() + tightness_table(UNBOUNDED_ALGORITHMS) + corner_table()
+            if o.name.endswith(f"/{r.pass_}/{r.cache}/{r.count}")
+        ]
+        names = {name for o in found for name in o.sources[1:]}
+        lower = sp.Max(*[get(name).explicit for name in names])
+        ratios = []
+        for o in found:
+            point = (entry_of(o) or {}).get("point")
+            if point:
+                at = {s: sp.Integer(point[s.name]) for s in (n, d, M)}
+                ratios.append(get(r.count).explicit.subs(at) / lower.subs(at))
+        assert any(x > r.refuted for x in ratios), r
+        assert not any(x > r.refuted + 1 for x in ratios), r
 
 
 def test_render_formats(capsys, generated_obligations) -> None:
