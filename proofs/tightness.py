@@ -174,7 +174,6 @@ def _combined(count: str, searches: list) -> tuple[int | None, int | None, str]:
     obligation that proved C); an obligation without a recording of today's text counts
     as not searched."""
     names = list(dict.fromkeys(name for o in searches for name in o.sources[1:]))
-    lower = sp.Max(*[get(name).explicit for name in names])
     proved: list[tuple[int, str]] = []
     refuted = None
     for obligation in searches:
@@ -186,7 +185,7 @@ def _combined(count: str, searches: list) -> tuple[int | None, int | None, str]:
         point = entry.get("point")
         if point:
             at = {s: sp.Integer(point[s.name]) for s in (n, d, M) if s.name in point}
-            low = lower.subs(at)
+            low = sp.Max(*[get(name).explicit.subs(at) for name in names])
             if low.is_positive:
                 ratio = get(count).explicit.subs(at) / low
                 largest = int(sp.ceiling(ratio)) - 1
