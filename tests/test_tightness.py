@@ -139,3 +139,26 @@ def test_findings_page_shows_the_rendered_table() -> None:
 
     page = Path(__file__).resolve().parent.parent / "docs" / "findings.md"
     assert render_tightness(rows()) in page.read_text(encoding="utf-8")
+
+
+def test_the_readme_ratios_are_the_tables() -> None:
+    """The README's "How tight" paragraph quotes the table's ratios of leading terms for
+    attnio's schedules (row streaming, output-stationary): each quoted expression is in the
+    README and equals the row's ratio."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    text = " ".join(readme.split())
+    quoted = {
+        ("forward", "large", "row-streaming"): (
+            "11 (2d + 1) / (16 d)",
+            11 * (2 * d + 1) / (16 * d),
+        ),
+        ("backward", "large", "row-streaming"): ("8/3 + 4/(3d)", sp.Rational(8, 3) + 4 / (3 * d)),
+        ("forward", "small", "output-stationary"): ("sqrt(2)", sp.sqrt(2)),
+        ("backward", "small", "output-stationary"): ("5 sqrt(2) / 3", 5 * sp.sqrt(2) / 3),
+    }
+    table = {(r.pass_, r.cache, r.algorithm): r.ratio for r in rows()}
+    for key, (shown, value) in quoted.items():
+        assert shown in text, shown
+        assert sp.simplify(table[key] - value) == 0, (key, table[key])
