@@ -41,7 +41,7 @@ from .budget import check as check_budgeted
 from .budget import limit, searching
 from .errors import InconsistentAssumptions, ObligationError
 from .obligation import Expectation, Obligation, substitute
-from .rounding import strengthen
+from .rounding import strengthen, uses_tight_floors
 from .sampling import largest_ratio
 from .translate import Translator
 
@@ -570,7 +570,7 @@ def _strengthened(obligation: Obligation, timeout_ms: int, certify: bool = True)
     for number, (target, subs, budget) in enumerate(attempts):
         if glanced and number == 2 and not undecided:
             break  # the glance was decided (sat): a longer look answers the same
-        strong = strengthen(target.claim)
+        strong = strengthen(target.claim, uses_tight_floors(obligation.name))
         if strong is None:
             continue
         parts = [strong.claim, *strong.side_conditions]

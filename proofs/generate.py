@@ -317,7 +317,8 @@ compulsory I/O: the second lower term the tightness table's constants are search
 
 With these two alone in the max z3 bounds every count of the table, the four of
 :data:`UNBOUNDED_ALGORITHMS` too (measured 2026-11-26 with the search of
-:func:`attnio.proofs.check.prove`: 3 to 30 s a search); with a third record in the max
+:func:`attnio.proofs.check.prove`: 3 to 30 s a search; the obligations are named in
+:data:`attnio.proofs.rounding.TIGHT_FLOORS`, which halves most of their constants); with a third record in the max
 (the sharp bound of the large cell) the searches end unknown at every C up to 4096, as they
 do with the corner bounds added to the max of :func:`tightness_table` (see
 :data:`OUT_OF_CONSTANTS`). Both records are derived lower bounds of the cell, so a C proved

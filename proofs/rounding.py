@@ -7,7 +7,9 @@ claim ``lhs <= rhs`` this module builds ``upper(lhs) <= lower(rhs)``, where
 ``upper(e) >= e`` and ``lower(e) <= e`` at every point, using
 
 * ``x <= ceiling(x) <= x + 1`` and ``floor(x) <= x``,
-* ``floor(x) >= x / 2`` when ``x >= 1`` and ``floor(x) >= x - 1`` always,
+* ``floor(x) >= x / 2`` when ``x >= 1`` and ``floor(x) >= x - 1`` always; for the
+  obligations named in :data:`TIGHT_FLOORS`, ``floor(x) >= max(x / 2, x - 1)`` when
+  ``x >= 1`` (within one of floor(x) once x >= 2, where x / 2 loses up to half),
 * monotonicity of sums, of products of nonnegative factors, of ``Max``,
   ``Min`` and of positive powers (and antitonicity of negative powers), with
   every sign read from the structure (:mod:`attnio.proofs.sign`), never from
@@ -103,9 +105,37 @@ def _positive(expr: sp.Expr) -> sp.Basic:
     return sp.Gt(expr, 0, evaluate=False)
 
 
+TIGHT_FLOORS: tuple[str, ...] = ("tightness/corner/",)
+"""Name prefixes of the obligations whose strengthening bounds ``floor(x)``, x >= 1, by
+``max(x / 2, x - 1)`` instead of ``x / 2``.
+
+Both bounds are sound; the max is within one of the floor when x >= 2, which a block count
+such as floor(M / (2d + 1)) - 2 is far above, and z3's proved constants follow it: the
+tightness table's corner searches (:func:`attnio.proofs.generate.corner_table`) prove row
+streaming forward within 8 with it and 15 without, against a refuted 6 (measured
+2026-11-26). It is not the default because the case split costs z3 elsewhere: with it
+everywhere, the catalog's Theta claims for FlashAttention's large-cache counts against the
+max of three records (``tightness/dense-*-tight/large/flash-*-count``) end unknown at every
+C up to 4096, where ``x / 2`` proves 110 and 578."""
+
+
+def uses_tight_floors(name: str) -> bool:
+    """Whether the obligation called ``name`` gets the tight floor bound (:data:`TIGHT_FLOORS`).
+
+    Examples
+    --------
+    >>> uses_tight_floors("tightness/corner/forward/large/flash-forward-count")
+    True
+    >>> uses_tight_floors("tightness/table/forward/large/flash-forward-count")
+    False
+    """
+    return name.startswith(TIGHT_FLOORS)
+
+
 @dataclass
 class _Bounder:
     side_conditions: list[sp.Basic]
+    tight_floors: bool = False
 
     def bound(self, expr: sp.Expr, up: bool) -> sp.Expr:
         if not _has_rounding(expr):
@@ -126,8 +156,11 @@ class _Bounder:
             if up:
                 return inner
             # built unevaluated: sympy may wrongly decide ``inner >= 1`` (see .sign)
+            half = inner / 2
+            if self.tight_floors:  # floor(x) >= x - 1 as well: the larger of the two
+                half = sp.Max(half, inner - 1, evaluate=False)
             return sp.Piecewise(
-                (inner / 2, sp.Ge(inner, 1, evaluate=False)), (inner - 1, True), evaluate=False
+                (half, sp.Ge(inner, 1, evaluate=False)), (inner - 1, True), evaluate=False
             )
         if isinstance(expr, (sp.Max, sp.Min)):
             return type(expr)(*[self.bound(arg, up) for arg in expr.args], evaluate=False)
@@ -165,8 +198,11 @@ class _Bounder:
         return inner**exponent
 
 
-def strengthen(claim: sp.Basic) -> Strengthening | None:
+def strengthen(claim: sp.Basic, tight_floors: bool = False) -> Strengthening | None:
     """Return a rounding-free claim implying ``claim`` (under side conditions), or None.
+
+    ``tight_floors`` bounds a floor by ``max(x / 2, x - 1)`` when x >= 1 (see
+    :data:`TIGHT_FLOORS`), else by ``x / 2``.
 
     None when the claim has no floor or ceiling, is not an inequality, or has a
     rounding in a position without a safe bound (unknown sign, inside a
@@ -187,7 +223,7 @@ def strengthen(claim: sp.Basic) -> Strengthening | None:
         small, large = claim.rhs, claim.lhs
     else:
         return None
-    bounder = _Bounder([])
+    bounder = _Bounder([], tight_floors)
     try:
         upper, lower = bounder.bound(small, True), bounder.bound(large, False)
     except _GiveUp:
@@ -196,4 +232,4 @@ def strengthen(claim: sp.Basic) -> Strengthening | None:
     return Strengthening(relation(upper, lower, evaluate=False), tuple(bounder.side_conditions))
 
 
-__all__ = ["Strengthening", "strengthen"]
+__all__ = ["TIGHT_FLOORS", "Strengthening", "strengthen", "uses_tight_floors"]
