@@ -21,6 +21,7 @@ import argparse
 import sympy as sp
 
 from attnio.bounds import catalog, get
+from attnio.proofs.generate import OUT_OF_CONSTANTS
 from attnio.proofs.tightness import leading_ratio, render_tightness, rows
 
 BASELINE = {
@@ -35,12 +36,7 @@ BASELINE = {
 DEGREES = (4, 8, 16, 32, 64, 128, 256)
 """The head dimensions the grid samples."""
 
-CORNER = (
-    "dense-forward-lower-small-segments-corner",
-    "dense-backward-lower-small-segments-corner",
-    "dense-forward-lower-large-segments-corner",
-    "dense-backward-lower-large-segments-corner",
-)
+CORNER = OUT_OF_CONSTANTS
 """The corner records of lower-segments.md (sections 3b and 3c), left out for the baseline."""
 
 

@@ -1106,8 +1106,6 @@ def _segments() -> Derivation:
     ]
     faces = (q_q + m) * (q_k + values)
     quarters = (dom <= M + _loads, low <= M + _stores, _loads + _stores <= 4 * M)
-    shared = 8 * n**2 * d / (sp.sqrt(2 * M) * (2 + sp.Rational(225, 32) * M / d**2) + 5) - 4 * M
-    tangent = 2 * sp.sqrt(2) * M * sp.sqrt(M) + 225 * sp.sqrt(2) * M**2 * sp.sqrt(M) / (32 * d**2)
     steps += [
         _step(
             file,
@@ -1145,36 +1143,9 @@ def _segments() -> Derivation:
             "a segment of 4M I/O moves: (q_Q + m) + (q_K + v) <= 6M and q_Q + q_K <= 5M, so "
             "(q_Q + m)(q_K + v) q_Q q_K <= 9 M^2 (5M / 2)^2 = 225 M^4 / 4",
         ),
-        _step(
-            file,
-            "shared-tangent",
-            sp.Le(t, tangent, evaluate=False),
-            (d**2 * t**2 <= 8 * M**3 * d**2 + sp.Rational(225, 4) * M**4,),
-            (),
-            "t <= sqrt(8 M^3 + 225 M^4 / (4 d^2)), at most its tangent at d = oo: "
-            "t <= 2 sqrt(2) M sqrt(M) + 225 sqrt(2) M^2 sqrt(M) / (32 d^2)",
-        ),
-        _step(
-            file,
-            "shared-segments",
-            sp.Ge(_io, shared, evaluate=False),
-            (
-                t <= tangent,
-                segments * (t + 5 * M) >= 2 * n**2 * d,
-                _io >= 4 * M * (segments - 1),
-            ),
-            (),
-            "at most A <= 5M products in D, h segments of 4M I/O moves hold the 2 n^2 d "
-            "products, IO >= 4M (h - 1): "
-            "IO >= 8 n^2 d / (sqrt(2M) (2 + 225 M / (32 d^2)) + 5) - 4M",
-        ),
     ]
-    shared_backward = (
-        12 * n**2 * d / (sp.sqrt(2 * M) * (2 + sp.Rational(35, 8) * M / d**2) + 5) - 4 * M
-    )
-    tangent_backward = 2 * sp.sqrt(2) * M * sp.sqrt(M) + 35 * sp.sqrt(2) * M**2 * sp.sqrt(M) / (
-        8 * d**2
-    )
+    shared_closing, shared = _shared_closing(file, "shared", sp.Rational(225, 4), 2, t, segments)
+    steps += shared_closing
     steps += [
         _step(
             file,
@@ -1202,30 +1173,11 @@ def _segments() -> Derivation:
             "a segment of 4M I/O moves: y + m <= 6M and y <= 5M, so y^3 m <= (9M / 2)^3 (3M / 2) "
             "<= 140 M^4",
         ),
-        _step(
-            file,
-            "shared-backward-tangent",
-            sp.Le(t, tangent_backward, evaluate=False),
-            (d**2 * t**2 <= 8 * M**3 * d**2 + 35 * M**4,),
-            (),
-            "t <= sqrt(8 M^3 + 35 M^4 / d^2), at most its tangent at d = oo: "
-            "t <= 2 sqrt(2) M sqrt(M) + 35 sqrt(2) M^2 sqrt(M) / (8 d^2)",
-        ),
-        _step(
-            file,
-            "shared-backward-segments",
-            sp.Ge(_io, shared_backward, evaluate=False),
-            (
-                t <= tangent_backward,
-                segments * (t + 5 * M) >= 3 * n**2 * d,
-                _io >= 4 * M * (segments - 1),
-            ),
-            (),
-            "at most A <= 5M products in D, h segments of 4M I/O moves hold the 3 n^2 d "
-            "products of the three families, IO >= 4M (h - 1): "
-            "IO >= 12 n^2 d / (sqrt(2M) (2 + 35 M / (8 d^2)) + 5) - 4M",
-        ),
     ]
+    backward_closing, shared_backward = _shared_closing(
+        file, "shared-backward", sp.Integer(35), 3, t, segments
+    )
+    steps += backward_closing
     bounds = (
         forward,
         backward,
@@ -1254,6 +1206,49 @@ KAPPA = sp.Rational(11, 128)
 """The per-segment constant of ``lower-accumulators.md``: 11/128, just above the least
 constant the edge step allows, 3/2 - sqrt(2) ~ 0.08579 (where its quadratic in w is a
 perfect square); a fraction keeps every step and the record free of sqrt(2)."""
+
+
+def _shared_closing(
+    file: str, prefix: str, rows: sp.Rational, families: int, t: sp.Symbol, segments: sp.Symbol
+) -> tuple[list[Obligation], sp.Expr]:
+    """The last two steps of a shared-budget count (lower-segments.md, section 3d), and its
+    bound: from d^2 t^2 <= 8 M^3 d^2 + ``rows`` M^4 (the face count of one segment of 4M I/O
+    moves), t is at most the tangent of sqrt(8 M^3 + rows M^4 / d^2) at d = oo; h segments,
+    each holding at most t + 5M of the ``families`` n^2 d products, give
+    IO >= 4 families n^2 d / (sqrt(2M) (2 + rows M / (8 d^2)) + 5) - 4M."""
+    tangent = 2 * sp.sqrt(2) * M * sp.sqrt(M) + rows * sp.sqrt(2) * M**2 * sp.sqrt(M) / (8 * d**2)
+    bound = 4 * families * n**2 * d / (sp.sqrt(2 * M) * (2 + rows / 8 * M / d**2) + 5) - 4 * M
+    steps = [
+        _step(
+            file,
+            f"{prefix}-tangent",
+            sp.Le(t, tangent, evaluate=False),
+            (d**2 * t**2 <= 8 * M**3 * d**2 + rows * M**4,),
+            (),
+            f"t <= sqrt(8 M^3 + {_shown(rows)} M^4 / d^2), at most its tangent at d = oo: "
+            f"t <= 2 sqrt(2) M sqrt(M) + {_shown(rows / 8)} sqrt(2) M^2 sqrt(M) / d^2",
+        ),
+        _step(
+            file,
+            f"{prefix}-segments",
+            sp.Ge(_io, bound, evaluate=False),
+            (
+                t <= tangent,
+                segments * (t + 5 * M) >= families * n**2 * d,
+                _io >= 4 * M * (segments - 1),
+            ),
+            (),
+            f"at most A <= 5M products in D, h segments of 4M I/O moves hold the "
+            f"{families} n^2 d products, IO >= 4M (h - 1): IO >= {4 * families} n^2 d / "
+            f"(sqrt(2M) (2 + {_shown(rows / 8)} M / d^2) + 5) - 4M",
+        ),
+    ]
+    return steps, bound
+
+
+def _shown(coefficient: sp.Rational) -> str:
+    """A rational coefficient as a statement writes it: ``35``, ``(225/4)``."""
+    return str(coefficient) if coefficient.is_integer else f"({coefficient})"
 
 
 def _accumulators() -> Derivation:

@@ -148,14 +148,31 @@ def _same_order(expr: sp.Expr, branch: sp.Expr) -> bool:
     return bool(limit.is_number and limit.is_positive and limit.is_finite)
 
 
-OUT_OF_CONSTANTS = (
-    "dense-forward-lower-small-segments-corner",
-    "dense-backward-lower-small-segments-corner",
-    "dense-forward-lower-large-segments-corner",
-    "dense-backward-lower-large-segments-corner",
-)
-"""Derived lower bounds z3 compares with every count directly but that are left out of the
-max the constants are searched against: with the two small-cache corner bounds of
+CORNER_PAIRS = {
+    (pass_name, cache): (
+        f"dense-{pass_name}-lower-{cache.value}-segments-corner",
+        f"dense-{pass_name}-compulsory",
+    )
+    for pass_name in ("forward", "backward")
+    for cache in (Cache.LARGE, Cache.SMALL)
+}
+"""Per dense cell, the corner bound of ``proofs/derivations/lower-segments.md`` and the
+compulsory I/O: the second lower term the tightness table's constants are searched against.
+
+With these two alone in the max z3 bounds every count of the table, the four of
+:data:`UNBOUNDED_ALGORITHMS` too (measured 2026-11-26 with the search of
+:func:`attnio.proofs.check.prove`: 3 to 30 s a search; the obligations are named in
+:data:`attnio.proofs.rounding.TIGHT_FLOORS`, which halves most of their constants); with a
+third record in the max (the sharp bound of the large cell) the searches end unknown at
+every C up to 4096, as they do with the corner bounds added to the max of
+:func:`tightness_table` (see :data:`OUT_OF_CONSTANTS`). Both records are derived lower bounds of the cell, so a C proved
+against their max is proved against the max of every derived bound."""
+
+
+OUT_OF_CONSTANTS = tuple(corner for corner, _ in CORNER_PAIRS.values())
+"""The corner bounds of :data:`CORNER_PAIRS`: derived lower bounds z3 compares with every
+count directly but that are left out of the max :func:`tightness_table`'s constants are
+searched against: with the two small-cache corner bounds of
 ``proofs/derivations/lower-segments.md`` in it, four of the six small-cache searches ended
 unknown (``benchmarks/constants.py --record --only stale``, 2026-11-25, 703 s of searches;
 square tiling forward went 26 -> 21, the other four from 41..54 to none), and
@@ -292,37 +309,6 @@ def tightness_table(table: dict | None = None) -> list[Obligation]:
                     )
                 )
     return found
-
-
-CORNER_PAIRS = {
-    ("forward", Cache.LARGE): (
-        "dense-forward-lower-large-segments-corner",
-        "dense-forward-compulsory",
-    ),
-    ("forward", Cache.SMALL): (
-        "dense-forward-lower-small-segments-corner",
-        "dense-forward-compulsory",
-    ),
-    ("backward", Cache.LARGE): (
-        "dense-backward-lower-large-segments-corner",
-        "dense-backward-compulsory",
-    ),
-    ("backward", Cache.SMALL): (
-        "dense-backward-lower-small-segments-corner",
-        "dense-backward-compulsory",
-    ),
-}
-"""Per dense cell, the corner bound of ``proofs/derivations/lower-segments.md`` and the
-compulsory I/O: the second lower term the tightness table's constants are searched against.
-
-With these two alone in the max z3 bounds every count of the table, the four of
-:data:`UNBOUNDED_ALGORITHMS` too (measured 2026-11-26 with the search of
-:func:`attnio.proofs.check.prove`: 3 to 30 s a search; the obligations are named in
-:data:`attnio.proofs.rounding.TIGHT_FLOORS`, which halves most of their constants); with a third record in the max
-(the sharp bound of the large cell) the searches end unknown at every C up to 4096, as they
-do with the corner bounds added to the max of :func:`tightness_table` (see
-:data:`OUT_OF_CONSTANTS`). Both records are derived lower bounds of the cell, so a C proved
-against their max is proved against the max of every derived bound."""
 
 
 def corner_table() -> list[Obligation]:
