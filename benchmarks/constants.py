@@ -10,13 +10,16 @@ With ``--only``, only the obligations whose name contains NAME are searched (and
 obligations with no entry of their current text, which must be searched anyway); the
 other entries of the recording are kept as they are. ``--only sampled`` searches nothing
 that is recorded and prints the sampled refutations of the tightness table's counts that
-z3 does not bound (they are sampled on every run).
+z3 does not bound and of every count against the max of every derived bound of its cell
+(``tightness/full/*``, the lower ends of the table's intervals); they are sampled on
+every run.
 
 Every obligation with a constant (``attnio prove --only list`` shows them: the
 ``tightness/*``, ``comparison/*``, ``reduction/*`` and ``order/*`` claims of the form
 ``A <= C * B``) is searched for the least integer C z3 proves
 (:func:`attnio.proofs.check.prove`, one worker per core); the tightness table's
-algorithms that z3 does not bound are sampled. The table printed compares each new
+algorithms that z3 does not bound, and every row against the max of all the cell's derived
+bounds, are sampled. The table printed compares each new
 search with the recording in use, side by side: the constant, the refuted constant and
 the seconds of the search, then what ``attnio verify`` spends instead on the new record
 (re-proving its C and re-confirming its refutation, :func:`attnio.proofs.constants.replay`,
@@ -33,7 +36,12 @@ import time
 
 from attnio.proofs import constants, suite
 from attnio.proofs.check import DEFAULT_TIMEOUT_MS, prove
-from attnio.proofs.generate import UNBOUNDED_ALGORITHMS, obligations, tightness_table
+from attnio.proofs.generate import (
+    UNBOUNDED_ALGORITHMS,
+    full_table,
+    obligations,
+    tightness_table,
+)
 
 
 def _replayed(found, timeout_ms: int):
@@ -79,7 +87,7 @@ def main() -> int:
             f"{new['refuted']} | {old.get('constant', '-')} | {old.get('refuted', '-')} | "
             f"{outcome.result.seconds:.1f} | {seconds:.1f} ({again.result.status}) |"
         )
-    unbounded = tightness_table(UNBOUNDED_ALGORITHMS)
+    unbounded = tightness_table(UNBOUNDED_ALGORITHMS) + full_table()
     for obligation in unbounded:  # no obligation: only the sampled refutation
         new = constants.sampled(obligation)
         old = before.get(obligation.name, {})

@@ -7,9 +7,10 @@ the same counts against the best lower bound the catalog held before the sharp b
 (``*-lower-large-explicit``, ``*-lower-small-derived``).
 
 ``--grid`` samples, for every row, count / max(every derived explicit lower bound of the
-cell) over d in {4, ..., 256}, n from d to 10^6 and M below d^2 (small cache) or from d^2
-to 1024 d^2 (large cache), at least four times the count's least M as for the z3
-constants: where the least grid constant sits, whatever z3 can prove. Beside it, the
+cell) for d in {1, 2, 4, ..., 256}, over the z3 constants' region (the cell, n >= d, M
+at least four times the count's least M), with the constant searches' sampler (a grid,
+then a local search; every peak re-evaluated exactly at an integer point): where the
+least constant against today's bounds sits, whatever z3 can prove. Beside it, the
 baseline in the same run: the same peaks without the corner records of
 ``proofs/derivations/lower-segments.md`` (sections 3b and 3c); and the peak at each d.
 """
@@ -17,11 +18,14 @@ baseline in the same run: the same peaks without the corner records of
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 
 import sympy as sp
 
-from attnio.bounds import catalog, get
-from attnio.proofs.generate import OUT_OF_CONSTANTS
+from attnio.bounds import get
+from attnio.bounds.symbols import d
+from attnio.proofs.generate import CONSTANT, OUT_OF_CONSTANTS, full_table
+from attnio.proofs.sampling import largest_ratio
 from attnio.proofs.tightness import leading_ratio, render_tightness, rows
 
 BASELINE = {
@@ -33,7 +37,7 @@ BASELINE = {
 """The best derived lower bound of each cell before lower-sharp.md."""
 
 
-DEGREES = (4, 8, 16, 32, 64, 128, 256)
+DEGREES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 """The head dimensions the grid samples."""
 
 CORNER = OUT_OF_CONSTANTS
@@ -42,35 +46,23 @@ CORNER = OUT_OF_CONSTANTS
 
 def _grid_peaks(count: str, pass_: str, cache: str, left_out=()) -> dict[int, tuple[float, dict]]:
     """Per d, the largest sampled count / max(derived lower bounds but ``left_out``) in one
-    cell, with the point where it is reached."""
-    record = get(count)
-    lowers = [
-        b
-        for b in catalog(regime="dense", pass_=pass_, kind="lower")
-        if b.status.value == "derived"
-        and b.explicit is not None
-        and b.cache.value in (cache, "any")
-        and b.name not in left_out
-    ]
+    cell, with the point where it is reached.
+
+    The claim and region are the row's ``tightness/full/*`` obligation's (the cell, n >= d,
+    M at least four times the count's least M; every derived bound of the cell) with d
+    fixed and the records of ``left_out`` dropped; the search is
+    :func:`attnio.proofs.sampling.largest_ratio` (a grid, then a local search from its
+    largest ratios), and the peak is its exact ratio at an integer point.
+    """
+    row = next(o for o in full_table() if o.name.endswith(f"/{pass_}/{cache}/{count}"))
+    lower = sp.Max(*(get(name).explicit for name in row.sources[1:] if name not in left_out))
+    claim = sp.Le(row.claim.lhs, CONSTANT * lower, evaluate=False)
     peaks: dict[int, tuple[float, dict]] = {}
-    for d in DEGREES:
-        peak: tuple[float, dict] = (0.0, {})
-        for n in sorted({d, 2 * d, 4 * d, 16 * d, 64 * d, 1024 * d, 10**6}):
-            if cache == "small":
-                fractions = (0.001, 0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 0.99)
-                memories = {int(d * d * f) for f in fractions} | {d * d - 1}
-            else:
-                memories = {int(d * d * f) for f in (1, 1.1, 1.5, 2, 4, 16, 64, 256, 1024)}
-            for M in sorted(memories):
-                at = {"n": n, "d": d, "M": M}
-                if M < 1 or not (record.applies(**at) and record.applies(n=n, d=d, M=M // 4 or 1)):
-                    continue
-                lower = max(float(b.evaluate(**at)) for b in lowers if b.applies(**at))
-                ratio = float(record.evaluate(**at)) / lower
-                if ratio > peak[0]:
-                    peak = (ratio, at)
-        if peak[1]:
-            peaks[d] = peak
+    for degree in DEGREES:
+        fixed = replace(row, claim=claim, assumptions=(*row.assumptions, sp.Eq(d, degree)))
+        found = largest_ratio(fixed)
+        if found is not None:
+            peaks[degree] = (float(found[0]), found[1])
     return peaks
 
 

@@ -345,6 +345,135 @@ def corner_table() -> list[Obligation]:
     return found
 
 
+def _forward_pieces() -> tuple[tuple[str, sp.Basic | None], ...]:
+    return (
+        ("dense-forward-compulsory", d * n <= sp.Rational(9, 4) * M),
+        ("dense-forward-lower-large-accumulators", M >= 12 * d**2),
+        ("dense-forward-lower-large-segments-corner", None),
+    )
+
+
+def _backward_pieces() -> tuple[tuple[str, sp.Basic | None], ...]:
+    return (
+        ("dense-backward-compulsory", d * n <= 3 * M),
+        ("dense-backward-lower-large-sharp", d <= 2),
+        ("dense-backward-lower-large-accumulators", M >= 8 * d**2),
+        ("dense-backward-lower-large-segments-corner", None),
+    )
+
+
+PIECES = {
+    **{("forward", f"{a}-forward-count"): _forward_pieces() for a in ("row-streaming", "flash", "flash2")},
+    **{("backward", f"{a}-backward-count"): _backward_pieces() for a in ("row-streaming", "flash", "flash2")},
+}  # fmt: skip
+"""Piecewise constants: per (pass, count) of the large-cache tightness table, a decision
+list of (derived lower bound, test). Piece k is the table's region where test k holds and
+no earlier test does (the last test is None: the rest), so the pieces cover the region by
+construction; :func:`piece_table` asks z3 for count <= C * (that one bound) on each piece.
+With the largest of those constants, count <= C * max(every derived bound) on the whole
+region. Each piece has one bound, where the corner search of :func:`corner_table` puts two
+in a max and the whole region in one claim; the tests follow where each bound is the
+largest (the compulsory I/O for n d up to a few M, the sharp bound for d <= 2 backward,
+the accumulator bound far from M = d^2, the corner bound near it; ``python
+benchmarks/tightness.py --grid`` samples them). One list per pass, chosen for row
+streaming among a few thresholds (2 to 3 for n d / M, 4 to 12 for M / d^2) by the largest
+piece constant :func:`attnio.proofs.check.prove` found, 2026-11-26: row streaming forward
+6, 6 and 7 (the corner search: 8), backward 12, 8, 13 and 13 (the corner search: 17)."""
+
+
+def piece_table() -> list[Obligation]:
+    """count <= C * L_k on piece k of the table's region, for each list of :data:`PIECES`.
+
+    The region is :func:`corner_table`'s (the large cache, n >= d, M at least four times the
+    count's least M); piece k adds its test and the negation of every earlier one. Named
+    ``tightness/piece/{pass}/large/{count}/{k}``; their strengthening uses the tight floor
+    bound (:data:`attnio.proofs.rounding.TIGHT_FLOORS`).
+    """
+    found = []
+    for (pass_name, name), pieces in PIECES.items():
+        count = get(name)
+        earlier: list[sp.Basic] = []
+        for k, (lower_name, test) in enumerate(pieces):
+            lower = get(lower_name)
+            own = () if test is None else (test,)
+            found.append(
+                Obligation(
+                    f"tightness/piece/{pass_name}/large/{name}/{k}",
+                    "tightness",
+                    sp.Le(count.explicit, CONSTANT * lower.explicit, evaluate=False),
+                    (
+                        M >= d**2,
+                        PAPER_REGIME,
+                        *_conditions(count, lower),
+                        *_away(count),
+                        *earlier,
+                        *own,
+                    ),
+                    _expect(count, lower),
+                    (name, lower_name),
+                    f"{name} <= C * {lower_name} for large cache, n >= d, M >= {_AWAY}x the "
+                    f"count's least M, on piece {k} of {len(pieces)}"
+                    + ("" if test is None else f" ({test})"),
+                    constant=CONSTANT,
+                )
+            )
+            if test is not None:
+                earlier.append(sp.Not(test))
+    return found
+
+
+def derived_lowers(pass_name: str, cache: Cache) -> list[Bound]:
+    """Every derived explicit lower bound of a dense cell (in n, d and M only)."""
+    return [
+        b
+        for b in catalog(regime="dense", pass_=pass_name, kind=Kind.LOWER)
+        if b.status is Status.DERIVED
+        and b.explicit is not None
+        and b.cache in (cache, Cache.ANY)
+        and set(b.parameters) <= BASE_PARAMETERS
+    ]
+
+
+def full_table() -> list[Obligation]:
+    """count <= C * max(every derived explicit lower bound of the cell), as :func:`corner_table`.
+
+    One obligation per row of the tightness table, over the same region (the cell,
+    n >= d, M at least four times the count's least M), against the max of *every*
+    ``derived`` lower bound of the cell: the per-family, segment, shared-budget,
+    accumulator and corner records too. z3 searches none of them (with those records in
+    the max it decides no constant; see :data:`OUT_OF_CONSTANTS`), so they are not in
+    :func:`obligations`: they are sampled (:func:`attnio.proofs.sampling.largest_ratio`)
+    and recorded with status ``sampled`` by ``benchmarks/constants.py --record``. The point
+    recorded refutes every C below the ratio there against the best lower bound attnio
+    has, the lower end of the table's interval; the upper end is the C proved against a
+    sub-max (:func:`tightness_table`, :func:`corner_table`), a C against every record too.
+    """
+    found = []
+    for pass_name, cache in CORNER_PAIRS:
+        lowers = derived_lowers(pass_name, cache)
+        lower = sp.Max(*[b.explicit for b in lowers])
+        cell = M >= d**2 if cache is Cache.LARGE else M < d**2
+        algorithms = (*TABLE_ALGORITHMS.get((pass_name, cache), ()),
+                      *UNBOUNDED_ALGORITHMS.get((pass_name, cache), ()))  # fmt: skip
+        for algorithm in algorithms:
+            for count in _counts("dense", pass_name, algorithm):
+                found.append(
+                    Obligation(
+                        f"tightness/full/{pass_name}/{cache.value}/{count.name}",
+                        "tightness",
+                        sp.Le(count.explicit, CONSTANT * lower, evaluate=False),
+                        (cell, PAPER_REGIME, *_conditions(count, *lowers), *_away(count)),
+                        _expect(count, *lowers),
+                        (count.name, *(b.name for b in lowers)),
+                        f"{count.name} <= C * max(every derived lower bound of the "
+                        f"{pass_name} {cache.value}-cache cell), n >= d, M >= {_AWAY}x the "
+                        "count's least M",
+                        constant=CONSTANT,
+                    )
+                )
+    return found
+
+
 def _away(count: Bound) -> tuple[sp.Basic, ...]:
     """The conditions ``a <= M`` of ``count`` scaled: M at least :data:`_AWAY` times ``a``."""
     return tuple(
@@ -831,6 +960,7 @@ def obligations() -> list[Obligation]:
         *tightness(),
         *tightness_table(),
         *corner_table(),
+        *piece_table(),
         *crossovers(),
         *reductions(),
         *comparisons(),
@@ -847,16 +977,20 @@ __all__ = [
     "CORNER_PAIRS",
     "OUT_OF_CONSTANTS",
     "PAPER_COMPARISONS",
+    "PIECES",
     "SOLID",
     "backing",
     "comparisons",
     "corner_table",
     "crossovers",
+    "derived_lowers",
     "evidence",
+    "full_table",
     "lower_le_upper",
     "monotonicity",
     "obligations",
     "order",
+    "piece_table",
     "planted",
     "reductions",
     "refutations",

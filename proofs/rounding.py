@@ -105,7 +105,7 @@ def _positive(expr: sp.Expr) -> sp.Basic:
     return sp.Gt(expr, 0, evaluate=False)
 
 
-TIGHT_FLOORS: tuple[str, ...] = ("tightness/corner/",)
+TIGHT_FLOORS: tuple[str, ...] = ("tightness/corner/", "tightness/piece/")
 """Name prefixes of the obligations whose strengthening bounds ``floor(x)``, x >= 1, by
 ``max(x / 2, x - 1)`` instead of ``x / 2``.
 

@@ -5,13 +5,16 @@ Two numbers per (cell, algorithm), both read from the catalog, never retyped:
 * the **ratio of leading terms**: the exact count over the best ``derived`` explicit
   lower bound of the cell, with floors and ceilings dropped, in the limit n -> oo and
   then (small cache) d -> oo and M -> oo: a sympy limit, computed here;
-* the **least constant C** that z3 proves for ``count <= C * max(derived lower bounds)``
-  over the cell with n >= d and M at least four times the schedule's least M: the
-  smaller of two searches, the obligations ``tightness/table/*`` of
-  :func:`attnio.proofs.generate.tightness_table` and ``tightness/corner/*`` of
-  :func:`attnio.proofs.generate.corner_table` (against the corner bound and the
-  compulsory I/O alone), and the interval (refuted, proved] they leave, the refuting
-  points evaluated against the max of both searches' records. The search takes minutes, so its
+* the **least constant C** with ``count <= C * max(every derived lower bound)`` over the
+  cell with n >= d and M at least four times the schedule's least M, as an interval
+  (refuted, proved]. The upper end is the least C z3 proves against the max of some of
+  those bounds (so against all of them): the smaller of two searches, the obligations
+  ``tightness/table/*`` of :func:`attnio.proofs.generate.tightness_table` and
+  ``tightness/corner/*`` of :func:`attnio.proofs.generate.corner_table` (against the
+  corner bound and the compulsory I/O alone). The lower end is refuted against the max
+  of every derived bound at an integer point the sampler found
+  (``tightness/full/*`` of :func:`attnio.proofs.generate.full_table`, status
+  ``sampled``), the ratio there evaluated exactly. The search takes minutes, so its
   outcome is recorded with every other constant search (:mod:`attnio.proofs.constants`,
   ``python benchmarks/constants.py --record``), and ``attnio verify`` re-proves each
   recorded C; ``tests/test_tightness.py`` checks that the recording holds today's
@@ -30,11 +33,18 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from attnio.bounds import Cache, Kind, Status, catalog, get
+from attnio.bounds import Cache, get
 from attnio.bounds.symbols import M, d, n
 
 from .constants import entry_of
-from .generate import UNBOUNDED_ALGORITHMS, corner_table, tightness_table
+from .generate import (
+    UNBOUNDED_ALGORITHMS,
+    corner_table,
+    full_table,
+    piece_table,
+    tightness_table,
+)
+from .generate import derived_lowers as _derived_lowers
 
 COMMAND = "attnio prove --only '{name}'"
 """How to reproduce one recorded constant."""
@@ -60,7 +70,8 @@ class Row:
     constant : int or None
         Least C z3 proved over the grid (None: not recorded for today's count).
     refuted : int or None
-        The largest C the search refuted, so the least C lies in (refuted, constant].
+        The largest C refuted against the max of every derived bound (at the recorded
+        sampled point of ``tightness/full/*``), so the least C lies in (refuted, constant].
     obligation : str
         The obligation whose search gave ``constant``.
     """
@@ -81,6 +92,8 @@ class Row:
         sampled refutation)."""
         if self.obligation in _unbounded():
             return SAMPLED_COMMAND
+        if self.obligation.startswith("tightness/piece/"):  # every piece of its list
+            return COMMAND.format(name=self.obligation.rsplit("/", 1)[0] + "/*")
         return COMMAND.format(name=self.obligation)
 
 
@@ -120,14 +133,7 @@ def leading_ratio(count: str, lower: str, cache: str) -> sp.Expr:
 
 def derived_lowers(pass_: str, cache: str) -> list[str]:
     """The derived explicit lower bounds of a dense cell (what the table compares against)."""
-    return [
-        b.name
-        for b in catalog(regime="dense", pass_=pass_, kind=Kind.LOWER)
-        if b.status is Status.DERIVED
-        and b.explicit is not None
-        and b.cache.value in (cache, Cache.ANY.value)
-        and set(b.parameters) <= {"n", "d", "M"}
-    ]
+    return [b.name for b in _derived_lowers(pass_, Cache(cache))]
 
 
 def _best(count: str, pass_: str, cache: str) -> tuple[str, sp.Expr]:
@@ -150,11 +156,14 @@ def rows() -> list[Row]:
     A row's C is the smaller of the two searches that bound its count
     (:func:`~attnio.proofs.generate.tightness_table` against the max of most derived
     bounds, :func:`~attnio.proofs.generate.corner_table` against the corner bound and the
-    compulsory I/O): each proves count <= C * L for L the max of both searches' records.
-    The refuted constant is taken against that L too: the points the searches refuted at
-    are evaluated again, exactly, against it.
+    compulsory I/O): each proves count <= C * L for L the max of some derived bounds of
+    the cell, so count <= C * (the max of every derived bound) too. The refuted constant
+    is taken against that max of every derived bound
+    (:func:`~attnio.proofs.generate.full_table`): the recorded sampled point is evaluated
+    again here, exactly, and refutes every integer below the ratio there.
     """
     corner = {o.name.replace("tightness/corner/", "", 1): o for o in corner_table()}
+    full = {o.name.replace("tightness/full/", "", 1): o for o in full_table()}
     found = []
     for obligation in tightness_table() + tightness_table(UNBOUNDED_ALGORITHMS):
         _, _, pass_, cache, count = obligation.name.split("/")
@@ -164,36 +173,52 @@ def rows() -> list[Row]:
         twin = corner.get(f"{pass_}/{cache}/{count}")
         if twin is not None:
             searches.append(twin)
-        constant, refuted, source = _combined(count, searches)
+        pieces = [
+            o
+            for o in piece_table()
+            if o.name.startswith(f"tightness/piece/{pass_}/{cache}/{count}/")
+        ]
+        constant, source = _proved(searches, pieces)
+        refuted = _refuted(full[f"{pass_}/{cache}/{count}"])
         found.append(Row(pass_, cache, algorithm, count, lower, ratio, constant, refuted, source))
     return found
 
 
-def _combined(count: str, searches: list) -> tuple[int | None, int | None, str]:
-    """(least proved C, largest refuted C against the max of every search's records, the
-    obligation that proved C); an obligation without a recording of today's text counts
-    as not searched."""
-    names = list(dict.fromkeys(name for o in searches for name in o.sources[1:]))
-    proved: list[tuple[int, str]] = []
-    refuted = None
-    for obligation in searches:
+def _proved(searches: list, pieces: list) -> tuple[int | None, str]:
+    """(least proved C, the obligation that proved it) over the searches and, if every
+    piece of the row's decision list has one, the largest C of the pieces; an obligation
+    without a recording of today's text counts as not searched."""
+
+    def proved(obligation) -> int | None:
         entry = entry_of(obligation)
-        if entry is None:
-            continue
-        if entry["status"] == "proved" and entry["constant"] is not None:
-            proved.append((entry["constant"], obligation.name))
-        point = entry.get("point")
-        if point:
-            at = {s: sp.Integer(point[s.name]) for s in (n, d, M) if s.name in point}
-            low = sp.Max(*[get(name).explicit.subs(at) for name in names])
-            if low.is_positive:
-                ratio = get(count).explicit.subs(at) / low
-                largest = int(sp.ceiling(ratio)) - 1
-                refuted = largest if refuted is None else max(refuted, largest)
-    if not proved:
-        return None, refuted, searches[0].name
-    constant, source = min(proved)
-    return constant, refuted, source
+        if entry is not None and entry["status"] == "proved":
+            return entry["constant"]
+        return None
+
+    found = [(c, o.name) for o in searches if (c := proved(o)) is not None]
+    piecewise = [(c, o.name) for o in pieces if (c := proved(o)) is not None]
+    if pieces and len(piecewise) == len(pieces):
+        found.append(max(piecewise))
+    if not found:
+        return None, searches[0].name
+    return min(found)
+
+
+def _refuted(full: object) -> int | None:
+    """The largest integer C the recorded point of ``full`` refutes, evaluated exactly
+    (None: no recording of today's text, or no point)."""
+    entry = entry_of(full)
+    point = None if entry is None else entry.get("point")
+    if not point:
+        return None
+    at = {s: sp.Integer(point[s.name]) for s in (n, d, M) if s.name in point}
+    if not all(a.subs(at) is sp.true for a in full.assumptions):
+        return None
+    count, lower = full.claim.lhs, full.claim.rhs / full.constant
+    low = lower.subs(at)
+    if not low.is_positive:
+        return None
+    return int(sp.ceiling(count.subs(at) / low)) - 1
 
 
 def render_tightness(table: list[Row], fmt: str = "markdown") -> str:
@@ -237,12 +262,11 @@ def render_tightness(table: list[Row], fmt: str = "markdown") -> str:
             r"\footnotesize",
             r"\caption{Exact I/O counts against attnio's derived lower bounds, per dense cell: "
             r"the ratio of leading terms ($n \to \infty$, then $d \to \infty$ in the small cache, "
-            r"then $M \to \infty$) against the best derived bound, and the least $C$ proved by z3 "
-            r"for count $\leq C \cdot$ the largest derived bound but the per-family, segment, "
-            r"shared-budget and accumulator ones (z3 compares those with the counts through "
-            r"simpler terms) over $n \geq d$ and $M$ at least four times the schedule's least "
-            r"$M$: the smaller of two searches, one against the corner bound and the "
-            r"compulsory I/O alone.}",
+            r"then $M \to \infty$) against the best derived bound, and the least $C$ with "
+            r"count $\leq C \cdot$ the largest derived bound over $n \geq d$ and $M$ at least "
+            r"four times the schedule's least $M$, as an interval: $C$ proved by z3 (against "
+            r"the largest of some of the derived bounds, the smaller of two searches), every "
+            r"integer up to the lower end refuted at an integer point, evaluated exactly.}",
             r"\label{tab:attnio-tightness}",
             r"\begin{tabular}{@{}llll@{}}",
             r"\toprule",
@@ -264,8 +288,8 @@ def render_tightness(table: list[Row], fmt: str = "markdown") -> str:
         lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
         return "\n".join(lines) + "\n"
     out = [
-        "| cell | algorithm | ratio against | ratio of leading terms | C proved (vs max of the "
-        "derived bounds but the per-family, segment, shared-budget and accumulator ones) "
+        "| cell | algorithm | ratio against | ratio of leading terms | C proved by z3 for count <= "
+        "C * max(every derived bound) (least C in (refuted at an exact point, proved]) "
         "| reproduce |",
         "|---|---|---|---|---|---|",
     ]

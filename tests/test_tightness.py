@@ -10,7 +10,12 @@ from attnio.bounds import get
 from attnio.bounds.symbols import M, d, n
 from attnio.cli import main
 from attnio.proofs.constants import entry_of
-from attnio.proofs.generate import UNBOUNDED_ALGORITHMS, corner_table, tightness_table
+from attnio.proofs.generate import (
+    UNBOUNDED_ALGORITHMS,
+    corner_table,
+    full_table,
+    tightness_table,
+)
 from attnio.proofs.tightness import leading_ratio, render_tightness, rows
 
 
@@ -66,11 +71,14 @@ def test_every_cell_is_compared_with_its_best_derived_lower_bound() -> None:
         assert r.ratio.subs(d, 64) == min(finite), r
 
 
-def test_every_row_has_the_least_recorded_constant_of_its_two_searches() -> None:
-    """Each row shows the smaller recorded C of its tightness/table and tightness/corner
-    searches (every row has one: the corner search bounds the counts z3 does not bound
-    against the table's max), from the obligation it names; a stale recording of a changed
-    count shows none (tests/test_constants.py says to re-record)."""
+def test_every_row_has_the_least_recorded_constant_of_its_searches() -> None:
+    """Each row shows the smallest recorded C of its tightness/table and tightness/corner
+    searches and, where it has a decision list of pieces, of the largest piece constant
+    (every row has one: the corner search bounds the counts z3 does not bound against the
+    table's max), from the obligation it names; a stale recording of a changed count shows
+    none (tests/test_constants.py says to re-record)."""
+    from attnio.proofs.generate import piece_table
+
     searches = {}
     for o in tightness_table() + tightness_table(UNBOUNDED_ALGORITHMS) + corner_table():
         searches.setdefault(o.name.split("/", 2)[2], []).append(o)
@@ -83,28 +91,44 @@ def test_every_row_has_the_least_recorded_constant_of_its_two_searches() -> None
             for o in found
             if entry_of(o) is not None and entry_of(o)["status"] == "proved"
         }
+        pieces = [o for o in piece_table() if f"/{r.pass_}/{r.cache}/{r.count}/" in o.name]
+        if pieces:
+            largest = max((entry_of(o)["constant"], o.name) for o in pieces)
+            proved[largest[1]] = largest[0]
         assert r.constant == min(proved.values()) == proved[r.obligation], r
         assert r.refuted is not None and r.refuted < r.constant, r
 
 
-def test_refuted_constants_hold_against_the_max_of_both_searches() -> None:
-    """A row's refuted C is refuted against the max of every record of its two searches
-    (not only against the records of the search that found the point): at one of the
-    recorded points the count exceeds refuted * that max, evaluated here exactly, and
-    no recorded point refutes refuted + 1."""
-    searches = tightness_table() + tightness_table(UNBOUNDED_ALGORITHMS) + corner_table()
+def test_refuted_constants_are_refuted_against_every_derived_bound() -> None:
+    """A row's refuted C is refuted against the max of *every* derived lower bound of its
+    cell (not only the records its searches used): at the recorded point, inside the
+    table's region, count > refuted * that max and count <= (refuted + 1) * that max,
+    evaluated here exactly from the catalog records; and every row's interval is
+    non-empty."""
+    from attnio.proofs.tightness import derived_lowers
+
+    full = {o.name.split("/", 2)[2]: o for o in full_table()}
     for r in rows():
-        found = [o for o in searches if o.name.endswith(f"/{r.pass_}/{r.cache}/{r.count}")]
-        names = {name for o in found for name in o.sources[1:]}
-        ratios = []
-        for o in found:
-            point = (entry_of(o) or {}).get("point")
-            if point:
-                at = {s: sp.Integer(point[s.name]) for s in (n, d, M)}
-                lower = sp.Max(*[get(name).explicit.subs(at) for name in names])
-                ratios.append(get(r.count).explicit.subs(at) / lower)
-        assert any(x > r.refuted for x in ratios), r
-        assert not any(x > r.refuted + 1 for x in ratios), r
+        entry = entry_of(full[f"{r.pass_}/{r.cache}/{r.count}"])
+        at = {s: sp.Integer(entry["point"][s.name]) for s in (n, d, M)}
+        assert all(
+            a.subs(at) is sp.true for a in full[f"{r.pass_}/{r.cache}/{r.count}"].assumptions
+        )
+        lower = sp.Max(*[get(name).explicit.subs(at) for name in derived_lowers(r.pass_, r.cache)])
+        ratio = get(r.count).explicit.subs(at) / lower
+        assert r.refuted < ratio <= r.refuted + 1, r
+        assert r.constant is not None and r.refuted < r.constant, r
+
+
+def test_the_proved_constants_are_against_some_of_the_derived_bounds() -> None:
+    """A C proved against the max of a search's records holds against the max of every
+    derived bound only if those records are derived bounds of the cell: every search's
+    lower records are among them."""
+    from attnio.proofs.tightness import derived_lowers
+
+    for o in tightness_table() + corner_table():
+        _, _, pass_, cache, _ = o.name.split("/")
+        assert set(o.sources[1:]) <= set(derived_lowers(pass_, cache)), o.name
 
 
 def test_render_formats(capsys, generated_obligations) -> None:
@@ -162,3 +186,46 @@ def test_the_readme_ratios_are_the_tables() -> None:
     for key, (shown, value) in quoted.items():
         assert shown in text, shown
         assert sp.simplify(table[key] - value) == 0, (key, table[key])
+
+
+def test_the_pieces_cover_the_region_once() -> None:
+    """Each decision list of PIECES partitions the table's region: at every integer point
+    of the region (the row's tightness/corner obligation's assumptions) with d <= 12,
+    M <= 40 d^2 and n <= 60 d, exactly one piece's assumptions hold; each list ends with
+    the rest (test None), and each piece's bound is a derived lower bound of the cell, so
+    the largest piece constant bounds count / max(every derived bound)."""
+    from attnio.proofs.generate import PIECES, piece_table
+    from attnio.proofs.tightness import derived_lowers
+
+    pieces = piece_table()
+    for (pass_, count), tests in PIECES.items():
+        assert tests[-1][1] is None
+        assert {lower for lower, _ in tests} <= set(derived_lowers(pass_, "large"))
+        own = [o for o in pieces if o.name.startswith(f"tightness/piece/{pass_}/large/{count}/")]
+        region = next(o for o in corner_table() if o.name.endswith(f"/{pass_}/large/{count}"))
+        inside = sp.lambdify((M, d, n), sp.And(*region.assumptions))
+        holds = [sp.lambdify((M, d, n), sp.And(*o.assumptions)) for o in own]
+        points = 0
+        for dd in range(1, 13):
+            for mm in range(dd * dd, 40 * dd * dd + 1, max(1, dd)):
+                for nn in range(dd, 60 * dd + 1, max(1, dd // 2)):
+                    if inside(mm, dd, nn):
+                        points += 1
+                        assert sum(bool(h(mm, dd, nn)) for h in holds) == 1, (count, mm, dd, nn)
+        assert points > 10_000
+
+
+def test_a_row_with_pieces_takes_their_largest_constant() -> None:
+    """Row streaming's rows show the piecewise C (the largest of its pieces' recorded
+    constants) when it is below both searches', and name a piece: the command proves every
+    piece of the list."""
+    from attnio.proofs.generate import piece_table
+
+    for r in rows():
+        own = [o for o in piece_table() if o.name.startswith(f"tightness/piece/{r.pass_}/")
+               and f"/{r.count}/" in o.name]  # fmt: skip
+        if not own:
+            continue
+        largest = max(entry_of(o)["constant"] for o in own)
+        assert r.constant == largest and r.obligation in {o.name for o in own}, r
+        assert r.command.endswith(f"/{r.count}/*'"), r.command
