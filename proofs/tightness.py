@@ -34,9 +34,10 @@ from dataclasses import dataclass
 import sympy as sp
 
 from attnio.bounds import Cache, get
+from attnio.bounds.catalog import loaded
 from attnio.bounds.symbols import M, d, n
 
-from .constants import entry_of
+from .constants import entry_of, recorded
 from .generate import (
     UNBOUNDED_ALGORITHMS,
     corner_table,
@@ -45,6 +46,7 @@ from .generate import (
     tightness_table,
 )
 from .generate import derived_lowers as _derived_lowers
+from .obligation import Obligation
 
 COMMAND = "attnio prove --only '{name}'"
 """How to reproduce one recorded constant."""
@@ -150,8 +152,28 @@ def _best(count: str, pass_: str, cache: str) -> tuple[str, sp.Expr]:
     return min(options, key=size)
 
 
+_KEPT: dict[str, tuple] = {}
+
+
 def rows() -> list[Row]:
     """The tightness table: one row per dense cell and compared algorithm.
+
+    Built once per catalog and recording (about 10 s of sympy): the result is kept with
+    the catalog tuple (:func:`attnio.bounds.catalog.loaded`) and the recording
+    (:func:`attnio.proofs.constants.recorded`) it read, and built again when either is
+    replaced.
+    """
+    current = (loaded(), recorded())
+    kept = _KEPT.get("rows")
+    if kept is not None and all(a is b for a, b in zip(kept[0], current, strict=True)):
+        return list(kept[1])
+    table = _rows()
+    _KEPT["rows"] = (current, tuple(table))
+    return table
+
+
+def _rows() -> list[Row]:
+    """The rows of :func:`rows`.
 
     A row's C is the smaller of the two searches that bound its count
     (:func:`~attnio.proofs.generate.tightness_table` against the max of most derived
@@ -204,9 +226,15 @@ def _proved(searches: list, pieces: list) -> tuple[int | None, str]:
     return min(found)
 
 
-def _refuted(full: object) -> int | None:
+def _refuted(full: Obligation) -> int | None:
     """The largest integer C the recorded point of ``full`` refutes, evaluated exactly
-    (None: no recording of today's text, or no point)."""
+    (None: no recording of today's text, or no point).
+
+    The count and every lower bound are evaluated exactly at the point, one record at a
+    time (sympy's Max of a dozen algebraic numbers takes seconds); the largest is picked
+    at 60 digits, and C is then checked exactly against every record: count > C * L for
+    each L, lowered by one while it is not.
+    """
     entry = entry_of(full)
     point = None if entry is None else entry.get("point")
     if not point:
@@ -214,11 +242,15 @@ def _refuted(full: object) -> int | None:
     at = {s: sp.Integer(point[s.name]) for s in (n, d, M) if s.name in point}
     if not all(a.subs(at) is sp.true for a in full.assumptions):
         return None
-    count, lower = full.claim.lhs, full.claim.rhs / full.constant
-    low = lower.subs(at)
-    if not low.is_positive:
+    count = full.claim.lhs.subs(at)
+    lowers = [get(name).explicit.subs(at) for name in full.sources[1:]]
+    largest = max(lowers, key=lambda value: sp.N(value, 60))
+    if not largest.is_positive:
         return None
-    return int(sp.ceiling(count.subs(at) / low)) - 1
+    refuted = int(sp.ceiling(count / largest)) - 1
+    while refuted >= 1 and not all((count > refuted * low) is sp.true for low in lowers):
+        refuted -= 1
+    return refuted if refuted >= 1 else None
 
 
 def render_tightness(table: list[Row], fmt: str = "markdown") -> str:
