@@ -129,12 +129,14 @@ def test_the_recording_holds_every_constant_of_today(generated_obligations) -> N
         assert entry["status"] in ("proved", "counterexample", "unknown", "sampled"), name
 
 
-@pytest.mark.parametrize("status", ["proved", "counterexample", "unknown"])
+@pytest.mark.parametrize("status", ["proved", "counterexample"])
 def test_verify_replays_rather_than_searches_recorded_outcomes(
     status, monkeypatch, generated_obligations
 ) -> None:
-    """settle never calls the search for a record that is proved, refuted everywhere, or
-    proved nowhere up to the limit (replayed there, still unknown)."""
+    """settle never calls the search for a record that is proved or refuted everywhere.
+    (No search of today's recording proved nothing up to the limit: the sampler refutes
+    the two any-n orders outright since 2026-11-26; the replay of such a record is the
+    next test's, on a made-up record.)"""
     wanted = [
         o
         for o in generated_obligations
