@@ -8,10 +8,13 @@ Two numbers per (cell, algorithm), both read from the catalog, never retyped:
 * the **least constant C** with ``count <= C * max(every derived lower bound)`` over the
   cell with n >= d and M at least four times the schedule's least M, as an interval
   (refuted, proved]. The upper end is the least C z3 proves against the max of some of
-  those bounds (so against all of them): the smaller of two searches, the obligations
-  ``tightness/table/*`` of :func:`attnio.proofs.generate.tightness_table` and
+  those bounds (so against all of them): the least of up to three searches, the
+  obligations ``tightness/table/*`` of :func:`attnio.proofs.generate.tightness_table`,
   ``tightness/corner/*`` of :func:`attnio.proofs.generate.corner_table` (against the
-  corner bound and the compulsory I/O alone). The lower end is refuted against the max
+  corner bound and the compulsory I/O alone) and, for the large-cache rows, the largest
+  constant of the pieces ``tightness/piece/*`` of
+  :func:`attnio.proofs.generate.piece_table` (one bound on each piece of the region).
+  The lower end is refuted against the max
   of every derived bound at an integer point the sampler found
   (``tightness/full/*`` of :func:`attnio.proofs.generate.full_table`, status
   ``sampled``), the ratio there evaluated exactly. The search takes minutes, so its
@@ -175,11 +178,14 @@ def rows() -> list[Row]:
 def _rows() -> list[Row]:
     """The rows of :func:`rows`.
 
-    A row's C is the smaller of the two searches that bound its count
+    A row's C is the least of the searches that bound its count
     (:func:`~attnio.proofs.generate.tightness_table` against the max of most derived
     bounds, :func:`~attnio.proofs.generate.corner_table` against the corner bound and the
-    compulsory I/O): each proves count <= C * L for L the max of some derived bounds of
-    the cell, so count <= C * (the max of every derived bound) too. The refuted constant
+    compulsory I/O, and the largest constant of its pieces,
+    :func:`~attnio.proofs.generate.piece_table`, when every piece has one): each proves
+    count <= C * L for L the max of some derived bounds of the cell (on a piece, one
+    bound; the pieces cover the region), so count <= C * (the max of every derived bound)
+    too. The refuted constant
     is taken against that max of every derived bound
     (:func:`~attnio.proofs.generate.full_table`): the recorded sampled point is evaluated
     again here, exactly, and refutes every integer below the ratio there.
