@@ -56,8 +56,11 @@ def split_constant(obligation: Obligation) -> tuple[sp.Expr, sp.Expr] | None:
 
 
 def largest_ratio(obligation: Obligation) -> tuple[sp.Expr, dict[str, sp.Expr]] | None:
-    """The exact largest ``lhs / R`` found on the grid, with its point, or None.
+    """The exact largest ``lhs / R`` found, with its point, or None.
 
+    The grid (and, with d among the symbols, :func:`_scaled`'s second grid) is sampled in
+    floating point, :func:`_climb` starts from its :data:`_STARTS` largest ratios, and the
+    :data:`_EXACT` best candidates whose assumptions hold exactly are evaluated exactly.
     Only symbols with a grid (n, d, M, s, s_c) may occur; None when another does,
     when the claim is not of the form ``lhs <= C * R`` or no grid point applies.
     """
