@@ -873,7 +873,9 @@ def prove(
     C < rho is refuted there (the point is confirmed with sympy). The search then
     doubles C from the first candidate until z3 proves the claim (or ``limit`` is
     passed) and bisects between the last unproved and the first proved value,
-    using the fast stages only (relaxation and rounding-free strengthening). The
+    using the fast stages only (relaxation and rounding-free strengthening); if no rung of
+    the doubling proves, the rungs halfway between them (x 3/2) are tried before the
+    search gives up, as z3's answer is not monotone in C. The
     reported C is proved; ``note`` says what C - 1 gave: *refuted* (so C is the
     least integer constant) or *unknown* (C is the least z3 proved, and the least
     true constant lies between the sampled ratio and C). The search's calls run under
@@ -912,15 +914,24 @@ def prove(
             refuted,
         )
     high = low + 1
+    first = high
     while not isinstance(attempt(high), Proved):
         low = high
         if high >= limit:
-            last = check(obligation.at(limit), timeout_ms)
-            return Outcome(
-                obligation,
-                _with(last, limit, time.perf_counter() - start, f"no C <= {limit} proved"),
-                refuted,
-            )
+            # z3's answer is not monotone in C (a relaxation can fail at 916 and prove at
+            # 776): before giving up, the rungs halfway (x 3/2) between the doubling ones.
+            rungs = [r for k in range(64) if (r := (3 * first << k) // 2) < limit]
+            high = next((r for r in rungs if isinstance(attempt(r), Proved)), None)
+            if high is None:
+                last = check(obligation.at(limit), timeout_ms)
+                return Outcome(
+                    obligation,
+                    _with(last, limit, time.perf_counter() - start, f"no C <= {limit} proved"),
+                    refuted,
+                )
+            tried = [c for c, r in results.items() if c < high and not isinstance(r, Proved)]
+            low = max(tried, default=first - 1)
+            break
         high = min(2 * high, limit)
     while high - low > 1:
         middle = (low + high) // 2

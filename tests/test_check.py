@@ -217,3 +217,34 @@ def test_a_false_intermediate_step_never_refutes_the_claim():
 
 def _via(claim, via):
     return Obligation("test/claim", "derivation", claim, (), "holds", (), "test", via=via)
+
+
+def test_the_constant_search_tries_the_halfway_rungs_before_giving_up(monkeypatch):
+    """z3's answer is not monotone in C: in the recorded search of FlashAttention backward's
+    Theta claim it proved 578 and 776 but not 916, 1832 or 3664, and a search doubling
+    from 229 gave up. A stand-in that proves exactly C in [700, 800]: the doubling rungs
+    1, 2, ..., 4096 all fail, the halfway rung 768 proves, and bisection down to the
+    largest unproved rung below it (512) ends at 700, with C = 699 unknown."""
+    import importlib
+
+    from attnio.proofs.check import Proved, Unknown, prove
+
+    check_module = importlib.import_module("attnio.proofs.check")  # not the function
+
+    C = sp.Symbol("C", positive=True)
+    x = sp.Symbol("n", positive=True, integer=True)
+    ob = Obligation("test/ladder", "tightness", sp.Le(x, C * x), (x <= 4,), "holds", (), "",
+                    constant=C)  # fmt: skip
+    asked = []
+
+    def stand_in(obligation, constant, timeout_ms, certify=False):
+        asked.append(constant)
+        if 700 <= constant <= 800:
+            return Proved("relaxation", {"n": 1}, "(check-sat)", constant=constant)
+        return Unknown("stand-in", "(check-sat)", constant=constant)
+
+    monkeypatch.setattr(check_module, "check_at", stand_in)
+    monkeypatch.setattr(check_module, "largest_ratio", lambda ob: None)
+    outcome = prove(ob)
+    assert outcome.result.status == "proved" and outcome.result.constant == 700
+    assert {1024, 2048, 4096, 768} <= set(asked) and "C = 699: unknown" in outcome.result.note
