@@ -355,3 +355,25 @@ def test_a_long_legend_fits_inside_the_figure_without_shrinking_the_axes(monkeyp
     assert legend_fits(fig, fig.legends[0])
     tall, base = fig.axes[0].get_window_extent(), wide.axes[0].get_window_extent()
     assert tall.height >= 0.95 * base.height
+
+
+@pytest.mark.parametrize("pass_", ["forward", "backward"])
+def test_the_readme_figure_shows_a_derived_lower_bound_above_the_compulsory_io(pass_):
+    """Issue 23's third target: in the README's figure (n = 1024, d = 16, M = 16..8192) a
+    derived lower bound other than the compulsory I/O is drawn (so above it) at more than
+    half of the large-cache memories M >= d^2 of the line grid (today 88 of 89 forward, 86
+    of 89 backward), and at every small-cache one."""
+    data = algorithm_figure(["flash"], pass_, 1024, 16, 16, 8192, measured=False)
+    drawn = [
+        s
+        for s in data.series
+        if s.kind == "lower"
+        and s.record is not None
+        and not s.record.endswith("-compulsory")
+        and get(s.record).status.value == "derived"
+    ]
+    memories = drawn[0].memories
+    above = [any(not math.isnan(s.values[i]) for s in drawn) for i in range(len(memories))]
+    large = [a for a, M in zip(above, memories, strict=True) if M >= 16**2]
+    small = [a for a, M in zip(above, memories, strict=True) if M < 16**2]
+    assert sum(large) > len(large) / 2 and all(small), (sum(large), len(large))
