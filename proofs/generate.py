@@ -387,7 +387,7 @@ benchmarks/tightness.py --grid`` samples them). The lists were chosen for row st
 among a few thresholds (2 to 3 for n d / M, 4 to 12 for M / d^2) by the largest piece
 constant :func:`attnio.proofs.check.prove` found, 2026-11-26: row streaming forward 6 on
 every piece of its four (the corner search: 8; with three pieces, 7), backward 12, 8, 13
-and 13 (the corner search: 17; five other lists gave 13 to 16); FlashAttention and
+and 13 (the corner search: 17; eight other lists gave 13 to 16); FlashAttention and
 FlashAttention-2 take their pass's list as it is."""
 
 
