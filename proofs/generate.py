@@ -320,9 +320,22 @@ def corner_table() -> list[Obligation]:
     table (:mod:`attnio.proofs.tightness`) takes for each row the smaller C proved by this
     search and by :func:`tightness_table`'s.
     """
+    return _table_rows(
+        "corner",
+        lambda pass_name, cache: [get(name) for name in CORNER_PAIRS[pass_name, cache]],
+        lambda pass_name, cache, names: f"max({', '.join(names)}) for {cache.value} cache, n >= d",
+    )
+
+
+def _table_rows(family: str, lowers_of, against) -> list[Obligation]:
+    """``tightness/{family}/{pass}/{cache}/{count}``: count <= C * max(``lowers_of(pass,
+    cache)``) for every row of the tightness table, over its region (the cell, n >= d, M at
+    least four times the count's least M); ``against(pass, cache, names)`` words the max
+    in the statement."""
     found = []
-    for (pass_name, cache), names in CORNER_PAIRS.items():
-        lowers = [get(name) for name in names]
+    for pass_name, cache in CORNER_PAIRS:
+        lowers = lowers_of(pass_name, cache)
+        names = [b.name for b in lowers]
         lower = sp.Max(*[b.explicit for b in lowers])
         cell = M >= d**2 if cache is Cache.LARGE else M < d**2
         algorithms = (*TABLE_ALGORITHMS.get((pass_name, cache), ()),
@@ -331,14 +344,14 @@ def corner_table() -> list[Obligation]:
             for count in _counts("dense", pass_name, algorithm):
                 found.append(
                     Obligation(
-                        f"tightness/corner/{pass_name}/{cache.value}/{count.name}",
+                        f"tightness/{family}/{pass_name}/{cache.value}/{count.name}",
                         "tightness",
                         sp.Le(count.explicit, CONSTANT * lower, evaluate=False),
                         (cell, PAPER_REGIME, *_conditions(count, *lowers), *_away(count)),
                         _expect(count, *lowers),
                         (count.name, *names),
-                        f"{count.name} <= C * max({', '.join(names)}) for {cache.value} cache, "
-                        f"n >= d, M >= {_AWAY}x the count's least M",
+                        f"{count.name} <= C * {against(pass_name, cache, names)}, "
+                        f"M >= {_AWAY}x the count's least M",
                         constant=CONSTANT,
                     )
                 )
@@ -458,30 +471,13 @@ def full_table() -> list[Obligation]:
     has, the lower end of the table's interval; the upper end is the C proved against a
     sub-max (:func:`tightness_table`, :func:`corner_table`), a C against every record too.
     """
-    found = []
-    for pass_name, cache in CORNER_PAIRS:
-        lowers = derived_lowers(pass_name, cache)
-        lower = sp.Max(*[b.explicit for b in lowers])
-        cell = M >= d**2 if cache is Cache.LARGE else M < d**2
-        algorithms = (*TABLE_ALGORITHMS.get((pass_name, cache), ()),
-                      *UNBOUNDED_ALGORITHMS.get((pass_name, cache), ()))  # fmt: skip
-        for algorithm in algorithms:
-            for count in _counts("dense", pass_name, algorithm):
-                found.append(
-                    Obligation(
-                        f"tightness/full/{pass_name}/{cache.value}/{count.name}",
-                        "tightness",
-                        sp.Le(count.explicit, CONSTANT * lower, evaluate=False),
-                        (cell, PAPER_REGIME, *_conditions(count, *lowers), *_away(count)),
-                        _expect(count, *lowers),
-                        (count.name, *(b.name for b in lowers)),
-                        f"{count.name} <= C * max(every derived lower bound of the "
-                        f"{pass_name} {cache.value}-cache cell), n >= d, M >= {_AWAY}x the "
-                        "count's least M",
-                        constant=CONSTANT,
-                    )
-                )
-    return found
+    return _table_rows(
+        "full",
+        derived_lowers,
+        lambda pass_name, cache, names: (
+            f"max(every derived lower bound of the {pass_name} {cache.value}-cache cell), n >= d"
+        ),
+    )
 
 
 def _away(count: Bound) -> tuple[sp.Basic, ...]:
