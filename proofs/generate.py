@@ -50,7 +50,7 @@ from attnio.bounds.crossover import min_branches
 from attnio.bounds.record import BASE_PARAMETERS
 from attnio.bounds.symbols import M, d, n
 
-from .derivation import majorant
+from .derivation import majorant, minorant
 from .obligation import Expectation, Obligation
 
 SOLID = frozenset({Status.STATED, Status.STATED_SECONDARY, Status.DERIVED})
@@ -211,6 +211,17 @@ def _counts(regime: object, pass_: object, algorithm: str) -> list[Bound]:
     ]
 
 
+def _smooth(lowers: list[Bound]) -> sp.Expr | None:
+    """C * the max of ``lowers`` with each record's smooth minorant in its place, or None
+    when no record has one (:data:`attnio.proofs.derivation.MINORANTS`)."""
+    terms = [minorant(b.name) for b in lowers]
+    if all(term is None for term in terms):
+        return None
+    return CONSTANT * sp.Max(
+        *[b.explicit if t is None else t for b, t in zip(lowers, terms, strict=True)]
+    )
+
+
 def tightness() -> list[Obligation]:
     """Exact counts of algorithms claimed optimal on a side are <= C * the explicit lower bounds."""
     found = []
@@ -222,6 +233,7 @@ def tightness() -> list[Obligation]:
             if not lowers:
                 continue
             lower = sp.Max(*[b.explicit for b in lowers]) if len(lowers) > 1 else lowers[0].explicit
+            via = _smooth(lowers)
             optimal = [
                 u
                 for u in catalog(regime=tight.regime, pass_=tight.pass_, kind=Kind.UPPER)
@@ -243,6 +255,7 @@ def tightness() -> list[Obligation]:
                             f"{count.name} <= C * max({', '.join(b.name for b in lowers)}) for "
                             f"{cache.value} cache ({tight.source}: Theta)",
                             constant=CONSTANT,
+                            via=via,
                         )
                     )
     return found
@@ -374,10 +387,15 @@ def _row_streaming_forward_pieces() -> tuple[tuple[str, sp.Basic | None], ...]:
 
 
 def _backward_pieces() -> tuple[tuple[str, sp.Basic | None], ...]:
+    """The accumulator bound where it beats the compulsory I/O (n d >= 2M, far from the
+    corner), the compulsory I/O for n d up to 3M, the accumulator bound from M = 6 d^2,
+    the compulsory I/O again up to n d = 37/10 M (where the corner bound's leading term,
+    4 n^2 d^2 / (sqrt(3) M) - 2M, meets 8 n d: at n d / M = 3.70), the corner bound."""
     return (
+        ("dense-backward-lower-large-accumulators", sp.And(d * n >= 2 * M, M >= 8 * d**2)),
         ("dense-backward-compulsory", d * n <= 3 * M),
-        ("dense-backward-lower-large-sharp", d <= 2),
-        ("dense-backward-lower-large-accumulators", M >= 8 * d**2),
+        ("dense-backward-lower-large-accumulators", M >= 6 * d**2),
+        ("dense-backward-compulsory", 10 * d * n <= 37 * M),
         ("dense-backward-lower-large-segments-corner", None),
     )
 
@@ -397,11 +415,13 @@ in a max and the whole region in one claim; the tests follow where each bound is
 largest (the compulsory I/O for n d up to a few M, the sharp bound for d <= 2 backward,
 the accumulator bound far from M = d^2, the corner bound near it; ``python
 benchmarks/tightness.py --grid`` samples them). The lists were chosen for row streaming
-among a few thresholds (2 to 3 for n d / M, 4 to 12 for M / d^2) by the largest piece
-constant :func:`attnio.proofs.check.prove` found, 2026-11-26: row streaming forward 6 on
-every piece of its four (the corner search: 8; with three pieces, 7), backward 12, 8, 13
-and 13 (the corner search: 17; eight other lists gave 13 to 16); FlashAttention and
-FlashAttention-2 take their pass's list as it is."""
+among a few thresholds (2 to 4 for n d / M, 3 to 12 for M / d^2) by the largest piece
+constant :func:`attnio.proofs.check.prove` found, 2026-11-26: row streaming forward 6, 5,
+6 and 6 on its four pieces (the corner search: 8; twelve other lists, after the sharper
+accumulator record, gave 6 or 7: z3 ends unknown at 5 on a compulsory piece, where the
+least constant sampled is above 4), backward 9, 10, 10, 12 and 12 (the corner search:
+17; the four-piece list used before the sharper accumulator record gave 13, and ten
+others 12 to 16); FlashAttention and FlashAttention-2 take their pass's list as it is."""
 
 
 def piece_table() -> list[Obligation]:

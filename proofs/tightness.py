@@ -121,6 +121,29 @@ def _unclipped(expr: sp.Expr) -> sp.Expr:
     )
 
 
+def _in_the_limit(expr: sp.Expr) -> sp.Expr:
+    """``expr`` with each Min (Max) of branches replaced by the branch that is the least
+    (largest) as n -> oo and then M -> oo, decided by the limits of the branches' ratios:
+    ``dense-forward-lower-large-sharp``'s Min(2 n^2 d^2 / M, n^2 / 2) - M is
+    2 n^2 d^2 / M - M there (the ratio 4 d^2 / M tends to 0). A Min whose branches keep a
+    ratio of 1 in the limit, or whose ratio sympy does not decide, is left as it is."""
+
+    def pick(node: sp.Expr) -> sp.Expr:
+        if not isinstance(node, (sp.Min, sp.Max)):
+            return node
+        best = node.args[0]
+        for other in node.args[1:]:
+            ratio = sp.limit(sp.limit(best / other, n, sp.oo), M, sp.oo)
+            if ratio.is_finite is None or ratio == 1 or not (ratio.is_real or ratio.is_infinite):
+                return node
+            smaller = ratio < 1
+            if smaller != isinstance(node, sp.Min):
+                best = other
+        return best
+
+    return expr.replace(lambda e: isinstance(e, (sp.Min, sp.Max)), pick)
+
+
 @functools.cache
 def leading_ratio(count: str, lower: str, cache: str) -> sp.Expr:
     """Limit of count / lower: n -> oo, then (small cache) d -> oo, then M -> oo.
@@ -130,7 +153,8 @@ def leading_ratio(count: str, lower: str, cache: str) -> sp.Expr:
     >>> leading_ratio("row-streaming-forward-count", "dense-forward-lower-large-sharp", "large")
     2 + 1/d
     """
-    ratio = sp.limit(_smooth(get(count).explicit) / _unclipped(get(lower).explicit), n, sp.oo)
+    bound = _in_the_limit(_unclipped(get(lower).explicit))
+    ratio = sp.limit(_smooth(get(count).explicit) / bound, n, sp.oo)
     if cache == Cache.SMALL.value:
         ratio = sp.limit(ratio, d, sp.oo)
     return sp.simplify(sp.limit(ratio, M, sp.oo))

@@ -248,3 +248,45 @@ def test_the_constant_search_tries_the_halfway_rungs_before_giving_up(monkeypatc
     outcome = prove(ob)
     assert outcome.result.status == "proved" and outcome.result.constant == 700
     assert {1024, 2048, 4096, 768} <= set(asked) and "C = 699: unknown" in outcome.result.note
+
+
+def test_check_at_proves_a_constant_claim_through_its_via_term():
+    """A claim count <= C * R with an intermediate term X = C * R' (R' <= R) is proved at a
+    constant as count <= C * R' and then C * R' <= C * R, with a certificate holding both
+    steps; a via term that is not at most R gives no proof by transitivity, and the claim
+    is checked itself."""
+    from attnio.proofs.check import TRANSITIVE_CERTIFICATE, Proved, check_at
+
+    C = sp.Symbol("C", positive=True)
+    x = sp.Symbol("x", positive=True)
+    claim = sp.Le(x + 1, C * sp.Max(x, 1), evaluate=False)
+    good = Obligation("test/via", "tightness", claim, (), "holds", (), "", constant=C,
+                      via=C * (x + 1) / 2)  # fmt: skip
+    result = check_at(good, 2, certify=True)
+    assert isinstance(result, Proved) and result.method.startswith("transitivity")
+    assert TRANSITIVE_CERTIFICATE in result.smtlib and "(reset)" in result.smtlib
+    wrong = Obligation("test/via", "tightness", claim, (), "holds", (), "", constant=C,
+                       via=C * (x + 2))  # fmt: skip
+    result = check_at(wrong, 2)
+    assert isinstance(result, Proved) and not result.method.startswith("transitivity")
+
+
+def test_the_theta_claim_of_flash_backward_is_proved_through_the_smooth_sharp_bound():
+    """Regression (2026-11-26): with the sharp record's Min, z3 proves FlashAttention
+    backward's Theta claim at no C under the search's processor-time net; through the
+    record's smooth minorant (attnio.proofs.derivation.MINORANTS) it proves C = 410, once
+    the constant both sides of C * X <= C * R carry is divided out (z3 ends unknown on
+    410 X <= 410 R and proves X <= R at once)."""
+    from attnio.proofs.budget import searching
+    from attnio.proofs.check import Proved, check_at
+    from attnio.proofs.generate import tightness
+
+    (ob,) = [
+        o
+        for o in tightness()
+        if o.name == "tightness/dense-backward-tight/large/flash-backward-count"
+    ]
+    assert ob.via is not None
+    with searching():
+        result = check_at(ob, 410)
+    assert isinstance(result, Proved) and result.method.startswith("transitivity"), result

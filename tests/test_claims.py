@@ -211,9 +211,11 @@ def test_an_upper_bound_below_a_proven_optimum_is_refuted() -> None:
 
 
 def test_a_true_lower_bound_is_consistent_with_the_catalog() -> None:
-    """n^2 / M is below every exact count but follows from no lower record: z3 proves every
-    comparison, and the verdict says that this is not a proof."""
-    (report,) = check([_bound(n**2 / M)], skip=NO_NUMERICS)
+    """n^2 d^2 / M for M >= d^2 is below every exact count, but z3 does not derive it from
+    the lower records: z3 proves every comparison, and the verdict says that this is not a
+    proof. (Until 2026-11-26 the example was n^2 / M, which the sharp record's n^2 / 2 - M
+    branch now implies with the compulsory I/O: that claim is proved today.)"""
+    (report,) = check([_bound(n**2 * d**2 / M, conditions=M >= d**2)], skip=NO_NUMERICS)
     assert report.verdict == "consistent-with-catalog" and "not a proof" in report.summary
     assert not report.refutations()
 
@@ -407,3 +409,10 @@ def test_no_refutation_at_a_non_integer_point() -> None:
     for item in report.evidence:
         for value in (item.point or {}).values():
             assert sp.Rational(value).is_integer
+
+
+def test_a_lower_bound_the_sharp_records_imply_is_proved() -> None:
+    """n^2 / M follows from the derived records since the sharp record's n^2 / 2 - M branch
+    (2026-11-26) covers what the compulsory I/O does not: proved, not only consistent."""
+    (report,) = check([_bound(n**2 / M)], skip=NO_NUMERICS)
+    assert report.verdict == "proved" and not report.refutations()

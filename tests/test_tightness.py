@@ -263,3 +263,27 @@ def test_rows_are_built_once_per_catalog_and_recording(monkeypatch, tmp_path) ->
     empty = rows()
     assert [r.count for r in empty] == [r.count for r in first]
     assert all(r.constant is None and r.refuted is None for r in empty)
+
+
+def test_the_leading_ratio_takes_the_branch_of_a_min_that_is_least_for_large_n_and_m() -> None:
+    """The sharp and accumulator records are Mins of two branches (a stored pair-chain
+    vertex against rows); as n and then M grow the large-memory branch is the least, and
+    the leading ratio is taken against it: row streaming forward to the sharp bound tends
+    to 2 + 1/d, as it did before the records had a Min."""
+    import sympy as sp
+
+    from attnio.bounds import get
+    from attnio.bounds.symbols import M, d, n
+    from attnio.proofs.tightness import _in_the_limit, leading_ratio
+
+    sharp = get("dense-forward-lower-large-sharp").explicit
+    assert sp.simplify(_in_the_limit(sharp) - (2 * n**2 * d**2 / M - M)) == 0
+    assert (
+        sp.simplify(
+            leading_ratio("row-streaming-forward-count", "dense-forward-lower-large-sharp", "large")
+            - (2 + 1 / d)
+        )
+        == 0
+    )
+    tied = sp.Min(n**2 / M, n**2 / M + n)  # ratio 1 in the limit: left as it is
+    assert _in_the_limit(tied) == tied
