@@ -134,9 +134,10 @@ def _in_the_limit(expr: sp.Expr) -> sp.Expr:
         best = node.args[0]
         for other in node.args[1:]:
             ratio = sp.limit(sp.limit(best / other, n, sp.oo), M, sp.oo)
-            if ratio.is_finite is None or ratio == 1 or not (ratio.is_real or ratio.is_infinite):
+            # a number (0 and oo included), else undecided: a ratio in d, say, may cross 1
+            if not (ratio.is_number and ratio.is_extended_real) or ratio == 1:
                 return node
-            smaller = ratio < 1
+            smaller = bool(ratio < 1)
             if smaller != isinstance(node, sp.Min):
                 best = other
         return best

@@ -287,3 +287,5 @@ def test_the_leading_ratio_takes_the_branch_of_a_min_that_is_least_for_large_n_a
     )
     tied = sp.Min(n**2 / M, n**2 / M + n)  # ratio 1 in the limit: left as it is
     assert _in_the_limit(tied) == tied
+    crossing = sp.Min(d * n**2 / M, 2 * n**2 / M)  # ratio d / 2: below 1 at d = 1 only
+    assert _in_the_limit(crossing) == crossing
