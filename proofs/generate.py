@@ -417,11 +417,11 @@ the accumulator bound far from M = d^2, the corner bound near it; ``python
 benchmarks/tightness.py --grid`` samples them). The lists were chosen for row streaming
 among a few thresholds (2 to 4 for n d / M, 3 to 12 for M / d^2) by the largest piece
 constant :func:`attnio.proofs.check.prove` found, 2026-11-26: row streaming forward 6, 5,
-6 and 6 on its four pieces (the corner search: 8; twelve other lists, after the sharper
+6 and 6 on its four pieces (the corner search: 8; nine other lists, after the sharper
 accumulator record, gave 6 or 7: z3 ends unknown at 5 on a compulsory piece, where the
 least constant sampled is above 4), backward 9, 10, 10, 12 and 12 (the corner search:
-17; the four-piece list used before the sharper accumulator record gave 13, and ten
-others 12 to 16); FlashAttention and FlashAttention-2 take their pass's list as it is."""
+17; the four-piece list used before the sharper accumulator record gave 13, and nine
+others 13 to 16); FlashAttention and FlashAttention-2 take their pass's list as it is."""
 
 
 def piece_table() -> list[Obligation]:
