@@ -381,7 +381,8 @@ def _forward_pieces() -> tuple[tuple[str, sp.Basic | None], ...]:
 
 def _row_streaming_forward_pieces() -> tuple[tuple[str, sp.Basic | None], ...]:
     """:func:`_forward_pieces` with the compulsory I/O again for n d up to 3M near the
-    corner, where row streaming's ratio peaks (5.06 at d = 4, M = 116, n = 83)."""
+    corner, where row streaming's ratio peaked (5.06 at d = 4, M = 116, n = 83, before the
+    accumulator record lost its d^2 term; 2.71 there now)."""
     first, accumulators, corner = _forward_pieces()
     return (first, accumulators, ("dense-forward-compulsory", d * n <= 3 * M), corner)
 
@@ -412,8 +413,8 @@ construction; :func:`piece_table` asks z3 for count <= C * (that one bound) on e
 With the largest of those constants, count <= C * max(every derived bound) on the whole
 region. Each piece has one bound, where the corner search of :func:`corner_table` puts two
 in a max and the whole region in one claim; the tests follow where each bound is the
-largest (the compulsory I/O for n d up to a few M, the sharp bound for d <= 2 backward,
-the accumulator bound far from M = d^2, the corner bound near it; ``python
+largest (the compulsory I/O for n d up to a few M, the accumulator bound far from
+M = d^2, the corner bound near it; ``python
 benchmarks/tightness.py --grid`` samples them). The lists were chosen for row streaming
 among a few thresholds (2 to 4 for n d / M, 3 to 12 for M / d^2) by the largest piece
 constant :func:`attnio.proofs.check.prove` found, 2026-11-26: row streaming forward 6, 5,

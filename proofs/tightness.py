@@ -217,6 +217,9 @@ def _rows() -> list[Row]:
     """
     corner = {o.name.replace("tightness/corner/", "", 1): o for o in corner_table()}
     full = {o.name.replace("tightness/full/", "", 1): o for o in full_table()}
+    pieces_of: dict[str, list[Obligation]] = {}
+    for piece in piece_table():  # tightness/piece/{pass}/{cache}/{count}/{k}
+        pieces_of.setdefault(piece.name.rsplit("/", 1)[0], []).append(piece)
     found = []
     for obligation in tightness_table() + tightness_table(UNBOUNDED_ALGORITHMS):
         _, _, pass_, cache, count = obligation.name.split("/")
@@ -226,11 +229,7 @@ def _rows() -> list[Row]:
         twin = corner.get(f"{pass_}/{cache}/{count}")
         if twin is not None:
             searches.append(twin)
-        pieces = [
-            o
-            for o in piece_table()
-            if o.name.startswith(f"tightness/piece/{pass_}/{cache}/{count}/")
-        ]
+        pieces = pieces_of.get(f"tightness/piece/{pass_}/{cache}/{count}", [])
         constant, source = _proved(searches, pieces)
         refuted = _refuted(full[f"{pass_}/{cache}/{count}"])
         found.append(Row(pass_, cache, algorithm, count, lower, ratio, constant, refuted, source))
@@ -328,7 +327,7 @@ def render_tightness(table: list[Row], fmt: str = "markdown") -> str:
             r"then $M \to \infty$) against the best derived bound, and the least $C$ with "
             r"count $\leq C \cdot$ the largest derived bound over $n \geq d$ and $M$ at least "
             r"four times the schedule's least $M$, as an interval: $C$ proved by z3 (against "
-            r"the largest of some of the derived bounds, the smaller of two searches), every "
+            r"the largest of some of the derived bounds, the least of its searches), every "
             r"integer up to the lower end refuted at an integer point, evaluated exactly.}",
             r"\label{tab:attnio-tightness}",
             r"\begin{tabular}{@{}llll@{}}",
