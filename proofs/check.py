@@ -173,7 +173,12 @@ class _Query:
         solver.add(*(term.translate(context) for term in terms))
         return solver
 
-    def smtlib(self) -> str:
+    def smtlib(self, seed: int = 0) -> str:
+        """The query as an SMT-LIB 2 script; with a nonzero ``seed``, the random seed that
+        decided it is set first (``(set-option :random-seed ...)``, which
+        :func:`attnio.proofs.smtlib.z3_answer` honours): nonlinear integer search is
+        seed-sensitive, and with z3's default seed the same query may not end within the
+        budget."""
         solver = z3.Solver()
         solver.add(*self.translator.side_conditions(), *self.assumptions, self.negated)
         logic = "QF_NIRA" if self.integers else "QF_NRA"
@@ -182,7 +187,8 @@ class _Query:
             f"; claim: {self.obligation.claim}\n"
             f"; assumptions: {' & '.join(map(str, self.obligation.assumptions)) or 'none'}\n"
             "; asserts the assumptions and the NEGATED claim: unsat means the claim holds.\n"
-            f"(set-logic {logic})\n"
+            + (f"(set-option :random-seed {seed})\n" if seed else "")
+            + f"(set-logic {logic})\n"
         )
         return header + solver.to_smt2()
 
@@ -451,9 +457,7 @@ def _check(
         if integers and split:
             found = _split_by_powers(obligation, timeout_ms)
             if found is not None:
-                # No single query decided: export the whole claim over the integers.
-                whole = _Query(obligation, True).smtlib()
-                return Proved(found[0], found[1], whole, time.perf_counter() - start)
+                return Proved(*found, time.perf_counter() - start)
         query = _Query(obligation, integers)
         last_smtlib = query.smtlib()
         # Nonlinear integer search is sensitive to z3's random choices: a few seeds, each
@@ -466,6 +470,7 @@ def _check(
                 break
         mode = "integers" if integers else "real relaxation"
         if answer == z3.unsat:
+            last_smtlib = query.smtlib(seed)
             witness = _witness(query, timeout_ms)
             if witness is None:
                 return Unknown(
@@ -789,12 +794,16 @@ def _original_certificate(original: Obligation, recorded: bool = False) -> str:
 
 def _split_by_powers(
     obligation: Obligation, timeout_ms: int
-) -> tuple[str, dict[str, sp.Expr]] | None:
+) -> tuple[str, dict[str, sp.Expr], str] | None:
     """Prove ``lhs <= rhs`` through the coefficients of ``rhs - lhs`` in a positive symbol.
 
     If ``rhs - lhs = sum_i c_i x**i`` with ``x > 0`` (x free of the c_i) and every
     ``c_i >= 0`` is proved under the same assumptions, the claim holds. Sufficient,
     not necessary: used only after z3 gave no answer on the whole claim.
+
+    Returns the method, a witness and the certificate: the coefficients' own certificates
+    separated by ``(reset)``, every one of which must answer unsat (the whole claim, which
+    z3 did not decide, would only end unknown when re-solved).
     """
     claim = obligation.claim
     if isinstance(claim, (sp.LessThan, sp.StrictLessThan)):
@@ -815,7 +824,7 @@ def _split_by_powers(
         coefficients = [c for c in poly.all_coeffs() if c != 0]
         if len(coefficients) < 2:
             continue
-        witness = None
+        witness, certificates = None, []
         for index, coefficient in enumerate(coefficients):
             relation = sp.Gt if strict and index == len(coefficients) - 1 else sp.Ge
             part = Obligation(
@@ -831,8 +840,16 @@ def _split_by_powers(
             if not isinstance(result, Proved):
                 break
             witness = witness or result.witness
+            certificates.append(result.smtlib)
         else:
-            return (f"z3 unsat for each coefficient of rhs - lhs in powers of {var} > 0", witness)
+            method = f"z3 unsat for each coefficient of rhs - lhs in powers of {var} > 0"
+            head = _certificate_head(obligation) + (
+                f"; certificate: rhs - lhs = sum_i c_i {var}**i with {var} > 0 (sympy's "
+                f"expansion); the claim holds if every c_i >= 0,\n; {len(coefficients)} "
+                "coefficients, each certificate below (separated by (reset)) must answer "
+                "unsat.\n"
+            )
+            return method, witness, head + RESET.join(certificates)
     return None
 
 

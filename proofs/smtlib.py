@@ -67,17 +67,24 @@ def write(outcomes: Iterable[Outcome], directory: str | Path) -> list[Path]:
     return written
 
 
+_SEED = re.compile(r"^\(set-option :random-seed (\d+)\)$", re.MULTILINE)
+
+
 def z3_answer(path: str | Path, timeout_ms: int = 3000) -> str:
     """Parse an exported file back with z3 and return its answer: sat, unsat or unknown.
 
     Each file gets a fresh z3 context, as a standalone solver run would: in the shared
     default context the terms of earlier work change z3's search, and a satisfiable
-    file could answer unknown within the timeout.
+    file could answer unknown within the timeout. A query's ``(set-option :random-seed
+    k)``, the seed that decided it, is honoured (z3's parser ignores a script's options).
     """
     answers = []
     for script in Path(path).read_text(encoding="utf-8").split(RESET):
         context = z3.Context()
         solver = limit(z3.Solver(ctx=context), timeout_ms)
+        seed = _SEED.search(script)
+        if seed:  # the seed that decided the query (z3's API ignores the script's options)
+            solver.set("random_seed", int(seed.group(1)))
         solver.add(z3.parse_smt2_string(script, ctx=context))
         answer = check_budgeted(solver)
         answers.append("unsat" if answer == z3.unsat else "sat" if answer == z3.sat else "unknown")
