@@ -941,8 +941,12 @@ def _segments() -> Derivation:
     product = _nonneg("p")
     three = (chain + q**2 / (4 * M)) * y * m
     corner_forward = 8 * sp.sqrt(3) * n**2 * d / (8 * sp.sqrt(M) + 9 * sp.sqrt(3)) - 2 * M
-    corner_backward = 4 * n**2 * d / (sp.sqrt(3) * sp.sqrt(M) + 2) - 2 * M
+    corner_backward = 4 * n**2 * d / (sp.sqrt(3) * sp.sqrt(M)) - 2 * M
     halves = (dom <= M + _loads, low <= M + _stores, _loads + _stores <= 2 * M)
+    # the products of the three backward families in D (k of them) and the budget the other
+    # vertices of the count use (U = x_C + y + m)
+    in_d, used, per_segment = _nonneg("k"), _nonneg("U"), _nonneg("c")
+    root_part = 3 * sp.sqrt(3) * used * sp.sqrt(used) / 16
     steps += [
         _step(
             file,
@@ -1025,21 +1029,58 @@ def _segments() -> Derivation:
         ),
         _step(
             file,
+            "corner-backward-rescale",
+            sp.Le(used * three, (chain * used + y**2) * y * m, evaluate=False),
+            (q <= y, used <= 4 * M),
+            (),
+            "q <= y and U <= 4M: q^2 / (4M) <= y^2 / U, so U (x_C + q^2 / (4M)) y m <= "
+            "(x_C U + y^2) y m",
+        ),
+        _step(
+            file,
+            "corner-backward-budget",
+            sp.Le((chain * used + y**2) * y * m, sp.Rational(27, 256) * used**4, evaluate=False),
+            (chain + y + m <= used,),
+            (),
+            "U = x_C + y + m: (x_C U + y^2) y m <= 27 U^4 / 256 (at x_C = 0, y = 3U/4, m = U/4), "
+            "so the product (x_C + q^2 / (4M)) y m is at most 27 U^3 / 256",
+        ),
+        _step(
+            file,
+            "corner-backward-products-in-d",
+            sp.Le(chain + y + m, 4 * M - in_d, evaluate=False),
+            (chain + y + in_d <= dom, m <= low, *halves),
+            (),
+            "the k products of the three families in D are neither chain vertices nor entries "
+            "of Q, K or dO, so x_C + y + k <= A; with m <= B and A + B <= 4M: "
+            "U = x_C + y + m <= 4M - k",
+        ),
+        _step(
+            file,
+            "corner-backward-endpoints",
+            sp.Le(t + in_d, 3 * sp.sqrt(3) * M * sp.sqrt(M) / 2, evaluate=False),
+            (t**2 <= sp.Rational(27, 256) * used**3, used <= 4 * M - in_d, in_d <= 3 * M, M >= 2),
+            (),
+            "t <= 3 sqrt(3) U sqrt(U) / 16 outside D, k <= A <= 3M in D, U <= 4M - k, M >= 2: "
+            "t + k <= 3 sqrt(3) (4M - k)^(3/2) / 16 + k, convex in sqrt(4M - k), is largest at "
+            "k = 0: at most 3 sqrt(3) M sqrt(M) / 2",
+        ),
+        _step(
+            file,
             "corner-backward-segments",
             sp.Ge(_io, corner_backward, evaluate=False),
             (
-                t**2 <= sp.Rational(27, 4) * M**3,
-                segments * (t + 3 * M) >= 3 * n**2 * d,
+                per_segment <= 3 * sp.sqrt(3) * M * sp.sqrt(M) / 2,
+                segments * per_segment >= 3 * n**2 * d,
                 _io >= 2 * M * (segments - 1),
             ),
             (),
-            "h segments of 2M I/O moves hold the 3 n^2 d products, at most t + 3M each "
-            "(t <= 3 sqrt(3) M sqrt(M) / 2 outside D), IO >= 2M (h - 1): "
-            "IO >= 4 n^2 d / (sqrt(3) sqrt(M) + 2) - 2M",
+            "h segments of 2M I/O moves hold the 3 n^2 d products, at most "
+            "3 sqrt(3) M sqrt(M) / 2 each, IO >= 2M (h - 1): IO >= 4 n^2 d / sqrt(3M) - 2M",
         ),
     ]
     large_forward = 8 * sp.sqrt(3) * n**2 * d**2 / (8 * M + 9 * sp.sqrt(3) * d) - 2 * M
-    large_backward = 4 * n**2 * d**2 / (sp.sqrt(3) * M + 2 * d) - 2 * M
+    large_backward = 4 * n**2 * d**2 / (sp.sqrt(3) * M) - 2 * M
     steps += [
         _step(
             file,
@@ -1093,17 +1134,40 @@ def _segments() -> Derivation:
         ),
         _step(
             file,
+            "corner-large-backward-root",
+            sp.Le(d * t, sp.sqrt(M) * root_part, evaluate=False),
+            (d**2 * t**2 <= M * sp.Rational(27, 256) * used**3,),
+            (),
+            "d^2 t^2 <= M (x_C + q^2 / (4M)) y m <= 27 M U^3 / 256 (corner-backward-budget): "
+            "d t <= sqrt(M) 3 sqrt(3) U sqrt(U) / 16",
+        ),
+        _step(
+            file,
+            "corner-large-backward-endpoints",
+            sp.Le(t + in_d, 3 * sp.sqrt(3) * M**2 / (2 * d), evaluate=False),
+            (
+                d * t <= sp.sqrt(M) * root_part,
+                used <= 4 * M - in_d,
+                in_d <= 3 * M,
+                M >= d**2,
+                M >= 2,
+            ),
+            (),
+            "k <= 3M products in D, U <= 4M - k, M >= d^2 and M >= 2: t + k is largest at "
+            "k = 0, at most 3 sqrt(3) M^2 / (2d)",
+        ),
+        _step(
+            file,
             "corner-large-backward-segments",
             sp.Ge(_io, large_backward, evaluate=False),
             (
-                d**2 * t**2 <= sp.Rational(27, 4) * M**4,
-                segments * (t + 3 * M) >= 3 * n**2 * d,
+                per_segment <= 3 * sp.sqrt(3) * M**2 / (2 * d),
+                segments * per_segment >= 3 * n**2 * d,
                 _io >= 2 * M * (segments - 1),
             ),
             (),
-            "t <= 3 sqrt(3) M^2 / (2d) outside D, at most 3M in D, h segments of 2M I/O moves "
-            "hold the 3 n^2 d products, IO >= 2M (h - 1): "
-            "IO >= 4 n^2 d^2 / (sqrt(3) M + 2d) - 2M",
+            "h segments of 2M I/O moves hold the 3 n^2 d products, at most "
+            "3 sqrt(3) M^2 / (2d) each, IO >= 2M (h - 1): IO >= 4 n^2 d^2 / (sqrt(3) M) - 2M",
         ),
     ]
     faces = (q_q + m) * (q_k + values)

@@ -755,9 +755,9 @@ NON_VACUOUS = [
     ("dense-forward-lower-small-segments-corner", "attention-forward", 10, 2, 3),
     ("dense-forward-lower-small-shared", "attention-forward", 14, 2, 3),
     ("dense-backward-lower-small-shared", "attention-backward", 14, 2, 3),
-    ("dense-backward-lower-small-segments-corner", "attention-backward", 11, 2, 3),
+    ("dense-backward-lower-small-segments-corner", "attention-backward", 7, 2, 3),
     ("dense-forward-lower-large-segments-corner", "attention-forward", 13, 1, 3),
-    ("dense-backward-lower-large-segments-corner", "attention-backward", 17, 1, 3),
+    ("dense-backward-lower-large-segments-corner", "attention-backward", 13, 1, 3),
 ]
 """Per sharp, two-stage or every-family record, the smallest n (least d, M = 3, the graphs' least memory) where it
 exceeds the compulsory I/O."""
