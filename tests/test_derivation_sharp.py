@@ -280,9 +280,10 @@ def _check_segments(roles: Roles, moves, M: int, widths=None) -> int:
                 if forward:  # each P V product counted three times (section 3b)
                     stages = _weighted_stages(roles, part)
                     bound, in_d = 8 * M * root / math.sqrt(3), 9 * M
-                else:
+                else:  # the products in D take budget: none added for M >= 2 (section 3b)
+                    assert M >= 2
                     stages = sum(1 for v in part if roles.product.get(v, ("",))[0] in corner)
-                    bound, in_d = 3 * math.sqrt(3) * M * root / 2, 3 * M
+                    bound, in_d = 3 * math.sqrt(3) * M * root / 2, 0
                 # M >= d^2 (section 3c): the pair face grows by at most M / d^2
                 bound *= max(1.0, root / d)
                 assert stages <= bound + in_d + 1e-9
