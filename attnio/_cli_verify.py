@@ -68,8 +68,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "--thorough",
         action="store_true",
-        help="also prove the open obligations that end unknown and re-solve every exported "
-        "SMT-LIB file (minutes longer)",
+        help="also prove the open obligations that end unknown and re-solve the exported "
+        "SMT-LIB file of every proof (minutes longer)",
     )
     parser.add_argument(
         "--no-cache",

@@ -8,7 +8,8 @@ Two tiers (:func:`configure`). The default tier leaves out the obligations of
 :data:`~attnio.proofs.suite.THOROUGH_ONLY` (open claims that end unknown within the
 budget, whatever the run) and only parses the exported SMT-LIB files back and checks
 that they agree with their verdicts; the thorough tier proves every obligation and
-re-solves every file. With a :class:`~attnio.proofs.cache.ProofCache`, decided
+re-solves every proof's file (a counterexample's point is checked to be a model of its
+file in both tiers). With a :class:`~attnio.proofs.cache.ProofCache`, decided
 outcomes of earlier runs are read back (re-checked) instead of proved again.
 """
 
@@ -56,7 +57,7 @@ def configure(thorough: bool = False, cache: ProofCache | None = None, start: bo
     ----------
     thorough : bool
         Prove every obligation (also those of :data:`~attnio.proofs.suite.THOROUGH_ONLY`)
-        and re-solve every exported SMT-LIB file.
+        and re-solve the exported SMT-LIB file of every proof.
     cache : ProofCache or None
         Where decided outcomes are read and stored; None proves everything.
     start : bool
