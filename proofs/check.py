@@ -409,7 +409,7 @@ def _transitive(
             + f"{TRANSITIVE_CERTIFICATE} X = {via}: the queries below, separated by (reset),\n"
             "; must all answer unsat: first those of lhs <= X, then those of X <= rhs.\n"
             + first.smtlib
-            + "\n(reset)\n"
+            + RESET
             + second.smtlib
         )
     return Proved(

@@ -947,6 +947,7 @@ def _segments() -> Derivation:
     # vertices of the count use (U = x_C + y + m)
     in_d, used, per_segment = _nonneg("k"), _nonneg("U"), _nonneg("c")
     root_part = 3 * sp.sqrt(3) * used * sp.sqrt(used) / 16
+    corner_backward_segment = 3 * sp.sqrt(3) * M * sp.sqrt(M) / 2
     steps += [
         _step(
             file,
@@ -1058,7 +1059,7 @@ def _segments() -> Derivation:
         _step(
             file,
             "corner-backward-endpoints",
-            sp.Le(t + in_d, 3 * sp.sqrt(3) * M * sp.sqrt(M) / 2, evaluate=False),
+            sp.Le(t + in_d, corner_backward_segment, evaluate=False),
             (t**2 <= sp.Rational(27, 256) * used**3, used <= 4 * M - in_d, in_d <= 3 * M, M >= 2),
             (),
             "t <= 3 sqrt(3) U sqrt(U) / 16 outside D, k <= A <= 3M in D, U <= 4M - k, M >= 2: "
@@ -1070,7 +1071,7 @@ def _segments() -> Derivation:
             "corner-backward-segments",
             sp.Ge(_io, corner_backward, evaluate=False),
             (
-                per_segment <= 3 * sp.sqrt(3) * M * sp.sqrt(M) / 2,
+                per_segment <= corner_backward_segment,
                 segments * per_segment >= 3 * n**2 * d,
                 _io >= 2 * M * (segments - 1),
             ),
@@ -1081,6 +1082,7 @@ def _segments() -> Derivation:
     ]
     large_forward = 8 * sp.sqrt(3) * n**2 * d**2 / (8 * M + 9 * sp.sqrt(3) * d) - 2 * M
     large_backward = 4 * n**2 * d**2 / (sp.sqrt(3) * M) - 2 * M
+    large_backward_segment = 3 * sp.sqrt(3) * M**2 / (2 * d)
     steps += [
         _step(
             file,
@@ -1144,7 +1146,7 @@ def _segments() -> Derivation:
         _step(
             file,
             "corner-large-backward-endpoints",
-            sp.Le(t + in_d, 3 * sp.sqrt(3) * M**2 / (2 * d), evaluate=False),
+            sp.Le(t + in_d, large_backward_segment, evaluate=False),
             (
                 d * t <= sp.sqrt(M) * root_part,
                 used <= 4 * M - in_d,
@@ -1161,7 +1163,7 @@ def _segments() -> Derivation:
             "corner-large-backward-segments",
             sp.Ge(_io, large_backward, evaluate=False),
             (
-                per_segment <= 3 * sp.sqrt(3) * M**2 / (2 * d),
+                per_segment <= large_backward_segment,
                 segments * per_segment >= 3 * n**2 * d,
                 _io >= 2 * M * (segments - 1),
             ),
