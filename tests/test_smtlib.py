@@ -185,26 +185,22 @@ def test_round_trip_re_solves_the_proofs_and_not_the_counterexamples(monkeypatch
     assert f"{refuted} counterexamples' points are models of their files" in detail
 
 
-def test_a_proof_by_coefficients_certifies_with_every_coefficient(tmp_path):
+def test_a_proof_by_coefficients_certifies_with_every_coefficient(
+    tmp_path, generated_obligations
+) -> None:
     """A claim proved through the coefficients of rhs - lhs in powers of n exports one query
     per coefficient (not the whole claim, which z3 did not decide), each re-solving unsat.
 
-    The claim is monotonicity of a small-cache family record in M (the catalog's
-    ``monotonicity/dense-forward-lower-small-families/explicit/M``, which z3 decides only by
-    coefficients): the whole claim's file re-solved to unknown after the full
-    processor-time net. The split is called directly: prove() reaches it only after that
-    net on the whole claim (15 s)."""
-    M2 = sp.Symbol("M_2", integer=True, positive=True)
-
-    def lower(m):
-        return -m + 2 * d**2 * n**2 / (sp.sqrt(2) * sp.sqrt(m) * d + 2 * m + 2 * d)
-
-    claim = sp.Ge(lower(M), lower(M2), evaluate=False)
-    obligation = Obligation(
-        "test/coefficients", "derivation", claim, (M < d**2, M2 < d**2, M < M2), "holds", (), ""
-    )
+    The claim is the catalog's ``monotonicity/dense-forward-lower-small-families/explicit/M``,
+    which z3 decides only by coefficients: the whole claim's file re-solved to unknown after
+    the full processor-time net. The split is called directly: prove() reaches it only
+    after that net on the whole claim (15 s). The obligation is the generator's own, not a
+    copy: a copy built with its own M_2 changed, through sympy's cache, the fingerprint the
+    stage recording reads for the catalog's claim in the same process."""
     import importlib
 
+    name = "monotonicity/dense-forward-lower-small-families/explicit/M"
+    [obligation] = [o for o in generated_obligations if o.name == name]
     check = importlib.import_module("attnio.proofs.check")  # the module, not prove's check()
     method, witness, certificate = check._split_by_powers(obligation, 3000)
     assert "each coefficient" in method
@@ -212,7 +208,7 @@ def test_a_proof_by_coefficients_certifies_with_every_coefficient(tmp_path):
     [path] = smtlib.write([outcome], tmp_path)
     text = path.read_text(encoding="utf-8")
     assert text.count(smtlib.RESET) >= 1 and "/coefficient-0" in text
-    assert smtlib.disagreement(path, "test/coefficients", "unsat") == ""
+    assert smtlib.disagreement(path, name, "unsat") == ""
     assert smtlib.z3_answer(path) == "unsat"
 
 
