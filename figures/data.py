@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from dataclasses import dataclass, field
 
 import numpy as np
 import sympy as sp
@@ -22,51 +21,7 @@ from attnio.bounds import Bound, Status, catalog, crossover, get
 from attnio.bounds.labels import label
 
 from .errors import FigureError
-
-KINDS = ("closed", "measured", "lower", "exact", "exact-bounds", "heuristic")
-"""What a series is: an exact closed form, a machine count, an explicit lower bound, a
-proven pebbling optimum, the proven bounds of an unfinished exact search, a heuristic
-pebbling. How each is drawn is :func:`attnio.figures.draw.styles`."""
-
-
-@dataclass(frozen=True)
-class Series:
-    """One drawn series: a reader's label, its kind, and values at memory sizes.
-
-    ``values`` holds ``nan`` where nothing is drawn; ``low`` holds the lower ends of
-    ``exact-bounds`` error bars. ``group`` ties a closed form to its measured points (one
-    colour); ``record`` names the catalog record the values come from, if any.
-    """
-
-    label: str
-    kind: str
-    memories: tuple[int, ...]
-    values: tuple[float, ...]
-    group: str = ""
-    record: str | None = None
-    low: tuple[float, ...] | None = None
-
-
-@dataclass(frozen=True)
-class IOFigure:
-    """Everything one I/O-against-M figure shows, and what its caption must say."""
-
-    pass_: str
-    n: int
-    d: int
-    series: tuple[Series, ...]
-    crossover: float | None = None
-    omitted: tuple[str, ...] = ()
-    subject: str = ""
-    log: bool = True
-    notes: tuple[str, ...] = field(default=())
-
-    def caption(self) -> str:
-        """Return a caption a paper can use as it is (plain text with $...$ math), written
-        from the styles the figure is drawn with (:func:`attnio.figures.draw.caption`)."""
-        from .draw import caption
-
-        return caption(self)
+from .figure import IOFigure, Series
 
 
 def _grid(lo: int, hi: int, points: int) -> list[int]:

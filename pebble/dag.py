@@ -24,6 +24,7 @@ name, or networkx's node-link JSON, read and written: ``save_dag(..., format="no
 ``.graphml`` (via networkx) and ``.dot``
 (read by pydot: ``digraph`` or ``strict digraph`` with any attributes; undirected
 graphs and subgraphs are refused; written as ``digraph { "a"; "a" -> "b"; }``).
+In a notebook a :class:`Dag` shows as a layered SVG drawing (:func:`dag_svg`).
 
 References
 ----------
@@ -37,6 +38,7 @@ import json
 import re
 import sys
 from collections.abc import Hashable, Iterable, Sequence
+from html import escape
 from pathlib import Path
 from typing import BinaryIO
 
@@ -47,7 +49,15 @@ from attnio.bounds.arguments import positive_integer
 
 from .errors import CycleError, GraphFormatError, MemoryTooSmallError, PebbleParameterError
 
-__all__ = ["GRAPH_FORMATS", "GRAPH_SUFFIXES", "Dag", "load_dag", "save_dag"]
+__all__ = [
+    "GRAPH_FORMATS",
+    "GRAPH_SUFFIXES",
+    "MAX_PICTURE_VERTICES",
+    "Dag",
+    "dag_svg",
+    "load_dag",
+    "save_dag",
+]
 
 GRAPH_SUFFIXES = (".json", ".graphml", ".dot")
 
@@ -365,9 +375,65 @@ class Dag:
 
     def _repr_svg_(self) -> str | None:
         """A layered drawing for notebooks (``None`` above the drawing limit)."""
-        from .picture import dag_svg
-
         return dag_svg(self)
+
+
+MAX_PICTURE_VERTICES = 600
+"""Largest DAG drawn; a larger one has no picture (the notebook shows its text repr)."""
+
+
+def dag_svg(dag: Dag) -> str | None:
+    """Return an SVG drawing of ``dag``, or ``None`` above :data:`MAX_PICTURE_VERTICES`.
+
+    The notebook picture of a DAG (``Dag._repr_svg_``), small and dependency-free on
+    purpose: vertices in rows by longest-path depth from the inputs, inputs as squares and
+    outputs with a double ring, each vertex's label on hover. The interactive explorer
+    (``attnio explore``) draws builder stages instead.
+
+    Examples
+    --------
+    >>> from attnio.pebble import Dag
+    >>> dag_svg(Dag.from_edges(["a", "b"], [(0, 1)])).startswith("<svg")
+    True
+    """
+    if dag.num_vertices > MAX_PICTURE_VERTICES:
+        return None
+    depth = [0] * dag.num_vertices
+    for v in range(dag.num_vertices):
+        depth[v] = 1 + max((depth[p] for p in dag.predecessors(v).tolist()), default=-1)
+    rows: list[list[int]] = [[] for _ in range(max(depth) + 1)]
+    for v, level in enumerate(depth):
+        rows[level].append(v)
+    step, gap = 34, 44
+    width = max(len(row) for row in rows) * step + 20
+    x, y = {}, {}
+    for level, row in enumerate(rows):
+        left = (width - len(row) * step) / 2 + step / 2
+        for i, v in enumerate(row):
+            x[v], y[v] = left + i * step, 20 + level * gap
+    height = 20 + len(rows) * gap - 10
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height}" '
+        f'viewBox="0 0 {width:.0f} {height}">'
+    ]
+    for u, v in dag.edges().tolist():
+        parts.append(
+            f'<line x1="{x[u]:.1f}" y1="{y[u]}" x2="{x[v]:.1f}" y2="{y[v]}" '
+            'stroke="#b9c0cc" stroke-width="1"/>'
+        )
+    outputs = set(dag.outputs.tolist())
+    for v, label in enumerate(dag.labels):
+        title = f"<title>{escape(label)}</title>"
+        style = 'fill="#fff" stroke="#1c63d6" stroke-width="2.5"'
+        if depth[v] == 0:
+            shape = f'<rect x="{x[v] - 8:.1f}" y="{y[v] - 8}" width="16" height="16" {style}/>'
+        else:
+            shape = f'<circle cx="{x[v]:.1f}" cy="{y[v]}" r="8" fill="#fff" stroke="#8a93a3"/>'
+        if v in outputs and depth[v] > 0:
+            shape += f'<circle cx="{x[v]:.1f}" cy="{y[v]}" r="11" fill="none" stroke="#8a93a3"/>'
+        parts.append(f"<g>{title}{shape}</g>")
+    parts.append("</svg>")
+    return "".join(parts)
 
 
 def _duplicates(names: Sequence[str]) -> list[str]:

@@ -15,16 +15,19 @@
 - ``stored_states``, ``queue_entries``, ``peak_bytes``: the exact search's memory (0
   elsewhere): states and queue entries its last search used, and the most bytes its state
   rows, hash slots and queue held at once (``bytes_per_state`` is their ratio).
+
+In a notebook a pebbling shows as a small HTML table (:func:`pebbling_html`).
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from html import escape
 
 from .errors import PebbleParameterError
 from .moves import Move
 
-__all__ = ["Pebbling"]
+__all__ = ["Pebbling", "pebbling_html"]
 
 
 @dataclass(frozen=True)
@@ -76,8 +79,6 @@ class Pebbling:
 
     def _repr_html_(self) -> str:
         """A small table for notebooks."""
-        from .picture import pebbling_html
-
         return pebbling_html(self)
 
     def to_dict(self) -> dict[str, object]:
@@ -85,3 +86,32 @@ class Pebbling:
         out = asdict(self)
         out["moves"] = None if self.moves is None else len(self.moves)
         return out
+
+
+def pebbling_html(pebbling: Pebbling) -> str:
+    """Return a small HTML table of a pebbling's cost, bounds and provenance.
+
+    Examples
+    --------
+    >>> from attnio.pebble import Dag, solve_heuristic
+    >>> "<table" in pebbling_html(solve_heuristic(Dag.from_edges(3, [(0, 2), (1, 2)]), 3))
+    True
+    """
+    p = pebbling
+    status = (
+        "proven optimal" if p.optimal else f"not proven optimal: {p.lower} &le; Q &le; {p.upper}"
+    )
+    rows = [
+        ("I/O", f"{p.io} ({p.loads} loads + {p.stores} stores)"),
+        ("status", status),
+        ("M, variant", f"{p.M}, {escape(p.variant)}"),
+        ("method", escape(p.method or "?")),
+        ("vertices", str(p.vertices)),
+        ("moves", "not kept" if p.moves is None else str(len(p.moves))),
+        ("states explored, seconds", f"{p.states_explored}, {p.seconds:.3f}"),
+    ]
+    cells = "".join(
+        f'<tr><th style="text-align:left">{k}</th><td style="text-align:left">{v}</td></tr>'
+        for k, v in rows
+    )
+    return f"<table>{cells}</table>"
