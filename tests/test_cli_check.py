@@ -55,10 +55,10 @@ def test_the_readme_shows_what_the_example_prints() -> None:
     assert example.split("[[bound]]", 1)[1].strip() in readme
 
 
-def _readme_console_block() -> list[str]:
-    """The lines the README shows for ``attnio check examples/claims.toml`` (prompt, the
+def _console_block(page: str = "README.md") -> list[str]:
+    """The lines ``page`` shows for ``attnio check examples/claims.toml`` (prompt, the
     ``echo $?`` that follows and its answer left out)."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / page).read_text(encoding="utf-8")
     block = readme.split("$ attnio check examples/claims.toml\n", 1)[1].split("```", 1)[0]
     return block.split("$ echo $?", 1)[0].splitlines()
 
@@ -73,18 +73,22 @@ def test_the_readme_output_is_what_the_example_prints(capsys, monkeypatch) -> No
     """examples/claims.toml (in the README): the FlashAttention-2 upper bound is proved from
     its derived count, the quadratic lower bound is refuted, exit 1; and the README's
     console block is the command's real output, line by line (only the seconds column may
-    differ), with the README's exit code. (One run of the example: the JSON form is tested
-    on a quick claim by test_json_has_one_object_per_claim.)"""
+    differ), with the README's exit code, and so is docs/commands.md's. (One run of the
+    example: the JSON form is tested on a quick claim by test_json_has_one_object_per_claim.)"""
     monkeypatch.setenv("COLUMNS", "100")
     code = main(["check", str(EXAMPLE)])
     out = capsys.readouterr().out
     assert code == 1
     assert re.search(r"flash2-forward-upper\s.*\bproved\b", out), out
     assert re.search(r"quadratic-lower\s.*\brefuted\b", out), out
-    shown = _readme_console_block()
+    shown = _console_block()
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert f"$ echo $?\n{code}\n" in readme
     assert _without_seconds(out.splitlines()) == _without_seconds(shown)
+    commands = (ROOT / "docs" / "commands.md").read_text(encoding="utf-8")
+    assert f"$ echo $?\n{code}\n" in commands
+    shown = _console_block("docs/commands.md")
+    assert _without_seconds(out.splitlines()) == _without_seconds(shown), "docs/commands.md"
 
 
 def test_json_has_one_object_per_claim(tmp_path, capsys) -> None:
