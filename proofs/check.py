@@ -665,24 +665,7 @@ def _certificate(
         small, large = claim.rhs, claim.lhs
     upper, lower = strong.claim.lhs, strong.claim.rhs
     sides = tuple(strong.side_conditions)
-    parts = [(strong.claim, "strengthened claim")]
-    if sides:
-        parts.append((sp.And(*sides), "side conditions of the strengthened claim"))
-    queries = [
-        _Query(
-            Obligation(
-                f"{original.name}/certificate-{number}",
-                original.family,
-                part,
-                target.assumptions,
-                Expectation.HOLDS,
-                original.sources,
-                what,
-            ),
-            False,
-        ).smtlib()
-        for number, (part, what) in enumerate(parts, start=1)
-    ]
+    queries = _strengthened_queries(original, target, strong.claim, sides)
     roots = f" (with {', '.join(f'{k} = {v}' for k, v in subs.items())})" if subs else ""
     given = "the definitions of the original's roundings" + (" and roots" if subs else "")
     split = [
@@ -691,24 +674,7 @@ def _certificate(
     ]
     head = _certificate_head(original)
     if all(text is not None for text in split):
-        first, second = len(queries) + 1, len(queries) + 2
-        return (
-            head + "; certificate: the STRENGTHENED CLAIM upper <= lower, its side conditions "
-            "and the STRENGTHENING LEMMA small <= upper, lower <= large (the original claim "
-            "is small <= large),\n"
-            f"; {len(queries) + 2} queries separated by (reset), each must answer unsat: "
-            f"(1) the assumptions imply the strengthened claim{roots}"
-            + (f"; (2) they imply its side conditions{roots}" if sides else "")
-            + f";\n; ({first}) the original assumptions, {given} and the side conditions "
-            f"imply small <= upper; ({second}) they imply lower <= large.\n"
-            + RESET.join(queries)
-            + RESET
-            + f"; ({first}) the strengthening lemma, small <= upper\n"
-            + split[0]
-            + RESET
-            + f"; ({second}) the strengthening lemma, lower <= large\n"
-            + split[1]
-        )
+        return _split_lemma_certificate(head, queries, split, bool(sides), roots, given)
     whole = _lemma(original, subs, (strong.claim, *sides), original.claim, timeout_ms)
     if whole is None:
         return _original_certificate(original)
@@ -723,6 +689,56 @@ def _certificate(
         + RESET
         + f"; ({len(queries) + 1}) the strengthening lemma\n"
         + whole
+    )
+
+
+def _strengthened_queries(
+    original: Obligation, target: Obligation, claim: sp.Basic, sides: tuple
+) -> list[str]:
+    """The first queries of :func:`_certificate`: under ``target``'s assumptions, the
+    strengthened ``claim`` (1) and, when there are any, its side conditions ``sides`` (2)."""
+    parts = [(claim, "strengthened claim")]
+    if sides:
+        parts.append((sp.And(*sides), "side conditions of the strengthened claim"))
+    return [
+        _Query(
+            Obligation(
+                f"{original.name}/certificate-{number}",
+                original.family,
+                part,
+                target.assumptions,
+                Expectation.HOLDS,
+                original.sources,
+                what,
+            ),
+            False,
+        ).smtlib()
+        for number, (part, what) in enumerate(parts, start=1)
+    ]
+
+
+def _split_lemma_certificate(
+    head: str, queries: list[str], split: list[str], sides: bool, roots: str, given: str
+) -> str:
+    """:func:`_certificate`'s file when z3 re-checked both halves of the strengthening lemma
+    (``split``: small <= upper, lower <= large) after the strengthened ``queries``."""
+    first, second = len(queries) + 1, len(queries) + 2
+    return (
+        head + "; certificate: the STRENGTHENED CLAIM upper <= lower, its side conditions "
+        "and the STRENGTHENING LEMMA small <= upper, lower <= large (the original claim "
+        "is small <= large),\n"
+        f"; {len(queries) + 2} queries separated by (reset), each must answer unsat: "
+        f"(1) the assumptions imply the strengthened claim{roots}"
+        + (f"; (2) they imply its side conditions{roots}" if sides else "")
+        + f";\n; ({first}) the original assumptions, {given} and the side conditions "
+        f"imply small <= upper; ({second}) they imply lower <= large.\n"
+        + RESET.join(queries)
+        + RESET
+        + f"; ({first}) the strengthening lemma, small <= upper\n"
+        + split[0]
+        + RESET
+        + f"; ({second}) the strengthening lemma, lower <= large\n"
+        + split[1]
     )
 
 
@@ -918,6 +934,61 @@ def _via_at(instance: Obligation, timeout_ms: int, certify: bool) -> Proved | No
     return _transitive(instance, lambda step: _fast(step, timeout_ms, certify), certify)
 
 
+def _bracket(
+    attempt: Callable[[int], Result], results: dict[int, Result], low: int, limit: int
+) -> tuple[int, int] | None:
+    """:func:`prove`'s doubling: ``(low, high)`` with ``high`` proved and ``low`` not (or
+    the largest value below ``high`` tried and not proved), or None when no C <= ``limit``
+    proved, the rungs halfway between the doubling ones included.
+    """
+    high = low + 1
+    first = high
+    while not isinstance(attempt(high), Proved):
+        low = high
+        if high >= limit:
+            # z3's answer is not monotone in C (a relaxation can fail at 916 and prove at
+            # 776): before giving up, the rungs halfway (x 3/2) between the doubling ones.
+            rungs = [r for k in range(64) if (r := (3 * first << k) // 2) < limit]
+            high = next((r for r in rungs if isinstance(attempt(r), Proved)), None)
+            if high is None:
+                return None
+            tried = [c for c, r in results.items() if c < high and not isinstance(r, Proved)]
+            return max(tried, default=first - 1), high
+        high = min(2 * high, limit)
+    return low, high
+
+
+def _bisect(attempt: Callable[[int], Result], low: int, high: int) -> int:
+    """The least C in ``(low, high]`` proved by bisection, ``high`` proved and ``low`` not."""
+    while high - low > 1:
+        middle = (low + high) // 2
+        if isinstance(attempt(middle), Proved):
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+def _least_note(
+    results: dict[int, Result], high: int, refuted: Counterexample | None
+) -> tuple[str, Counterexample | None]:
+    """What C - 1 gave, for :func:`prove`'s note, and the refutation to report (C - 1's,
+    when it was refuted; else the sampled one, ``refuted``)."""
+    below = results.get(high - 1)
+    if below is None:
+        return "C = 1 is the least", refuted
+    if isinstance(below, Counterexample):
+        note = f"C = {high - 1} refuted at {_show(below.point)}: C is the least"
+        return note, _with(below, high - 1, below.seconds, "")
+    note = f"C = {high - 1}: {below.status}"
+    if refuted is not None:
+        note += (
+            f"; C = {refuted.constant} refuted at {_show(refuted.point)}, so the least "
+            f"constant is in ({refuted.constant}, {high}]"
+        )
+    return note, refuted
+
+
 def prove(
     obligation: Obligation, timeout_ms: int = DEFAULT_TIMEOUT_MS, limit: int = CONSTANT_LIMIT
 ) -> Outcome:
@@ -968,32 +1039,15 @@ def prove(
             ),
             refuted,
         )
-    high = low + 1
-    first = high
-    while not isinstance(attempt(high), Proved):
-        low = high
-        if high >= limit:
-            # z3's answer is not monotone in C (a relaxation can fail at 916 and prove at
-            # 776): before giving up, the rungs halfway (x 3/2) between the doubling ones.
-            rungs = [r for k in range(64) if (r := (3 * first << k) // 2) < limit]
-            high = next((r for r in rungs if isinstance(attempt(r), Proved)), None)
-            if high is None:
-                last = check(obligation.at(limit), timeout_ms)
-                return Outcome(
-                    obligation,
-                    _with(last, limit, time.perf_counter() - start, f"no C <= {limit} proved"),
-                    refuted,
-                )
-            tried = [c for c, r in results.items() if c < high and not isinstance(r, Proved)]
-            low = max(tried, default=first - 1)
-            break
-        high = min(2 * high, limit)
-    while high - low > 1:
-        middle = (low + high) // 2
-        if isinstance(attempt(middle), Proved):
-            high = middle
-        else:
-            low = middle
+    bracket = _bracket(attempt, results, low, limit)
+    if bracket is None:
+        last = check(obligation.at(limit), timeout_ms)
+        return Outcome(
+            obligation,
+            _with(last, limit, time.perf_counter() - start, f"no C <= {limit} proved"),
+            refuted,
+        )
+    high = _bisect(attempt, *bracket)
     if isinstance(results[high], Proved) and not results[high].smtlib:
         # The same queries again, now with the certificate of this constant (should a call
         # stopped by the processor-time net not repeat, the original query certifies it).
@@ -1001,19 +1055,7 @@ def prove(
         results[high] = _strengthened(instance, timeout_ms) or _with_smtlib(
             results[high], _original_certificate(instance)
         )
-    below = results.get(high - 1)
-    if below is None:
-        note = "C = 1 is the least"
-    elif isinstance(below, Counterexample):
-        note = f"C = {high - 1} refuted at {_show(below.point)}: C is the least"
-        refuted = _with(below, high - 1, below.seconds, "")
-    else:
-        note = f"C = {high - 1}: {below.status}"
-        if refuted is not None:
-            note += (
-                f"; C = {refuted.constant} refuted at {_show(refuted.point)}, so the least "
-                f"constant is in ({refuted.constant}, {high}]"
-            )
+    note, refuted = _least_note(results, high, refuted)
     seconds = time.perf_counter() - start
     return Outcome(obligation, _with(results[high], high, seconds, note), refuted)
 

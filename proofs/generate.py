@@ -592,6 +592,17 @@ def _backward_twin(bound: Bound) -> Bound | None:
 
 def reductions() -> list[Obligation]:
     """Sparse at full density = dense; approximate >= compulsory; backward >= forward."""
+    return [
+        *_sparse_reductions(),
+        *_compulsory_reductions(),
+        *_twin_reductions(),
+        *_count_reductions(),
+    ]
+
+
+def _sparse_reductions() -> list[Obligation]:
+    """Each sparse record at full density against the dense record it reduces to: an upper
+    bound at least it and at most C times it, any other record equal to it."""
     found = []
     for sparse in catalog(regime=Regime.SPARSE):
         if sparse.reduces_to is None:
@@ -642,6 +653,13 @@ def reductions() -> list[Obligation]:
                         f"{sparse.name} at full density equals {dense.name}",
                     )
                 )
+    return found
+
+
+def _compulsory_reductions() -> list[Obligation]:
+    """Each approximate record that is not a lower bound is at least the compulsory term
+    (the asymptotic form) of every approximate lower bound of its pass."""
+    found = []
     compulsory = [
         b for b in catalog(regime=Regime.APPROXIMATE, kind=Kind.LOWER) if b.asymptotic is not None
     ]
@@ -663,6 +681,13 @@ def reductions() -> list[Obligation]:
                         f"{bound.name} is at least the compulsory term of {lower.name}",
                     )
                 )
+    return found
+
+
+def _twin_reductions() -> list[Obligation]:
+    """Each backward record at least its forward twin (:func:`_backward_twin`); open for
+    upper bounds, which need not dominate one another."""
+    found = []
     for forward in catalog(pass_=Pass.FORWARD):
         backward = _backward_twin(forward)
         if backward is None or backward.kind is not forward.kind:
@@ -684,6 +709,13 @@ def reductions() -> list[Obligation]:
                     f"the backward {backward.name} dominates the forward {forward.name}",
                 )
             )
+    return found
+
+
+def _count_reductions() -> list[Obligation]:
+    """Each backward exact count at least the forward count of the same algorithm and
+    regime (open), where the two are not twins already compared."""
+    found = []
     counts = [b for b in catalog() if _is_count(b)]
     for forward, backward in itertools.product(counts, counts):
         if (
