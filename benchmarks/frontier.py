@@ -256,7 +256,7 @@ def main() -> None:
         action="append",
         default=[],
         metavar="KIND:N:D:VARIANT:M:LOWER:WHERE",
-        help="a lower bound an earlier run proved (BENCHMARKS.md names the run)",
+        help="a lower bound an earlier run proved (WHERE names the run, as in BENCHMARKS.md or its git history)",
     )
     parser.add_argument("--label", default="run", help="where the run happened, for lower_from")
     args = parser.parse_args()
