@@ -286,6 +286,8 @@ def _print(reports: list, verbose: bool) -> None:
         shown = report.evidence if verbose else report.refutations()
         if not shown:
             console.print(f"  {report.summary}", markup=False, soft_wrap=True)
+        for window in report.windows:
+            console.print(f"  {window.summary}", markup=False, soft_wrap=True)
         for item in shown:
             note = " (advisory)" if item.advisory else ""
             console.print(
