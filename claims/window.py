@@ -5,7 +5,7 @@ of its scope lies in [best derived lower bound, best count]
 (:func:`attnio.bounds.window.find_window`, the one evaluation ``attnio gap`` reads too);
 this module samples points of the claim's scope and says where the claim's value sits in
 that window, so that nobody has to work out by hand that a constant sits in an open window
-between two others (issue 42). It is information, never a verdict: a ratio above 1 on both
+between two others. It is information, never a verdict: a ratio above 1 on both
 sides at sampled points proves nothing about the points in between.
 """
 
