@@ -53,6 +53,13 @@ COUNT_RECORD = "--count"
 COUNT_EVIDENCE = "exact count; the two-level machine reproduces it"
 """What a ``derived`` count rests on."""
 
+GRAPH_NOTE = (
+    "the derived lower bounds are proved on attnio's element-level graph, which normalises "
+    "first (docs/notation.md); a schedule with running row statistics (online softmax) "
+    "computes another graph, which no derivation covers yet"
+)
+"""Which computation each side of the ratio is about, printed with every gap."""
+
 NOT_YET = {
     "sparse": "not yet: attnio models no mask for --regime sparse (causal, window, "
     "block-sparse); its only derived lower bound is the compulsory I/O, in the number of "
@@ -120,7 +127,7 @@ class Gap:
                 "proved": self.interval.proved,
                 "refuted": self.interval.refuted,
                 "applies_here": self.interval_applies,
-                "region": list(dict.fromkeys(sp.sstr(r) for r in self.interval.region)),
+                "region": _region(self.interval.region),
                 "reproduce": self.interval.command,
             }
         upper = self.upper.to_dict()
@@ -143,6 +150,7 @@ class Gap:
             "counts": [s.to_dict() for s in self.window.counts],
             "derived_lowers": [s.to_dict() for s in self.window.lowers],
             "other_lowers": [s.to_dict() for s in self.window.others],
+            "note": GRAPH_NOTE,
         }
 
 
@@ -246,6 +254,12 @@ def measure_gap(
     return Gap(window, window.lower, upper, count, interval)
 
 
+def _region(relations: Iterable[sp.Basic]) -> list[str]:
+    """The relations of a region, conjunctions flattened, each once, as text."""
+    flat = (part for relation in relations for part in sp.And.make_args(relation))
+    return list(dict.fromkeys(sp.sstr(part) for part in flat))
+
+
 def describe_gap(gap: Gap) -> str:
     """The text ``attnio gap`` prints: one fact a line."""
     point = gap.point
@@ -274,7 +288,7 @@ def describe_gap(gap: Gap) -> str:
         )
     interval = gap.interval
     if interval is not None and interval.proved is not None:
-        region = ", ".join(dict.fromkeys(sp.sstr(r) for r in interval.region))
+        region = ", ".join(_region(interval.region))
         where = "inside" if gap.interval_applies else "outside"
         low = "" if interval.refuted is None else f"({interval.refuted}, "
         lines.append(
@@ -291,6 +305,7 @@ def describe_gap(gap: Gap) -> str:
             f"{s.algorithm} {format_ratio(numeric(s.value / lower.value), 4)}" for s in others
         )
         lines.append(f"  other schedules     {shown} (count / best derived lower)")
+    lines.append(f"  note                {GRAPH_NOTE}")
     for other in gap.window.others:
         if numeric(other.value) > numeric(lower.value):
             lines.append(
@@ -303,6 +318,7 @@ def describe_gap(gap: Gap) -> str:
 __all__ = [
     "COUNT_EVIDENCE",
     "COUNT_RECORD",
+    "GRAPH_NOTE",
     "NOT_YET",
     "Gap",
     "cache_of",

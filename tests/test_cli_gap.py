@@ -66,3 +66,14 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv: list, match: str) -> Non
     assert main(["gap", *argv]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and match in err, err
+
+
+def test_the_commands_page_shows_what_the_example_prints(capsys) -> None:
+    """docs/commands.md's console block of attnio gap is the command's real output."""
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "commands.md").read_text()
+    command = "attnio gap --regime dense --pass forward --n 65536 --d 128 --M 65536"
+    shown = page.split(f"$ {command}\n", 1)[1].split("```", 1)[0]
+    assert main(command.split()[1:]) == 0
+    assert capsys.readouterr().out == shown
