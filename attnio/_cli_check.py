@@ -151,9 +151,8 @@ def run(args: argparse.Namespace) -> int:
                 line.update(len(reports), len(claims), report.name)
 
             if own:
-                check_catalog(
-                    claims, skip=args.skip, evidence_dir=args.evidence_dir, on_report=progress
-                )
+                check_catalog(claims, skip=args.skip, evidence_dir=args.evidence_dir,
+                              on_report=progress, windows=True)  # fmt: skip
             else:
                 check(claims, skip=args.skip, evidence_dir=args.evidence_dir, on_report=progress)
     except KeyboardInterrupt:

@@ -46,6 +46,7 @@ def check(
     on_report: Callable[[ClaimReport], None] | None = None,
     exclude_self: bool = False,
     machine_runs: bool = True,
+    windows: bool = True,
 ) -> list[ClaimReport]:
     """Check each claim against everything attnio knows; return one report per claim.
 
@@ -75,6 +76,9 @@ def check(
         False leaves out the machine runs at sampled sizes of the ``counting`` check and
         keeps its closed-form counts (which re-run the machine only to confirm a
         refutation).
+    windows : bool
+        Give each claim neither proved nor refuted its window
+        (:func:`attnio.claims.window.claim_window`, about a second per claim).
 
     Raises
     ------
@@ -119,12 +123,12 @@ def check(
         if evidence_dir is not None:
             evidence = _write_certificates(claim, evidence, Path(evidence_dir))
         verdict, summary = verdict_of(evidence)
-        windows: tuple = ()
-        if verdict in (CONSISTENT_WITH_CATALOG, CONSISTENT):  # neither proved nor refuted
+        around: tuple = ()
+        if windows and verdict in (CONSISTENT_WITH_CATALOG, CONSISTENT):  # neither way
             with excluding([claim.name] if exclude_self else []):
                 records = evidence_records(regime=claim.bound.regime.value,
                                            pass_=claim.bound.pass_.value)  # fmt: skip
-            windows = tuple(claim_window(claim, records))
+            around = tuple(claim_window(claim, records))
         report = ClaimReport(
             claim.name,
             claim.kind.value,
@@ -132,7 +136,7 @@ def check(
             summary,
             tuple(evidence),
             time.perf_counter() - start,
-            windows,
+            around,
         )
         reports.append(report)
         if on_report is not None:

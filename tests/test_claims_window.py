@@ -49,3 +49,17 @@ def test_claims_in_other_symbols_get_no_window() -> None:
     """A sparse claim in Z is not sampled (no point of n, d and M alone decides it)."""
     claim = parse_claim_text("lower: Z*d", regime="sparse", pass_="forward")
     assert claim_window(claim) == []
+
+
+def test_check_gives_windows_only_when_asked_and_only_to_undecided_claims() -> None:
+    """check() gives a claim judged only by closed forms ('consistent') its window, one per
+    side, and none with windows=False (attnio verify's catalog check asks for none)."""
+    from attnio.claims import check
+
+    claim = parse_claim_text("lower: 2*n*d", regime="dense", pass_="forward")
+    fast = {"skip": ("z3", "pebbling"), "machine_runs": False}
+    (report,) = check([claim], **fast)
+    assert report.verdict == "consistent", report.summary
+    assert [w.side for w in report.windows] == ["lower"]
+    (quiet,) = check([claim], windows=False, **fast)
+    assert quiet.verdict == "consistent" and quiet.windows == ()
