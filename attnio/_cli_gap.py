@@ -41,7 +41,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "--pass", dest="pass_", required=True, choices=("forward", "backward"), help="the pass"
     )
     parser.add_argument("--mask", default="none", help="none (dense; masks: not yet)")
-    parser.add_argument("--n", type=integer(1), required=True, help="sequence length")
+    parser.add_argument(
+        "--n", type=integer(1), help="sequence length, queries and keys (required today)"
+    )
     parser.add_argument("--d", type=integer(1), required=True, help="head dimension")
     parser.add_argument("--M", type=integer(1), required=True, help="fast memory, in words")
     parser.add_argument(

@@ -229,6 +229,8 @@ def measure_gap(
         )
     for name in ("n", "d", "M"):
         value = point.get(name)
+        if value is None:
+            raise GapError(f"gap: give --{name}")
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise GapError(f"gap: --{name} {value!r} must be a positive integer")
     window = find_window(regime, pass_, point, records=records)

@@ -58,6 +58,7 @@ def test_count_replaces_the_best_schedule(capsys) -> None:
         (["--regime", "quantum", "--pass", "forward", *POINT], "not one of"),
         (["--pass", "sideways", *POINT], "invalid choice"),
         (["--pass", "forward", *POINT, "--count", "import os"], "--count"),
+        (["--pass", "forward", "--d", "4", "--M", "64"], "give --n"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(capsys, argv: list, match: str) -> None:
