@@ -107,10 +107,12 @@ class Window:
 
     @property
     def lower(self) -> Standing | None:
+        """The largest applicable ``derived`` lower bound (None: none applies)."""
         return self.lowers[0] if self.lowers else None
 
     @property
     def upper(self) -> Standing | None:
+        """The least applicable ``derived`` count (None: no schedule runs)."""
         return self.counts[0] if self.counts else None
 
 

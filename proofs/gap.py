@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import sympy as sp
 
@@ -46,6 +47,9 @@ from attnio.bounds.window import (
 )
 
 from .errors import GapError
+
+if TYPE_CHECKING:
+    from .tightness import Interval
 
 COUNT_RECORD = "--count"
 """The record name a user's own count carries in a :class:`Gap`."""
@@ -98,14 +102,16 @@ class Gap:
     lower: Standing
     upper: Standing
     count: str | None = None
-    interval: object | None = None
+    interval: Interval | None = None
 
     @property
     def point(self) -> dict[str, int]:
+        """The point, by parameter name."""
         return self.window.point
 
     @property
     def cell(self) -> str:
+        """``small`` or ``large``: the cache regime at the point."""
         return cache_of(self.point)
 
     @property
@@ -282,11 +288,16 @@ def describe_gap(gap: Gap) -> str:
         f"(derived: {derived_lower_evidence()})"
     )
     lines.append(f"  ratio               {format_ratio(numeric(gap.ratio), 4)}")
-    if numeric(gap.ratio) < 1:
+    if numeric(gap.ratio) < 1 and gap.count is not None:
         lines.append(
             "  your count is below the best derived lower bound: no pebbling of the graph "
             "that bound covers moves that few words (docs/notation.md: check the count, or "
             "which computation your kernel performs)"
+        )
+    elif numeric(gap.ratio) < 1:
+        lines.append(
+            "  a derived lower bound exceeds a derived count here: one of the two records is "
+            "wrong (attnio verify)"
         )
     interval = gap.interval
     if interval is not None and interval.proved is not None:
