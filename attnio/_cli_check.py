@@ -41,8 +41,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "with the two-level machine's counts at sampled sizes. Verdicts: refuted (a re-checked "
         "counterexample), proved (from derived catalog records, named), implied-by-catalog "
         "(from records some only stated or reconstructed), consistent-with-catalog and "
-        "consistent (neither is a proof), unknown "
-        "(docs/verdicts.md). Exit 0 when nothing is refuted, 1 when a claim is. Instead of "
+        "consistent (neither is a proof; each gets its window: the best derived lower bound "
+        "and the best count around it at sampled points of its scope), unknown "
+        "(docs/verdicts.md). A proof from derived lower bounds rests on their algebra, "
+        "machine-checked, and their combinatorial lemmas, proved by hand. Exit 0 when "
+        "nothing is refuted, 1 when a claim is. Instead of "
         "FILE, --claim 'KIND: EXPRESSION' with --regime and --pass (and the other fields as "
         "options) checks one claim the same way.",
         epilog="examples:\n"
@@ -148,9 +151,8 @@ def run(args: argparse.Namespace) -> int:
                 line.update(len(reports), len(claims), report.name)
 
             if own:
-                check_catalog(
-                    claims, skip=args.skip, evidence_dir=args.evidence_dir, on_report=progress
-                )
+                check_catalog(claims, skip=args.skip, evidence_dir=args.evidence_dir,
+                              on_report=progress, windows=True)  # fmt: skip
             else:
                 check(claims, skip=args.skip, evidence_dir=args.evidence_dir, on_report=progress)
     except KeyboardInterrupt:
@@ -286,6 +288,8 @@ def _print(reports: list, verbose: bool) -> None:
         shown = report.evidence if verbose else report.refutations()
         if not shown:
             console.print(f"  {report.summary}", markup=False, soft_wrap=True)
+        for window in report.windows:
+            console.print(f"  {window.summary}", markup=False, soft_wrap=True)
         for item in shown:
             note = " (advisory)" if item.advisory else ""
             console.print(
@@ -299,9 +303,12 @@ def _print(reports: list, verbose: bool) -> None:
                 console.print(
                     f"      certificate: {item.certificate}", markup=False, soft_wrap=True
                 )
+    from attnio.bounds.record import derived_lower_evidence
+
     refuted = sum(report.refuted for report in reports)
     console.print(
         f"{len(reports)} claim(s), {refuted} refuted. 'consistent-with-catalog' and "
-        "'consistent' are not proofs of a claim; --verbose lists every check.",
+        "'consistent' are not proofs of a claim; derived lower bounds: "
+        f"{derived_lower_evidence()}; --verbose lists every check.",
         soft_wrap=True,
     )

@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     "attnio._cli_simulate",
     "attnio._cli_prove",
     "attnio._cli_check",
+    "attnio._cli_gap",
     "attnio._cli_eval",
     "attnio._cli_plot",
     "attnio._cli_campaign",

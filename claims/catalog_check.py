@@ -62,6 +62,7 @@ def check_catalog(
     budget_ms: int = BUDGET_MS,
     max_states: int = MAX_STATES,
     on_report: Callable[[ClaimReport], None] | None = None,
+    windows: bool = False,
 ) -> list[ClaimReport]:
     """Check each catalog record as a claim, never with itself as evidence.
 
@@ -75,8 +76,10 @@ def check_catalog(
     machine_runs : bool
         False leaves out the machine runs at sampled sizes (``counting``) and keeps the
         closed-form counts, which cost almost nothing (``attnio verify``'s default tier).
-    evidence_dir, budget_ms, max_states, on_report
-        As for :func:`attnio.claims.check`.
+    evidence_dir, budget_ms, max_states, on_report, windows
+        As for :func:`attnio.claims.check`; ``windows`` is off by default here, so that
+        ``attnio verify`` spends no time on windows it does not show (``attnio check
+        --catalog`` turns it on).
 
     Returns
     -------
@@ -104,6 +107,7 @@ def check_catalog(
                 budget_ms=budget_ms,
                 max_states=max_states,
                 exclude_self=True,
+                windows=windows,
             )
         else:
             report = _nothing(record)

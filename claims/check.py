@@ -5,7 +5,9 @@ The order is z3 against the catalog (:mod:`.obligations`), pebbling of small DAG
 masks (:mod:`.closed_forms`) and the two-level machine's (:mod:`.counting`); skipping
 ``counting`` skips both. Each
 produces :class:`~attnio.claims.verdict.Evidence`; :func:`~attnio.claims.verdict.verdict_of`
-turns the evidence into the claim's verdict.
+turns the evidence into the claim's verdict. A claim neither proved nor refuted also gets its
+window (:func:`~attnio.claims.window.claim_window`): the best derived lower bound and the best
+count around it at sampled points of its scope.
 """
 
 from __future__ import annotations
@@ -26,8 +28,9 @@ from .obligations import BUDGET_MS, catalog_evidence, conditions_evidence
 from .orders import order_evidence
 from .pebbling import MAX_STATES, pebbling_evidence
 from .proof import proof_evidence
-from .records import excluding
-from .verdict import ClaimReport, Evidence, verdict_of
+from .records import evidence_records, excluding
+from .verdict import CONSISTENT, CONSISTENT_WITH_CATALOG, ClaimReport, Evidence, verdict_of
+from .window import claim_window
 
 CHECKS = ("z3", "pebbling", "counting")
 """The checks :func:`check` runs unless told to skip some."""
@@ -43,6 +46,7 @@ def check(
     on_report: Callable[[ClaimReport], None] | None = None,
     exclude_self: bool = False,
     machine_runs: bool = True,
+    windows: bool = True,
 ) -> list[ClaimReport]:
     """Check each claim against everything attnio knows; return one report per claim.
 
@@ -72,6 +76,9 @@ def check(
         False leaves out the machine runs at sampled sizes of the ``counting`` check and
         keeps its closed-form counts (which re-run the machine only to confirm a
         refutation).
+    windows : bool
+        Give each claim neither proved nor refuted its window
+        (:func:`attnio.claims.window.claim_window`, about a second per claim).
 
     Raises
     ------
@@ -116,6 +123,12 @@ def check(
         if evidence_dir is not None:
             evidence = _write_certificates(claim, evidence, Path(evidence_dir))
         verdict, summary = verdict_of(evidence)
+        around: tuple = ()
+        if windows and verdict in (CONSISTENT_WITH_CATALOG, CONSISTENT):  # neither way
+            with excluding([claim.name] if exclude_self else []):
+                records = evidence_records(regime=claim.bound.regime.value,
+                                           pass_=claim.bound.pass_.value)  # fmt: skip
+            around = tuple(claim_window(claim, records))
         report = ClaimReport(
             claim.name,
             claim.kind.value,
@@ -123,6 +136,7 @@ def check(
             summary,
             tuple(evidence),
             time.perf_counter() - start,
+            around,
         )
         reports.append(report)
         if on_report is not None:

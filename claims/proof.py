@@ -107,6 +107,7 @@ def _side(claim: Claim, side: str, value: sp.Expr, budget_ms: int) -> Evidence |
                     f"the claim ({result.method})",
                     against=", ".join(r.name for r in used),
                     side=side,
+                    lemmas=tuple((r.name, r.status.value) for r in used),
                     seconds=time.perf_counter() - start,
                 )
     return Evidence(

@@ -41,6 +41,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from attnio.bounds.record import derived_lower_evidence
+
 REFUTED = "refuted"
 PROVED = "proved"
 IMPLIED = "implied-by-catalog"
@@ -100,6 +102,9 @@ class Evidence:
     side : str or None
         For ``proof`` and ``implication`` items: the side of the claim (``lower`` or
         ``upper``) they are about.
+    lemmas : tuple of (str, str)
+        For ``proof`` and ``implication`` items: each record the proof used, with its
+        evidence level.
     """
 
     check: str
@@ -114,6 +119,7 @@ class Evidence:
     advisory: bool = False
     side: str | None = None
     seconds: float = 0.0
+    lemmas: tuple[tuple[str, str], ...] = ()
     moves: tuple | None = field(default=None, compare=False, repr=False)
     dag: object | None = field(default=None, compare=False, repr=False)
     memory: int | None = field(default=None, compare=False, repr=False)
@@ -145,6 +151,7 @@ class Evidence:
             "certificate": self.certificate,
             "advisory": self.advisory,
             "side": self.side,
+            "lemmas": [{"record": name, "status": status} for name, status in self.lemmas],
             "seconds": round(self.seconds, 3),
         }
 
@@ -196,6 +203,10 @@ class ClaimReport:
         One line: the refutation, or what was checked.
     evidence : tuple of Evidence
         Every check run, in order.
+    windows : tuple
+        For a claim neither proved nor refuted, each side's window at sampled points of
+        its scope (:class:`attnio.claims.window.ClaimWindow`: the best derived lower bound
+        and the best count around the claim); empty otherwise.
     """
 
     name: str
@@ -204,6 +215,7 @@ class ClaimReport:
     summary: str
     evidence: tuple[Evidence, ...]
     seconds: float = 0.0
+    windows: tuple = ()
 
     @property
     def refuted(self) -> bool:
@@ -222,6 +234,7 @@ class ClaimReport:
             "verdict": self.verdict,
             "summary": self.summary,
             "seconds": round(self.seconds, 3),
+            "window": [window.to_dict() for window in self.windows],
             "evidence": [item.to_dict() for item in self.evidence],
         }
 
@@ -249,11 +262,17 @@ def verdict_of(evidence: list[Evidence] | tuple[Evidence, ...]) -> tuple[str, st
     by_catalog = {e.side for e in proofs if e.verdict == "proved"}
     lemmas = "; ".join(f"{e.side} side: {e.against}" for e in proofs if e.verdict == "proved")
     if sides and by_derived == sides:
-        return PROVED, f"proved from derived records ({lemmas})"
+        rests = ""
+        if "lower" in sides:
+            rests = f"; derived lower bounds: {derived_lower_evidence()}"
+        return PROVED, f"proved from derived records ({lemmas}){rests}"
     if sides and by_catalog == sides:
+        weak = {name: status for e in proofs if e.verdict == "proved"
+                for name, status in e.lemmas if status != "derived"}  # fmt: skip
+        named = ", ".join(f"{name} ({status})" for name, status in weak.items())
+        resting = f"rests on records not derived: {named}; " if named else ""
         return IMPLIED, (
-            f"follows from catalog records, some not derived ({lemmas}); as strong as the "
-            "weakest of them"
+            f"{resting}follows from catalog records ({lemmas}); as strong as the weakest of them"
         )
     # a record whose conditions do not meet the claim's scope (the other cache size) has
     # nothing to say about the claim: it neither supports nor blocks the verdict

@@ -26,3 +26,8 @@ class ObligationError(ProofError):
 
 class SolverUnavailable(ProofError):  # noqa: N818 (public names, kept for compatibility)
     """An optional solver (cvc5) was requested but is not installed."""
+
+
+class GapError(ProofError):
+    """``attnio gap`` cannot answer at the given point: no record applies there, a bad
+    ``--count``, or a regime or mask it does not cover yet."""

@@ -215,25 +215,99 @@ def _rows() -> list[Row]:
     (:func:`~attnio.proofs.generate.full_table`): the recorded sampled point is evaluated
     again here, exactly, and refutes every integer below the ratio there.
     """
+    tables = _tables()
+    found = []
+    for obligation in tightness_table() + tightness_table(UNBOUNDED_ALGORITHMS):
+        interval = _interval(obligation, tables)
+        lower, ratio = _best(interval.count, interval.pass_, interval.cache)
+        found.append(
+            Row(interval.pass_, interval.cache, get(interval.count).algorithm, interval.count,
+                lower, ratio, interval.proved, interval.refuted, interval.obligation)
+        )  # fmt: skip
+    return found
+
+
+@dataclass(frozen=True)
+class Interval:
+    """The least constant C with count <= C * max(every derived lower bound) over a region.
+
+    Attributes
+    ----------
+    pass_, cache, count : str
+        The dense cell and the exact-count record.
+    proved : int or None
+        Least C z3 proved (None: none recorded for today's count).
+    refuted : int or None
+        Largest C refuted at the recorded sampled point, evaluated exactly.
+    obligation : str
+        The obligation whose search gave ``proved``.
+    region : tuple of sympy.Basic
+        Where the interval holds: the cell, n >= d, the count's conditions and M at least
+        four times the count's least M (the assumptions of its ``tightness/full/*``
+        obligation).
+    """
+
+    pass_: str
+    cache: str
+    count: str
+    proved: int | None
+    refuted: int | None
+    obligation: str
+    region: tuple[sp.Basic, ...]
+
+    @property
+    def command(self) -> str:
+        """The command that reproduces ``proved`` (as :attr:`Row.command`)."""
+        return Row(self.pass_, self.cache, "", self.count, "", sp.S.One, self.proved,
+                   self.refuted, self.obligation).command  # fmt: skip
+
+    def holds_at(self, point: dict[str, int]) -> bool:
+        """Whether ``point`` (n, d, M) lies inside :attr:`region` (exact)."""
+        at = {s: sp.Integer(point[s.name]) for s in (n, d, M)}
+        return all(relation.subs(at) is sp.true for relation in self.region)
+
+
+def _tables() -> tuple[dict, dict, dict]:
+    """The corner, full and piece obligations by row: what :func:`_interval` reads."""
     corner = {o.name.replace("tightness/corner/", "", 1): o for o in corner_table()}
     full = {o.name.replace("tightness/full/", "", 1): o for o in full_table()}
     pieces_of: dict[str, list[Obligation]] = {}
     for piece in piece_table():  # tightness/piece/{pass}/{cache}/{count}/{k}
         pieces_of.setdefault(piece.name.rsplit("/", 1)[0], []).append(piece)
-    found = []
+    return corner, full, pieces_of
+
+
+def _interval(obligation: Obligation, tables: tuple[dict, dict, dict]) -> Interval:
+    """The recorded interval of one row of the table (see :func:`_rows`)."""
+    corner, full, pieces_of = tables
+    _, _, pass_, cache, count = obligation.name.split("/")
+    searches = [obligation]
+    twin = corner.get(f"{pass_}/{cache}/{count}")
+    if twin is not None:
+        searches.append(twin)
+    pieces = pieces_of.get(f"tightness/piece/{pass_}/{cache}/{count}", [])
+    constant, source = _proved(searches, pieces)
+    whole = full[f"{pass_}/{cache}/{count}"]
+    return Interval(pass_, cache, count, constant, _refuted(whole), source, whole.assumptions)
+
+
+def constant_interval(pass_: str, cache: str, count: str) -> Interval | None:
+    """The tightness table's recorded interval for ``count`` in a dense cell, or None.
+
+    The same interval as the row of :func:`rows`, without its leading ratio (no sympy
+    limits: about a second). None when the table has no row for ``count`` in that cell.
+
+    Examples
+    --------
+    >>> interval = constant_interval("forward", "large", "row-streaming-forward-count")
+    >>> interval.refuted < interval.proved
+    True
+    """
+    name = f"tightness/table/{pass_}/{cache}/{count}"
     for obligation in tightness_table() + tightness_table(UNBOUNDED_ALGORITHMS):
-        _, _, pass_, cache, count = obligation.name.split("/")
-        algorithm = get(count).algorithm
-        lower, ratio = _best(count, pass_, cache)
-        searches = [obligation]
-        twin = corner.get(f"{pass_}/{cache}/{count}")
-        if twin is not None:
-            searches.append(twin)
-        pieces = pieces_of.get(f"tightness/piece/{pass_}/{cache}/{count}", [])
-        constant, source = _proved(searches, pieces)
-        refuted = _refuted(full[f"{pass_}/{cache}/{count}"])
-        found.append(Row(pass_, cache, algorithm, count, lower, ratio, constant, refuted, source))
-    return found
+        if obligation.name == name:
+            return _interval(obligation, _tables())
+    return None
 
 
 def _proved(searches: list, pieces: list) -> tuple[int | None, str]:
@@ -364,7 +438,9 @@ def render_tightness(table: list[Row], fmt: str = "markdown") -> str:
 
 
 __all__ = [
+    "Interval",
     "Row",
+    "constant_interval",
     "derived_lowers",
     "leading_ratio",
     "render_tightness",

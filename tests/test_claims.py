@@ -218,6 +218,10 @@ def test_a_true_lower_bound_is_consistent_with_the_catalog() -> None:
     (report,) = check([_bound(n**2 * d**2 / M, conditions=M >= d**2)], skip=NO_NUMERICS)
     assert report.verdict == "consistent-with-catalog" and "not a proof" in report.summary
     assert not report.refutations()
+    # neither proved nor refuted: the window (best derived lower, best count) around it
+    (window,) = report.windows
+    assert window.side == "lower" and all(s.point["M"] >= s.point["d"] ** 2 for s in window.samples)
+    assert report.to_dict()["window"][0]["side"] == "lower"
 
 
 def test_a_lower_bound_implied_by_a_derived_record_is_proved() -> None:
@@ -365,6 +369,31 @@ def test_only_derived_lemmas_make_a_proof() -> None:
     assert weak.verdict == "implied-by-catalog", weak.summary
     (item,) = [e for e in weak.evidence if e.check == "implication"]
     assert {get(name).status for name in item.against.split(", ")} != {Status.DERIVED}
+    # the one-line summary names each non-derived lemma with its level, not only --verbose
+    weak_lemmas = [name for name, level in item.lemmas if level != "derived"]
+    assert weak_lemmas and weak.summary.startswith("rests on records not derived: ")
+    for name in weak_lemmas:
+        assert f"{name} ({get(name).status.value})" in weak.summary
+    assert "combinatorial lemmas proved by hand" in strong.summary
+    assert not weak.windows and not strong.windows  # only for claims neither proved nor refuted
+
+
+def test_an_implied_verdict_names_its_weak_lemma_in_the_summary() -> None:
+    """The summary of implied-by-catalog leads with the records that are not derived and
+    their levels (a backward small-cache claim once rested on a reconstructed record and
+    only --verbose said so)."""
+    from attnio.claims import Evidence
+
+    item = Evidence("implication", "proved", "z3 proved ...", side="lower",
+                    against="dense-backward-compulsory, dense-backward-lower-small-explicit",
+                    lemmas=(("dense-backward-compulsory", "derived"),
+                            ("dense-backward-lower-small-explicit", "reconstructed")))  # fmt: skip
+    verdict, summary = verdict_of([item])
+    assert verdict == "implied-by-catalog"
+    assert summary.startswith(
+        "rests on records not derived: dense-backward-lower-small-explicit (reconstructed); "
+    )
+    assert "dense-backward-compulsory (derived)" not in summary
 
 
 def test_the_other_verdicts_say_they_are_not_proofs() -> None:

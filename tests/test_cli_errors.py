@@ -332,6 +332,7 @@ def test_every_option_is_described_and_every_command_has_an_example() -> None:
         "plot",
         "check",
         "eval",
+        "gap",
     }
     for name, sub in commands.items():
         assert "example" in sub.epilog and "130" in sub.epilog, name

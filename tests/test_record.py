@@ -161,3 +161,17 @@ def test_get_needs_a_string() -> None:
 
     with pytest.raises(UnknownBoundError, match="name=None"):
         get(None)
+
+
+def test_derived_lower_evidence_says_what_is_machine_checked(monkeypatch) -> None:
+    """The words every output uses for a derived lower bound: algebra machine-checked,
+    lemmas by hand; once exhaustive checks exist, their size is added."""
+    from attnio.bounds import record
+
+    assert record.derived_lower_evidence() == (
+        "algebra machine-checked; combinatorial lemmas proved by hand"
+    )
+    monkeypatch.setattr(record, "EXHAUSTIVE_SIZE", 7)
+    assert record.derived_lower_evidence().endswith(
+        "; checked on every part of graphs up to size 7"
+    )

@@ -289,3 +289,21 @@ def test_the_leading_ratio_takes_the_branch_of_a_min_that_is_least_for_large_n_a
     assert _in_the_limit(tied) == tied
     crossing = sp.Min(d * n**2 / M, 2 * n**2 / M)  # ratio d / 2: below 1 at d = 1 only
     assert _in_the_limit(crossing) == crossing
+
+
+def test_one_rows_interval_is_the_tables() -> None:
+    """constant_interval (attnio gap's look-up, no sympy limits) gives the row's proved and
+    refuted constants and obligation, and a region that holds at the row's own cell only;
+    a count without a row has none."""
+    from attnio.proofs.tightness import constant_interval
+
+    for row in [r for r in rows() if r.count in ("row-streaming-forward-count",
+                                                 "output-stationary-backward-count")]:  # fmt: skip
+        interval = constant_interval(row.pass_, row.cache, row.count)
+        assert (interval.proved, interval.refuted, interval.obligation) == (
+            row.constant, row.refuted, row.obligation)  # fmt: skip
+        assert interval.command == row.command
+        inside = {"n": 4096, "d": 16, "M": 4096 if row.cache == "large" else 200}
+        outside = {"n": 4096, "d": 16, "M": 100 if row.cache == "large" else 4096}
+        assert interval.holds_at(inside) and not interval.holds_at(outside)
+    assert constant_interval("forward", "large", "standard-forward-count") is None

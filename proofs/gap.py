@@ -1,0 +1,340 @@
+"""How far from optimal: a count against the best derived lower bound, at a point or a scope.
+
+One of two readers of one evaluation (:func:`attnio.bounds.window.find_window`, the best derived
+lower bound and the best exact count at a point):
+
+* :func:`measure_gap`, behind ``attnio gap``: at one instance, the best schedule attnio
+  knows (or the user's own count, ``--count``), the best derived lower bound, their ratio,
+  and the interval the tightness table records for the schedule's constant over its whole
+  cell (:func:`attnio.proofs.tightness.constant_interval`), with whether the point lies in
+  the region where that interval is proved;
+* :func:`attnio.claims.window.claim_window`, behind ``attnio check``'s window line for a
+  claim neither proved nor refuted: the claim's value against that window at sampled
+  points of its scope.
+
+The optimum lies in [best derived lower bound, best count] wherever both apply; a ratio
+says how wide that window is, not where the optimum is inside it. Lower bounds count only
+at the ``derived`` level (algebra machine-checked; combinatorial lemmas proved by hand:
+:func:`~attnio.bounds.record.derived_lower_evidence`); counts only as ``derived`` exact
+counts of attnio's schedules, which the two-level machine reproduces.
+
+The interface is the one the masked, shaped and approximate regimes will extend
+(``mask``, shapes, methods): the point is a mapping of the catalog's symbols, so a
+record in new symbols is used as soon as the point names them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import sympy as sp
+
+from attnio.bounds import Bound
+from attnio.bounds.errors import BoundError
+from attnio.bounds.expression import parse_expression
+from attnio.bounds.record import derived_lower_evidence
+from attnio.bounds.symbols import ALL
+from attnio.bounds.window import (
+    Standing,
+    Window,
+    find_window,
+    format_point,
+    format_ratio,
+    format_words,
+    numeric,
+)
+
+from .errors import GapError
+
+if TYPE_CHECKING:
+    from .tightness import Interval
+
+COUNT_RECORD = "--count"
+"""The record name a user's own count carries in a :class:`Gap`."""
+
+COUNT_EVIDENCE = "exact count; the two-level machine reproduces it"
+"""What a ``derived`` count rests on."""
+
+GRAPH_NOTE = (
+    "the derived lower bounds are proved on attnio's element-level graph, which normalises "
+    "first (docs/notation.md); a schedule with running row statistics (online softmax) "
+    "computes another graph, which no derivation covers yet"
+)
+"""Which computation each side of the ratio is about, printed with every gap."""
+
+NOT_YET = {
+    "sparse": "not yet: attnio models no mask for --regime sparse (causal, window, "
+    "block-sparse); its only derived lower bound is the compulsory I/O, in the number of "
+    "allowed pairs Z (sparse-forward-compulsory, sparse-backward-compulsory)",
+    "approximate": "not yet: attnio has no derived lower bound for --regime approximate "
+    "(approximate-forward-compulsory is stated-secondary, the backward records are open)",
+}
+"""Why ``attnio gap`` refuses a regime today."""
+
+
+def cache_of(point: Mapping[str, int]) -> str:
+    """``small`` (M < d^2) or ``large`` (M >= d^2) at a point with d and M."""
+    return "large" if point["M"] >= point["d"] ** 2 else "small"
+
+
+@dataclass(frozen=True)
+class Gap:
+    """The gap at one point: a count against the best derived lower bound.
+
+    Attributes
+    ----------
+    window : Window
+        Every applicable record at the point.
+    lower : Standing
+        The best derived lower bound.
+    upper : Standing
+        The best schedule's count, or the user's (record :data:`COUNT_RECORD`).
+    count : str or None
+        The user's count expression, as given.
+    interval : attnio.proofs.tightness.Interval or None
+        The tightness table's interval for the best schedule's constant in this cell
+        (None with a user's count, or when the table has no row for the schedule).
+    """
+
+    window: Window
+    lower: Standing
+    upper: Standing
+    count: str | None = None
+    interval: Interval | None = None
+
+    @property
+    def point(self) -> dict[str, int]:
+        """The point, by parameter name."""
+        return self.window.point
+
+    @property
+    def cell(self) -> str:
+        """``small`` or ``large``: the cache regime at the point."""
+        return cache_of(self.point)
+
+    @property
+    def ratio(self) -> sp.Expr:
+        """upper / lower, exact (the lower bound is positive: :func:`measure_gap` checks)."""
+        return self.upper.value / self.lower.value
+
+    @property
+    def interval_applies(self) -> bool:
+        """Whether the point lies in the region where :attr:`interval` is proved."""
+        return self.interval is not None and self.interval.holds_at(self.point)
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready: ratio, lower, upper, point, cell, constant, other lower bounds."""
+        constant = None
+        if self.interval is not None:
+            constant = {
+                "count": self.interval.count,
+                "proved": self.interval.proved,
+                "refuted": self.interval.refuted,
+                "applies_here": self.interval_applies,
+                "region": _region(self.interval.region),
+                "reproduce": self.interval.command,
+            }
+        upper = self.upper.to_dict()
+        if self.count is not None:
+            upper["expression"] = self.count
+        return {
+            "regime": self.window.regime,
+            "pass": self.window.pass_,
+            "mask": None,
+            "point": dict(self.point),
+            "cell": self.cell,
+            "ratio": float(numeric(self.ratio)),
+            "ratio_exact": sp.sstr(self.ratio),
+            "lower": {**self.lower.to_dict(), "evidence": derived_lower_evidence()},
+            "upper": {
+                **upper,
+                "evidence": COUNT_EVIDENCE if self.count is None else "the user's count",
+            },
+            "constant": constant,
+            "counts": [s.to_dict() for s in self.window.counts],
+            "derived_lowers": [s.to_dict() for s in self.window.lowers],
+            "other_lowers": [s.to_dict() for s in self.window.others],
+            "note": GRAPH_NOTE,
+        }
+
+
+def _user_count(text: str, point: Mapping[str, int]) -> Standing:
+    """The user's count at ``point``, exact; one clear error if it cannot be evaluated."""
+    try:
+        expr = parse_expression(text, field="EXPR", claim="--count", noun="option")
+    except BoundError as error:
+        raise GapError(f"gap: {error}") from None
+    unknown = sorted(str(s) for s in expr.free_symbols if str(s) not in point)
+    if unknown:
+        raise GapError(
+            f"gap: --count {text!r} uses {', '.join(unknown)}; at this point only "
+            f"{', '.join(point)} have values"
+        )
+    value = expr.xreplace({ALL[name]: sp.Integer(v) for name, v in point.items()})
+    if not (value.is_number and value.is_finite and value.is_positive):
+        raise GapError(
+            f"gap: --count {text!r} is {sp.sstr(value)} at {format_point(point)}; a count "
+            "must be a positive finite number of words"
+        )
+    return Standing(COUNT_RECORD, "claimed", value)
+
+
+def measure_gap(
+    regime: str,
+    pass_: str,
+    point: Mapping[str, int],
+    *,
+    count: str | None = None,
+    mask: str | None = None,
+    constant: bool = True,
+    records: Iterable[Bound] | None = None,
+) -> Gap:
+    """The gap at ``point``: best count (or ``count``) over the best derived lower bound.
+
+    Parameters
+    ----------
+    regime, pass_ : str
+        ``dense`` (``sparse`` and ``approximate``: not yet, :data:`NOT_YET`); ``forward``
+        or ``backward``.
+    point : mapping
+        ``n``, ``d``, ``M`` (positive integers).
+    count : str, optional
+        The user's own kernel's count, an expression in the point's symbols (read by the
+        claims files' parser, never ``eval``), in place of the best schedule.
+    mask : str, optional
+        Only None (dense) today.
+    constant : bool
+        Look up the tightness table's interval for the best schedule (about a second).
+    records : iterable of Bound, optional
+        The records to read (default: the catalog).
+
+    Raises
+    ------
+    GapError
+        A regime or mask not covered yet, a point where no derived lower bound or no
+        count applies, a lower bound that is not positive there, or a bad ``count``.
+
+    Examples
+    --------
+    >>> gap = measure_gap("dense", "forward", {"n": 4096, "d": 64, "M": 16384}, constant=False)
+    >>> gap.upper.algorithm, bool(gap.ratio >= 1)
+    ('row-streaming', True)
+    """
+    if regime in NOT_YET:
+        raise GapError(f"gap: --regime {regime}: {NOT_YET[regime]}")
+    if regime != "dense":
+        raise GapError(f"gap: --regime {regime!r} is not one of: dense, sparse, approximate")
+    if pass_ not in ("forward", "backward"):
+        raise GapError(f"gap: --pass {pass_!r} is not one of: forward, backward")
+    if mask is not None and mask != "none":
+        raise GapError(
+            f"gap: --mask {mask!r}: not yet: attnio models no mask; dense attention has "
+            "none (--mask none)"
+        )
+    for name in ("n", "d", "M"):
+        value = point.get(name)
+        if value is None:
+            raise GapError(f"gap: give --{name}")
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise GapError(f"gap: --{name} {value!r} must be a positive integer")
+    window = find_window(regime, pass_, point, records=records)
+    where = f"{regime} {pass_} at {format_point(point)}"
+    if window.lower is None:
+        raise GapError(f"gap: no derived lower bound of the catalog applies {where}")
+    if not window.lower.value.is_positive:
+        raise GapError(f"gap: the best derived lower bound {where} is not positive")
+    if count is not None:
+        upper = _user_count(count, point)
+    elif window.upper is None:
+        raise GapError(
+            f"gap: no schedule of attnio runs {where} (every count's conditions fail: M is "
+            "too small); give your own with --count"
+        )
+    else:
+        upper = window.upper
+    interval = None
+    if constant and count is None:
+        from .tightness import constant_interval
+
+        interval = constant_interval(pass_, cache_of(point), upper.record)
+    return Gap(window, window.lower, upper, count, interval)
+
+
+def _region(relations: Iterable[sp.Basic]) -> list[str]:
+    """The relations of a region, conjunctions flattened, each once, as text."""
+    flat = (part for relation in relations for part in sp.And.make_args(relation))
+    return list(dict.fromkeys(sp.sstr(part) for part in flat))
+
+
+def describe_gap(gap: Gap) -> str:
+    """The text ``attnio gap`` prints: one fact a line."""
+    point = gap.point
+    cell = "M >= d^2" if gap.cell == "large" else "M < d^2"
+    lines = [f"attnio gap: {gap.window.regime} {gap.window.pass_} at {format_point(point)} "
+             f"({gap.cell} cache, {cell})"]  # fmt: skip
+    if gap.count is None:
+        upper = gap.upper
+        lines.append(
+            f"  best schedule       {format_words(upper.value)} words: {upper.algorithm} "
+            f"({upper.record}, derived: {COUNT_EVIDENCE})"
+        )
+    else:
+        lines.append(f"  your count          {format_words(gap.upper.value)} words: {gap.count}")
+    lower = gap.lower
+    lines.append(
+        f"  best derived lower  {format_words(lower.value)} words: {lower.record} "
+        f"(derived: {derived_lower_evidence()})"
+    )
+    lines.append(f"  ratio               {format_ratio(numeric(gap.ratio), 4)}")
+    if numeric(gap.ratio) < 1 and gap.count is not None:
+        lines.append(
+            "  your count is below the best derived lower bound: no pebbling of the graph "
+            "that bound covers moves that few words (docs/notation.md: check the count, or "
+            "which computation your kernel performs)"
+        )
+    elif numeric(gap.ratio) < 1:
+        lines.append(
+            "  a derived lower bound exceeds a derived count here: one of the two records is "
+            "wrong (attnio verify)"
+        )
+    interval = gap.interval
+    if interval is not None and interval.proved is not None:
+        region = ", ".join(_region(interval.region))
+        where = "inside" if gap.interval_applies else "outside"
+        low = "" if interval.refuted is None else f"({interval.refuted}, "
+        lines.append(
+            f"  constant over the cell: z3 proves {interval.count} <= {interval.proved} * "
+            f"max(every derived lower bound) wherever {region}; the least such constant is in "
+            f"{low or '(0, '}{interval.proved}] ({interval.command}); this point is {where} "
+            "that region"
+        )
+    elif gap.count is None:
+        lines.append("  constant over the cell: none recorded for this schedule")
+    others = [s for s in gap.window.counts if s.record != gap.upper.record][:3]
+    if others:
+        shown = ", ".join(
+            f"{s.algorithm} {format_ratio(numeric(s.value / lower.value), 4)}" for s in others
+        )
+        lines.append(f"  other schedules     {shown} (count / best derived lower)")
+    lines.append(f"  note                {GRAPH_NOTE}")
+    for other in gap.window.others:
+        if numeric(other.value) > numeric(lower.value):
+            lines.append(
+                f"  not counted         {format_words(other.value)} words: {other.record} "
+                f"({other.status}, not derived)"
+            )
+    return "\n".join(lines)
+
+
+__all__ = [
+    "COUNT_EVIDENCE",
+    "COUNT_RECORD",
+    "GRAPH_NOTE",
+    "NOT_YET",
+    "Gap",
+    "cache_of",
+    "describe_gap",
+    "measure_gap",
+]
