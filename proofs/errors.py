@@ -26,3 +26,7 @@ class ObligationError(ProofError):
 
 class SolverUnavailable(ProofError):  # noqa: N818 (public names, kept for compatibility)
     """An optional solver (cvc5) was requested but is not installed."""
+
+
+class DerivationFileError(ProofError):
+    """A derivation file is malformed; the message names the file, line and column."""
