@@ -63,6 +63,8 @@ STATUSES = ("hand proof", "published", "gap")
 
 _RECORD = re.compile(r"record\(\s*([^()\s]*)\s*\)")
 _PLACEHOLDER = "record_read_from_the_catalog"
+_STAND_IN = sp.Symbol(_PLACEHOLDER)
+_DECIDABLE = (sp.Le, sp.Lt, sp.Ge, sp.Gt)
 _SEPARATOR = re.compile(r"^\|?(\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*$")
 
 
@@ -149,6 +151,7 @@ class _Reader:
         self.terms: dict[str, str] = {}
         self.parts: list[_Part] = []
         self.label = ""
+        self.parsed: dict[tuple[str, bool], sp.Basic] = {}
 
     def fail(self, line: int, column: str, message: str) -> DerivationFileError:
         return DerivationFileError(
@@ -279,18 +282,16 @@ class _Reader:
             raise self.fail(line, "conclusion", f"{text!r} is not one relation")
         if record is None:
             return None, claim
-        sides = [record.explicit if str(s) == _PLACEHOLDER else s for s in claim.args]
-        if any(_PLACEHOLDER in str(s) for s in sides):
+        sides = [record.explicit if s == _STAND_IN else s for s in claim.args]
+        if any(s.has(_STAND_IN) for s in sides):
             raise self.fail(line, "conclusion", "record(...) must be a whole side of it")
         return record, type(claim)(*sides, evaluate=False)
 
     def hypothesis(self, line: int, text: str) -> sp.Basic:
         value = self.parse(self.expand(text), line, "hypotheses", relation=True)
-        if isinstance(value, sp.core.relational.Relational) and not isinstance(
-            value, sp.Eq | sp.Ne
-        ):
-            # as the relation operators build it: sympy decides it when the symbols'
-            # assumptions do (x >= 0 for a nonnegative x is True, and stays as True)
+        if isinstance(value, _DECIDABLE) and all(side.is_Atom for side in value.args):
+            # a relation of a symbol and a number or symbol, as the relation operators build
+            # it: the domains may decide it (x >= 0 for a nonnegative x is True, and stays)
             value = type(value)(*value.args)
             if value is sp.false:
                 raise self.fail(line, "hypotheses", f"{text.strip()!r} never holds")
@@ -313,18 +314,21 @@ class _Reader:
     def parse(
         self, text: str, line: int, column: str, claim: str = "", relation: bool = True
     ) -> sp.Basic:
-        names = {**self.names, _PLACEHOLDER: sp.Symbol(_PLACEHOLDER)}
-        try:
-            return parse_expression(
-                text,
-                field=column,
-                claim=claim or self.label,
-                relation=relation,
-                noun="step",
-                names=names,
-            )
-        except ValueError as error:
-            raise self.fail(line, column, str(error)) from None
+        key = (text, relation)
+        if key not in self.parsed:
+            names = {**self.names, _PLACEHOLDER: _STAND_IN}
+            try:
+                self.parsed[key] = parse_expression(
+                    text,
+                    field=column,
+                    claim=claim or self.label,
+                    relation=relation,
+                    noun="step",
+                    names=names,
+                )
+            except ValueError as error:
+                raise self.fail(line, column, str(error)) from None
+        return self.parsed[key]
 
 
 def _tables(text: str) -> list[_Table]:
