@@ -332,12 +332,17 @@ class _Reader:
 
 
 def _tables(text: str) -> list[_Table]:
-    """Every Markdown table of ``text`` (a header, a separator row, then rows)."""
+    """Every Markdown table of ``text`` (a header, a separator row, then rows), but those
+    inside fenced code blocks (an example shown in the prose is not read)."""
     lines = text.splitlines()
-    tables, index = [], 0
+    tables, index, fenced = [], 0, False
     while index < len(lines):
-        if (
-            lines[index].lstrip().startswith("|")
+        if lines[index].lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+            index += 1
+        elif (
+            not fenced
+            and lines[index].lstrip().startswith("|")
             and index + 1 < len(lines)
             and _SEPARATOR.match(lines[index + 1].strip())
         ):

@@ -80,3 +80,13 @@ def test_malformed_cells_name_their_line_and_column(tmp_path, change, where) -> 
     file's line and the table's column."""
     with pytest.raises(DerivationFileError, match=where):
         _read(tmp_path, _FILE.replace(*change))
+
+
+def test_a_table_in_a_fenced_code_block_is_not_read(tmp_path) -> None:
+    """A steps table shown as an example inside ``` fences is prose: a file with no other
+    steps table is refused, and the fenced example's steps are not read."""
+    with pytest.raises(DerivationFileError, match="no table with the columns"):
+        _read(tmp_path, "# Example\n\n```markdown\n" + _FILE + "```\n")
+    example = "| step |" + _FILE.split("| step |")[1]
+    [derivation] = _read(tmp_path, _FILE + "\n```\n" + example + "```\n")
+    assert len(derivation.steps) == 3
