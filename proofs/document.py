@@ -38,9 +38,9 @@ from pathlib import Path
 
 import sympy as sp
 
-from attnio.bounds import get
+from attnio.bounds import get, symbols
 from attnio.bounds.errors import BoundError
-from attnio.bounds.expression import parse_expression
+from attnio.bounds.expression import FUNCTIONS, parse_expression
 
 from .errors import DerivationFileError
 from .obligation import Expectation, Obligation
@@ -152,6 +152,7 @@ class _Reader:
         self.parts: list[_Part] = []
         self.label = ""
         self.parsed: dict[tuple[str, bool], sp.Basic] = {}
+        self.labels: set[str] = set()
 
     def fail(self, line: int, column: str, message: str) -> DerivationFileError:
         return DerivationFileError(
@@ -203,7 +204,8 @@ class _Reader:
     def define(self, table: _Table) -> None:
         for line, (name, expression) in _cells(table, ("term", "expression"), self.fail):
             name = name.strip("`")
-            if not name.isidentifier() or name in self.names:
+            taken = {*self.names, *self.terms, *symbols.ALL, *FUNCTIONS, _PLACEHOLDER}
+            if not name.isidentifier() or name in taken:
                 raise self.fail(line, "term", f"{name!r} is not a new name")
             text = self.expand(expression.replace("`", ""))
             self.parse(text, line, "expression", f"term {name}", relation=False)
@@ -232,6 +234,9 @@ class _Reader:
     ) -> Obligation:
         label = label.strip("`").removeprefix(f"derivation/{self.stem}/")
         self.label = label or f"line {line}"
+        if label in self.labels:
+            raise self.fail(line, "step", f"step {label!r} appears twice in the file")
+        self.labels.add(label)
         record, claim = self.conclusion(line, wanted.replace("`", ""))
         hypotheses = [
             self.hypothesis(line, text)

@@ -72,11 +72,14 @@ def test_a_hypothesis_its_domains_decide_is_true_and_a_gap_makes_it_incomplete(t
         (("`IO >= 0` |", "`IO >= 0 >= k` |"), "line 16, column 'conclusion'"),
         (("`k >= 0; ", "`k < 0; "), "line 16, column 'hypotheses'"),
         (("| `domain` | `k", "| `domain` | extra | `k"), "line 16, column 'statement'"),
+        (("| `domain` |", "| `auto` |"), "line 16, column 'step'"),
+        (("| `bound` |", "| `n` |"), "line 10, column 'term'"),
     ],
 )
 def test_malformed_cells_name_their_line_and_column(tmp_path, change, where) -> None:
     """An unknown domain, an undeclared name, a conclusion that is not one relation, a
-    hypothesis that never holds and a row with too many cells are refused, naming the
+    hypothesis that never holds, a row with too many cells, a step named twice and a term
+    named like a catalog symbol (which would replace it everywhere) are refused, naming the
     file's line and the table's column."""
     with pytest.raises(DerivationFileError, match=where):
         _read(tmp_path, _FILE.replace(*change))
