@@ -30,9 +30,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "  attnio prove --only 'tightness/*'\n"
         "  attnio prove --only list\n"
         "  attnio prove --only 'derivation/*' --smtlib smt/ --cross-check cvc5\n"
-        "  attnio prove --json > outcomes.json",
+        "  attnio prove --json > outcomes.json\n"
+        "  attnio prove --derivation proofs/derivations/lower-large.md",
     )
     parser.add_argument("--json", action="store_true", help="print the outcomes as JSON")
+    parser.add_argument(
+        "--derivation",
+        metavar="FILE.md",
+        help="check the algebraic steps of a derivation file instead (docs/derivations.md): "
+        "each proved, refuted at a point checked again exactly, or unknown; exits 0 only "
+        "if every one is proved",
+    )
     parser.add_argument(
         "--smtlib",
         metavar="DIR",
@@ -82,6 +90,11 @@ def run_command(args: argparse.Namespace) -> int:
         raise ValueError("--cross-check cvc5 needs --smtlib DIR to write the files it checks")
     if args.smtlib:
         writable_directory("--smtlib", args.smtlib)
+    if args.derivation is not None:
+        if args.only or args.search or args.cross_check:
+            raise ValueError("--derivation checks one file: it takes no --only, --search, "
+                             "--cross-check")  # fmt: skip
+        return _derivation(args)
     if args.only == "list":
         for obligation in select():
             print(obligation.name)
@@ -98,6 +111,58 @@ def run_command(args: argparse.Namespace) -> int:
         _report(args, finished, partial=True)
         return interrupted(f"{len(finished)} of {len(chosen)} obligations finished")
     return _report(args, finished, partial=False)
+
+
+def _derivation(args: argparse.Namespace) -> int:
+    """``--derivation FILE``: each step's verdict, the lemmas; 0 only if all are proved."""
+    from attnio.bounds.schema import JSON_SCHEMA_VERSION
+    from attnio.proofs import smtlib, usable_cores
+    from attnio.proofs.review import PROVED, review
+
+    steps, lemmas = review(args.derivation, args.timeout, args.jobs or usable_cores())
+    rows = [step.as_json() for step in steps]
+    if args.smtlib:
+        decided = [s.outcome for s in steps if s.outcome.result.smtlib]
+        paths = iter(smtlib.write(decided, args.smtlib))
+        for step, row in zip(steps, rows, strict=True):
+            if step.outcome.result.smtlib:
+                row["smtlib"] = str(next(paths))
+    failed = sum(step.verdict != PROVED for step in steps)
+    if args.json:
+        document = {
+            "schema": JSON_SCHEMA_VERSION,
+            "derivation": args.derivation,
+            "steps": rows,
+            "lemmas": [lemma.as_json() for lemma in lemmas],
+            "failed": failed,
+        }
+        json.dump(document, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        _print_derivation(args.derivation, rows, [lemma.as_json() for lemma in lemmas])
+    return 1 if failed else 0
+
+
+def _print_derivation(file: str, rows: list[dict], lemmas: list[dict]) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    console = wide_console()
+    table = Table(title=f"attnio prove --derivation {file}")
+    table.add_column("step", overflow="fold")
+    table.add_column("verdict")
+    table.add_column("detail", overflow="fold")
+    marks = {"proved": "[green]proved[/]", "refuted": "[red]refuted[/]"}
+    for r in [*rows, *lemmas]:
+        detail = r["detail"] if len(r["detail"]) < 200 else r["detail"][:200] + " ..."
+        verdict = marks.get(r["verdict"], f"[yellow]{r['verdict']}[/]")
+        table.add_row(escape(r["step"]), verdict, escape(detail))
+    console.print(table)
+    count = {v: sum(r["verdict"] == v for r in rows) for v in ("proved", "refuted", "unknown")}
+    console.print(
+        f"{len(rows)} algebraic steps: {count['proved']} proved, {count['refuted']} refuted, "
+        f"{count['unknown']} unknown; {len(lemmas)} combinatorial steps not machine-checked"
+    )
 
 
 def _report(args: argparse.Namespace, outcomes: list, partial: bool) -> int:

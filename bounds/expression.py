@@ -28,6 +28,7 @@ from __future__ import annotations
 import ast
 import functools
 import math
+from collections.abc import Mapping
 
 import sympy as sp
 
@@ -117,7 +118,13 @@ _RELATIONS = {
 
 
 def parse_expression(
-    text: object, *, field: str, claim: str, relation: bool = False, noun: str = "claim"
+    text: object,
+    *,
+    field: str,
+    claim: str,
+    relation: bool = False,
+    noun: str = "claim",
+    names: Mapping[str, sp.Symbol] | None = None,
 ) -> sp.Basic:
     """Return the sympy object that ``text`` denotes, built without ``eval``.
 
@@ -134,6 +141,10 @@ def parse_expression(
         Whether a relation or Boolean formula is wanted rather than a number.
     noun : str
         What the record is called in messages: ``claim``, or ``bound`` in a catalog.
+    names : mapping of str to sympy.Symbol, optional
+        Symbols of the text's own beyond the catalog's, by the name the text uses (the
+        variables a derivation declares, :mod:`attnio.proofs.document`); a name here
+        stands for its symbol instead of a catalog symbol of the same name.
 
     Raises
     ------
@@ -166,7 +177,7 @@ def parse_expression(
     count = sum(1 for _ in ast.walk(tree))
     if count > MAX_NODES:
         raise ExpressionError(f"{where}: has {count} syntax nodes; at most {MAX_NODES}")
-    reader = _Reader(where)
+    reader = _Reader(where, names or {})
     try:
         value = reader.read(tree.body)
     except RecursionError:
@@ -216,8 +227,9 @@ class _Reader:
     ``sqrt((1/(M*n) - 1)**2)`` would become ``1/(M*n) - 1``, negative for ``M*n > 1``).
     """
 
-    def __init__(self, where: str) -> None:
+    def __init__(self, where: str, names: Mapping[str, sp.Symbol]) -> None:
         self.where = where
+        self.names = names
         self.stand_ins: dict[sp.Symbol, sp.Dummy] = {}
 
     def restore(self, value: sp.Basic) -> sp.Basic:
@@ -273,8 +285,8 @@ class _Reader:
         raise self.fail(node, f"{type(value).__name__} constant is not allowed")
 
     def _Name(self, node: ast.Name) -> sp.Basic:
-        if node.id in symbols.ALL:
-            symbol = symbols.ALL[node.id]
+        if node.id in self.names or node.id in symbols.ALL:
+            symbol = self.names.get(node.id) or symbols.ALL[node.id]
             if symbol not in self.stand_ins:
                 self.stand_ins[symbol] = sp.Dummy(node.id, real=True)
             return self.stand_ins[symbol]
@@ -282,7 +294,7 @@ class _Reader:
             return CONSTANTS[node.id]
         if node.id in FUNCTIONS:
             raise self.fail(node, f"function {node.id} must be called")
-        known = ", ".join(sorted(symbols.ALL))
+        known = ", ".join(sorted({*symbols.ALL, *self.names}))
         raise ExpressionError(
             f"{self.where}: unknown symbol {node.id!r} (the symbols are: {known}; "
             f"the functions: {', '.join(sorted(FUNCTIONS))})"

@@ -31,3 +31,7 @@ class SolverUnavailable(ProofError):  # noqa: N818 (public names, kept for compa
 class GapError(ProofError):
     """``attnio gap`` cannot answer at the given point: no record applies there, a bad
     ``--count``, or a regime or mask it does not cover yet."""
+
+
+class DerivationFileError(ProofError):
+    """A derivation file is malformed; the message names the file, line and column."""

@@ -152,17 +152,6 @@ def test_import_graph_sees_a_hidden_cycle(tmp_path):
 MAX_FUNCTION_LINES = 80
 """The longest a function in proofs/ may be (``end_lineno - lineno`` of its ``def``)."""
 
-LONG_FUNCTIONS_ALLOWED = {
-    ("derivation.py", "_sharp"),
-    ("derivation.py", "_families"),
-    ("derivation.py", "_segments"),
-    ("derivation.py", "_accumulators"),
-}
-"""Functions over the limit, by file and name, while derivation.py becomes a reader of the
-derivations' Markdown files: remove each entry as its function goes (nothing else may be
-added)."""
-
-
 def _long_functions(folder: Path, limit: int) -> list[tuple[str, str, int]]:
     """Every function (methods and nested ones included) of ``folder``'s modules whose
     ``def`` spans more than ``limit`` lines: (file, name, lines)."""
@@ -177,11 +166,10 @@ def _long_functions(folder: Path, limit: int) -> list[tuple[str, str, int]]:
 
 
 def test_no_function_in_proofs_is_longer_than_the_limit(tmp_path):
-    """No function in proofs/ spans more than MAX_FUNCTION_LINES lines but the allowed ones of
-    derivation.py; the scan finds a function one line over the limit and passes one at it."""
+    """No function in proofs/ spans more than MAX_FUNCTION_LINES lines; the scan finds a
+    function one line over the limit and passes one at it."""
     long = _long_functions(ROOT / "proofs", MAX_FUNCTION_LINES)
-    offenders = [entry for entry in long if entry[:2] not in LONG_FUNCTIONS_ALLOWED]
-    assert not offenders, offenders
+    assert not long, long
 
     def source(name: str, lines: int) -> str:
         return f"def {name}():\n" + "".join(f"    x = {i}\n" for i in range(lines))
