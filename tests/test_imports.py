@@ -152,6 +152,7 @@ def test_import_graph_sees_a_hidden_cycle(tmp_path):
 MAX_FUNCTION_LINES = 80
 """The longest a function in proofs/ may be (``end_lineno - lineno`` of its ``def``)."""
 
+
 def _long_functions(folder: Path, limit: int) -> list[tuple[str, str, int]]:
     """Every function (methods and nested ones included) of ``folder``'s modules whose
     ``def`` spans more than ``limit`` lines: (file, name, lines)."""
