@@ -16,6 +16,7 @@ import sympy as sp
 
 from . import symbols
 from .errors import BoundParameterError, RecordError
+from .masks import FAMILIES
 
 
 class Kind(enum.StrEnum):
@@ -138,6 +139,10 @@ class Bound:
         derives it.
     algorithm : str or None
         For upper bounds, the algorithm whose cost this is.
+    mask : str or None
+        For sparse records about one mask family, its name (a key of
+        :data:`attnio.bounds.masks.FAMILIES`: ``causal``, ``window``, ``band`` ...);
+        its parameters (``w``) are symbols of the record.
     notes : str
         Model caveats, which formulation, why something is open.
     reduces_to : str or None
@@ -165,6 +170,7 @@ class Bound:
     source: str
     status: Status
     algorithm: str | None = None
+    mask: str | None = None
     notes: str = ""
     reduces_to: str | None = None
     label: str = ""
@@ -187,6 +193,16 @@ class Bound:
         conditions = sp.true if self.conditions is None else sp.sympify(self.conditions)
         _as_expr(conditions, "conditions", self.name)
         object.__setattr__(self, "conditions", conditions)
+        if self.mask is not None:
+            if self.mask not in FAMILIES:
+                raise RecordError(
+                    f"bound {self.name!r}: mask={self.mask!r} is not one of: {', '.join(FAMILIES)}"
+                )
+            if self.regime is not Regime.SPARSE:
+                raise RecordError(
+                    f"bound {self.name!r}: mask={self.mask!r} applies only to regime 'sparse', "
+                    f"not {self.regime.value!r}"
+                )
         if self.source_range is not None:
             source_range = sp.sympify(self.source_range)
             _as_expr(source_range, "source_range", self.name)
