@@ -147,6 +147,10 @@ class Mask:
             found[sp.Symbol("Z", integer=True, positive=True)] = self.pairs()
         return found
 
+    def point(self) -> dict[str, int]:
+        """Z and, where the family has it, w, by name: the mask's part of a record's point."""
+        return {"Z": self.pairs(), **({} if self.w is None else {"w": self.w})}
+
     def keys(self, i: int) -> tuple[int, int]:
         """The ``[start, stop)`` interval of keys query ``i`` attends to (interval families).
 
@@ -249,6 +253,30 @@ class Mask:
         if mask is None:
             raise MaskSpecError("no mask given: --mask causal, window, band, block or FILE")
         return parse_mask(mask, n_, argument="--mask")
+
+
+SAMPLE_WIDTHS = (1, 2, 3, 64, 1024)
+"""Widths w of the sample windows and bands of :func:`sample_masks` (those that fit n)."""
+
+
+def sample_masks(family: str, n_: int) -> tuple[Mask, ...]:
+    """The masks of an interval family the checks use at size n: the causal or full mask,
+    or each window (widths :data:`SAMPLE_WIDTHS` and n) and band (widths below n) that fits.
+
+    Examples
+    --------
+    >>> [mask.spec for mask in sample_masks("window", 3)]
+    ['window:1', 'window:2', 'window:3']
+    """
+    if family in ("causal", "full"):
+        return (make_mask(family, n_),)
+    if family == "window":
+        widths = sorted({w for w in SAMPLE_WIDTHS if w <= n_} | {n_})
+    elif family == "band":
+        widths = [w for w in SAMPLE_WIDTHS if w <= n_ - 1]
+    else:
+        raise MaskSpecError(f"mask={family!r} has no sample masks; give one of {INTERVAL_FAMILIES}")
+    return tuple(make_mask(family, n_, w=width) for width in widths)
 
 
 def make_mask(
@@ -403,9 +431,11 @@ __all__ = [
     "ALIASES",
     "FAMILIES",
     "INTERVAL_FAMILIES",
+    "SAMPLE_WIDTHS",
     "Family",
     "Mask",
     "block_mask_of",
     "make_mask",
     "parse_mask",
+    "sample_masks",
 ]

@@ -62,6 +62,7 @@ from attnio.algorithms.masks import (
     row_weighted_density,
 )
 from attnio.bounds import Bound, Kind, Regime, Status, get
+from attnio.bounds.masks import sample_masks
 from attnio.bounds.symbols import ALL
 
 from .accuracy import (
@@ -195,6 +196,12 @@ def _pattern_point(spec: str, n: int, rows: int, cols: int) -> dict | None:
     }
 
 
+@functools.cache
+def _sample_masks(family: str, n: int) -> tuple:
+    """The family's sample masks at n (:func:`attnio.bounds.masks.sample_masks`), once."""
+    return sample_masks(family, n)
+
+
 def _records(claim: Claim, side: str) -> list[tuple[str, Bound]]:
     """(algorithm, its derived exact count) the claim's ``side`` is compared with."""
     bound = claim.bound
@@ -251,6 +258,10 @@ def _points(name: str, pass_: str, sparse: bool) -> Iterator[tuple[dict, str | N
             for M in memories(n, d):
                 if not sparse:
                     yield {"n": n, "d": d, "M": M}, None
+                    continue
+                if algo.mask_family is not None:
+                    for mask in _sample_masks(algo.mask_family, n):
+                        yield {"n": n, "d": d, "M": M, **mask.point()}, mask.spec
                     continue
                 try:
                     rows, cols = algo.block_shape(pass_, d, M)
