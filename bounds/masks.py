@@ -242,7 +242,7 @@ class Mask:
             if block_mask is None:
                 raise MaskSpecError("--mask block needs --block-mask FILE (a .json or .npy array)")
             array = (
-                _read_array(block_mask, "--block-mask")
+                read_array(block_mask, "--block-mask")
                 if isinstance(block_mask, str)
                 else block_mask
             )
@@ -367,7 +367,7 @@ def block_mask_of(array: object, n_: int, *, argument: str = "block_mask") -> Ma
     return Mask(FAMILIES["block"], int(n_), array=fine)
 
 
-def _read_array(path: str, argument: str) -> np.ndarray:
+def read_array(path: str, argument: str) -> np.ndarray:
     """The array of a ``.json`` or ``.npy`` file, else MaskSpecError naming ``argument``."""
     target = Path(path)
     suffix = target.suffix.lower()
@@ -417,7 +417,7 @@ def parse_mask(spec: str, n_: int, *, argument: str = "mask") -> Mask:
             ) from None
         return make_mask(name, n_, w=value)
     if Path(spec).suffix.lower() in (".json", ".npy"):
-        array = _read_array(spec, f"{argument} file")
+        array = read_array(spec, f"{argument} file")
         return Mask(
             FAMILIES["arbitrary"], n_, array=_boolean(array, (n_, n_), f"mask file {spec!r}")
         )
@@ -437,5 +437,6 @@ __all__ = [
     "block_mask_of",
     "make_mask",
     "parse_mask",
+    "read_array",
     "sample_masks",
 ]
