@@ -271,9 +271,18 @@ class Bound:
         """Return whether this (lower) bound and ``upper`` speak of the same instances.
 
         Same regime and pass, and ``upper`` uses every parameter beyond n, d and M that
-        this bound uses, so both can be evaluated at one point.
+        this bound uses, so both can be evaluated at one point. A bound about one mask
+        family (``mask``) speaks only of that family's masks: ``upper`` must be of the same
+        family, or hold for every mask without a mask parameter (s, Z ...) this bound lacks.
         """
         extra = set(self.parameters) - BASE_PARAMETERS
+        # about one mask family: comparable with records of that family, or with records
+        # for every mask that need no parameter of the mask beyond this one's
+        other_family = self.mask is not None and upper.mask != self.mask
+        if other_family and (
+            upper.mask is not None or set(upper.parameters) - BASE_PARAMETERS - extra
+        ):
+            return False
         return (
             self.regime is upper.regime
             and self.pass_ is upper.pass_

@@ -214,6 +214,8 @@ def _records(claim: Claim, side: str) -> list[tuple[str, Bound]]:
         algo = ALGORITHMS.get(name)
         if algo is None or algo.regime != bound.regime.value or pass_ not in algo.counts:
             continue
+        if bound.mask is not None and algo.mask_family != bound.mask:
+            continue  # a claim about one mask family is judged on that family's masks only
         record = get(algo.counts[pass_])
         if not usable(record):  # the record being checked is no evidence for itself
             continue

@@ -284,7 +284,11 @@ def counting_evidence(claim: Claim) -> list[Evidence]:
                 "attention, so none can refute a lower side"
             )
         else:
-            names = [name for name, algo in ALGORITHMS.items() if algo.regime == regime]
+            names = [
+                name
+                for name, algo in ALGORITHMS.items()
+                if algo.regime == regime and (bound.mask is None or algo.mask_family == bound.mask)
+            ]
             judge_at = _accuracies if approximate else None
             for name, point, run, command, kwargs in _runs(claim, names, judge_at):
                 value = _value(lower, point)
