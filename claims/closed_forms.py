@@ -400,7 +400,12 @@ def _judge(claim: Claim, side: str, value: sp.Expr) -> tuple[Evidence | None, in
             continue
         shown = {k: str(v) for k, v in point.items()}
         where = ", ".join(f"{k}={v}" for k, v in point.items())
-        mask = "" if spec is None else f" under the mask {spec} covered by its blocks"
+        mask = (
+            ""
+            if spec is None
+            else f" under the mask {spec}"
+            + (" covered by its blocks" if ALGORITHMS[name].mask_family is None else "")
+        )
         relation = ">" if side == "lower" else "<"
         bounded = ", and the polynomial method's error bound" if accurate else ""
         rests = machine or (
