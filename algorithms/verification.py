@@ -19,7 +19,7 @@ import sympy as sp
 
 from attnio.bounds import Cache, Kind, Regime, catalog, crossover, get
 from attnio.bounds.checks import Check
-from attnio.bounds.masks import sample_masks
+from attnio.bounds.masks import make_mask, sample_masks
 
 from .errors import BlocksDoNotFitError
 from .masks import expand
@@ -229,6 +229,8 @@ def _breakpoint_points() -> Iterator[tuple[str, str, int, int, int, dict, str]]:
         least = 1  # the least n the options fit
         if algo.regime is Regime.SPARSE:
             options["block_density"] = 0.4
+        if algo.mask_family is not None:
+            options = {}  # the causal mask, the family's default
         if algo.mask_family in ("window", "band"):
             options = {"mask": algo.mask_family, "window": 2}
             least = 2 if algo.mask_family == "window" else 3
@@ -387,8 +389,9 @@ def _mask_pairs(run: Run) -> int:
     from .masks import block_mask, random_block_mask
 
     algo = ALGORITHMS[run.algorithm]
-    if algo.mask_family is not None:  # the family's Z, as the run recorded it
-        return int(run.parameters["Z"])
+    if algo.mask_family is not None:  # the family's Z at the run's n and width
+        width = run.parameters.get("w")
+        return make_mask(algo.mask_family, run.n, w=None if width is None else int(width)).pairs()
     rows, cols = algo.block_shape(run.pass_, run.d, run.M)
     coarse = random_block_mask(len(blocks(run.n, rows)), len(blocks(run.n, cols)), 0.4, 0)
     coarse = block_mask(coarse, run.n, rows, cols, run.algorithm)
