@@ -13,7 +13,16 @@ from dataclasses import dataclass, field
 from attnio.bounds.counts import COUNTS
 from attnio.bounds.record import Regime
 
-from . import approximate, flash, sparse, standard, stationary, streaming, tiling
+from . import (
+    approximate,
+    flash,
+    interval_masks,
+    sparse,
+    standard,
+    stationary,
+    streaming,
+    tiling,
+)
 from .errors import UnknownAlgorithmError
 
 PASSES = ("forward", "backward")
@@ -35,7 +44,10 @@ class Algorithm:
     regime : Regime
         Dense, sparse or approximate: the regime of its count records.
     block_shape : callable or None
-        For sparse algorithms, ``(pass, d, M) -> (rows, cols)`` of a mask block.
+        For block-sparse algorithms, ``(pass, d, M) -> (rows, cols)`` of a mask block.
+    mask_family : str or None
+        For algorithms of one mask family (:data:`attnio.bounds.masks.FAMILIES`), its
+        name: they run that family's masks, built from indices, and take its parameters.
     source : str
         Paper algorithm it implements.
     """
@@ -44,6 +56,7 @@ class Algorithm:
     runners: dict[str, Callable]
     source: str
     block_shape: Callable[[str, int, int], tuple[int, int]] | None = field(default=None)
+    mask_family: str | None = None
 
     @property
     def regime(self) -> Regime:
@@ -120,6 +133,42 @@ ALGORITHMS: dict[str, Algorithm] = {
             },
             "SY24 Alg. 1 with empty tiles skipped",
             sparse.tile_block_shape,
+        ),
+        Algorithm(
+            "causal-row-streaming",
+            {
+                "forward": interval_masks.masked_row_streaming_forward,
+                "backward": interval_masks.masked_row_streaming_backward,
+            },
+            "attnio's own: row streaming restricted to the causal mask",
+            mask_family="causal",
+        ),
+        Algorithm(
+            "window-row-streaming",
+            {
+                "forward": interval_masks.masked_row_streaming_forward,
+                "backward": interval_masks.masked_row_streaming_backward,
+            },
+            "attnio's own: row streaming restricted to a sliding window",
+            mask_family="window",
+        ),
+        Algorithm(
+            "window-sliding",
+            {
+                "forward": interval_masks.sliding_forward,
+                "backward": interval_masks.sliding_backward,
+            },
+            "attnio's own: the window's rows resident as it slides",
+            mask_family="window",
+        ),
+        Algorithm(
+            "band-sliding",
+            {
+                "forward": interval_masks.sliding_forward,
+                "backward": interval_masks.sliding_backward,
+            },
+            "attnio's own: the band's rows resident as it slides",
+            mask_family="band",
         ),
         Algorithm(
             "low-rank",

@@ -14,6 +14,7 @@ import numpy as np
 
 from attnio.bounds import get
 from attnio.bounds.arguments import positive_integer
+from attnio.bounds.masks import Mask, make_mask, parse_mask
 from attnio.bounds.record import Bound, Regime
 
 from . import approximate, reference
@@ -208,8 +209,9 @@ def simulate(
     *,
     numeric: bool = True,
     seed: int = 0,
-    mask: np.ndarray | str | None = None,
+    mask: np.ndarray | str | Mask | None = None,
     block_density: float | None = None,
+    window: int | None = None,
     degree: int | None = None,
     entry_bound: float | None = None,
     entries: str | None = None,
@@ -224,6 +226,12 @@ def simulate(
         Sparse algorithms only: a block mask (or a block-constant n x n mask, or the
         name of a pattern of :data:`~attnio.algorithms.masks.PATTERNS`, covered by the
         algorithm's blocks), or the density of a random block mask (seeded by ``seed``).
+        An algorithm of one mask family (``causal-row-streaming`` ...) takes a mask of
+        that family: a :class:`~attnio.bounds.masks.Mask`, a spec (``causal``,
+        ``window:W``) or the family's name with ``window``; the causal family's mask is
+        the default.
+    window
+        The width w of ``mask="window"`` or ``mask="band"``.
     degree, entry_bound
         ``low-rank`` only: polynomial degree g, and the bound B on the entries of
         Q and K (default ``1 / sqrt(d)``, so the score range is [-1, 1]).
@@ -271,7 +279,16 @@ def simulate(
     params: dict = {"n": n, "d": d, "M": M}
     fine_mask = None
     approx = None
-    if algo.regime is Regime.SPARSE:
+    if algo.mask_family is not None:
+        if block_density is not None:
+            raise MaskError(
+                f"{algorithm} runs {algo.mask_family} masks; block_density does not apply"
+            )
+        chosen = family_mask(algorithm, algo.mask_family, n, mask, window)
+        options["mask"] = chosen
+        fine_mask = chosen.allowed()
+        params.update({str(k): v for k, v in chosen.values().items() if str(k) != "n"})
+    elif algo.regime is Regime.SPARSE:
         rows, cols = algo.block_shape(pass_, d, M)
         if (mask is None) == (block_density is None):
             raise MaskError(f"{algorithm} needs exactly one of mask and block_density")
@@ -279,15 +296,15 @@ def simulate(
             mask = random_block_mask(
                 len(blocks(n, rows)), len(blocks(n, cols)), block_density, seed
             )
-        elif isinstance(mask, str):
-            mask = pattern_mask(mask, n, rows, cols)
+        elif isinstance(mask, str) or window is not None:
+            mask = pattern_mask(_pattern(mask, n, window), n, rows, cols)
         coarse = block_mask(mask, n, rows, cols, algorithm)
         options["block_mask"] = coarse
         fine_mask = expand(coarse, n, rows, cols)
         params["s"] = row_weighted_density(coarse, n, rows)
         params["s_c"] = column_weighted_density(coarse, n, cols)
         params["Z"] = int(fine_mask.sum())
-    elif mask is not None or block_density is not None:
+    elif mask is not None or block_density is not None or window is not None:
         raise MaskError(f"{algorithm} is dense; a mask applies only to sparse algorithms")
     if algo.regime is Regime.APPROXIMATE:
         if degree is None:
@@ -352,6 +369,61 @@ def simulate(
         bound,
         note,
     )
+
+
+def family_mask(algorithm: str, family: str, n: int, mask: object, window: int | None) -> Mask:
+    """The mask of ``family`` an algorithm of that family runs: ``mask`` as a
+    :class:`~attnio.bounds.masks.Mask`, a spec or a family name with ``window``.
+
+    Raises
+    ------
+    MaskError
+        If the mask is of another family or does not fit n (the message names it).
+
+    Examples
+    --------
+    >>> family_mask("window-sliding", "window", 8, "window", 3).spec
+    'window:3'
+    """
+    if isinstance(mask, Mask):
+        chosen = mask
+        if chosen.n != n:
+            raise MaskError(f"mask={chosen.spec!r} is for n={chosen.n}, the run has n={n}")
+    elif mask is None and family == "causal" and window is None:
+        chosen = make_mask("causal", n)
+    elif mask is None:
+        if window is None:
+            raise MaskError(f"{algorithm} runs {family} masks: give mask={family!r} and window=W")
+        chosen = Mask.from_arguments(family, n, window=window)
+    elif isinstance(mask, str):
+        chosen = Mask.from_arguments(mask, n, window=window)
+    else:
+        raise MaskError(
+            f"{algorithm} runs {family} masks, built from indices; give its name, not an array"
+        )
+    if chosen.family.name != family:
+        raise MaskError(
+            f"{algorithm} runs {family} masks; mask={chosen.spec!r} is a {chosen.family.name} mask"
+        )
+    return chosen
+
+
+def _pattern(mask: object, n: int, window: int | None) -> str:
+    """The pattern of :data:`~attnio.algorithms.masks.PATTERNS` a block-sparse algorithm
+    covers for the spec ``mask`` (``window``/``band`` with ``window``, ``window:W``,
+    ``causal`` ...), checked to fit n as a mask of :mod:`attnio.bounds.masks`."""
+    if mask in ("window", "band", "local"):
+        if window is None:
+            raise MaskError(f"mask={mask!r} needs window=W (--window W)")
+        mask = f"{mask}:{window}"
+    elif window is not None:
+        raise MaskError(f"window={window} applies only to mask='window' or 'band', not {mask!r}")
+    if not isinstance(mask, str):
+        raise MaskError(f"mask={mask!r} must be a pattern name")
+    name, _, width = mask.partition(":")
+    if name in ("causal", "full", "window", "local", "band"):
+        parse_mask(mask, n)  # a window larger than n, a negative band ...: refused here
+    return f"local:{width}" if name == "window" else mask
 
 
 def _place(

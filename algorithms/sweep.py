@@ -99,7 +99,8 @@ def sweep(
     Ctrl-C raises :class:`~attnio.algorithms.errors.SweepInterrupted` holding the runs
     finished (the others ``None``, the bounds not computed). ``progress``, if given, is
     called after each run with (runs finished, runs in all, a label such as
-    ``"flash M=128"``).
+    ``"flash M=128"``). ``mask`` and ``window`` go to the algorithms of a mask family
+    only (``causal-row-streaming`` ...), ``block_density`` to the block-sparse ones.
     """
     for name in algorithms:
         algo = get_algorithm(name)
@@ -112,6 +113,11 @@ def sweep(
     total, done = len(algorithms) * len(memories), 0
     for name in algorithms:
         own = {k: v for k, v in options.items() if v is not None}
+        if get_algorithm(name).mask_family is not None:
+            own.pop("block_density", None)  # a family's mask, built from indices
+        else:
+            own.pop("mask", None)
+            own.pop("window", None)
         if get_algorithm(name).regime is not Regime.SPARSE:
             own.pop("block_density", None)
         if get_algorithm(name).regime is not Regime.APPROXIMATE:

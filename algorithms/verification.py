@@ -19,6 +19,7 @@ import sympy as sp
 
 from attnio.bounds import Cache, Kind, Regime, catalog, crossover, get
 from attnio.bounds.checks import Check
+from attnio.bounds.masks import make_mask, sample_masks
 
 from .errors import BlocksDoNotFitError
 from .masks import expand
@@ -99,15 +100,24 @@ def _runs(numeric: bool, sizes: tuple[tuple[int, int], ...]) -> Iterator[Run]:
     for (n, d), name in itertools.product(sizes, ALGORITHMS):
         algo = ALGORITHMS[name]
         for pass_, M in itertools.product(algo.runners, memories(n, d)):
-            options = {}
-            if algo.regime is Regime.SPARSE:
-                options["block_density"] = 0.4
-            if algo.regime is Regime.APPROXIMATE:
-                options["degree"] = 2 if d > 5 else 3
-            try:
-                yield simulate(name, pass_, n, d, M, numeric=numeric, **options)
-            except BlocksDoNotFitError:
-                continue  # M below the algorithm's minimum: refused, as documented
+            for options in _options(algo, n, d):
+                try:
+                    yield simulate(name, pass_, n, d, M, numeric=numeric, **options)
+                except BlocksDoNotFitError:
+                    continue  # M below the algorithm's minimum: refused, as documented
+
+
+def _options(algo, n: int, d: int) -> list[dict]:
+    """``simulate``'s options of the grid's runs of ``algo`` at (n, d): a random block mask
+    (block-sparse), each sample mask of its family (:func:`attnio.bounds.masks.sample_masks`), a
+    degree (low-rank), or none."""
+    if algo.mask_family is not None:
+        return [{"mask": mask.spec} for mask in sample_masks(algo.mask_family, n)]
+    if algo.regime is Regime.SPARSE:
+        return [{"block_density": 0.4}]
+    if algo.regime is Regime.APPROXIMATE:
+        return [{"degree": 2 if d > 5 else 3}]
+    return [{}]
 
 
 def closed_form(run: Run) -> int | None:
@@ -212,17 +222,25 @@ def breakpoints(expr: sp.Expr, variable: sp.Symbol, fixed: dict, lo: int, hi: in
 
 def _breakpoint_points() -> Iterator[tuple[str, str, int, int, int, dict, str]]:
     """(algorithm, pass, n, d, M, options, where) around every breakpoint of each count record."""
-    from attnio.bounds.symbols import M, d, n, r
+    from attnio.bounds.symbols import M, d, n, r, w
 
     for name, algo in ALGORITHMS.items():
         options: dict = {}
+        least = 1  # the least n the options fit
         if algo.regime is Regime.SPARSE:
             options["block_density"] = 0.4
+        if algo.mask_family is not None:
+            options = {}  # the causal mask, the family's default
+        if algo.mask_family in ("window", "band"):
+            options = {"mask": algo.mask_family, "window": 2}
+            least = 2 if algo.mask_family == "window" else 3
         for pass_, record_name in algo.counts.items():
             record = get(record_name)
             expr = sp.Piecewise((record.explicit, record.conditions), (0, True))
             for n_, d_ in BREAKPOINT_SIZES:
                 fixed = {n: n_, d: d_}
+                if "window" in options:
+                    fixed[w] = options["window"]
                 if algo.regime is Regime.APPROXIMATE:
                     options = {"degree": 2}
                     fixed[r] = math.comb(d_ + 2, 2)
@@ -232,10 +250,14 @@ def _breakpoint_points() -> Iterator[tuple[str, str, int, int, int, dict, str]]:
                         yield name, pass_, n_, d_, m, options, f"M breakpoint {b}"
                 for m in BREAKPOINT_MEMORIES:
                     fixed_m = {d: d_, M: m}
+                    if "window" in options:
+                        fixed_m[w] = options["window"]
                     if algo.regime is Regime.APPROXIMATE:
                         fixed_m[r] = fixed[r]
                     for b in breakpoints(expr, n, fixed_m, 1, BREAKPOINT_MAX_N):
                         for k in (b - 1, b, b + 1):
+                            if k < least:
+                                continue
                             yield name, pass_, k, d_, m, options, f"n breakpoint {b}"
 
 
@@ -367,6 +389,9 @@ def _mask_pairs(run: Run) -> int:
     from .masks import block_mask, random_block_mask
 
     algo = ALGORITHMS[run.algorithm]
+    if algo.mask_family is not None:  # the family's Z at the run's n and width
+        width = run.parameters.get("w")
+        return make_mask(algo.mask_family, run.n, w=None if width is None else int(width)).pairs()
     rows, cols = algo.block_shape(run.pass_, run.d, run.M)
     coarse = random_block_mask(len(blocks(run.n, rows)), len(blocks(run.n, cols)), 0.4, 0)
     coarse = block_mask(coarse, run.n, rows, cols, run.algorithm)

@@ -59,8 +59,20 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     )
     parser.add_argument(
         "--mask",
-        help="sparse kinds: causal, full, band:W, local:W or a JSON n x n array "
+        help="sparse kinds: causal, full, window or band (with --window W), block (with "
+        "--block-mask FILE), window:W, band:W, local:W, or a .json or .npy n x n array "
         "file (default causal)",
+    )
+    parser.add_argument(
+        "--window",
+        type=count(0),
+        metavar="W",
+        help="width w of --mask window (i - w < j <= i) or --mask band (|i - j| <= w)",
+    )
+    parser.add_argument(
+        "--block-mask",
+        metavar="FILE",
+        help="--mask block: a .json or .npy R x C block mask, blocks of ceil(n/R) x ceil(n/C)",
     )
     parser.add_argument(
         "--degree",
@@ -167,10 +179,11 @@ def _graph(args: argparse.Namespace):
     from attnio.pebble.errors import PebbleParameterError
 
     if args.graph:
-        for name in ("n", "d", "tree", "mask", "degree"):
+        for name in ("n", "d", "tree", "mask", "window", "block_mask", "degree"):
             if getattr(args, name) is not None:
                 raise PebbleParameterError(
-                    f"--{name} shapes a --dag family; it cannot be used with --graph"
+                    f"--{name.replace('_', '-')} shapes a --dag family; it cannot be used "
+                    "with --graph"
                 )
         return load_dag(args.graph)
     for name in ("n", "d"):
@@ -182,12 +195,27 @@ def _graph(args: argparse.Namespace):
             raise PebbleParameterError(
                 f"--{name} applies to --dag {' or '.join(takes)}, not to --dag {args.dag}"
             )
+    mask = args.mask
+    if (
+        args.window is not None
+        or args.block_mask is not None
+        or mask in ("window", "band", "block")
+    ):
+        from attnio.bounds.masks import Mask
+
+        if "mask" not in builders.BUILDERS[args.dag].parameters:
+            raise PebbleParameterError(
+                f"--window and --block-mask shape a mask; --dag {args.dag} has none"
+            )
+        mask = Mask.from_arguments(
+            mask, args.n, window=args.window, block_mask=args.block_mask
+        ).allowed()
     return builders.build(
         args.dag,
         args.n,
         args.d,
         tree=args.tree or "chain",
-        mask=args.mask,
+        mask=mask,
         degree=2 if args.degree is None else args.degree,
         max_vertices=args.max_vertices,
     )

@@ -38,6 +38,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "  attnio simulate flash --n 1024 --d 64 --M 16384\n"
         "  attnio simulate flash --n 65536 --d 128 --M 131072 --count-only\n"
         "  attnio simulate low-rank --n 4096 --d 8 --M 2048 --degree 3\n"
+        "  attnio simulate window-row-streaming --n 4096 --d 64 --M 65536 --mask window "
+        "--window 256\n"
         "  attnio simulate flash square-tiling --n 256 --d 16 --sweep M=32:4096 --plot io.png",
     )
     parser.add_argument(
@@ -59,9 +61,25 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     masks = parser.add_mutually_exclusive_group()
     masks.add_argument(
         "--mask",
-        metavar="FILE|PATTERN",
-        help=".npy boolean mask (n x n block-constant, or a block mask), or a pattern the "
-        "algorithm's blocks cover: full, diagonal, band:W, causal, local:W, sink, rows:K",
+        metavar="FAMILY|FILE|PATTERN",
+        help="sparse algorithms: causal, full, window or band (with --window W), block (with "
+        "--block-mask FILE), a .npy or .json boolean mask (n x n block-constant, or a block "
+        "mask), or a pattern the algorithm's blocks cover: diagonal, band:W, window:W, "
+        "local:W, sink, rows:K; the causal-, window- and band- algorithms run their family's "
+        "mask, built from indices",
+    )
+    parser.add_argument(
+        "--window",
+        type=count(0),
+        metavar="W",
+        help="width w of --mask window (i - w < j <= i, 1 <= w <= n) or --mask band "
+        "(|i - j| <= w, w < n)",
+    )
+    parser.add_argument(
+        "--block-mask",
+        metavar="FILE",
+        help="--mask block: a .npy or .json R x C block mask (block-sparse algorithms: the "
+        "shape of their blocks)",
     )
     masks.add_argument(
         "--block-density",
@@ -140,8 +158,9 @@ def run(args: argparse.Namespace) -> int:
         args.M,
         numeric=not args.count_only,
         seed=args.seed,
-        mask=None if args.mask is None else _load_mask(args.mask),
+        mask=_mask_argument(args),
         block_density=args.block_density,
+        window=args.window,
         degree=args.degree,
         entry_bound=args.entry_bound,
         entries=args.entries,
@@ -179,18 +198,38 @@ def run(args: argparse.Namespace) -> int:
     return 0 if result.matches is not False else 1
 
 
-def _load_mask(path: str):
+def _mask_argument(args: argparse.Namespace):
+    """simulate's ``mask`` from --mask and --block-mask (--window goes as it is)."""
+    if args.block_mask is not None or args.mask == "block":
+        if args.mask != "block":
+            raise ValueError(f"--block-mask applies only to --mask block, not --mask {args.mask}")
+        if args.block_mask is None:
+            raise ValueError("--mask block needs --block-mask FILE (a .npy or .json block mask)")
+        return _load_mask(args.block_mask, "--block-mask")
+    if args.mask is None or args.mask in ("causal", "full", "window", "band", "local"):
+        return args.mask
+    return _load_mask(args.mask)
+
+
+def _load_mask(path: str, option: str = "--mask"):
     import numpy as np
 
     from attnio.algorithms.masks import PATTERNS
 
     name = path.partition(":")[0]
-    if not path.lower().endswith(".npy") and any(p.partition(":")[0] == name for p in PATTERNS):
+    if name == "window" or (
+        not path.lower().endswith((".npy", ".json"))
+        and any(p.partition(":")[0] == name for p in PATTERNS)
+    ):
         return path  # a pattern: simulate covers it with the algorithm's blocks
+    if path.lower().endswith(".json"):
+        from attnio.bounds.masks import read_array
+
+        return read_array(path, option)
     try:
         return np.load(path, allow_pickle=False)
     except (ValueError, EOFError) as error:
-        raise ValueError(f"--mask {path!r} is not a .npy array file ({error})") from None
+        raise ValueError(f"{option} {path!r} is not a .npy array file ({error})") from None
 
 
 def _dump(results: list[dict], partial: bool, **extra: object) -> None:
@@ -207,8 +246,14 @@ def _run_sweep(args: argparse.Namespace) -> int:
 
     if args.M is not None:
         raise ValueError("--M and --sweep exclude each other; --sweep M=LO:HI gives the range")
-    if args.mask is not None:
-        raise ValueError("--mask applies to one run; sweeps draw random masks (--block-density)")
+    if args.block_mask is not None or (
+        args.mask is not None and args.mask not in ("causal", "window", "band")
+    ):
+        raise ValueError(
+            "--mask FILE and --block-mask apply to one run; sweeps draw random block masks "
+            "(--block-density) and run the causal-, window- and band- algorithms' --mask "
+            "causal, window or band"
+        )
     if args.entries is not None:
         raise ValueError("--entries applies to one run; sweeps count words only")
     if args.plot:
@@ -229,6 +274,8 @@ def _run_sweep(args: argparse.Namespace) -> int:
                 args.points,
                 progress=line.update,
                 block_density=args.block_density,
+                mask=args.mask,
+                window=args.window,
                 degree=args.degree,
                 max_words=args.max_words,
                 max_transfers=args.max_transfers,

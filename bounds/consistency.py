@@ -14,9 +14,11 @@ from collections.abc import Callable, Iterator
 
 import sympy as sp
 
+from . import symbols
 from .catalog import CACHE_BOUNDARY, FULL_DENSITY, catalog, cells, get
 from .checks import Check
 from .crossover import crossover, min_branches
+from .masks import FAMILIES
 from .record import Bound, Cache, Kind, Regime, Status
 from .symbols import M, feature_rank, n
 
@@ -177,7 +179,26 @@ def grid() -> Iterator[dict[str, object]]:
                 "r": int(feature_rank(d_val, g_val)),
                 "B": 1,
                 "epsilon": sp.Rational(1, 100),
+                "w": n_val // 8,
             }
+
+
+def masked_point(bound: Bound, point: dict[str, object]) -> dict[str, object]:
+    """``point`` with the Z of ``bound``'s mask family at its n and w (records of one
+    family, :data:`attnio.bounds.masks.FAMILIES`), so that a lower bound in Z is compared
+    with the family's count on the family's own mask; else ``point`` itself.
+
+    Examples
+    --------
+    >>> from attnio.bounds import get
+    >>> masked_point(get("causal-row-streaming-forward-count"), {"n": 4, "Z": 16})["Z"]
+    10
+    """
+    family = FAMILIES.get(bound.mask) if bound.mask is not None else None
+    if family is None or family.pairs is None:
+        return point
+    values = {symbols.n: point["n"], symbols.w: point.get("w", 1)}
+    return {**point, "Z": int(family.pairs.subs(values))}
 
 
 def _applies(bound: Bound, point: dict[str, object]) -> bool:
@@ -197,12 +218,13 @@ def check_explicit_lower_below_upper() -> tuple[bool | None, str]:
         for lower, upper in itertools.product(lowers, uppers):
             if not lower.comparable(upper):
                 continue
-            if not (_applies(lower, point) and _applies(upper, point)):
+            here = masked_point(upper, point)
+            if not (_applies(lower, here) and _applies(upper, here)):
                 continue
             compared += 1
-            low, up = _value(lower, "explicit", point), _value(upper, "explicit", point)
+            low, up = _value(lower, "explicit", here), _value(upper, "explicit", here)
             if sp.N(low - up, 30) > 0:
-                bad.append(f"{lower.name} = {low} > {upper.name} = {up} at {point}")
+                bad.append(f"{lower.name} = {low} > {upper.name} = {up} at {here}")
     if not uppers:
         return None, "skipped: no explicit upper bound in the catalog yet"
     if compared == 0:
@@ -224,6 +246,7 @@ def _full_density(point: dict[str, object]) -> dict[str, object]:
     point["Z"] = point["Z_QK"] = point["n"] ** 2
     point["s"] = point["s_c"] = 1
     point["Z_in"] = point["n"] * point["d"]
+    point["w"] = min(point["n"], 1024)  # the window and band records' width
     return point
 
 

@@ -44,3 +44,8 @@ class ExpressionError(BoundError):
 
 class SreprError(BoundError):
     """An ``srepr`` string is malformed or calls something other than a sympy constructor."""
+
+
+class MaskSpecError(BoundError):
+    """A mask does not fit: unknown family, a width outside its range, an array of the wrong
+    shape, not boolean, or with a row that allows no key."""

@@ -18,6 +18,7 @@ adds its one field of its own (``constant``). docs/catalog.md shows the format::
     conditions = "M >= d**2"            # where it holds (default: always)
     source_range = "M >= d**2"          # quoted records: the range the cited statement states
     algorithm = "flash"                 # upper bounds: the algorithm whose cost this is
+    mask = "causal"                     # sparse records: the mask family (bounds/masks.py)
     reduces_to = "dense-forward-count"  # sparse records: the dense record at full density
     source = "SY24 Lemma 3.4"           # short name and theorem, or attnio's derivation
     notes = "..."                       # caveats, formulation, why something is open
@@ -52,6 +53,7 @@ FIELDS = (
     "conditions",
     "source_range",
     "algorithm",
+    "mask",
     "reduces_to",
     "source",
     "notes",
@@ -252,6 +254,7 @@ def record_from_table(
             source=_text(table, "source", where, defaults.get("source")),
             status=_choice(table, "status", Status, where, defaults.get("status")),
             algorithm=algorithm,
+            mask=_text(table, "mask", where),
             notes=_text(table, "notes", where, defaults.get("notes", "")),
             reduces_to=_text(table, "reduces_to", where),
             label=_text(table, "label", where, defaults.get("label", "")).strip(),

@@ -16,6 +16,7 @@ import sympy as sp
 
 from . import symbols
 from .errors import BoundParameterError, RecordError
+from .masks import FAMILIES
 
 
 class Kind(enum.StrEnum):
@@ -156,6 +157,10 @@ class Bound:
         derives it.
     algorithm : str or None
         For upper bounds, the algorithm whose cost this is.
+    mask : str or None
+        For sparse records about one mask family, its name (a key of
+        :data:`attnio.bounds.masks.FAMILIES`: ``causal``, ``window``, ``band`` ...);
+        its parameters (``w``) are symbols of the record.
     notes : str
         Model caveats, which formulation, why something is open.
     reduces_to : str or None
@@ -183,6 +188,7 @@ class Bound:
     source: str
     status: Status
     algorithm: str | None = None
+    mask: str | None = None
     notes: str = ""
     reduces_to: str | None = None
     label: str = ""
@@ -205,6 +211,16 @@ class Bound:
         conditions = sp.true if self.conditions is None else sp.sympify(self.conditions)
         _as_expr(conditions, "conditions", self.name)
         object.__setattr__(self, "conditions", conditions)
+        if self.mask is not None:
+            if self.mask not in FAMILIES:
+                raise RecordError(
+                    f"bound {self.name!r}: mask={self.mask!r} is not one of: {', '.join(FAMILIES)}"
+                )
+            if self.regime is not Regime.SPARSE:
+                raise RecordError(
+                    f"bound {self.name!r}: mask={self.mask!r} applies only to regime 'sparse', "
+                    f"not {self.regime.value!r}"
+                )
         if self.source_range is not None:
             source_range = sp.sympify(self.source_range)
             _as_expr(source_range, "source_range", self.name)
@@ -273,9 +289,18 @@ class Bound:
         """Return whether this (lower) bound and ``upper`` speak of the same instances.
 
         Same regime and pass, and ``upper`` uses every parameter beyond n, d and M that
-        this bound uses, so both can be evaluated at one point.
+        this bound uses, so both can be evaluated at one point. A bound about one mask
+        family (``mask``) speaks only of that family's masks: ``upper`` must be of the same
+        family, or hold for every mask without a mask parameter (s, Z ...) this bound lacks.
         """
         extra = set(self.parameters) - BASE_PARAMETERS
+        # about one mask family: comparable with records of that family, or with records
+        # for every mask that need no parameter of the mask beyond this one's
+        other_family = self.mask is not None and upper.mask != self.mask
+        if other_family and (
+            upper.mask is not None or set(upper.parameters) - BASE_PARAMETERS - extra
+        ):
+            return False
         return (
             self.regime is upper.regime
             and self.pass_ is upper.pass_

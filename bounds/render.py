@@ -110,7 +110,7 @@ def latex_escape(text: str) -> str:
 PRODUCT = r"\,\penalty900 "
 """The product sign of table cells: a thin space where a line may break if it must."""
 
-_PRINT_ORDER = ("n", "d", "M", "Z", "Z_in", "Z_QK", "s", "s_c", "r", "g", "B", "epsilon")
+_PRINT_ORDER = ("n", "d", "M", "Z", "Z_in", "Z_QK", "s", "s_c", "w", "r", "g", "B", "epsilon")
 """Factors print in this order (n^2 d / M, as papers write them), whatever sympy's sort."""
 
 

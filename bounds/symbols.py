@@ -17,6 +17,7 @@ symbol     meaning                                                     assumptio
            fraction when the block size divides n)
 ``s_c``    the same fraction with each block weighted by its number    positive real, <= 1
            of columns (sparse square tiling's key-side transfers)
+``w``      width of a sliding-window or band mask (bounds/masks.py)    positive integer
 ``B``      bound on the entries of Q and K (approximate attention)     positive real
 ``eps``    additive error of approximate attention                     positive real
 ``g``      degree of the polynomial approximating exp                  nonnegative integer
@@ -37,6 +38,7 @@ Z_in = sp.Symbol("Z_in", integer=True, positive=True)
 Z_QK = sp.Symbol("Z_QK", integer=True, positive=True)
 s = sp.Symbol("s", positive=True)
 s_c = sp.Symbol("s_c", positive=True)
+w = sp.Symbol("w", integer=True, positive=True)
 
 entry_bound = sp.Symbol("B", positive=True)
 eps = sp.Symbol("epsilon", positive=True)
@@ -44,7 +46,7 @@ g = sp.Symbol("g", integer=True, nonnegative=True)
 r = sp.Symbol("r", integer=True, positive=True)
 
 ALL: dict[str, sp.Symbol] = {
-    sym.name: sym for sym in (n, d, M, Z, Z_in, Z_QK, s, s_c, entry_bound, eps, g, r)
+    sym.name: sym for sym in (n, d, M, Z, Z_in, Z_QK, s, s_c, w, entry_bound, eps, g, r)
 }
 """Every symbol by its printed name: the keys ``Bound.evaluate`` accepts."""
 
@@ -54,6 +56,7 @@ MEANINGS: dict[str, str] = {
     "Z_QK": "the number of nonzeros of the score matrix $Q K^{T}$",
     "s": "the fraction of nonzero blocks of a block mask, each block weighted by its rows",
     "s_c": "the same fraction with each block weighted by its columns",
+    "w": "the width of a sliding-window or band mask",
     "B": "a bound on the entries of $Q$ and $K$",
     "epsilon": "the additive error of the approximation",
     "g": "the degree of the polynomial approximating $\\exp$",

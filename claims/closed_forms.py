@@ -62,6 +62,7 @@ from attnio.algorithms.masks import (
     row_weighted_density,
 )
 from attnio.bounds import Bound, Kind, Regime, Status, get
+from attnio.bounds.masks import sample_masks
 from attnio.bounds.symbols import ALL
 
 from .accuracy import (
@@ -195,6 +196,12 @@ def _pattern_point(spec: str, n: int, rows: int, cols: int) -> dict | None:
     }
 
 
+@functools.cache
+def _sample_masks(family: str, n: int) -> tuple:
+    """The family's sample masks at n (:func:`attnio.bounds.masks.sample_masks`), once."""
+    return sample_masks(family, n)
+
+
 def _records(claim: Claim, side: str) -> list[tuple[str, Bound]]:
     """(algorithm, its derived exact count) the claim's ``side`` is compared with."""
     bound = claim.bound
@@ -207,6 +214,8 @@ def _records(claim: Claim, side: str) -> list[tuple[str, Bound]]:
         algo = ALGORITHMS.get(name)
         if algo is None or algo.regime != bound.regime.value or pass_ not in algo.counts:
             continue
+        if bound.mask is not None and algo.mask_family != bound.mask:
+            continue  # a claim about one mask family is judged on that family's masks only
         record = get(algo.counts[pass_])
         if not usable(record):  # the record being checked is no evidence for itself
             continue
@@ -251,6 +260,10 @@ def _points(name: str, pass_: str, sparse: bool) -> Iterator[tuple[dict, str | N
             for M in memories(n, d):
                 if not sparse:
                     yield {"n": n, "d": d, "M": M}, None
+                    continue
+                if algo.mask_family is not None:
+                    for mask in _sample_masks(algo.mask_family, n):
+                        yield {"n": n, "d": d, "M": M, **mask.point()}, mask.spec
                     continue
                 try:
                     rows, cols = algo.block_shape(pass_, d, M)
@@ -387,7 +400,12 @@ def _judge(claim: Claim, side: str, value: sp.Expr) -> tuple[Evidence | None, in
             continue
         shown = {k: str(v) for k, v in point.items()}
         where = ", ".join(f"{k}={v}" for k, v in point.items())
-        mask = "" if spec is None else f" under the mask {spec} covered by its blocks"
+        mask = (
+            ""
+            if spec is None
+            else f" under the mask {spec}"
+            + (" covered by its blocks" if ALGORITHMS[name].mask_family is None else "")
+        )
         relation = ">" if side == "lower" else "<"
         bounded = ", and the polynomial method's error bound" if accurate else ""
         rests = machine or (

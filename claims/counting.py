@@ -51,6 +51,7 @@ from attnio.algorithms.masks import (
     row_weighted_density,
 )
 from attnio.bounds import Kind, Regime
+from attnio.bounds.masks import sample_masks
 from attnio.bounds.symbols import ALL
 
 from .accuracy import (
@@ -163,7 +164,12 @@ def _runs(
                 if pass_ not in algo.runners:
                     continue
                 options: list[tuple[dict, dict, str]] = [({}, {}, "")]
-                if algo.regime == "sparse":
+                if algo.mask_family is not None:
+                    options = [
+                        ({"mask": mask.spec}, mask.point(), f" --mask {mask.spec}")
+                        for mask in sample_masks(algo.mask_family, n)
+                    ]
+                elif algo.regime == "sparse":
                     options = _mask_options(name, pass_, n, d, M)
                 elif algo.regime == "approximate":
                     options = [
@@ -278,7 +284,11 @@ def counting_evidence(claim: Claim) -> list[Evidence]:
                 "attention, so none can refute a lower side"
             )
         else:
-            names = [name for name, algo in ALGORITHMS.items() if algo.regime == regime]
+            names = [
+                name
+                for name, algo in ALGORITHMS.items()
+                if algo.regime == regime and (bound.mask is None or algo.mask_family == bound.mask)
+            ]
             judge_at = _accuracies if approximate else None
             for name, point, run, command, kwargs in _runs(claim, names, judge_at):
                 value = _value(lower, point)

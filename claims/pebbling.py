@@ -47,6 +47,7 @@ import numpy as np
 import sympy as sp
 
 from attnio.bounds import Regime
+from attnio.bounds.masks import INTERVAL_FAMILIES, make_mask
 from attnio.bounds.symbols import ALL
 from attnio.pebble import builders, pebble, replay
 from attnio.pebble.errors import MemoryTooSmallError
@@ -96,7 +97,7 @@ MAX_REFUTATIONS = 3
 
 _PARAMETERS = {
     Regime.DENSE: frozenset({"n", "d", "M"}),
-    Regime.SPARSE: frozenset({"n", "d", "M", "Z"}),
+    Regime.SPARSE: frozenset({"n", "d", "M", "Z", "w"}),
 }
 
 Mask = tuple[tuple[bool, ...], ...] | None
@@ -222,8 +223,9 @@ def _memories(claim: Claim, dag, n: int, d: int) -> list[int]:
 
 def _exact_points(claim: Claim, max_states: int) -> Iterator[tuple[tuple, int, dict, _Bounds]]:
     key = (claim.bound.regime.value, claim.bound.pass_.value)
-    for kind, n, d, mask in _instances(EXACT, key):
+    for kind, n, d, mask, width in _family_instances(claim, _instances(EXACT, key)):
         dag, extra = _dag(kind, n, d, mask)
+        extra.update(width)
         frontier = None
         for M in _memories(claim, dag, n, d):
             point = {"n": n, "d": d, "M": M, **extra}
@@ -231,6 +233,28 @@ def _exact_points(claim: Claim, max_states: int) -> Iterator[tuple[tuple, int, d
                 continue
             frontier = frontier or _Frontier(kind, n, d, mask, max_states)
             yield (kind, n, d, mask), M, point, frontier.at(M)
+
+
+def _family_instances(claim: Claim, instances: Iterator) -> Iterator[tuple]:
+    """``instances`` with the width of their mask (``{}`` when it has none); for a claim
+    about one interval mask family (``mask = "causal"``, ``"window"`` ...) each DAG size of
+    ``instances`` once per mask of that family at its n, every width that fits, instead."""
+    family = claim.bound.mask
+    if family is None or family == "arbitrary":
+        yield from ((*instance, {}) for instance in instances)
+        return
+    if family not in INTERVAL_FAMILIES:
+        return  # a block mask's blocks are not fixed by a claim: no DAG of its own
+    seen = set()
+    for kind, n, d, _ in instances:
+        if (kind, n, d) in seen:
+            continue
+        seen.add((kind, n, d))
+        widths = {"window": range(1, n + 1), "band": range(n)}.get(family, [None])
+        for width in widths:
+            array = make_mask(family, n, w=width).allowed()
+            mask = tuple(tuple(bool(x) for x in row) for row in array)
+            yield kind, n, d, mask, ({} if width is None else {"w": width})
 
 
 def _value(expr: sp.Expr, point: dict) -> sp.Expr | None:
@@ -280,6 +304,8 @@ def below_least_memory(claim: Claim) -> list[Evidence]:
     allowed = _PARAMETERS.get(claim.bound.regime)
     if upper is None or allowed is None or not set(claim.bound.parameters) <= allowed:
         return []
+    if claim.bound.mask not in (None, "causal", "arbitrary"):
+        return []  # the DAGs below carry the causal mask
     kind = {"forward": "attention-forward", "backward": "attention-backward"}[
         claim.bound.pass_.value
     ]

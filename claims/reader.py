@@ -24,12 +24,13 @@ s_c, B, epsilon, g, r) and are read by :func:`attnio.bounds.expression.parse_exp
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
 import sympy as sp
 
-from attnio.bounds import reader
+from attnio.bounds import reader, symbols
 from attnio.bounds.errors import BoundError
 from attnio.bounds.expression import parse_expression as _parse_expression
 from attnio.bounds.record import Kind
@@ -136,11 +137,13 @@ def claim_from_table(table: object, index: int = 1) -> Claim:
             fields=[key for key in FIELDS if key != "constant"],
             required=REQUIRED,
             defaults=DEFAULTS,
-            own=("constant",),
+            own=("constant", "window"),
         )
     except BoundError as error:
         raise ClaimError(str(error)) from None
     where = f"claim {bound.name!r}"
+    if "window" in table:
+        bound = _with_window(bound, table["window"], where)
     constant = table.get("constant", 1)
     if isinstance(constant, bool) or not isinstance(constant, (int, float)):
         raise ClaimError(f"{where}: field 'constant' must be a number >= 1, got {constant!r}")
@@ -154,6 +157,22 @@ def claim_from_table(table: object, index: int = 1) -> Claim:
         if isinstance(error, ClaimError):
             raise
         raise ClaimError(f"{where}: field 'constant' = {constant!r}: {error}") from None
+
+
+def _with_window(bound, width: object, where: str):
+    """``bound`` about the masks of its family of width ``width`` only: ``w == width`` joins
+    its conditions (a claim's ``window = 1024`` with ``mask = "window"`` or ``"band"``)."""
+    if bound.mask not in ("window", "band"):
+        raise ClaimError(
+            f'{where}: field \'window\' = {width!r} needs mask = "window" or "band", '
+            f"not {bound.mask!r}"
+        )
+    least = 1 if bound.mask == "window" else 0
+    if isinstance(width, bool) or not isinstance(width, int) or width < least:
+        raise ClaimError(f"{where}: field 'window' must be an integer >= {least}, got {width!r}")
+    return dataclasses.replace(
+        bound, conditions=sp.And(bound.conditions, sp.Eq(symbols.w, width)), parameters=()
+    )
 
 
 def parse_claim_text(

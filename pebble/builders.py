@@ -595,55 +595,25 @@ KINDS = tuple(BUILDERS)
 
 
 def mask_from_spec(spec: str, n_: int) -> np.ndarray:
-    """Return the n x n mask named by ``spec``.
+    """Return the n x n mask named by ``spec`` (:func:`attnio.bounds.masks.parse_mask`).
 
-    ``"causal"`` (key j <= query i), ``"full"``, ``"band:W"`` (|i - j| <= W),
-    ``"local:W"`` (causal sliding window, i - W < j <= i), or the path of a JSON
-    file holding an n x n array of 0/1 or booleans.
+    ``"causal"`` (key j <= query i), ``"full"``, ``"window:W"`` (causal sliding window,
+    i - W < j <= i; ``"local:W"`` is its former name), ``"band:W"`` (|i - j| <= W), or the
+    path of a ``.json`` or ``.npy`` file holding an n x n array of 0/1 or booleans.
 
     Examples
     --------
     >>> mask_from_spec("band:1", 3).astype(int).tolist()
     [[1, 1, 0], [1, 1, 1], [0, 1, 1]]
     """
-    import json
-    from pathlib import Path
+    from attnio.bounds.errors import MaskSpecError
+    from attnio.bounds.masks import parse_mask
 
     _check_size(n=n_)
-    i, j = np.arange(n_)[:, None], np.arange(n_)[None, :]
-    if spec == "causal":
-        return j <= i
-    if spec == "full":
-        return np.ones((n_, n_), dtype=bool)
-    name, _, width = spec.partition(":")
-    if name in ("band", "local") and width:
-        try:
-            w = int(width)
-        except ValueError:
-            w = -1
-        if w < (0 if name == "band" else 1):
-            raise PebbleParameterError(
-                f"mask={spec!r}: the width must be an integer >= {0 if name == 'band' else 1}"
-            )
-        return (np.abs(i - j) <= w) if name == "band" else ((j <= i) & (j > i - w))
-    path = Path(spec)
-    if path.suffix.lower() != ".json":
-        raise PebbleParameterError(
-            f"mask={spec!r} must be causal, full, band:W, local:W or a .json file of an n x n array"
-        )
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise PebbleParameterError(f"mask file {spec!r} is not valid JSON ({error})") from None
-    except UnicodeDecodeError as error:
-        raise PebbleParameterError(
-            f"mask file {spec!r} is not UTF-8 text (byte offset {error.start})"
-        ) from None
-    try:
-        array = np.asarray(data)
-    except ValueError:
-        raise PebbleParameterError(f"mask file {spec!r} must hold an n x n array") from None
-    return _check_mask(array, n_)
+        return parse_mask(spec, n_).allowed()
+    except MaskSpecError as error:
+        raise PebbleParameterError(str(error)) from None
 
 
 BUILD_MAX_VERTICES = 5_000_000

@@ -50,7 +50,7 @@ def tile_mask_point(draw: st.DrawFn, n: int, memory: int) -> dict[str, object]:
 
 @st.composite
 def parameter_points(draw: st.DrawFn, max_n: int = 4096) -> dict[str, object]:
-    """A consistent assignment of every catalog symbol: d <= n, n <= Z <= n^2, r = C(d+g, g);
+    """A consistent assignment of every catalog symbol: d <= n, n <= Z <= n^2, w <= n, r = C(d+g, g);
     s, s_c and Z are the densities and allowed pairs of one tile mask (:func:`tile_mask_point`)."""
     n = draw(st.integers(1, max_n))
     d = draw(st.integers(1, min(n, 256)))
@@ -67,6 +67,7 @@ def parameter_points(draw: st.DrawFn, max_n: int = 4096) -> dict[str, object]:
         "r": int(feature_rank(d, g)),
         "B": sp.Rational(draw(st.integers(1, 40)), 10),
         "epsilon": sp.Rational(1, draw(st.integers(2, 10**6))),
+        "w": draw(st.integers(1, n)),
     }
 
 
@@ -328,7 +329,8 @@ def points(
     ``cache`` side of d^2 (``"small"``: M < d^2, ``"large"``: M >= d^2; default the
     bound's own cache, or either), often at the edges (d^2 - 1, d^2, 5d + 4, n d).
     s, s_c and Z are the densities and allowed pairs of one actual tile mask
-    (:func:`tile_mask_point`); r = C(d + g, g). With ``bound``, points outside its
+    (:func:`tile_mask_point`); w <= n a window's width; r = C(d + g, g). With ``bound``,
+    points outside its
     conditions are rejected (``hypothesis.assume``) and the point holds n, d, M and the
     symbols the bound uses.
     """
@@ -359,6 +361,7 @@ def points(
         "r": int(feature_rank(d, g)),
         "B": sp.Rational(draw(st.integers(1, 40)), 10),
         "epsilon": sp.Rational(1, draw(st.integers(2, 10**6))),
+        "w": draw(st.integers(1, n)),
     }
     if bound is None:
         return point

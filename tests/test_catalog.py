@@ -168,6 +168,7 @@ def snapshot_rows() -> list[dict]:
             "notation": b.notation,
             # only where given, so records without one keep their snapshot rows
             **({} if b.source_range is None else {"source_range": srepr(b.source_range)}),
+            **({} if b.mask is None else {"mask": b.mask}),
         }
         for b in catalog()
     ]

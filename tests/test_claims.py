@@ -445,3 +445,44 @@ def test_a_lower_bound_the_sharp_records_imply_is_proved() -> None:
     (2026-11-26) covers what the compulsory I/O does not: proved, not only consistent."""
     (report,) = check([_bound(n**2 / M)], skip=NO_NUMERICS)
     assert report.verdict == "proved" and not report.refutations()
+
+
+def test_a_claim_names_its_mask_family_and_window() -> None:
+    """mask = "window" with window = 1024 joins w == 1024 to the claim's conditions; a
+    window without a window or band mask, a mask outside the sparse regime and an unknown
+    family are refused naming the field."""
+    text = """
+[[bound]]
+name = "mine"
+kind = "lower"
+regime = "sparse"
+pass = "forward"
+mask = "window"
+window = 1024
+expression = "4*d*n"
+source = "test"
+"""
+    (claim,) = parse_claims(text)
+    assert claim.bound.mask == "window" and "w" in claim.bound.parameters
+    assert claim.holds_at({"n": 4096, "d": 8, "M": 64, "w": 1024})
+    assert not claim.holds_at({"n": 4096, "d": 8, "M": 64, "w": 512})
+    for old, new, words in (
+        ('mask = "window"', 'mask = "causal"', "field 'window'"),
+        ('regime = "sparse"', 'regime = "dense"', "regime 'sparse'"),
+        ('mask = "window"', 'mask = "stripes"', "'stripes'"),
+    ):
+        with pytest.raises(ClaimError, match=words):
+            parse_claims(text.replace(old, new))
+
+
+def test_a_bound_about_one_mask_family_is_compared_only_with_its_family() -> None:
+    """A causal-mask lower bound is comparable with the causal counts and with records for
+    every mask that need no mask parameter it lacks, never with another family's counts or
+    with a block-sparse count in s and Z."""
+    (claim,) = parse_claims(
+        '[[bound]]\nname = "c"\nkind = "lower"\nregime = "sparse"\npass = "forward"\n'
+        'mask = "causal"\nexpression = "2*d*n"\nsource = "test"\n'
+    )
+    assert claim.bound.comparable(get("causal-row-streaming-forward-count"))
+    assert not claim.bound.comparable(get("window-sliding-forward-count"))
+    assert not claim.bound.comparable(get("block-sparse-flash-forward-count"))

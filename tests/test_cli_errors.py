@@ -31,7 +31,12 @@ FILES = {
     "g.dot": b"digraph { a -> c; b -> c; }",
     "spec.toml": b'[[pebble]]\ndag = "attention-forward"\nn = 1\nd = 1\nM = 3\n',
     "binary-mask.json": b"\xff\xfe\x00[[1]]",
+    "empty-row.json": b"[[1, 0], [0, 0]]",
+    "two.json": b"[[2, 0], [1, 1]]",
+    "blocks.json": b"[[1, 0], [1, 1], [1, 1]]",
 }
+SPARSE = ["pebble", "--dag", "sparse-forward", "--n", "4", "--d", "1", "--M", "6"]
+WINDOW = ["simulate", "window-sliding", "--n", "8", "--d", "2", "--M", "400"]
 
 CASES = [
     # graph files: empty, truncated, binary, non-UTF-8, cyclic, malformed, missing, unknown
@@ -119,6 +124,29 @@ CASES = [
       "{tmp}/missing-mask.json"], "missing-mask.json"),
     (["simulate", "block-sparse-flash", "--n", "64", "--d", "8", "--M", "512", "--mask",
       "{tmp}/missing.npy"], "missing.npy"),
+    # masks that do not fit: a window larger than n or < 1, a band as wide as n, an empty
+    # row, a non-boolean array, a block mask of the wrong shape, a missing width or file
+    ([*WINDOW, "--mask", "window", "--window", "9"], "window=9 does not fit n=8"),
+    ([*WINDOW, "--mask", "window", "--window", "0"], "window=0 does not fit n=8"),
+    ([*WINDOW, "--mask", "window"], "--mask window needs --window W"),
+    ([*WINDOW, "--mask", "causal"], "window-sliding runs window masks"),
+    (["simulate", "band-sliding", "--n", "8", "--d", "2", "--M", "400", "--mask", "band",
+      "--window", "8"], "window=8 does not fit n=8"),
+    (["simulate", "causal-row-streaming", "--n", "8", "--d", "2", "--M", "400", "--window",
+      "3"], "--window 3 applies only to --mask window or --mask band"),
+    (["simulate", "block-sparse-flash", "--n", "8", "--d", "2", "--M", "400", "--mask",
+      "block"], "--mask block needs --block-mask FILE"),
+    (["simulate", "block-sparse-flash", "--n", "8", "--d", "2", "--M", "400", "--mask",
+      "block", "--block-mask", "{tmp}/blocks.json"], "mask has shape (3, 2)"),
+    ([*SPARSE, "--mask", "window", "--window", "5"], "window=5 does not fit n=4"),
+    ([*SPARSE, "--mask", "band", "--window", "4"], "window=4 does not fit n=4"),
+    ([*SPARSE, "--mask", "causal", "--window", "2"], "--window 2 applies only"),
+    (["pebble", "--dag", "sparse-forward", "--n", "2", "--d", "1", "--M", "6", "--mask",
+      "{tmp}/empty-row.json"], "row 1 allows no key"),
+    (["pebble", "--dag", "sparse-forward", "--n", "2", "--d", "1", "--M", "6", "--mask",
+      "{tmp}/two.json"], "entries must be 0/1 or booleans"),
+    ([*SPARSE, "--mask", "block", "--block-mask", "{tmp}/blocks.json"],
+     "blocks.json has shape (3, 2), which no block size gives at n=4"),
     # missing or conflicting arguments
     ([], "no command given"),
     (["pebble"], "required"),

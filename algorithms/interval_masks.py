@@ -1,0 +1,260 @@
+"""Schedules for masks whose queries each attend to one interval of keys: causal, window, band.
+
+The causal mask (key j <= query i), the causal sliding window of width w
+(i - w < j <= i) and the symmetric band (|i - j| <= w) of :mod:`attnio.bounds.masks`
+give each query i an interval ``[lo(i), hi(i))`` of keys and each key j an interval of
+queries, both moving right with i and j. The schedules below visit only those
+intervals:
+
+* masked row streaming (:func:`masked_row_streaming_forward`, ``..._backward``): the
+  loop nest of :mod:`~attnio.algorithms.streaming`, a block of query rows (forward) or
+  of key rows (backward) resident, the other side streamed one row at a time, but only
+  the rows the block's intervals reach: for the causal mask forward, block t streams
+  the keys up to its last row, skipping the blocks above the diagonal; for a window,
+  the keys of the block's window only. The block on the diagonal (and the window's
+  edge) is masked inside from the indices i and j alone: no word of the mask is ever
+  in fast memory, and no mask is stored in slow memory.
+* sliding (:func:`sliding_forward`, :func:`sliding_backward`): for a window or a band,
+  the rows of the interval stay resident as it slides (a ring of key rows k_j, v_j
+  forward; of query rows q_i, dO_i, L_i, D_i, dQ_i backward): each row is loaded once
+  per sweep, each output row stored once. It needs the whole interval in fast memory
+  (M >= (2d + 1)(w + 1) forward and (3d + 4) w + 4d backward for a window); the count
+  is then the least any schedule can move for these inputs and outputs, 4 n d + n
+  forward and, with the D = rowsum(dO * O) pass, 9 n d + 3 n backward.
+
+The exact counts are the catalog records ``causal-row-streaming-*-count``,
+``window-row-streaming-*-count``, ``window-sliding-*-count`` and
+``band-sliding-*-count`` (regime sparse, field ``mask``), equal to the machine's
+counts for every n, d, M and w (tests/test_interval_masks.py, ``attnio verify``).
+
+References
+----------
+attnio's own schedules; the loop orders of D23 Algorithms 1 and 2 with one-row
+streamed blocks, restricted to the mask's intervals.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attnio.bounds.masks import Mask
+
+from .errors import BlocksDoNotFitError, MaskError
+from .flash import store_dvec
+from .machine import TwoLevelMachine, blocks
+from .streaming import backward_block, forward_block
+
+
+def _intervals(mask: Mask, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Key starts and stops of every query, query starts and stops of every key."""
+    if mask.n != n:
+        raise MaskError(f"mask={mask.spec!r} is for n={mask.n}, the run has n={n}")
+    try:
+        keys = np.array([mask.keys(i) for i in range(n)], dtype=np.int64)
+        queries = np.array([mask.queries(j) for j in range(n)], dtype=np.int64)
+    except ValueError as error:
+        raise MaskError(str(error)) from None
+    return keys[:, 0], keys[:, 1], queries[:, 0], queries[:, 1]
+
+
+def masked_row_streaming_forward(machine: TwoLevelMachine, n: int, d: int, *, mask: Mask) -> None:
+    """Forward pass: resident query blocks, each streaming only the keys its rows attend to.
+
+    Block ``[r0, r1)`` streams the keys ``[lo(r0), hi(r1 - 1))``; for each key j and
+    each chunk of d rows, the rows whose interval holds j (known from i and j, no mask
+    word) are updated as in :func:`~attnio.algorithms.streaming.row_streaming_forward`.
+    """
+    br = forward_block(d, machine.M)
+    start, stop, _, _ = _intervals(mask, n)
+    mc, numeric = machine, machine.numeric
+    mc.create("O", n, d)
+    mc.create("L", n, 1)
+    for b, (r0, r1) in enumerate(blocks(n, br)):
+        mc.step(f"forward, query block {b}")
+        Qi = mc.load("Qi", "Q", r0, r1, 0, d)
+        Oi = mc.alloc("Oi", r1 - r0, d)
+        Li = mc.alloc("Li", r1 - r0, fill=-np.inf)
+        for j in range(int(start[r0]), int(stop[r1 - 1])):
+            kj = mc.load("kj", "K", j, j + 1, 0, d)
+            vj = mc.load("vj", "V", j, j + 1, 0, d)
+            for a0, a1 in blocks(r1 - r0, d):
+                mc.alloc("s", a1 - a0)  # the chunk's scores and new log-sum-exps
+                mc.alloc("t", a1 - a0)
+                if numeric:
+                    rows = np.arange(r0 + a0, r0 + a1)
+                    ok = a0 + np.flatnonzero((start[rows] <= j) & (j < stop[rows]))
+                    score = Qi[ok] @ kj.T
+                    new = np.logaddexp(Li[ok], score)
+                    Oi[ok] = np.exp(Li[ok] - new) * Oi[ok] + np.exp(score - new) * vj
+                    Li[ok] = new
+                mc.free("s", "t")
+            mc.free("kj", "vj")
+        mc.store("Oi", "O", r0, r1, 0, d)
+        mc.store("Li", "L", r0, r1, 0, 1)
+        mc.free("Qi", "Oi", "Li")
+
+
+def masked_row_streaming_backward(machine: TwoLevelMachine, n: int, d: int, *, mask: Mask) -> None:
+    """Backward pass (FA2 formulation): resident key blocks, each streaming only its queries.
+
+    Block ``[c0, c1)`` streams the queries ``[qlo(c0), qhi(c1 - 1))``; dQ_i is created
+    (not read) in the block of query i's first key and read, updated and written back
+    in the later ones. Inside the block the allowed pairs come from i and j alone.
+    """
+    bc = backward_block(d, machine.M)
+    start, stop, first, last = _intervals(mask, n)
+    mc, numeric = machine, machine.numeric
+    for name in ("dQ", "dK", "dV"):
+        mc.create(name, n, d)
+    store_dvec(mc, n, d)
+    for b, (c0, c1) in enumerate(blocks(n, bc)):
+        mc.step(f"backward, key block {b}")
+        Kj = mc.load("Kj", "K", c0, c1, 0, d)
+        Vj = mc.load("Vj", "V", c0, c1, 0, d)
+        dKj = mc.alloc("dKj", c1 - c0, d)
+        dVj = mc.alloc("dVj", c1 - c0, d)
+        for i in range(int(first[c0]), int(last[c1 - 1])):
+            qi = mc.load("qi", "Q", i, i + 1, 0, d)
+            dOi = mc.load("dOi", "dO", i, i + 1, 0, d)
+            Li = mc.load("Li", "L", i, i + 1, 0, 1)
+            Di = mc.load("Di", "Dvec", i, i + 1, 0, 1)
+            fresh = start[i] >= c0  # this block holds query i's first key
+            dQi = mc.alloc("dQi", 1, d) if fresh else mc.load("dQi", "dQ", i, i + 1, 0, d)
+            for a0, a1 in blocks(c1 - c0, d):
+                mc.alloc("p", a1 - a0)  # the chunk's P_ij and dS_ij
+                mc.alloc("ds", a1 - a0)
+                if numeric:
+                    keys = np.arange(c0 + a0, c0 + a1)
+                    ok = a0 + np.flatnonzero((start[i] <= keys) & (keys < stop[i]))
+                    prob = np.exp(Kj[ok] @ qi.T - Li)  # P_ij on the allowed keys
+                    dVj[ok] += prob * dOi
+                    grad = prob * (Vj[ok] @ dOi.T - Di)  # dS_ij
+                    dQi += grad.T @ Kj[ok]
+                    dKj[ok] += grad * qi
+                mc.free("p", "ds")
+            mc.store("dQi", "dQ", i, i + 1, 0, d)
+            mc.free("qi", "dOi", "Li", "Di", "dQi")
+        mc.store("dKj", "dK", c0, c1, 0, d)
+        mc.store("dVj", "dV", c0, c1, 0, d)
+        mc.free("Kj", "Vj", "dKj", "dVj")
+
+
+def _widest(begin: np.ndarray, end: np.ndarray) -> int:
+    return int((end - begin).max())
+
+
+def sliding_forward(machine: TwoLevelMachine, n: int, d: int, *, mask: Mask) -> None:
+    """Forward pass, one query row at a time, the keys of its interval resident as it slides.
+
+    Before query i the keys below lo(i) leave fast memory and the keys up to hi(i)
+    arrive, so each k_j, v_j is loaded once; the row's scores (one word per key of the
+    interval) give o_i and L_i at once. Needs (2d + 1)(R + 1) words, R the widest
+    interval (w for a window).
+    """
+    start, stop, _, _ = _intervals(mask, n)
+    widest = _widest(start, stop)
+    if machine.M < (2 * d + 1) * (widest + 1):
+        raise BlocksDoNotFitError(
+            f"sliding forward with mask={mask.spec!r}: M={machine.M} cannot hold the "
+            f"{widest} key rows of an interval; it needs M >= (2d + 1)(R + 1) = "
+            f"{(2 * d + 1) * (widest + 1)} words"
+        )
+    mc, numeric = machine, machine.numeric
+    mc.create("O", n, d)
+    mc.create("L", n, 1)
+    held = 0  # keys [low, held) resident
+    low = 0
+    for i in range(n):
+        mc.step(f"forward, query {i}")
+        while low < start[i]:
+            mc.free(f"k{low}", f"v{low}")
+            low += 1
+        while held < stop[i]:
+            mc.load(f"k{held}", "K", held, held + 1, 0, d)
+            mc.load(f"v{held}", "V", held, held + 1, 0, d)
+            held += 1
+        qi = mc.load("qi", "Q", i, i + 1, 0, d)
+        oi = mc.alloc("oi", 1, d)
+        Li = mc.alloc("Li", 1)
+        s = mc.alloc("s", int(stop[i] - start[i]))
+        if numeric:
+            keys = range(int(start[i]), int(stop[i]))
+            Kw = np.concatenate([mc.data(f"k{j}") for j in keys])
+            Vw = np.concatenate([mc.data(f"v{j}") for j in keys])
+            s[:, 0] = Kw @ qi[0]
+            top = s.max()
+            total = np.exp(s - top).sum()
+            Li[...] = top + np.log(total)
+            oi[...] = (np.exp(s - Li).T @ Vw).reshape(1, d)
+        mc.store("oi", "O", i, i + 1, 0, d)
+        mc.store("Li", "L", i, i + 1, 0, 1)
+        mc.free("qi", "oi", "Li", "s")
+    for j in range(low, held):
+        mc.free(f"k{j}", f"v{j}")
+
+
+def sliding_backward(machine: TwoLevelMachine, n: int, d: int, *, mask: Mask) -> None:
+    """Backward pass (FA2 formulation), one key row at a time, its queries resident as they slide.
+
+    The queries of key j's interval stay in fast memory with q_i, dO_i, L_i, D_i and
+    dQ_i (3d + 2 words each); a query leaves, storing its finished dQ_i, when the
+    interval has passed it (its keys all come before). Each input row is loaded once,
+    each gradient row stored once. Needs (3d + 4) R + 4d words, R the widest interval of
+    queries (w for a window), besides the D pass of
+    :func:`~attnio.algorithms.flash.store_dvec`.
+    """
+    _, _, first, last = _intervals(mask, n)
+    widest = _widest(first, last)
+    if machine.M < (3 * d + 4) * widest + 4 * d:
+        raise BlocksDoNotFitError(
+            f"sliding backward with mask={mask.spec!r}: M={machine.M} cannot hold the "
+            f"{widest} query rows of an interval; it needs M >= (3d + 4) R + 4d = "
+            f"{(3 * d + 4) * widest + 4 * d} words"
+        )
+    mc, numeric = machine, machine.numeric
+    for name in ("dQ", "dK", "dV"):
+        mc.create(name, n, d)
+    store_dvec(mc, n, d)
+    names = ("q", "dO", "L", "D", "dQ")
+    held = low = 0  # queries [low, held) resident
+
+    def leave(i: int) -> None:
+        mc.store(f"dQ{i}", "dQ", i, i + 1, 0, d)
+        mc.free(*(f"{name}{i}" for name in names))
+
+    for j in range(n):
+        mc.step(f"backward, key {j}")
+        while low < first[j]:
+            leave(low)
+            low += 1
+        while held < last[j]:
+            mc.load(f"q{held}", "Q", held, held + 1, 0, d)
+            mc.load(f"dO{held}", "dO", held, held + 1, 0, d)
+            mc.load(f"L{held}", "L", held, held + 1, 0, 1)
+            mc.load(f"D{held}", "Dvec", held, held + 1, 0, 1)
+            mc.alloc(f"dQ{held}", 1, d)
+            held += 1
+        kj = mc.load("kj", "K", j, j + 1, 0, d)
+        vj = mc.load("vj", "V", j, j + 1, 0, d)
+        dkj = mc.alloc("dkj", 1, d)
+        dvj = mc.alloc("dvj", 1, d)
+        width = int(last[j] - first[j])
+        p = mc.alloc("p", width)
+        ds = mc.alloc("ds", width)
+        if numeric:
+            rows = range(int(first[j]), int(last[j]))
+            Qw, dOw, Lw, Dw = (
+                np.concatenate([mc.data(f"{name}{i}") for i in rows])
+                for name in ("q", "dO", "L", "D")
+            )
+            p[...] = np.exp(Qw @ kj.T - Lw)  # P_ij
+            dvj[...] = p.T @ dOw
+            ds[...] = p * (dOw @ vj.T - Dw)  # dS_ij
+            dkj[...] = ds.T @ Qw
+            for t, i in enumerate(rows):
+                mc.data(f"dQ{i}")[...] += ds[t, 0] * kj
+        mc.store("dkj", "dK", j, j + 1, 0, d)
+        mc.store("dvj", "dV", j, j + 1, 0, d)
+        mc.free("kj", "vj", "dkj", "dvj", "p", "ds")
+    for i in range(low, held):
+        leave(i)

@@ -1,0 +1,63 @@
+"""Benchmark: how far the causal and window schedules are from the sparse compulsory I/O.
+
+Run: ``.venv/bin/python benchmarks/masks.py`` prints, at n = 65536, d in {64, 128, 256}
+and M in {d^2/16, d^2, 16 d^2}, for the causal mask and the window of width w = 1024,
+forward and backward: the least exact count of attnio's schedules of that mask family
+(records with ``mask`` = the family, evaluated where their conditions hold), which record
+it is, and its ratio to the family's ``sparse-*-compulsory`` record at the family's Z.
+The compulsory I/O is the only derived lower bound of the sparse regime so far, so the
+ratio is an upper bound on how far the schedule is from optimal, not the distance itself.
+A cell with no applicable schedule (the small cache, below the row-streaming schedules'
+least memory) prints ``-``.
+"""
+
+from __future__ import annotations
+
+from attnio.bounds import catalog, get
+from attnio.bounds.masks import make_mask
+
+N = 65536
+DIMENSIONS = (64, 128, 256)
+WIDTH = 1024
+
+
+def memories(d: int) -> tuple[int, ...]:
+    """The cache sizes of a row: d^2/16, d^2 and 16 d^2."""
+    return (d * d // 16, d * d, 16 * d * d)
+
+
+def best(family: str, pass_: str, point: dict) -> tuple[str, int] | None:
+    """(record, value) of the least count of ``family``'s schedules at ``point``, if any."""
+    found = []
+    for record in catalog(regime="sparse", pass_=pass_, kind="upper"):
+        if record.mask != family or record.explicit is None:
+            continue
+        used = {k: v for k, v in point.items() if k in record.parameters}
+        if record.applies(**used):
+            found.append((int(record.evaluate(**used)), record.name))
+    return None if not found else min(found)[::-1]
+
+
+def main() -> None:
+    """Print the table."""
+    print(f"n = {N}; window w = {WIDTH}; ratio = best count / sparse-*-compulsory at the mask's Z")
+    print(f"{'mask':<8} {'pass':<9} {'d':>4} {'M':>8}  {'ratio':>9}  best record")
+    for family, width in (("causal", None), ("window", WIDTH)):
+        mask = make_mask(family, N, w=width)
+        for pass_ in ("forward", "backward"):
+            compulsory = get(f"sparse-{pass_}-compulsory")
+            for d in DIMENSIONS:
+                for M in memories(d):
+                    point = {"n": N, "d": d, "M": M, **mask.point()}
+                    lower = compulsory.evaluate(n=N, d=d, Z=point["Z"])
+                    found = best(family, pass_, point)
+                    if found is None:
+                        print(f"{family:<8} {pass_:<9} {d:>4} {M:>8}  {'-':>9}  none applies")
+                        continue
+                    name, value = found
+                    ratio = float(value / lower)
+                    print(f"{family:<8} {pass_:<9} {d:>4} {M:>8}  {ratio:>9.2f}  {name}")
+
+
+if __name__ == "__main__":
+    main()
