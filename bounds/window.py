@@ -160,6 +160,7 @@ def find_window(
     point: Mapping[str, int],
     *,
     records: Iterable[Bound] | None = None,
+    mask: str | None = None,
 ) -> Window:
     """Return the window of the optimum I/O at ``point`` (module docstring).
 
@@ -172,6 +173,10 @@ def find_window(
         every parameter it names is given and its conditions hold at the point.
     records : iterable of Bound, optional
         The records to read (default: the whole catalog of that regime and pass).
+    mask : str, optional
+        The mask family of the point (a key of :data:`attnio.bounds.masks.FAMILIES`). A
+        record about one family (its ``mask``) is used only at a point of that family: a
+        causal count says nothing of another mask with the same n, d and M.
 
     Raises
     ------
@@ -194,7 +199,7 @@ def find_window(
     for record in chosen:
         if record.regime.value != regime or record.pass_.value != pass_:
             continue
-        if not _usable(record, point):
+        if not _usable(record, point) or record.mask not in (None, mask):
             continue
         derived = record.status is Status.DERIVED
         if record.kind is Kind.LOWER:

@@ -60,9 +60,18 @@ def test_records_whose_conditions_fail_are_left_out() -> None:
 
 
 def test_a_point_without_a_parameter_uses_no_record_that_needs_it() -> None:
-    """Sparse records need Z or s: with n, d and M only, none of them is used."""
+    """Sparse records need Z or s, or a mask family: with n, d and M only, none of them is
+    used (a causal count, in n, d and M alone, says nothing of an unnamed mask)."""
     window = find_window("sparse", "forward", POINT)
     assert window.lower is None and window.upper is None
+
+
+def test_a_family_record_is_used_only_at_a_point_of_its_family() -> None:
+    """The causal counts apply at a causal point and at no window point of the same size."""
+    causal = find_window("sparse", "forward", POINT, mask="causal")
+    window = find_window("sparse", "forward", {**POINT, "w": 1024}, mask="window")
+    assert causal.upper is not None and causal.upper.record.startswith("causal-")
+    assert all(not s.record.startswith("causal-") for s in window.counts)
 
 
 @pytest.mark.parametrize("value", [0, -1, 2.5, True])
