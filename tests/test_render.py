@@ -12,7 +12,7 @@ import subprocess
 import pytest
 import sympy as sp
 
-from attnio.bounds import FilterError, catalog, render
+from attnio.bounds import Cache, FilterError, catalog, render
 from attnio.bounds.citations import bibtex
 from attnio.bounds.errors import SreprError
 from attnio.bounds.render import (
@@ -521,3 +521,46 @@ def test_summary_table_has_one_row_per_cell(capsys) -> None:
     assert "Row streaming" in tex and "combinatorial lemmas proved by hand" in tex
     assert tex.count(r" \\") == 1 + len(rows) + 3  # header, rows, one heading per regime
     assert main(["table", "--summary", "--layout", "longtable", "--format", "latex"]) == 2
+
+
+def test_stated_rows_quote_the_papers_conditions_and_mark_the_narrowing() -> None:
+    """DFE22 Thm 2 (standard attention, stated for d <= M <= n d, narrowed by attnio to
+    M >= d^2) shows the paper's range and a visible narrowing mark in LaTeX (with its
+    legend), Markdown and JSON; a quoted record attnio does not narrow carries no mark."""
+    bounds = catalog(regime="dense", pass_="forward", kind="upper")
+    tex = render(bounds, "latex")
+    row = next(x for x in tex.splitlines() if x.startswith("Standard attention &"))
+    assert "paper: " in row and r"$^{\ddagger}$" in row and r"d \leq M" in row
+    assert "attnio narrows the paper's conditions" in tex
+    flash = next(x for x in tex.splitlines() if x.startswith(r"Flash\-Attention &"))
+    assert r"\ddagger" not in flash
+    markdown = render(bounds, "markdown")
+    line = next(x for x in markdown.splitlines() if x.startswith("| standard-forward-upper "))
+    assert "paper: " in line and "‡ attnio: " in line and "‡ attnio narrows" in markdown
+    data = {b["name"]: b for b in json.loads(render(bounds, "json"))["bounds"]}
+    assert data["standard-forward-upper"]["narrowed"] is True
+    assert data["standard-forward-upper"]["source_range"]["text"]
+    assert data["flash-forward-upper"]["narrowed"] is False
+
+
+def test_the_strongest_lower_bound_is_marked_and_first() -> None:
+    """In each lower-bound float the strongest bound (largest at the strength point) is
+    bold and first, the others follow by value; JSON and Markdown mark the same records."""
+    from attnio.bounds.render import STRENGTH_POINTS, strength, strongest
+
+    bounds = catalog(regime="dense", pass_="forward", kind="lower")
+    marked = strongest(bounds)
+    assert len(marked) == 2  # one per cache size
+    tex = render(bounds, "latex")
+    for table in tex.split(r"\begin{tabular}")[1:]:
+        body = [x for x in table.split(r"\midrule", 1)[1].splitlines() if x.endswith(r" \\")]
+        assert body[0].startswith(r"\textbf{")
+    for name in marked:
+        bound = next(b for b in bounds if b.name == name)
+        cache = Cache.SMALL if bound.cache is Cache.SMALL else Cache.LARGE
+        assert STRENGTH_POINTS[cache]
+        rivals = [strength(b, cache) for b in bounds if b.cache in (cache, Cache.ANY)]
+        assert strength(bound, cache) == max(v for v in rivals if v is not None)
+    data = json.loads(render(bounds, "json"))["bounds"]
+    assert {b["name"] for b in data if b["strongest"]} == marked
+    assert all(f"| {name} (strongest) |" in render(bounds, "markdown") for name in marked)
