@@ -7,7 +7,7 @@ imports it. matplotlib is imported only when a figure is drawn.
 """
 
 from .data import IOFigure, Series, algorithm_figure, pebbling_figure, sweep_figure
-from .draw import LINE_STYLES, WIDTHS, caption, draw, save, styles
+from .draw import LINE_STYLES, WIDTHS, caption, details, draw, save, styles
 from .errors import FigureError
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "Series",
     "algorithm_figure",
     "caption",
+    "details",
     "draw",
     "pebbling_figure",
     "save",
