@@ -604,7 +604,7 @@ class Explorer {
       ? `proven optimum IO = ${result.io}`
       : result.method === "exact"
         ? `not proven within the limit: ${result.lower} ≤ IO ≤ ${result.upper}`
-        : `${result.method}: I/O ${result.io} (an upper bound on Q)`;
+        : `${result.method}: I/O ${result.io} (an upper bound on IO)`;
     this.say(`${what}; ${result.moves.length} moves (${result.seconds} s). Step with → or play.`, "ok");
     this.refresh();
   }
