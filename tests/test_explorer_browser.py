@@ -446,7 +446,7 @@ def test_each_solver_runs_on_demand(browser, small, offline_file):
         select.find_element(By.CSS_SELECTOR, f"option[value='{method}']").click()
         browser.find_element(By.CSS_SELECTOR, "[data-role=solve]").click()
         text = _wait_text(browser, "message", lambda t, m=method: t.startswith(f"{m}:"))
-        assert f"{method}: I/O {reply['io']} (an upper bound on Q)" in text
+        assert f"{method}: I/O {reply['io']} (an upper bound on IO)" in text
         browser.find_element(By.CSS_SELECTOR, "[data-role=last]").click()
         assert int(_text(browser, "io")) == reply["io"]
         assert _text(browser, "step") == f"step {len(reply['moves'])} / {len(reply['moves'])}"
