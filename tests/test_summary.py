@@ -35,3 +35,13 @@ def test_leading_terms_of_a_sparse_count_keep_the_density() -> None:
     assert {s.name for s in term.free_symbols} == {"n", "d", "M", "s"}
     sparse = [r for r in summary() if r.regime.value == "sparse"]
     assert sparse and all(r.ratio == sp.oo and r.constant is None for r in sparse)
+
+
+def test_commands_page_shows_the_rendered_summary() -> None:
+    """docs/commands.md carries exactly what `attnio table --summary` prints (Markdown)."""
+    from pathlib import Path
+
+    from attnio.bounds.render import render_summary
+
+    page = Path(__file__).resolve().parent.parent / "docs" / "commands.md"
+    assert render_summary(summary()) in page.read_text(encoding="utf-8")
