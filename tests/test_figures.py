@@ -245,13 +245,25 @@ def test_bad_width_and_suffix_are_refused(io_data, tmp_path) -> None:
 
 
 def test_cli_plot_writes_pdf_and_png_and_prints_the_caption(tmp_path, capsys) -> None:
-    """`attnio plot algorithms ... -o f.pdf -o f.png` writes both files and prints the caption."""
-    pdf, png = tmp_path / "f.pdf", tmp_path / "f.png"
+    """`attnio plot algorithms ... -o f.pdf -o f.png --verbose --json f.json` writes both
+    files, prints a short caption and the details (the record attaining the best derived
+    lower bound per range of M), and the JSON names that record at each M."""
+    import json
+
+    pdf, png, side = tmp_path / "f.pdf", tmp_path / "f.png", tmp_path / "f.json"
     code = main(["plot", "algorithms", "--n", "32", "--d", "4", "--sweep", "M=8:512",
-                 "--points", "5", "-o", str(pdf), "-o", str(png)])  # fmt: skip
+                 "--points", "5", "-o", str(pdf), "-o", str(png), "--verbose",
+                 "--json", str(side)])  # fmt: skip
     assert code == 0
     assert pdf.read_bytes()[:5] == b"%PDF-" and png.read_bytes()[:4] == b"\x89PNG"
-    assert "caption:" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    caption = next(line for line in out.splitlines() if line.startswith("caption:"))
+    assert len(caption) < 900 and "Best derived lower bound, M = 8.." in out
+    data = json.loads(side.read_text())
+    points = data["best_lower_bound"]
+    assert points and all(p["record"] is None or p["record"].startswith("dense-forward-")
+                          for p in points)  # fmt: skip
+    assert data["caption"] == caption.removeprefix("caption: ")
 
 
 def test_cli_plot_bad_input_exits_2(capsys) -> None:
