@@ -72,7 +72,8 @@ def _normalised(cell: str) -> str:
 
 def _math_cells(tex: str) -> list[str]:
     rows = [line for line in tex.splitlines() if line.endswith(r" \\") and " & " in line]
-    return [_normalised(c) for row in rows for c in re.findall(r"\$([^$]+)\$", row)]
+    cells = [c for row in rows for c in re.findall(r"\$([^$]+)\$", row)]
+    return [_normalised(c) for c in cells if c != r"^{\ddagger}"]  # the narrowing mark
 
 
 @functools.cache
