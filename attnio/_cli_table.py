@@ -97,10 +97,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "--tightness",
         action="store_true",
-        help="print the tightness table instead: per dense cell and algorithm, the ratio of "
-        "its exact count's leading term to the best derived lower bound's, and the least C "
-        "z3 proved for count <= C * lower bound (recorded by benchmarks/tightness.py), with "
-        "the command that reproduces it",
+        help="print the tightness table instead: per dense cell (rows grouped by cell) and "
+        "algorithm, the ratio of its exact count's leading term to the best derived lower "
+        "bound's, and the least C z3 proved for count <= C * lower bound (recorded by "
+        "benchmarks/constants.py), with the command that reproduces it; LaTeX as --layout "
+        "table or table*",
     )
     parser.add_argument(
         "--summary",
