@@ -31,7 +31,7 @@ from attnio.bounds import Cache, Kind, Pass, Regime, Status, catalog, get
 from attnio.bounds.render import SummaryRow
 from attnio.bounds.symbols import M, d, n
 
-from .tightness import _in_the_limit, _smooth, _unclipped, rows
+from .tightness import limit_form, rows
 
 _POWERS = tuple(sp.Rational(k, 2) for k in range(6, -7, -1))
 """Exponents tried for a symbol's dominant power, largest first (3 down to -3, in halves)."""
@@ -61,7 +61,7 @@ def leading_term(name: str, cache: str) -> sp.Expr:
     >>> leading_term("output-stationary-forward-count", "small")
     4*d*n**2/sqrt(M)
     """
-    expr = _in_the_limit(_unclipped(_smooth(get(name).explicit)))
+    expr = limit_form(get(name).explicit)
     if isinstance(expr, sp.Piecewise):  # the branch that holds for the least M
         expr = expr.args[-1][0]
     term = _dominant(expr, n)
@@ -130,7 +130,7 @@ def _other_rows(regime: Regime) -> list[SummaryRow]:
         count = counts[0] if counts else None
         ratio = None
         if lower is not None and count is not None:
-            ratio = sp.limit(_smooth(count.explicit) / _smooth(lower.explicit), n, sp.oo)
+            ratio = sp.limit(limit_form(count.explicit) / limit_form(lower.explicit), n, sp.oo)
         found.append(
             SummaryRow(
                 regime=regime,

@@ -144,6 +144,13 @@ def _in_the_limit(expr: sp.Expr) -> sp.Expr:
     return expr.replace(lambda e: isinstance(e, (sp.Min, sp.Max)), pick)
 
 
+def limit_form(expr: sp.Expr) -> sp.Expr:
+    """``expr`` as :func:`leading_ratio` takes its limits: floors and ceilings smoothed, a
+    clipped ``Max(0, ...)`` unclipped, each Min or Max replaced by the branch that dominates
+    as n -> oo (read by :mod:`attnio.proofs.summary` for its leading terms)."""
+    return _in_the_limit(_unclipped(_smooth(expr)))
+
+
 @functools.cache
 def leading_ratio(count: str, lower: str, cache: str) -> sp.Expr:
     """Limit of count / lower: n -> oo, then (small cache) d -> oo, then M -> oo.
@@ -309,6 +316,7 @@ __all__ = [
     "Row",
     "derived_lowers",
     "leading_ratio",
+    "limit_form",
     "render_tightness",
     "rows",
 ]
