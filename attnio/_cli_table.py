@@ -35,7 +35,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "  attnio table --format json --status reconstructed\n"
         "  attnio table --catalog my-bounds.toml --format latex --standalone\n"
         "  attnio table --tightness                 # counts against derived lower bounds\n"
-        "  attnio table --tightness --format latex -o tightness.tex",
+        "  attnio table --tightness --format latex --layout table* -o tightness.tex\n"
+        "  attnio table --summary --format latex -o summary.tex   # one row per cell",
     )
     parser.add_argument(
         "--catalog",
@@ -96,10 +97,19 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "--tightness",
         action="store_true",
-        help="print the tightness table instead: per dense cell and algorithm, the ratio of "
-        "its exact count's leading term to the best derived lower bound's, and the least C "
-        "z3 proved for count <= C * lower bound (recorded by benchmarks/tightness.py), with "
-        "the command that reproduces it",
+        help="print the tightness table instead: per dense cell (rows grouped by cell) and "
+        "algorithm, the ratio of its exact count's leading term to the best derived lower "
+        "bound's, and the least C z3 proved for count <= C * lower bound (recorded by "
+        "benchmarks/constants.py), with the command that reproduces it; LaTeX as --layout "
+        "table or table*",
+    )
+    parser.add_argument(
+        "--summary",
+        action="store_true",
+        help="print the summary table instead: one row per cell and pass (dense small and "
+        "large cache, sparse, approximate) with the best derived lower bound's leading term, "
+        "the best schedule's, their ratio and the constant z3 proved (the table a paper "
+        "wants)",
     )
     parser.add_argument(
         "--bib", metavar="FILE", help="also write the BibTeX entries of the \\cite keys here"
@@ -114,7 +124,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 def run(args: argparse.Namespace) -> int:
     """Print (or write) the filtered catalog."""
     from attnio.bounds import catalog, render
-    from attnio.bounds.citations import bibtex
+    from attnio.bounds.citations import bibtex_for
     from attnio.bounds.reader import read_catalog
     from attnio.bounds.render import (
         LABEL_PREFIX,
@@ -137,12 +147,14 @@ def run(args: argparse.Namespace) -> int:
     for option, path in (("--output", args.output), ("--bib", args.bib)):
         if path:
             writable_file(option, path)
-    if args.tightness:
-        from attnio.proofs.tightness import render_tightness, rows
-
+    if args.tightness or args.summary:
+        which = "--tightness" if args.tightness else "--summary"
+        if args.tightness and args.summary:
+            raise ValueError("--tightness and --summary are two tables; give one")
         if (
-            latex_only
-            or args.bib
+            args.columns is not None
+            or args.standalone
+            or args.layout == "longtable"
             or args.catalog
             or any(
                 value is not None
@@ -150,9 +162,23 @@ def run(args: argparse.Namespace) -> int:
             )
         ):
             raise ValueError(
-                "--tightness prints the whole tightness table; it takes only --format and --output"
+                f"{which} prints the whole table as one float; it takes only --format, "
+                "--layout table or table*, --label, --bib and --output"
             )
-        return _emit(render_tightness(rows(), args.format), args)
+        prefix = args.label or LABEL_PREFIX
+        if args.tightness:
+            from attnio.proofs.tightness import render_tightness, rows
+
+            text = render_tightness(rows(), args.format, args.layout, prefix)
+        else:
+            from attnio.bounds.render import render_summary
+            from attnio.proofs.summary import summary
+
+            text = render_summary(summary(), args.format, args.layout, prefix)
+        if args.bib:
+            with open(args.bib, "w", encoding="utf-8") as handle:
+                handle.write(bibtex_for(catalog(regime="dense")))
+        return _emit(text, args)
     columns = parse_columns(args.columns)
     bounds = catalog(
         records=None if args.catalog is None else read_catalog(args.catalog),
@@ -169,7 +195,7 @@ def run(args: argparse.Namespace) -> int:
         text = render(bounds, args.format)
     if args.bib:
         with open(args.bib, "w", encoding="utf-8") as handle:
-            handle.write(bibtex())
+            handle.write(bibtex_for(bounds))
     return _emit(text, args)
 
 

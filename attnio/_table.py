@@ -138,8 +138,9 @@ def _records(header: list[str], rows: list[list[str]], width: int) -> str:
 def fit_markdown(text: str, width: int | None = None) -> str:
     """Re-lay each Markdown table of ``text`` wider than ``width`` with :func:`format_table`.
 
-    Only for a person at a terminal: call it when standard output is one. Lines outside
-    tables and tables that fit are kept as they are.
+    Only for a person at a terminal: call it when standard output is one. Tables that fit
+    and lines outside tables that fit are kept as they are; a longer line of prose (a note
+    under a table, not a heading) wraps at spaces.
     """
     width = terminal_width() if width is None else width
     out: list[str] = []
@@ -147,7 +148,12 @@ def fit_markdown(text: str, width: int | None = None) -> str:
     k = 0
     while k < len(lines):
         if not _is_row(lines[k]):
-            out.append(lines[k])
+            line = lines[k]
+            # a note under a table (prose) wraps at spaces; headings stay as they are
+            if len(line) > width and not line.startswith(("#", "`")):
+                out.extend(_wrap(line, width))
+            else:
+                out.append(line)
             k += 1
             continue
         start = k

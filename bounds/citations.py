@@ -9,9 +9,13 @@ work by path (``proofs/derivations/lower-large.md``, ``attnio.algorithms.flash``
 
 from __future__ import annotations
 
+import functools
+import pathlib
 import re
+import subprocess
+from collections.abc import Iterable
 from dataclasses import dataclass
-from importlib import resources
+from importlib import metadata, resources
 
 from .errors import RecordError
 from .record import Bound
@@ -136,6 +140,109 @@ def cite_latex(bound: Bound) -> str:
 def bibtex() -> str:
     """Return the whole shipped ``references.bib``."""
     return resources.files(__package__).joinpath("references.bib").read_text(encoding="utf-8")
+
+
+_DERIVATION_FILE = re.compile(r"proofs/derivations/[\w.-]+\.md")
+
+
+def derivation_files(bounds: Iterable[Bound]) -> list[str]:
+    """The derivation files (``proofs/derivations/*.md``) the sources of ``bounds`` name,
+    in first-seen order.
+
+    Examples
+    --------
+    >>> from attnio.bounds import get
+    >>> derivation_files([get("dense-forward-lower-large-sharp")])
+    ['proofs/derivations/lower-sharp.md']
+    """
+    found: list[str] = []
+    for bound in bounds:
+        for path in _DERIVATION_FILE.findall(bound.source):
+            if path not in found:
+                found.append(path)
+    return found
+
+
+def version() -> str:
+    """attnio's package version (``unknown`` when it is not installed as a package)."""
+    try:
+        return metadata.version("attnio")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+@functools.cache
+def commit() -> str:
+    """The git commit of the source attnio runs from, or ``unknown``.
+
+    Read with ``git rev-parse --short=12 HEAD`` only when this package's own folder is tracked in the
+    work tree whose root holds it (a source checkout or an editable install); ``+dirty``
+    follows when tracked files differ from it. An installed wheel records no commit, and a
+    git repository that merely contains the installation (a virtual environment inside
+    another project) is never asked: that would name a wrong commit, so it is ``unknown``.
+    """
+    return commit_of(pathlib.Path(__file__).resolve().parent)
+
+
+def commit_of(here: pathlib.Path) -> str:
+    """:func:`commit` for a package folder ``here`` (``.../bounds``): the commit of the git
+    work tree rooted at its parent that tracks ``here/catalog.toml``, else ``unknown``."""
+    root = here.parent
+
+    def git(*args: str) -> str | None:
+        try:
+            done = subprocess.run(
+                ["git", "-C", str(root), *args],
+                capture_output=True,
+                text=True,
+                timeout=10,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return done.stdout.strip() if done.returncode == 0 else None
+
+    top = git("rev-parse", "--show-toplevel")
+    if top is None or pathlib.Path(top).resolve() != root:
+        return "unknown"
+    if git("ls-files", "--error-unmatch", f"{here.name}/catalog.toml") is None:
+        return "unknown"
+    head = git("rev-parse", "--short=12", "HEAD")
+    if not head:
+        return "unknown"
+    dirty = git("status", "--porcelain", "--untracked-files=no")
+    return head + ("+dirty" if dirty else "")
+
+
+def attnio_entry(bounds: Iterable[Bound] = ()) -> str:
+    """The BibTeX entry of attnio that names the version, the commit
+    (:func:`commit`) and the derivation files of ``bounds`` (all of the catalog's when
+    none are given), so that a paper cites the proof it checked."""
+    from .catalog import catalog
+
+    files = derivation_files(list(bounds) or catalog())
+    # \slash: a path may break after each slash in a narrow column
+    where = ", ".join(f.replace("/", r"\slash ") for f in files) or r"docs\slash derivations.md"
+    return (
+        f"@misc{{{ATTNIO_KEY},\n"
+        "  author       = {{The attnio developers}},\n"
+        "  title        = {{attnio}: Formal Bound Verification for the {I/O} Complexity of "
+        "Attention},\n"
+        f"  howpublished = {{Software, version {version()}, commit {commit()}}},\n"
+        "  year         = {2026},\n"
+        f"  note         = {{Derivations: {where}; exact counts reproduced by its two-level "
+        "machine}\n"
+        "}\n"
+    )
+
+
+def bibtex_for(bounds: Iterable[Bound] = ()) -> str:
+    """``references.bib`` with attnio's entry replaced by :func:`attnio_entry` of ``bounds``:
+    what ``attnio table --bib`` writes."""
+    text = bibtex()
+    start = text.index(f"@misc{{{ATTNIO_KEY},")
+    end = text.index("\n}\n", start) + 3
+    return text[:start] + attnio_entry(bounds) + text[end:]
 
 
 def entries() -> dict[str, str]:

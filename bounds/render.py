@@ -20,6 +20,7 @@ import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
 from . import symbols
+from .catalog import get
 from .citations import citations, cite_latex, entries
 from .errors import FilterError
 from .forms import forms
@@ -49,7 +50,12 @@ def _plain(expr: sp.Basic | None) -> str:
 
 
 def _condition_text(bound: Bound) -> str:
-    return "always" if bound.conditions is sp.true else sp.sstr(bound.conditions)
+    """The Markdown conditions: a quoted record's paper's range first, and where attnio
+    narrows it, the narrowed range after a mark (``‡``, explained under the table)."""
+    own = "always" if bound.conditions is sp.true else sp.sstr(bound.conditions)
+    if is_narrowed(bound):
+        return f"paper: {sp.sstr(bound.source_range)}; ‡ attnio: {own}"
+    return own
 
 
 def render_markdown(bounds: Sequence[Bound]) -> str:
@@ -66,9 +72,10 @@ def render_markdown(bounds: Sequence[Bound]) -> str:
         return text.replace("|", r"\|").replace("\n", " ")
 
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    marked = strongest(bounds)
     for b in bounds:
         row = (
-            b.name,
+            b.name + (" (strongest)" if b.name in marked else ""),
             b.regime.value,
             b.pass_.value,
             b.cache.value,
@@ -84,7 +91,18 @@ def render_markdown(bounds: Sequence[Bound]) -> str:
             + " | ".join(cell(f"`{x}`" if i in (5, 6, 7) else x) for i, x in enumerate(row))
             + " |"
         )
-    return "\n".join(lines) + "\n"
+    notes = []
+    if marked:
+        notes.append(
+            "(strongest): the largest lower bound of its regime, pass and cache size at "
+            "n = 65536, d = 64 and M = 16384 (large cache) or 1024 (small cache), stated or "
+            "derived."
+        )
+    if any(is_narrowed(b) for b in bounds):
+        notes.append(f"‡ {NARROWED_LEGEND}.")
+    if any(b.status is Status.DERIVED and b.kind is Kind.LOWER for b in bounds):
+        notes.append(f"Derived lower bounds: {_DERIVED_LEGEND.split(': ', 1)[1]}.")
+    return "\n".join(lines) + "\n" + ("\n" + "\n\n".join(notes) + "\n" if notes else "")
 
 
 _LATEX_SPECIALS = {
@@ -235,29 +253,61 @@ def is_exact_count(bound: Bound) -> bool:
 
 def explicit_relation(bound: Bound) -> str:
     """Return the left side of ``bound``'s explicit form in LaTeX: ``\\mathrm{I/O} =`` for an
-    algorithm's exact count (:func:`is_exact_count`), else ``Q \\geq``, ``Q \\leq`` or
-    ``Q =``, a relation to the least I/O ``Q`` of any schedule.
+    algorithm's exact count (:func:`is_exact_count`), else ``\\mathit{IO} \\geq``,
+    ``\\mathit{IO} \\leq`` or ``\\mathit{IO} =``, a relation to the least I/O ``IO`` of any
+    schedule (docs/notation.md: Q is the query matrix).
 
     Examples
     --------
     >>> from attnio.bounds import get
     >>> print(explicit_relation(get("dense-forward-compulsory")))
-    Q \\geq
+    \\mathit{IO} \\geq
     >>> print(explicit_relation(get("flash-forward-count")))
     \\mathrm{I/O} =
     """
     if is_exact_count(bound):
         return r"\mathrm{I/O} ="
-    return f"Q {_RELATION[bound.kind]}"
+    return rf"\mathit{{IO}} {_RELATION[bound.kind]}"
 
 
 _Names = dict[sp.Basic, sp.Symbol]
 
 
+NARROWED_MARK = r"$^{\ddagger}$"
+"""The LaTeX mark of a quoted record whose conditions attnio narrowed (:func:`is_narrowed`)."""
+NARROWED_LEGEND = "attnio narrows the paper's conditions to where the bound holds"
+
+
+def is_narrowed(bound: Bound) -> bool:
+    """Whether ``bound`` quotes a paper (it has a ``source_range``) but applies on a
+    narrower range than the paper states (DFE22 Thm 2, stated for d <= M <= n d, holds
+    only for M >= d^2).
+
+    Examples
+    --------
+    >>> from attnio.bounds import get
+    >>> is_narrowed(get("standard-forward-upper")), is_narrowed(get("flash-forward-upper"))
+    (True, False)
+    """
+    return bound.source_range is not None and bound.conditions != bound.source_range
+
+
 def _latex_condition(bound: Bound, names: _Names) -> str:
-    if bound.conditions is sp.true:
+    """The conditions cell: a quoted record's own paper's conditions (``source_range``),
+    and where attnio narrows them the narrowed ones after a mark (:data:`NARROWED_MARK`)."""
+    if is_narrowed(bound):
+        paper = _latex_conjuncts(bound.source_range, names)
+        ours = _latex_conjuncts(bound.conditions, names)
+        return f"paper: {paper};\\newline{NARROWED_MARK}\\,attnio: {ours}"
+    if bound.source_range is not None:
+        return _latex_conjuncts(bound.source_range, names)
+    return _latex_conjuncts(bound.conditions, names)
+
+
+def _latex_conjuncts(conditions: sp.Basic, names: _Names) -> str:
+    if conditions is sp.true:
         return "none"
-    parts = bound.conditions.args if isinstance(bound.conditions, sp.And) else (bound.conditions,)
+    parts = conditions.args if isinstance(conditions, sp.And) else (conditions,)
     texts = []
     for part in sorted(parts, key=sp.default_sort_key):
         if isinstance(part, sp.Or):
@@ -306,7 +356,7 @@ def _latex_explicit(bound: Bound, names: _Names) -> str:
 
 
 def _latex_bound(bound: Bound, names: _Names) -> str:
-    """The explicit form as a relation (``Q \\geq ...``, ``\\mathrm{I/O} = ...``, see
+    """The explicit form as a relation (``\\mathit{IO} \\geq ...``, ``\\mathrm{I/O} = ...``, see
     :func:`explicit_relation`) where the record has one, else the asymptotic statement: the
     ``bound`` cell of a table with no ``explicit`` column, so that rows of one asymptotic form
     but different constants differ."""
@@ -318,7 +368,11 @@ def _latex_bound(bound: Bound, names: _Names) -> str:
 STATUS_MARKS: dict[Status, tuple[str, str]] = {
     Status.STATED: (r"$\bullet$", "stated in the paper's theorem"),
     Status.STATED_SECONDARY: (r"$\circ$", "stated in secondary sources"),
-    Status.DERIVED: (r"$\ast$", "derived by attnio, steps machine-checked, or an exact count"),
+    Status.DERIVED: (
+        r"$\ast$",
+        "derived by attnio (algebra machine-checked; combinatorial lemmas proved by hand), "
+        "or an exact count",
+    ),
     Status.RECONSTRUCTED: (r"$\dagger$", "reconstructed, unverified"),
     Status.CLAIMED_UNRETRIEVED: ("?", "claimed, statement not retrieved"),
     Status.OPEN: ("--", "open"),
@@ -411,11 +465,82 @@ def _column_spec(columns: Sequence[str]) -> str:
     return "@{}" + "".join(specs) + "@{}"
 
 
+STRENGTH_POINTS: dict[Cache, dict[str, int]] = {
+    Cache.LARGE: {"n": 2**16, "d": 64, "M": 2**14},
+    Cache.SMALL: {"n": 2**16, "d": 64, "M": 2**10},
+}
+"""Where lower bounds are compared for strength: n = 65536, d = 64 and M = 16384 (large
+cache, inside d^2 <= M <= n d) or M = 1024 (small cache, inside d <= M < d^2)."""
+
+_COMPARABLE = frozenset({Status.STATED, Status.DERIVED})
+"""Evidence levels a strongest bound may have (a reconstructed formula is never marked)."""
+
+
+def strength(bound: Bound, cache: Cache) -> float | None:
+    """``bound``'s explicit value at :data:`STRENGTH_POINTS` of ``cache`` (None: it has no
+    explicit form in n, d and M, or its conditions fail there).
+
+    Examples
+    --------
+    >>> from attnio.bounds import get
+    >>> strength(get("dense-forward-compulsory"), Cache.LARGE)
+    16777216.0
+    """
+    if bound.explicit is None or not set(bound.parameters) <= {"n", "d", "M"}:
+        return None
+    at = {symbols.ALL[k]: v for k, v in STRENGTH_POINTS[cache].items()}
+    if bound.conditions.subs(at) is not sp.true:
+        return None
+    value = sp.N(bound.explicit.subs(at))
+    return float(value) if value.is_real else None
+
+
+def _strength_cache(bound: Bound) -> Cache:
+    return Cache.SMALL if bound.cache is Cache.SMALL else Cache.LARGE
+
+
+def strongest(bounds: Sequence[Bound]) -> set[str]:
+    """Names of the strongest lower bound of each regime, pass and cache size of ``bounds``:
+    the ``stated`` or ``derived`` one with the largest :func:`strength` (a bound for every
+    cache size competes in both). Not a proof of dominance everywhere: the comparison is at
+    one point per cache size, as the table captions say."""
+    best: dict[tuple, tuple[float, str]] = {}
+    # a bound for every cache size competes only for the sizes that have bounds of their own
+    sized = {b.cache for b in bounds if b.kind is Kind.LOWER} - {Cache.ANY}
+    for bound in bounds:
+        if bound.kind is not Kind.LOWER or bound.status not in _COMPARABLE:
+            continue
+        caches = (
+            tuple(sized or (Cache.SMALL, Cache.LARGE))
+            if bound.cache is Cache.ANY
+            else (bound.cache,)
+        )
+        for cache in caches:
+            value = strength(bound, cache)
+            key = (bound.regime, bound.pass_, cache)
+            if value is not None and (key not in best or value > best[key][0]):
+                best[key] = (value, bound.name)
+    return {name for _, name in best.values()}
+
+
+def _order(bound: Bound) -> tuple:
+    """Rows of a group: lower bounds (large cache, then small; the strongest first, records
+    without an explicit form after), then tight, then upper bounds."""
+    if bound.kind is not Kind.LOWER:
+        return (_KIND_ORDER[bound.kind], 0, 0.0)
+    value = strength(bound, _strength_cache(bound))
+    return (
+        _KIND_ORDER[bound.kind],
+        bound.cache is Cache.SMALL,
+        float("inf") if value is None else -value,
+    )
+
+
 def _groups(bounds: Sequence[Bound]) -> list[tuple[tuple[Regime, Pass], list[Bound]]]:
     grouped: dict[tuple[Regime, Pass], list[Bound]] = {}
     for bound in bounds:
         grouped.setdefault((bound.regime, bound.pass_), []).append(bound)
-    return [(key, sorted(rows, key=lambda b: _KIND_ORDER[b.kind])) for key, rows in grouped.items()]
+    return [(key, sorted(rows, key=_order)) for key, rows in grouped.items()]
 
 
 def _explicit_in_bound(columns: Sequence[str]) -> bool:
@@ -427,13 +552,17 @@ def _rows(bounds: Sequence[Bound], columns: Sequence[str], names: _Names) -> lis
     cells = [LATEX_COLUMNS[c].cell for c in columns]
     if {"bound", "explicit"} <= set(columns):  # the explicit forms have a column of their own
         cells[list(columns).index("bound")] = lambda bound, _: latex_statement(bound)
+    marked = strongest(bounds)
     lines = []
     previous = None
     for bound in bounds:
         if previous is not None and bound.kind is not previous:
             lines.append(r"\addlinespace[2pt]")
         previous = bound.kind
-        lines.append(" & ".join(cell(bound, names) for cell in cells) + r" \\")
+        texts = [cell(bound, names) for cell in cells]
+        if bound.name in marked and columns[0] == "name":
+            texts[0] = rf"\textbf{{{texts[0]}}}"
+        lines.append(" & ".join(texts) + r" \\")
     return lines
 
 
@@ -458,7 +587,7 @@ def _caption(bounds: Sequence[Bound], columns: Sequence[str], what: str, names: 
     if _explicit_in_bound(columns):
         counts = {is_exact_count(b) for b in bounds if b.explicit is not None}
         if False in counts:
-            text += r" $Q$ is the least I/O of any schedule."
+            text += r" $\mathit{IO}$ is the least I/O of any schedule."
         if True in counts:
             text += r" $\mathrm{I/O}$ is the number of words the algorithm moves."
     if "leading" in columns:
@@ -467,6 +596,14 @@ def _caption(bounds: Sequence[Bound], columns: Sequence[str], what: str, names: 
             r"$d^{2} \leq M \leq n\,d$ (large cache); empty where the bound already is one."
         )
     text += _definitions(names)
+    if strongest(bounds) and columns[0] == "name":
+        text += (
+            r" Bold: the strongest lower bound of its cache size, the largest at $n = 2^{16}$, "
+            r"$d = 64$ and $M = 2^{14}$ (large) or $2^{10}$ (small), where the others are "
+            "sorted by value."
+        )
+    if "conditions" in columns and any(is_narrowed(b) for b in bounds):
+        text += f" Conditions: the paper's; {NARROWED_MARK} {NARROWED_LEGEND}."
     if "status" in columns:
         present = [s for s in Status if any(b.status is s for b in bounds)]
         legend = "; ".join(f"{STATUS_MARKS[s][0]} {STATUS_MARKS[s][1]}" for s in present)
@@ -714,7 +851,7 @@ def render_pebblings_latex(
     -----
     A value is printed as the optimum only when the row says ``optimal`` (the exact solver
     proved it and its certificate replayed); otherwise the row shows the proven bounds
-    ``lower <= Q <= upper``, where ``upper`` is the cost of a pebbling actually found.
+    ``lower <= IO <= upper``, where ``upper`` is the cost of a pebbling actually found.
     """
     lines = [
         rf"% generated by attnio; needs \usepackage{{{','.join(LATEX_PACKAGES[:3])}}}",
@@ -726,14 +863,14 @@ def render_pebblings_latex(
     # Beside compared bounds the note column goes and a range is written [lower, upper],
     # so that the table still fits a 3.3-inch column.
     ranges = (
-        r"$[\text{lower}, \text{upper}]$ is the proven bounds $\text{lower} \leq Q \leq "
+        r"$[\text{lower}, \text{upper}]$ is the proven bounds $\text{lower} \leq \mathit{IO} \leq "
         r"\text{upper}$"
         if compared
-        else r"is the proven bounds $\text{lower} \leq Q \leq \text{upper}$"
+        else r"is the proven bounds $\text{lower} \leq \mathit{IO} \leq \text{upper}$"
     )
     caption = (
         f"Red-blue pebbling of {subject} ({vertices} vertices, {latex_escape(variant)} game): "
-        r"the least I/O $Q$ for each number $M$ of red pebbles. A single value is a proven "
+        r"the least I/O $\mathit{IO}$ for each number $M$ of red pebbles. A single value is a proven "
         r"optimum whose move certificate an independent replayer accepted; a range "
         f"{ranges}, the upper one the cost of a pebbling found"
     )
@@ -746,14 +883,14 @@ def render_pebblings_latex(
         rf"\caption{{{caption}}}\label{{{table_label}}}",
         r"\begin{tabular}{@{}rr" + "r" * len(compared) + last + "@{}}",
         r"\toprule",
-        r"$M$ & $Q$" + heads + (r" \\" if compared else r" & \\"),
+        r"$M$ & $\mathit{IO}$" + heads + (r" \\" if compared else r" & \\"),
         r"\midrule",
     ]
     for row in rows:
         if row["optimal"]:
             value, note = f"${row['io']}$", "optimal"
         else:
-            value = rf"${row['lower']} \leq Q \leq {row['upper']}$"
+            value = rf"${row['lower']} \leq \mathit{{IO}} \leq {row['upper']}$"
             method = str(row["method"])
             note = "search stopped" if "exact" in method else f"heuristic ({latex_escape(method)})"
         if compared:
@@ -780,7 +917,7 @@ def _compared_caption(compared: Sequence[tuple[Bound, dict]]) -> str:
     return (
         " Columns $L_i$: the explicit lower bounds at this graph's $n$, $d$ and $M$ (-- where "
         f"a bound's conditions do not hold): {names}. Unmarked: at most the proven lower "
-        r"bound on $Q$ (confirmed); $^{?}$ between the proven bounds (undecided); "
+        r"bound on $\mathit{IO}$ (confirmed); $^{?}$ between the proven bounds (undecided); "
         r"$^{\times}$ above the cost of a replayed pebbling (the bound is refuted)."
     )
 
@@ -838,12 +975,16 @@ def bound_to_dict(bound: Bound) -> dict[str, object]:
         "notes": bound.notes,
         "label": _reader_name(bound),
         "cites": _cites(bound),
+        "source_range": both(bound.source_range),
+        "narrowed": is_narrowed(bound),
     }
 
 
 def render_json(bounds: Sequence[Bound]) -> str:
     """Return ``{"schema": JSON_SCHEMA_VERSION, "bounds": [...]}`` of :func:`bound_to_dict` rows."""
-    document = {"schema": JSON_SCHEMA_VERSION, "bounds": [bound_to_dict(b) for b in bounds]}
+    marked = strongest(bounds)
+    rows = [{**bound_to_dict(b), "strongest": b.name in marked} for b in bounds]
+    document = {"schema": JSON_SCHEMA_VERSION, "bounds": rows}
     return json.dumps(document, indent=2) + "\n"
 
 
@@ -872,3 +1013,334 @@ def render(bounds: Sequence[Bound], fmt: str) -> str:
     if fmt not in TABLE_FORMATS:
         raise FilterError(f"format={fmt!r} is not one of: {', '.join(TABLE_FORMATS)}")
     return {"markdown": render_markdown, "latex": render_latex, "json": render_json}[fmt](bounds)
+
+
+# ------------------------------------------------------------ tightness and summary tables
+_CELL_ORDER = {
+    (Pass.FORWARD, Cache.SMALL): 0,
+    (Pass.FORWARD, Cache.LARGE): 1,
+    (Pass.BACKWARD, Cache.SMALL): 2,
+    (Pass.BACKWARD, Cache.LARGE): 3,
+}
+_CACHE_MATH = {Cache.SMALL: r"$M < d^{2}$", Cache.LARGE: r"$M \geq d^{2}$", Cache.ANY: "any $M$"}
+_CACHE_TEXT = {Cache.SMALL: "M < d^2", Cache.LARGE: "M >= d^2", Cache.ANY: "any M"}
+_DERIVED_LEGEND = "derived by attnio: algebra machine-checked; combinatorial lemmas proved by hand"
+"""What a ``derived`` lower bound's evidence is (docs/evidence.md), in every caption."""
+
+
+def algorithm_name(bound: Bound) -> str:
+    """The reader's name of the algorithm of an exact-count record: its label without
+    ``, exact`` (``FlashAttention-2``), else its name.
+
+    Examples
+    --------
+    >>> from attnio.bounds import get
+    >>> algorithm_name(get("flash2-forward-count"))
+    'FlashAttention-2'
+    """
+    return re.sub(r", exact$", "", _reader_name(bound))
+
+
+def short_name(bound: Bound) -> str:
+    """A lower bound's label without its cache size (the table's cell says it).
+
+    Examples
+    --------
+    >>> from attnio.bounds import get
+    >>> short_name(get("dense-forward-lower-large-accumulators"))
+    'Accumulator lower bound'
+    """
+    return re.sub(r", (small|large) cache$", "", _reader_name(bound))
+
+
+def _ratio_size(ratio: sp.Expr | None) -> float:
+    """A ratio's size for sorting: its value at d = 64 when it depends on d."""
+    if ratio is None:
+        return float("inf")
+    value = ratio.subs(symbols.d, 64) if ratio.free_symbols else ratio
+    return float(value) if value.is_finite else float("inf")
+
+
+def _p_columns(shares: Sequence[float]) -> str:
+    """Ragged-right paragraph columns taking ``shares`` of ``\\linewidth`` (minus the space
+    between them), so that a table is exactly as wide as its column or page."""
+    rest = rf"\linewidth-{2 * (len(shares) - 1)}\tabcolsep"
+    total = sum(shares)
+    specs = [
+        rf">{{\raggedright\arraybackslash\hspace{{0pt}}}}"
+        rf"p{{\dimexpr({rest})*{round(10000 * s / total)}/10000\relax}}"
+        for s in shares
+    ]
+    return "@{}" + "".join(specs) + "@{}"
+
+
+def _check_layout(layout: str) -> str:
+    if layout not in ("table", "table*"):
+        raise FilterError(f"layout={layout!r}: this table is a float, table or table*")
+    return layout
+
+
+def _float_lines(env: str, caption: str, label_key: str, spec: str, body: list[str]) -> str:
+    lines = [
+        rf"% generated by attnio; needs \usepackage{{{','.join(LATEX_PACKAGES[:3])}}}",
+        rf"\begin{{{env}}}[tbp]",
+        r"\centering",
+        r"\footnotesize",
+        r"\setlength{\tabcolsep}{3pt}",
+        rf"\caption{{{caption}}}\label{{{label_key}}}",
+        rf"\begin{{tabular}}{{{spec}}}",
+        r"\toprule",
+        *body,
+        r"\bottomrule",
+        r"\end{tabular}",
+        rf"\end{{{env}}}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _interval(constant: int | None, refuted: int | None, latex: bool) -> str:
+    """The least C as ``6 (4, 6]``, ``none (> 4)`` or ``--``."""
+    if constant is None:
+        if refuted is None:
+            return "--"
+        return rf"none ($> {refuted}$)" if latex else f"none proved (> {refuted})"
+    if refuted is None:
+        return f"${constant}$" if latex else str(constant)
+    return (
+        rf"${constant}$ $({refuted}, {constant}]$"
+        if latex
+        else f"{constant} ({refuted}, {constant}]"
+    )
+
+
+def render_tightness_table(
+    rows: Sequence[dict[str, object]],
+    fmt: str = "markdown",
+    layout: str = "table",
+    label_prefix: str = LABEL_PREFIX,
+) -> str:
+    """Return the tightness table (:mod:`attnio.proofs.tightness`) grouped by dense cell.
+
+    Parameters
+    ----------
+    rows
+        One dict per (cell, algorithm) with ``pass`` and ``cache`` (values of
+        :class:`Pass` and :class:`Cache`), ``count`` and ``lower`` (record names),
+        ``ratio`` (a sympy expression), ``constant`` and ``refuted`` (int or None) and
+        ``command`` (what reproduces the constant).
+    fmt
+        ``markdown``, ``latex`` or ``json``.
+    layout
+        LaTeX: ``table`` (as wide as the column) or ``table*`` (both columns).
+    label_prefix
+        LaTeX: the table's label is ``PREFIX-tightness``.
+
+    Rows are grouped by cell (forward small, forward large, backward small, backward
+    large cache), the least ratio first; algorithms and bounds go by their display
+    names (:func:`algorithm_name`, :func:`short_name`).
+    """
+    if fmt not in TABLE_FORMATS:
+        raise FilterError(f"format={fmt!r} is not one of: {', '.join(TABLE_FORMATS)}")
+    _check_layout(layout)
+    ordered = sorted(
+        rows,
+        key=lambda r: (
+            _CELL_ORDER[(Pass(r["pass"]), Cache(r["cache"]))],
+            _ratio_size(r["ratio"]),
+        ),
+    )
+    if fmt == "json":
+        return (
+            json.dumps(
+                [
+                    {
+                        "pass": r["pass"],
+                        "cache": r["cache"],
+                        "algorithm": get(str(r["count"])).algorithm,
+                        "algorithm_label": algorithm_name(get(str(r["count"]))),
+                        "count": r["count"],
+                        "lower": r["lower"],
+                        "lower_label": _reader_name(get(str(r["lower"]))),
+                        "ratio": str(r["ratio"]),
+                        "constant": r["constant"],
+                        "refuted": r["refuted"],
+                        "command": r["command"],
+                    }
+                    for r in ordered
+                ],
+                indent=2,
+            )
+            + "\n"
+        )
+    if fmt == "markdown":
+        out = [
+            "| cell | algorithm | against | ratio of leading terms | C proved, (refuted, proved] "
+            "| reproduce |",
+            "|---|---|---|---|---|---|",
+        ]
+        for r in ordered:
+            cell = f"{r['pass']}, {_CACHE_TEXT[Cache(r['cache'])]}"
+            out.append(
+                f"| {cell} | {algorithm_name(get(str(r['count'])))} | "
+                f"{short_name(get(str(r['lower'])))} | {sp.sstr(r['ratio'])} | "
+                f"{_interval(r['constant'], r['refuted'], False)} | `{r['command']}` |"
+            )
+        return "\n".join(out) + "\n"
+    caption = (
+        "Exact I/O counts of attnio's schedules against its best derived lower bound, per "
+        r"dense cell: the ratio of leading terms, and the least $C$ with "
+        r"$\mathrm{count} \leq C \cdot$ the largest derived lower bound over the cell, as "
+        r"an interval (refuted, proved by z3]. Lower bounds " + _DERIVED_LEGEND + "."
+    )
+    body = [r"Algorithm & Against & Leading ratio & $C$ \\"]
+    previous = None
+    for r in ordered:
+        cell = (Pass(r["pass"]), Cache(r["cache"]))
+        if cell != previous:
+            body.append(r"\midrule")
+            heading = f"{cell[0].value.capitalize()} pass, {_CACHE_MATH[cell[1]]}"
+            body.append(rf"\multicolumn{{4}}{{@{{}}l@{{}}}}{{\textit{{{heading}}}}} \\")
+            previous = cell
+        body.append(
+            f"{_breakable(latex_escape(algorithm_name(get(str(r['count'])))))} & "
+            f"{latex_escape(short_name(get(str(r['lower']))))} & "
+            f"${_ratio_math(r['ratio'])}$ & {_interval(r['constant'], r['refuted'], True)} \\\\"
+        )
+    spec = _p_columns((0.27, 0.29, 0.24, 0.20))
+    return _float_lines(layout, caption, f"{label_prefix}-tightness", spec, body)
+
+
+@dataclass(frozen=True)
+class SummaryRow:
+    """One row of the summary table (:func:`attnio.proofs.summary.summary`).
+
+    Attributes
+    ----------
+    regime, pass_, cache
+        The cell (``Cache.ANY`` for the sparse and approximate passes).
+    lower, lower_leading
+        The best derived lower bound of the cell and its leading term (None: none derived).
+    count, count_leading
+        The best schedule's exact-count record and its leading term (None: none).
+    ratio
+        count / lower in the limit (None when either is missing; oo when unbounded).
+    constant, refuted
+        The least C z3 proved for count <= C * max(derived lower bounds), the largest C
+        refuted at a sampled point (None: not searched or not recorded).
+    """
+
+    regime: Regime
+    pass_: Pass
+    cache: Cache
+    lower: Bound | None
+    lower_leading: sp.Expr | None
+    count: Bound | None
+    count_leading: sp.Expr | None
+    ratio: sp.Expr | None
+    constant: int | None
+    refuted: int | None
+
+
+def _ratio_text(ratio: sp.Expr | None, latex: bool) -> str:
+    if ratio is None:
+        return "--"
+    if ratio == sp.oo:
+        return r"$\infty$" if latex else "unbounded"
+    return f"${_ratio_math(ratio)}$" if latex else sp.sstr(ratio)
+
+
+def _ratio_math(ratio: sp.Expr) -> str:
+    """A ratio in d as partial fractions (11/8 + 11/(16 d)): narrow, and it breaks at +."""
+    if ratio.free_symbols == {symbols.d}:
+        ratio = sp.apart(ratio, symbols.d)
+    return latex_math(ratio)
+
+
+def render_summary(
+    rows: Sequence[SummaryRow],
+    fmt: str = "markdown",
+    layout: str = "table",
+    label_prefix: str = LABEL_PREFIX,
+) -> str:
+    """Return the summary table: per cell and pass, the best derived lower bound's leading
+    term, the best schedule's, their ratio and the proved constant.
+
+    ``layout`` (``table`` or ``table*``) and ``label_prefix`` (label ``PREFIX-summary``)
+    shape the LaTeX float; it fits a 3.3-inch column.
+    """
+    if fmt not in TABLE_FORMATS:
+        raise FilterError(f"format={fmt!r} is not one of: {', '.join(TABLE_FORMATS)}")
+    _check_layout(layout)
+
+    def expr(e: sp.Expr | None) -> dict[str, str] | None:
+        return None if e is None else {"text": sp.sstr(e), "srepr": sp.srepr(e)}
+
+    if fmt == "json":
+        document = {
+            "schema": JSON_SCHEMA_VERSION,
+            "summary": [
+                {
+                    "regime": r.regime.value,
+                    "pass": r.pass_.value,
+                    "cache": r.cache.value,
+                    "lower": None if r.lower is None else r.lower.name,
+                    "lower_label": None if r.lower is None else _reader_name(r.lower),
+                    "lower_status": None if r.lower is None else r.lower.status.value,
+                    "lower_leading": expr(r.lower_leading),
+                    "count": None if r.count is None else r.count.name,
+                    "algorithm": None if r.count is None else r.count.algorithm,
+                    "algorithm_label": None if r.count is None else algorithm_name(r.count),
+                    "count_leading": expr(r.count_leading),
+                    "ratio": None if r.ratio is None else str(r.ratio),
+                    "constant": r.constant,
+                    "refuted": r.refuted,
+                }
+                for r in rows
+            ],
+        }
+        return json.dumps(document, indent=2) + "\n"
+    if fmt == "markdown":
+        out = [
+            "| cell | best derived lower bound | its leading term | best schedule | its leading "
+            "term | ratio | C proved, (refuted, proved] |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for r in rows:
+            cell = f"{r.regime.value} {r.pass_.value}, {_CACHE_TEXT[r.cache]}"
+            out.append(
+                f"| {cell} | {'none derived' if r.lower is None else short_name(r.lower)} | "
+                f"{'-' if r.lower_leading is None else '`' + sp.sstr(r.lower_leading) + '`'} | "
+                f"{'none' if r.count is None else algorithm_name(r.count)} | "
+                f"{'-' if r.count_leading is None else '`' + sp.sstr(r.count_leading) + '`'} | "
+                f"{_ratio_text(r.ratio, False)} | {_interval(r.constant, r.refuted, False)} |"
+            )
+        return "\n".join(out) + "\n"
+    caption = (
+        "Best derived lower bound and best schedule per cell, leading terms ($n \\to \\infty$; "
+        r"$d \leq M < d^{2}$ small, $d^{2} \leq M \leq n\,d$ large cache), their ratio, and the "
+        r"least $C$ with $\mathrm{count} \leq C \cdot$ the derived lower bounds, as "
+        "(refuted, proved by z3]. Lower bounds " + _DERIVED_LEGEND + "; counts exact."
+    )
+    body = [r"Cell & Lower bound & Schedule & Ratio & $C$ \\"]
+    previous = None
+    for r in rows:
+        if r.regime is not previous:
+            body.append(r"\midrule")
+            body.append(
+                rf"\multicolumn{{5}}{{@{{}}l@{{}}}}{{\textit{{{_REGIME_TEXT[r.regime]}}}}} \\"
+            )
+            previous = r.regime
+        cell = f"{r.pass_.value}, {_CACHE_MATH[r.cache]}"
+        lower = "none derived" if r.lower_leading is None else f"${latex_math(r.lower_leading)}$"
+        count = (
+            "none"
+            if r.count is None
+            else f"{_breakable(latex_escape(algorithm_name(r.count)))}: "
+            + ("" if r.count_leading is None else f"${latex_math(r.count_leading)}$")
+        )
+        body.append(
+            f"{cell} & {lower} & {count} & {_ratio_text(r.ratio, True)} & "
+            f"{_interval(r.constant, r.refuted, True)} \\\\"
+        )
+    spec = _p_columns((0.15, 0.24, 0.33, 0.14, 0.14))
+    return _float_lines(layout, caption, f"{label_prefix}-summary", spec, body)

@@ -4,7 +4,7 @@ A request is a JSON object ``{"kind": ..., ...}``:
 
 - ``{"kind": "solve", "M": int, "variant": str, "method": str}``: a pebbling with its moves;
 - ``{"kind": "bounds", "M": int}``: the catalog's records evaluated at this M;
-- ``{"kind": "curve", "variant": str, "low": int, "high": int}``: Q(M) over a range;
+- ``{"kind": "curve", "variant": str, "low": int, "high": int}``: IO(M) over a range;
 - ``{"kind": "moves"}``: the move file given on the command line, if any.
 
 Every reply carries ``"schema"`` (:data:`attnio.bounds.schema.JSON_SCHEMA_VERSION`),

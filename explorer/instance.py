@@ -2,7 +2,7 @@
 
 An :class:`Instance` answers everything the page asks: pebblings by method
 (:func:`Instance.solve`), the catalog's bounds at a memory size
-(:func:`Instance.bounds`) and the Q(M) curve (:func:`Instance.curve`). Every
+(:func:`Instance.bounds`) and the IO(M) curve (:func:`Instance.curve`). Every
 pebbling is re-checked by the independent replayer :func:`attnio.pebble.replay`
 before it is shown; ``optimal`` is shown only when the exact solver proved it.
 Results are cached, so a page that asks twice is answered at once.
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from attnio.bounds import Kind, catalog
+from attnio.bounds import Kind, Status, catalog
 from attnio.bounds.errors import BoundError
 from attnio.bounds.labels import label
 from attnio.bounds.schema import JSON_SCHEMA_VERSION
@@ -48,7 +48,7 @@ METHODS = ("exact", "belady", "lru", "search")
 """Pebbling methods the page can ask for."""
 
 CURVE_POINTS = 16
-"""Most memory sizes one Q(M) curve request may cover."""
+"""Most memory sizes one IO(M) curve request may cover."""
 
 _REGIMES = {
     "attention-forward": ("dense", "forward"),
@@ -84,7 +84,7 @@ class Instance:
     exact_seconds : float
         Time limit of one exact solve; past it the page gets proven bounds.
     curve_states : int
-        State-table size of the exact solve at each point of the Q(M) curve: which
+        State-table size of the exact solve at each point of the IO(M) curve: which
         points are proven does not depend on the machine's load.
     curve_seconds : float
         A guard: time limit of the exact solve at each point of the curve.
@@ -237,7 +237,7 @@ class Instance:
         """Pebble with ``method``; return the pebbling with its moves, re-checked by the replayer.
 
         ``exact`` reports ``optimal`` only when proven; under its time or state limit it
-        reports the proven bounds ``lower <= Q <= upper`` and the best pebbling found.
+        reports the proven bounds ``lower <= IO <= upper`` and the best pebbling found.
         """
         M = self.check_memory(M)
         if method not in self.methods():
@@ -340,13 +340,13 @@ class Instance:
         compulsory = compulsory_io(self.dag)
         point = {**self.catalog_parameters(), "M": M}
         rows = [_row(bound, point, compulsory) for bound in self.records()]
-        out = {"M": M, "rows": rows, "compulsory": compulsory}
+        out = {"M": M, "rows": rows, "compulsory": compulsory, "bite": _bite(self.records(), point)}
         with self._lock:
             self._cache[key] = out
         return out
 
     def curve(self, variant: str, low: int, high: int) -> dict[str, object]:
-        """Q(M) for M in ``low..high``: proven optimum where the exact solver finishes in time,
+        """IO(M) for M in ``low..high``: proven optimum where the exact solver finishes in time,
         otherwise its proven bounds with the best heuristic pebbling as the upper value; and
         the catalog's explicit bounds at each M."""
         low, high = self.check_memory(low), self.check_memory(high)
@@ -421,6 +421,65 @@ class Instance:
 def _is_count(bound) -> bool:
     """Whether ``bound`` is an algorithm's exact count (an upper bound derived by attnio)."""
     return bound.kind is Kind.UPPER and bound.algorithm is not None and bound.explicit is not None
+
+
+BITE_LIMIT = 2**24
+"""Largest n :func:`_bite` tries."""
+
+
+def _bite(records: list, point: dict[str, object]) -> dict[str, object] | None:
+    """Where the derived lower bounds start to bite at this page's d and M: the least n (up to
+    :data:`BITE_LIMIT`) at which a ``derived`` explicit lower bound other than the compulsory
+    I/O exceeds the compulsory I/O record, with that record's label; ``None`` for a DAG whose
+    records depend on more than n, d and M (a mask, a rank), or when none does.
+
+    Found by doubling n, then bisecting between the last n where none exceeded it and the
+    first where one did, then checked at the n returned (each record is evaluated exactly).
+    """
+    if set(point) != {"n", "d", "M"}:
+        return None
+    floor = next(
+        (b for b in records if b.kind is Kind.LOWER and b.name.endswith("-compulsory")), None
+    )
+    derived = [
+        b
+        for b in records
+        if b.kind is Kind.LOWER
+        and b.status is Status.DERIVED
+        and b.explicit is not None
+        and b is not floor
+        and set(b.parameters) <= {"n", "d", "M"}
+    ]
+    if floor is None or not derived:
+        return None
+
+    def above(n: int) -> object:
+        at = {**point, "n": n}
+        least = floor.evaluate(**{k: at[k] for k in floor.parameters})
+        best = None
+        for bound in derived:
+            here = {k: at[k] for k in bound.parameters}
+            if bound.applies(**here):
+                value = bound.evaluate(**here)
+                if value > least and (best is None or value > best[1]):
+                    best = (bound, value)
+        return best
+
+    low, high = int(point["n"]), int(point["n"])
+    while above(high) is None:
+        low, high = high, high * 2
+        if high > BITE_LIMIT:
+            return None
+    given = {"d": int(point["d"]), "M": int(point["M"]), "page_n": int(point["n"])}
+    if high == int(point["n"]):
+        return {"n": high, "label": label(above(high)[0]), "here": True, **given}
+    while high - low > 1:
+        middle = (low + high) // 2
+        if above(middle) is None:
+            low = middle
+        else:
+            high = middle
+    return {"n": high, "label": label(above(high)[0]), "here": False, **given}
 
 
 def _row(bound, point: dict[str, object], compulsory: int | None = None) -> dict[str, object]:

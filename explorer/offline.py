@@ -1,9 +1,9 @@
 """The self-contained explorer file: every reply the page can ask for, computed beforehand.
 
 For each chosen M the file holds every method's pebbling and the catalog's bounds; it
-also holds the Q(M) curve over the chosen range, widened to at least
+also holds the IO(M) curve over the chosen range, widened to at least
 :data:`CURVE_MIN_POINTS` memory sizes (as far as the DAG allows) so that a file written
-for one M still shows how Q falls with M. A request the file was not written
+for one M still shows how IO falls with M. A request the file was not written
 for is answered with a message pointing to ``attnio explore``.
 """
 
@@ -18,11 +18,11 @@ from .page import standalone_page
 __all__ = ["CURVE_MIN_POINTS", "curve_range", "offline_page"]
 
 CURVE_MIN_POINTS = 8
-"""Fewest memory sizes the self-contained file's Q(M) curve spans (when the DAG has them)."""
+"""Fewest memory sizes the self-contained file's IO(M) curve spans (when the DAG has them)."""
 
 
 def curve_range(instance: Instance, Ms: Sequence[int]) -> tuple[int, int]:
-    """The Q(M) curve's range for the file: the chosen Ms' range, extended upwards (then
+    """The IO(M) curve's range for the file: the chosen Ms' range, extended upwards (then
     downwards) to :data:`CURVE_MIN_POINTS` sizes within ``min_memory .. max_memory``."""
     low, high = min(Ms), max(Ms)
     wanted = min(CURVE_MIN_POINTS, instance.max_memory - instance.dag.min_memory + 1)

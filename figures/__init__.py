@@ -10,7 +10,7 @@ imports it. matplotlib is imported only when a figure is drawn.
 from .data import algorithm_figure, pebbling_figure, sweep_figure
 from .draw import WIDTHS, draw, save
 from .errors import FigureError
-from .figure import LINE_STYLES, IOFigure, Series, caption, styles
+from .figure import LINE_STYLES, IOFigure, Series, caption, details, styles
 
 __all__ = [
     "LINE_STYLES",
@@ -20,6 +20,7 @@ __all__ = [
     "Series",
     "algorithm_figure",
     "caption",
+    "details",
     "draw",
     "pebbling_figure",
     "save",

@@ -10,9 +10,7 @@ listed in :attr:`IOFigure.omitted` so that the caption can say what is not drawn
 
 from __future__ import annotations
 
-import dataclasses
 import math
-import re
 
 import numpy as np
 import sympy as sp
@@ -76,15 +74,84 @@ def bound_series(
     return series, notes
 
 
-def _lower_bounds(pass_: str, memories: list[int], n: int, d: int) -> tuple[list, list]:
-    """The explicit lower bounds in n, d, M, each drawn only where it says more than the
-    compulsory I/O (below it, the compulsory bound is the better lower bound)."""
+BEST_LOWER = "Best derived lower bound"
+"""The label of the one lower-bound line a figure draws by default."""
+
+
+EXTRA_BOUNDS = 4
+"""Records ``--bounds`` may add beside the best derived lower bound: one grey line style
+each (:data:`attnio.figures.figure.LINE_STYLES` has five, the best line takes one)."""
+
+
+def lower_bound_records(pass_: str) -> list[Bound]:
+    """The records a figure can draw as lower bounds of a dense pass: explicit lower bounds
+    in n, d and M alone (any evidence level; ``--bounds`` names them)."""
+    return [
+        bound
+        for bound in catalog(regime="dense", pass_=pass_, kind="lower")
+        if bound.explicit is not None and not set(bound.parameters) - {"n", "d", "M"}
+    ]
+
+
+def check_bounds(pass_: str, names: list[str]) -> list[Bound]:
+    """The records ``names`` (``attnio plot --bounds``), checked before anything is run.
+
+    Raises
+    ------
+    FigureError
+        A name is not an explicit dense lower bound of ``pass_``, is given twice, or there
+        are more than the line styles left beside the best derived lower bound.
+    """
+    known = {bound.name: bound for bound in lower_bound_records(pass_)}
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise FigureError(
+            f"bounds={','.join(names)!r}: {', '.join(unknown)} is not an explicit dense "
+            f"{pass_} lower bound; choose from: {', '.join(known)}"
+        )
+    if len(set(names)) != len(names):
+        raise FigureError(f"bounds={','.join(names)!r} names a record twice")
+    room = EXTRA_BOUNDS
+    if len(names) > room:
+        raise FigureError(
+            f"bounds={','.join(names)!r}: a figure draws at most {room} bounds beside the best "
+            f"derived lower bound (one line style each); this asks for {len(names)}"
+        )
+    return [known[name] for name in names]
+
+
+def _lower_bounds(
+    pass_: str, memories: list[int], n: int, d: int, extra: tuple[str, ...] = ()
+) -> tuple[list, list]:
+    """The best derived lower bound, one line: at each M the largest of the ``derived``
+    explicit lower bounds (the compulsory I/O among them) that hold there, with the record
+    attaining it (:attr:`Series.attained`); then each record of ``extra`` on its own line
+    (a ``reconstructed`` or ``stated-secondary`` one only when named there), drawn where it
+    holds, is positive and exceeds the compulsory I/O."""
     series, omitted = [], []
+    records = lower_bound_records(pass_)
+    derived = [b for b in records if b.status is Status.DERIVED]
+    values = {b.name: bound_series(b, memories, "lower", n=n, d=d)[0].values for b in derived}
+    best, attained = [], []
+    for k in range(len(memories)):
+        candidates = [(v[k], name) for name, v in values.items() if not math.isnan(v[k])]
+        top = max(candidates, default=(math.nan, None))
+        best.append(top[0])
+        attained.append(top[1])
+    series.append(
+        Series(
+            BEST_LOWER,
+            "lower",
+            tuple(memories),
+            tuple(best),
+            "best",
+            None,
+            attained=tuple(attained),
+        )
+    )
     compulsory = get(f"dense-{pass_}-compulsory")
     floor = float(compulsory.evaluate(n=n, d=d))
-    for bound in catalog(regime="dense", pass_=pass_, kind="lower"):
-        if bound.explicit is None or set(bound.parameters) - {"n", "d", "M"}:
-            continue
+    for bound in check_bounds(pass_, list(extra)):
         one, notes = bound_series(bound, memories, "lower", n=n, d=d)
         if bound.name != compulsory.name:
             kept = tuple(v if v > floor else math.nan for v in one.values)
@@ -98,71 +165,21 @@ def _lower_bounds(pass_: str, memories: list[int], n: int, d: int) -> tuple[list
         if notes:
             omitted.append(f"{one.label}: {joined}")
         series.append(one)
-    kept, omitted = _undominated(series, omitted)
-    return _join_cache_twins(kept), omitted
+    return series, omitted
 
 
-_CACHE_SUFFIX = re.compile(r", (small|large) cache$")
-
-
-def _join_cache_twins(series: list) -> list:
-    """Give the lower bounds drawn on both sides of M = d^2 under one name (a record per
-    cache, ``"Sharp lower bound, small cache"`` and ``"..., large cache"``) one group and
-    that name without the cache, so that the figure draws them as one line style with one
-    legend entry; a bound drawn alone keeps its label."""
-    groups: dict[str, list[int]] = {}
-    for k, one in enumerate(series):
-        groups.setdefault(_CACHE_SUFFIX.sub("", one.label), []).append(k)
-    out = list(series)
-    for name, members in groups.items():
-        if len(members) > 1:
-            for k in members:
-                out[k] = dataclasses.replace(series[k], label=name, group=name)
-    return out
-
-
-def _undominated(series: list, omitted: list) -> tuple[list, list]:
-    """Drop a derived lower bound that the other derived ones, taken together, are at least
-    as high as wherever it is drawn: it adds nothing to their maximum on this range. The
-    caption names the drawn bounds that cover it (each dropped bound lies below the maximum
-    of those still drawn). Of two equal bounds the later one is kept."""
-    from attnio.bounds import Status
-
-    def derived(one: Series) -> bool:
-        return bool(one.record) and get(one.record).status is Status.DERIVED
-
-    def drawn(one: Series) -> list[int]:
-        return [k for k, value in enumerate(one.values) if not math.isnan(value)]
-
-    def tops(one: Series, others: list) -> list[float]:
-        out = []
-        for k in drawn(one):
-            values = [o.values[k] for o in others if not math.isnan(o.values[k])]
-            out.append(max(values) if values else math.nan)
-        return out
-
-    kept, dropped = list(series), []
-    for one in series:
-        others = [other for other in kept if other is not one and derived(other)]
-        if not derived(one) or not drawn(one) or not others:
+def attained_ranges(series: Series) -> list[tuple[int, int, str]]:
+    """``(first M, last M, record)`` runs of the record that attains the best derived lower
+    bound (:attr:`Series.attained`), in order of M."""
+    runs: list[tuple[int, int, str]] = []
+    for memory, name in zip(series.memories, series.attained or (), strict=False):
+        if name is None:
             continue
-        top = tops(one, others)
-        if all(
-            not math.isnan(t) and t >= one.values[k] for k, t in zip(drawn(one), top, strict=True)
-        ):
-            kept.remove(one)
-            dropped.append(one)
-    for one in dropped:
-        others = [other for other in kept if derived(other)]
-        pairs = list(zip(drawn(one), tops(one, others), strict=True))
-        alone = [o.label for o in others if all(o.values[k] >= one.values[k] for k, _ in pairs)]
-        cover = alone[:1] or [o.label for o in others if any(o.values[k] == t for k, t in pairs)]
-        if len(cover) == 1:
-            omitted.append(f"{one.label}: below {cover[0]} wherever it is drawn")
+        if runs and runs[-1][2] == name:
+            runs[-1] = (runs[-1][0], memory, name)
         else:
-            names = ", ".join(cover[:-1]) + f" and {cover[-1]}"
-            omitted.append(f"{one.label}: below the larger of {names} wherever it is drawn")
-    return kept, omitted
+            runs.append((memory, memory, name))
+    return runs
 
 
 def _crossover(pass_: str, d: int) -> float | None:
@@ -182,10 +199,12 @@ def algorithm_figure(
     points: int = 12,
     measured: bool = True,
     lower: bool = True,
+    bounds: tuple[str, ...] = (),
 ) -> IOFigure:
     """Closed forms (dense grid), machine counts (``points`` Ms) and lower bounds against M.
 
-    Only dense algorithms are drawn: their counts depend on n, d and M alone.
+    Only dense algorithms are drawn: their counts depend on n, d and M alone. The lower
+    bounds are the best derived one as one line and the records named in ``bounds``.
 
     Raises
     ------
@@ -204,6 +223,7 @@ def algorithm_figure(
             raise FigureError(f"algorithm={name!r} is not one of the dense algorithms: {dense}")
         if pass_ not in algo.counts:
             raise FigureError(f"{name} has no {pass_} pass; it has: {', '.join(algo.counts)}")
+    check_bounds(pass_, list(bounds))  # before any machine run
     line_grid = _grid(lo, hi, 160)
     marker_grid = _grid(lo, hi, points)
     series: list[Series] = []
@@ -225,7 +245,7 @@ def algorithm_figure(
                 Series(closed.label, "measured", tuple(marker_grid), tuple(values), name, None)
             )
     if lower:
-        more, notes = _lower_bounds(pass_, line_grid, n, d)
+        more, notes = _lower_bounds(pass_, line_grid, n, d, tuple(bounds))
         series += more
         omitted += notes
     return IOFigure(
@@ -252,6 +272,7 @@ def pebbling_figure(
     variant: str = "standard",
     max_states: int = 4_000_000,
     time_limit: float | None = None,
+    bounds: tuple[str, ...] = (),
 ) -> IOFigure:
     """Exact and heuristic pebbling costs of a small attention DAG against M, with lower bounds.
 
@@ -268,6 +289,7 @@ def pebbling_figure(
     if not exact and heuristic is None:
         raise FigureError("ask for the exact optimum, a heuristic, or both")
     pass_ = _DAG_PASS[dag_kind]
+    check_bounds(pass_, list(bounds))  # before any search
     dag = builders.build(dag_kind, n, d)
     dag.validate_memory(min(memories))
     series: list[Series] = []
@@ -299,7 +321,7 @@ def pebbling_figure(
                        for M in memories)  # fmt: skip
         name = {"belady": "Belady"}.get(heuristic, heuristic.capitalize())
         series.append(Series(f"Heuristic ({name})", "heuristic", tuple(memories), values, "h"))
-    more, omitted = _lower_bounds(pass_, memories, n, d)
+    more, omitted = _lower_bounds(pass_, memories, n, d, tuple(bounds))
     return IOFigure(
         pass_,
         n,

@@ -35,6 +35,8 @@ class Series:
     group: str = ""
     record: str | None = None
     low: tuple[float, ...] | None = None
+    attained: tuple[str | None, ...] | None = None
+    """For the best derived lower bound: the record whose value it is at each M."""
 
 
 @dataclass(frozen=True)
@@ -153,7 +155,13 @@ def caption(data: IOFigure) -> str:
         elif s.kind == "heuristic":
             parts.append(f"{st.words.capitalize()}: {s.label}, a heuristic pebbling's cost "
                          "(an upper bound on the optimum).")  # fmt: skip
-    lower = list(dict.fromkeys(f"{st.words}, {s.label}" for s, st in drawn if s.kind == "lower"))
+    lower = list(
+        dict.fromkeys(
+            f"{st.words}, {s.label}" + (_BEST_WORDS if s.attained is not None else "")
+            for s, st in drawn
+            if s.kind == "lower"
+        )
+    )
     if lower:
         parts.append("Lower bounds: " + "; ".join(lower) + ".")
     if data.crossover is not None:
@@ -165,8 +173,35 @@ def caption(data: IOFigure) -> str:
         parts.append(r"$^\dagger$ reconstructed, unverified.")
     parts.extend(data.notes)
     if data.omitted:
-        parts.append("Not drawn: " + "; ".join(data.omitted) + ".")
+        parts.append("Some named bounds are not drawn everywhere (see the details).")
     return " ".join(parts)
+
+
+_BEST_WORDS = (
+    " (at each $M$ the largest of attnio's derived lower bounds that hold there; "
+    "which one, in the details)"
+)
+
+
+def details(data: IOFigure) -> str:
+    """The long part of a caption, for a side file or ``--verbose``: which record attains
+    the best derived lower bound over which range of M, and what is not drawn where."""
+    lines = []
+    for series in data.series:
+        if series.attained is None:
+            continue
+        runs: list[list] = []
+        for memory, name in zip(series.memories, series.attained, strict=True):
+            if name is None:
+                continue
+            if runs and runs[-1][2] == name:
+                runs[-1][1] = memory
+            else:
+                runs.append([memory, memory, name])
+        for first, last, name in runs:
+            lines.append(f"{series.label}, M = {first}..{last}: {name}")
+    lines += [f"Not drawn: {note}" for note in data.omitted]
+    return "\n".join(lines)
 
 
 def _visible(series) -> bool:

@@ -31,7 +31,6 @@ proofs/derivations/lower-sharp.md (the sharp bounds), proofs/derivations/lower-l
 from __future__ import annotations
 
 import functools
-import json
 from dataclasses import dataclass
 
 import sympy as sp
@@ -143,6 +142,13 @@ def _in_the_limit(expr: sp.Expr) -> sp.Expr:
         return best
 
     return expr.replace(lambda e: isinstance(e, (sp.Min, sp.Max)), pick)
+
+
+def limit_form(expr: sp.Expr) -> sp.Expr:
+    """``expr`` as :func:`leading_ratio` takes its limits: floors and ceilings smoothed, a
+    clipped ``Max(0, ...)`` unclipped, each Min or Max replaced by the branch that dominates
+    as n -> oo (read by :mod:`attnio.proofs.summary` for its leading terms)."""
+    return _in_the_limit(_unclipped(_smooth(expr)))
 
 
 @functools.cache
@@ -357,84 +363,27 @@ def _refuted(full: Obligation) -> int | None:
     return refuted if refuted >= 1 else None
 
 
-def render_tightness(table: list[Row], fmt: str = "markdown") -> str:
-    """The table as Markdown, LaTeX (booktabs) or JSON."""
-    if fmt == "json":
-        return (
-            json.dumps(
-                [
-                    {
-                        "pass": r.pass_,
-                        "cache": r.cache,
-                        "algorithm": r.algorithm,
-                        "count": r.count,
-                        "lower": r.lower,
-                        "ratio": str(r.ratio),
-                        "constant": r.constant,
-                        "refuted": r.refuted,
-                        "command": r.command,
-                    }
-                    for r in table
-                ],
-                indent=2,
-            )
-            + "\n"
-        )
+def render_tightness(
+    table: list[Row], fmt: str = "markdown", layout: str = "table", label_prefix: str | None = None
+) -> str:
+    """The table as Markdown, LaTeX (booktabs, ``table`` or ``table*``) or JSON, grouped by
+    cell with display names (:func:`attnio.bounds.render.render_tightness_table`)."""
+    from attnio.bounds.render import LABEL_PREFIX, render_tightness_table
 
-    def cell(r: Row) -> str:
-        return f"{r.pass_}, {'M >= d^2' if r.cache == 'large' else 'M < d^2'}"
-
-    def constant(r: Row) -> str:
-        if r.constant is None:
-            if r.refuted is not None:
-                return f"none proved (z3 unknown); sampling refutes C = {r.refuted}"
-            return "not recorded"
-        return f"{r.constant} (least C in ({r.refuted}, {r.constant}])"
-
-    if fmt == "latex":
-        lines = [
-            r"\begin{table}[tbp]",
-            r"\centering",
-            r"\footnotesize",
-            r"\caption{Exact I/O counts against attnio's derived lower bounds, per dense cell: "
-            r"the ratio of leading terms ($n \to \infty$, then $d \to \infty$ in the small cache, "
-            r"then $M \to \infty$) against the best derived bound, and the least $C$ with "
-            r"count $\leq C \cdot$ the largest derived bound over $n \geq d$ and $M$ at least "
-            r"four times the schedule's least $M$, as an interval: $C$ proved by z3 (against "
-            r"the largest of some of the derived bounds, the least of its searches), every "
-            r"integer up to the lower end refuted at an integer point, evaluated exactly.}",
-            r"\label{tab:attnio-tightness}",
-            r"\begin{tabular}{@{}llll@{}}",
-            r"\toprule",
-            r"cell & algorithm & leading ratio & $C$ proved \\",
-            r"\midrule",
-        ]
-        for r in table:
-            cache = r"$M \geq d^{2}$" if r.cache == "large" else r"$M < d^{2}$"
-            proved = (
-                f"none ($> {r.refuted}$)"
-                if r.constant is None and r.refuted is not None
-                else "--"
-                if r.constant is None
-                else f"{r.constant} $({r.refuted}, {r.constant}]$"
-            )
-            lines.append(
-                f"{r.pass_}, {cache} & {r.algorithm} & ${sp.latex(r.ratio)}$ & {proved} \\\\"
-            )
-        lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
-        return "\n".join(lines) + "\n"
-    out = [
-        "| cell | algorithm | ratio against | ratio of leading terms | C proved by z3 for count <= "
-        "C * max(every derived bound) (least C in (refuted at an exact point, proved]) "
-        "| reproduce |",
-        "|---|---|---|---|---|---|",
+    plain = [
+        {
+            "pass": r.pass_,
+            "cache": r.cache,
+            "count": r.count,
+            "lower": r.lower,
+            "ratio": r.ratio,
+            "constant": r.constant,
+            "refuted": r.refuted,
+            "command": r.command,
+        }
+        for r in table
     ]
-    for r in table:
-        out.append(
-            f"| {cell(r)} | {r.algorithm} | {r.lower} | {sp.sstr(r.ratio)} | {constant(r)} | "
-            f"`{r.command}` |"
-        )
-    return "\n".join(out) + "\n"
+    return render_tightness_table(plain, fmt, layout, label_prefix or LABEL_PREFIX)
 
 
 __all__ = [
@@ -443,6 +392,7 @@ __all__ = [
     "constant_interval",
     "derived_lowers",
     "leading_ratio",
+    "limit_form",
     "render_tightness",
     "rows",
 ]

@@ -130,7 +130,7 @@ def test_bound_comparisons_are_tabled_beside_the_optima(records: list[dict]) -> 
     text = report.markdown()
     assert "| Compulsory I/O | 8 | 8 | 8 |" in text  # 4 n d = 8 at n = 2, d = 1
     tex = report.latex()
-    assert r"$M$ & $Q$ & $L_{1}$" in tex and r"$L_{1}$ Compulsory I/O \cite{" in tex
+    assert r"$M$ & $\mathit{IO}$ & $L_{1}$" in tex and r"$L_{1}$ Compulsory I/O \cite{" in tex
     assert r"$4$ & $12$ & $8$" in tex
 
 

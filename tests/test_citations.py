@@ -110,3 +110,40 @@ def test_docs_references_name_the_bib_authors() -> None:
         assert all(n.endswith(f) for n, f in zip(names, families, strict=True)), (short, names)
         checked += 1
     assert checked >= 10 and "LLSSZ24" in rows
+
+
+def test_bib_entry_names_version_commit_and_derivation_files(tmp_path) -> None:
+    """The attnio entry that --bib writes names the package version, the commit the code
+    runs from (git's, in this checkout), and each derivation file of the rows; beside it
+    the other entries are the shipped ones."""
+    import subprocess
+
+    from attnio.bounds.citations import bibtex_for, commit, version
+
+    rows = [get("dense-forward-lower-large-accumulators"), get("dense-forward-compulsory")]
+    text = bibtex_for(rows)
+    entry = entries()  # the shipped file, unchanged
+    assert set(re.findall(r"^@\w+\{([^,]+),", text, flags=re.M)) == set(entry)
+    attnio = text[text.index("@misc{attnio,") :].split("\n}\n")[0]
+    assert f"version {version()}" in attnio and version() != "unknown"
+    assert r"proofs\slash derivations\slash lower-accumulators.md" in attnio
+    assert "compulsory.md" in attnio and "lower-sharp.md" not in attnio
+    head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                          text=True, check=False).stdout.strip()  # fmt: skip
+    if head:
+        assert commit().split("+")[0] == head and commit() in attnio
+
+
+def test_commit_is_unknown_outside_its_own_checkout(tmp_path) -> None:
+    """A package folder inside some other git repository (a virtual environment within
+    another project) gets commit 'unknown', never that repository's commit."""
+    import subprocess
+
+    from attnio.bounds.citations import commit_of
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    package = tmp_path / "venv" / "site-packages" / "bounds"
+    package.mkdir(parents=True)
+    (package / "catalog.toml").write_text("")
+    assert commit_of(package) == "unknown"
+    assert commit_of(tmp_path / "nowhere" / "bounds") == "unknown"

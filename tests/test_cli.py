@@ -50,9 +50,13 @@ def test_table_prints_every_format(capsys: pytest.CaptureFixture, fmt: str) -> N
             if line.endswith("\\\\") and " & " in line:
                 cells = line.removesuffix(" \\\\").split(" & ")
                 bound = re.sub(
-                    r"^(\$(Q \\[gl]eq|\\mathrm\{I/O\} =) ).*", r"\1", cells[1], flags=re.S
+                    r"^(\$(\\mathit\{IO\} \\[gl]eq|\\mathrm\{I/O\} =) ).*",
+                    r"\1",
+                    cells[1],
+                    flags=re.S,
                 )
-                found.append((what, cells[0].replace("\\-", ""), bound, cells[-1]))
+                name = re.sub(r"^\\textbf\{(.*)\}$", r"\1", cells[0])  # the strongest
+                found.append((what, name.replace("\\-", ""), bound, cells[-1]))
     sides = {
         "lower": "lower bounds",
         "lower-small": "lower bounds for a small cache",

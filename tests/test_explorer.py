@@ -121,7 +121,7 @@ def test_bounds_rows_carry_evidence_and_values(small):
 
 
 def test_curve_is_monotone_and_proven_where_marked(small):
-    """Q(M) never increases with M, and every point marked optimal equals the exact optimum."""
+    """IO(M) never increases with M, and every point marked optimal equals the exact optimum."""
     curve = small.curve("standard", 4, 6)
     uppers = [p["upper"] for p in curve["points"]]
     assert uppers == sorted(uppers, reverse=True)
@@ -653,7 +653,7 @@ def test_short_labels_fit_and_name_the_vertex():
 
 
 def test_the_offline_curve_spans_several_memory_sizes(small):
-    """An --html file written for one M still carries a Q(M) curve over CURVE_MIN_POINTS
+    """An --html file written for one M still carries an IO(M) curve over CURVE_MIN_POINTS
     sizes (as far as the DAG allows), containing that M."""
     from attnio.explorer.offline import CURVE_MIN_POINTS, curve_range
 
@@ -678,3 +678,30 @@ def test_a_bound_with_a_square_root_reads_as_a_decimal() -> None:
     assert abs(float(corner["exact"][2:]) - corner["value"]) <= 1e-5 * abs(corner["value"])
     assert corner["vacuous"]
     assert _row(get("dense-forward-compulsory"), point, 8)["exact"] == "8"
+
+
+def test_the_bounds_reply_says_where_the_derived_bounds_start_to_bite() -> None:
+    """At n = 2, d = 1, M = 5 every derived lower bound is at most the compulsory I/O; the
+    reply's ``bite`` names the least n at which one exceeds it at that d and M (none does
+    at n - 1), computed from the records."""
+    from attnio.bounds import Status, catalog
+
+    instance = Instance.from_builder("attention-forward", 2, 1)
+    bite = instance.bounds(5)["bite"]
+    assert bite["here"] is False and (bite["d"], bite["M"], bite["page_n"]) == (1, 5, 2)
+    records = catalog(regime="dense", pass_="forward", kind="lower")
+
+    def exceeds(n: int) -> bool:
+        floor = 4 * n * 1
+        point = {"n": n, "d": 1, "M": 5}
+        return any(
+            b.status is Status.DERIVED
+            and not b.name.endswith("-compulsory")
+            and b.explicit is not None
+            and set(b.parameters) <= set(point)
+            and b.applies(**point)
+            and b.evaluate(**point) > floor
+            for b in records
+        )
+
+    assert exceeds(bite["n"]) and not exceeds(bite["n"] - 1)

@@ -231,7 +231,7 @@ def test_server_page_end_to_end(browser, small, screens):
         field = browser.find_element(By.CSS_SELECTOR, "[data-role=M]")
         field.send_keys(Keys.CONTROL, "a")
         field.send_keys("6", Keys.TAB)
-        text = _wait_text(browser, "optimum", lambda t: "Q(M=6)" in t)
+        text = _wait_text(browser, "optimum", lambda t: "IO(M=6)" in t)
         assert text.endswith(f"= {expected}")
         _wait_text(browser, "message", lambda t: "proven optimum" in t)
         # play the optimal pebbling by hand, by clicks, and reach the optimum
@@ -281,7 +281,7 @@ def test_server_page_switches_to_the_one_shot_variant(browser, small):
             select.find_element(By.CSS_SELECTOR, f"option[value='{variant}']").click()
             expected[variant] = small.solve(4, variant, "exact")["io"]
             text = _wait_text(browser, "message", lambda t: "proven optimum" in t)
-            assert f"proven optimum Q = {expected[variant]}" in text
+            assert f"proven optimum IO = {expected[variant]}" in text
             browser.find_element(By.CSS_SELECTOR, "[data-role=play-hand]").click()
             for op, vertex in moves:
                 browser.find_element(By.CSS_SELECTOR, f"[data-vertex='{vertex}']").click()
@@ -311,16 +311,31 @@ def test_offline_file_works_from_file_url(browser, small, offline_file, screens)
     _step_to_end_and_refuse(browser, small.solve(4, "standard", "exact")["io"], screens, "file")
     select = browser.find_element(By.CSS_SELECTOR, "[data-role=M]")
     select.find_element(By.CSS_SELECTOR, "option[value='5']").click()
-    text = _wait_text(browser, "optimum", lambda t: "Q(M=5)" in t)
+    text = _wait_text(browser, "optimum", lambda t: "IO(M=5)" in t)
     assert text.endswith(f"= {small.solve(5, 'standard', 'exact')['io']}")
     assert browser.find_elements(By.CSS_SELECTOR, "[data-role=curve-svg] circle")
     assert "Compulsory I/O" in _text(browser, "bounds")
 
 
+def test_the_url_fragment_opens_the_page_at_a_step_and_m(browser, small, offline_file):
+    """`#step=3&M=5` opens the file at M = 5 with the proven optimum shown at step 3 (a
+    frame to link to); a fragment naming an M the file has not is ignored."""
+    browser.get("about:blank")  # a new fragment on the page already open would not reload it
+    browser.get(offline_file.as_uri() + "#step=3&M=5")
+    text = _wait_text(browser, "optimum", lambda t: "IO(M=5)" in t)
+    assert text.endswith(f"= {small.solve(5, 'standard', 'exact')['io']}")
+    total = len(small.solve(5, "standard", "exact")["moves"])
+    assert _wait_text(browser, "step", lambda t: t.startswith("step 3 ")) == f"step 3 / {total}"
+    browser.get("about:blank")
+    browser.get(offline_file.as_uri() + "#step=2&M=9")
+    assert "IO(M=4)" in _wait_text(browser, "optimum", lambda t: "IO(M=" in t)
+    assert _wait_text(browser, "step", lambda t: t.startswith("step 2 ")).startswith("step 2 /")
+
+
 def test_what_a_reader_sees_in_the_bounds_panel_and_the_curve(browser, small, tmp_path, screens):
     """A file written for one M: the bounds panel shows the tables' labels, typeset formulas
     (SVG, no ``**`` or ``sqrt(`` code, no record ids), "vacuous here" for the negative
-    large-cache bound, "applies only when" with a typeset condition; the Q(M) plot spans
+    large-cache bound, "applies only when" with a typeset condition; the IO(M) plot spans
     several M, has a y-axis label, integer 1-2-5 ticks, one legend entry per drawn thing
     and the note on the algorithms' counts; vertices carry short labels."""
     from attnio.bounds import catalog
@@ -359,7 +374,9 @@ def test_what_a_reader_sees_in_the_bounds_panel_and_the_curve(browser, small, tm
     assert step / 10 ** (len(str(step)) - 1) in (1, 2, 5)
     xs = browser.find_elements(By.CSS_SELECTOR, "[data-role=x-tick]")
     assert len(xs) >= 6
-    assert "I/O Q" in browser.find_element(By.CSS_SELECTOR, "[data-role=y-label]").text
+    assert (
+        "IO, the words moved" in browser.find_element(By.CSS_SELECTOR, "[data-role=y-label]").text
+    )
     legend = [t.text for t in browser.find_elements(By.CSS_SELECTOR, "[data-role=legend-entry]")]
     curve = small.curve("standard", 3, 10)
     drawn = [s for s in curve["bounds"] if any(v is not None and v > 0 for v in s["values"])]
@@ -369,7 +386,12 @@ def test_what_a_reader_sees_in_the_bounds_panel_and_the_curve(browser, small, tm
         + any(not p["optimal"] for p in curve["points"])
     )
     assert len(legend) == expected and "Compulsory I/O" in legend
-    assert "schedules, written for large n" in _text(browser, "curve-note")
+    assert "another computation than this graph" in _text(browser, "curve-note")
+    counts = [s for s in drawn if s["count"]]
+    assert counts and all(f"{s['label']} (other computation)" in legend for s in counts)
+    bite = small.bounds(4)["bite"]
+    assert bite is not None and bite["n"] > 2
+    assert f"from n = {bite['n']}" in _text(browser, "bounds-bite")
     shorts = browser.find_elements(By.CSS_SELECTOR, "[data-role=dag] text.ax-short")
     assert len(shorts) == len(small.dag.labels)
     _keep(browser, screens, "reader-one-M.png")
@@ -425,14 +447,14 @@ def test_each_solver_runs_on_demand(browser, small, offline_file):
         select.find_element(By.CSS_SELECTOR, f"option[value='{method}']").click()
         browser.find_element(By.CSS_SELECTOR, "[data-role=solve]").click()
         text = _wait_text(browser, "message", lambda t, m=method: t.startswith(f"{m}:"))
-        assert f"{method}: I/O {reply['io']} (an upper bound on Q)" in text
+        assert f"{method}: I/O {reply['io']} (an upper bound on IO)" in text
         browser.find_element(By.CSS_SELECTOR, "[data-role=last]").click()
         assert int(_text(browser, "io")) == reply["io"]
         assert _text(browser, "step") == f"step {len(reply['moves'])} / {len(reply['moves'])}"
 
 
 def test_an_unproven_exact_result_shows_its_bounds(browser, tmp_path):
-    """An exact solve stopped by its state limit is shown as 'lower <= Q <= upper', never as
+    """An exact solve stopped by its state limit is shown as 'lower <= IO <= upper', never as
     a proven optimum, and its pebbling still steps to its end at the replayed cost."""
     instance = Instance.from_builder("attention-forward", 2, 1, max_states=200)
     reply = instance.solve(4, "standard", "exact")
@@ -440,10 +462,10 @@ def test_an_unproven_exact_result_shows_its_bounds(browser, tmp_path):
     page = tmp_path / "limited.html"
     page.write_text(offline_page(instance, [4]), encoding="utf-8")
     browser.get(page.as_uri())
-    bracket = f"{reply['lower']} ≤ Q ≤ {reply['upper']}"
+    bracket = f"{reply['lower']} ≤ IO ≤ {reply['upper']}"
     text = _wait_text(browser, "message", lambda t: "not proven within the limit" in t)
     assert bracket in text and "proven optimum" not in text
-    assert _text(browser, "optimum") == f"Q(M=4): proven {bracket}"
+    assert _text(browser, "optimum") == f"IO(M=4): proven {bracket}"
     browser.find_element(By.CSS_SELECTOR, "[data-role=last]").click()
     assert int(_text(browser, "io")) == reply["io"]
 
@@ -508,7 +530,7 @@ def test_the_notebook_widget_module_plays_against_the_kernel(browser, tmp_path):
         raise AssertionError(f"the widget page never showed the expected message: {replies}")
 
     certificate = widget.instance.solve(4, "standard", "exact")
-    assert f"proven optimum Q = {certificate['io']}" in pump(lambda t: "proven optimum" in t)
+    assert f"proven optimum IO = {certificate['io']}" in pump(lambda t: "proven optimum" in t)
     assert len(browser.find_elements(By.CSS_SELECTOR, "[data-vertex]")) == 26
     browser.find_element(By.CSS_SELECTOR, "[data-role=last]").click()
     assert int(_text(browser, "io")) == certificate["io"]

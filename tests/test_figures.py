@@ -9,7 +9,7 @@ import pathlib
 
 import pytest
 
-from attnio.bounds import Cache, get
+from attnio.bounds import get
 from attnio.cli import main
 from attnio.figures import (
     FigureError,
@@ -18,7 +18,7 @@ from attnio.figures import (
     pebbling_figure,
     save,
 )
-from attnio.figures.draw import STYLE, legend_fits, styles
+from attnio.figures.draw import STYLE, legend_fits
 
 BASELINE = pathlib.Path(__file__).parent / "baseline"
 
@@ -79,20 +79,28 @@ def test_log_axes_show_no_negative_or_out_of_condition_point(io_data) -> None:
     assert checked > 50
 
 
-def test_the_negative_bound_is_left_out_and_said(io_data) -> None:
-    """The large-cache explicit bound (negative at large M here) is dropped there, and the caption says so."""
+def test_a_named_bound_is_drawn_only_where_positive_and_the_details_say_so() -> None:
+    """--bounds draws a named record (here the large-cache explicit bound, negative at large
+    M) where it is positive; the details, not the short caption, say where it is not."""
+    from attnio.figures import details
+
     bound = get("dense-forward-lower-large-explicit")
-    assert bound.evaluate(n=64, d=8, M=2048) < 0
-    caption = io_data.caption()
-    assert "Not drawn" in caption and "not positive" in caption
-    assert all(s.record != "dense-forward-tight" for s in io_data.series)
+    assert bound.evaluate(n=1024, d=16, M=8192) < 0
+    data = algorithm_figure(
+        ["flash"], "forward", 1024, 16, 16, 8192, points=2, measured=False,
+        bounds=("dense-forward-lower-large-explicit",),
+    )  # fmt: skip
+    named = next(s for s in data.series if s.record == bound.name)
+    assert math.isnan(named.values[-1])
+    assert "not positive" in details(data) and "not positive" not in data.caption()
+    assert all(s.record != "dense-forward-tight" for s in data.series)
 
 
 def test_legend_uses_readers_labels(io_data) -> None:
     """Legend entries are reader's labels, never record names."""
     fig = draw(io_data, "one")
     texts = [t.get_text() for t in fig.legends[0].get_texts()]
-    assert "FlashAttention" in texts and "Compulsory I/O" in texts
+    assert "FlashAttention" in texts and "Best derived lower bound" in texts
     assert not any("-" in t and t.islower() for t in texts)
 
 
@@ -138,7 +146,7 @@ def test_caption_describes_each_drawn_line_by_its_drawn_style(which, request) ->
     assert drawn, "the figure should draw a lower bound"
     lower_text = caption.split("Lower bounds: ", 1)[1].split(".", 1)[0]
     for series in drawn:
-        word = _dash_word(lines[series.record])
+        word = _dash_word(lines[series.record or f"series-lower-{series.group}"])
         assert f"grey {word} line, {series.label}" in lower_text, (word, series.label)
     assert lower_text.count("grey ") == len({s.group or s.label for s in drawn})
     words = {_dash_word(line) for line in lines.values()}
@@ -162,38 +170,30 @@ def test_caption_of_a_figure_without_lower_bounds_says_none() -> None:
     assert "Lower bounds" not in caption and "dashed" not in caption
 
 
-def test_legends_and_tables_use_the_same_label_for_a_record(io_data) -> None:
-    """Each drawn catalog record's legend entry is its reader's label, the one the LaTeX
-    table's row shows (a dagger marks a reconstructed one, as the table's evidence column);
-    records of one name drawn on both sides of M = d^2 (a small-cache and a large-cache
-    record) share one entry, that name without the cache, and one line style."""
+def test_legends_and_tables_use_the_same_label_for_a_record() -> None:
+    """Each named record's legend entry is its reader's label, the one the LaTeX table's
+    row shows (a dagger marks a reconstructed one, as the table's evidence column); the
+    best derived lower bound has one entry of its own."""
     from attnio.bounds.labels import label
     from attnio.bounds.render import render_latex
+    from attnio.figures.data import BEST_LOWER
 
-    fig = draw(io_data, "one")
+    data = algorithm_figure(
+        ["flash"], "forward", 1024, 16, 16, 8192, points=2, measured=False,
+        bounds=("dense-forward-lower-large-explicit", "dense-forward-lower-small-explicit"),
+    )  # fmt: skip
+    fig = draw(data, "one")
     legend = [t.get_text() for t in fig.legends[0].get_texts()]
-    lower = [s for s in io_data.series if s.kind == "lower"]
-    twins = 0
-    for series in lower:
+    assert legend.count(BEST_LOWER) == 1
+    named = [s for s in data.series if s.kind == "lower" and s.record]
+    assert len(named) == 2
+    for series in named:
         bound = get(series.record)
         name = label(bound)
-        shared = [s for s in lower if s.group and s.group == series.group]
-        if len(shared) > 1:
-            twins += 1
-            assert name.removesuffix(", small cache").removesuffix(", large cache") == series.label
-            assert {get(s.record).cache for s in shared} == {Cache.SMALL, Cache.LARGE}
-        else:
-            assert series.label.removesuffix(r"$^\dagger$") == name
+        assert series.label.removesuffix(r"$^\dagger$") == name
+        assert series.label.endswith(r"$^\dagger$") == (bound.status.value == "reconstructed")
         assert legend.count(series.label) == 1
-        assert render_latex([bound], "name").count(name.replace("Attention", r"\-Attention")) == 1
-    assert twins == 2  # the segment bounds near the crossover, M < d^2 and M >= d^2
-    styles_of = {
-        s.record: st.linestyle
-        for s, st in zip(io_data.series, styles(io_data), strict=True)
-        if s.kind == "lower"
-    }
-    joined = [s.record for s in lower if s.group == "Segment lower bound near the crossover"]
-    assert len({str(styles_of[r]) for r in joined}) == 1
+        assert render_latex([bound], "name").count(name) == 1
 
 
 def test_figures_fit_a_default_two_column_article(io_data, tmp_path) -> None:
@@ -245,13 +245,25 @@ def test_bad_width_and_suffix_are_refused(io_data, tmp_path) -> None:
 
 
 def test_cli_plot_writes_pdf_and_png_and_prints_the_caption(tmp_path, capsys) -> None:
-    """`attnio plot algorithms ... -o f.pdf -o f.png` writes both files and prints the caption."""
-    pdf, png = tmp_path / "f.pdf", tmp_path / "f.png"
+    """`attnio plot algorithms ... -o f.pdf -o f.png --verbose --json f.json` writes both
+    files, prints a short caption and the details (the record attaining the best derived
+    lower bound per range of M), and the JSON names that record at each M."""
+    import json
+
+    pdf, png, side = tmp_path / "f.pdf", tmp_path / "f.png", tmp_path / "f.json"
     code = main(["plot", "algorithms", "--n", "32", "--d", "4", "--sweep", "M=8:512",
-                 "--points", "5", "-o", str(pdf), "-o", str(png)])  # fmt: skip
+                 "--points", "5", "-o", str(pdf), "-o", str(png), "--verbose",
+                 "--json", str(side)])  # fmt: skip
     assert code == 0
     assert pdf.read_bytes()[:5] == b"%PDF-" and png.read_bytes()[:4] == b"\x89PNG"
-    assert "caption:" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    caption = next(line for line in out.splitlines() if line.startswith("caption:"))
+    assert len(caption) < 900 and "Best derived lower bound, M = 8.." in out
+    data = json.loads(side.read_text())
+    points = data["best_lower_bound"]
+    assert points and all(p["record"] is None or p["record"].startswith("dense-forward-")
+                          for p in points)  # fmt: skip
+    assert data["caption"] == caption.removeprefix("caption: ")
 
 
 def test_cli_plot_bad_input_exits_2(capsys) -> None:
@@ -286,52 +298,55 @@ def test_pebbling_figure_shows_unproven_memories_as_bounds_only() -> None:
     assert any(math.isnan(v) for v in exact.values)
 
 
-def test_a_derived_bound_below_another_everywhere_is_left_out_and_named(io_data) -> None:
-    """The figure draws no derived lower bound that another derived one tops wherever both are
-    drawn (they would crowd the legend past its five line styles); the caption names the better."""
-    drawn = {s.record for s in io_data.series if s.kind == "lower"}
-    assert "dense-forward-lower-small-segments-corner" in drawn
-    assert "dense-forward-lower-small-twostage" not in drawn
-    assert "dense-forward-lower-small-sharp" not in drawn
-    assert "dense-forward-lower-small-derived" not in drawn
-    assert "dense-forward-lower-small-shared" not in drawn  # M >= d^2 / 4 here: below it
-    assert any(
-        "below Segment lower bound near the crossover, small cache wherever it is drawn" in note
-        for note in io_data.omitted
-    )
-    big = algorithm_figure(["row-streaming"], "forward", 1024, 16, 16, 8192, points=4)
-    large = {s.record for s in big.series}
-    assert "dense-forward-lower-large-accumulators" in large
-    assert "dense-forward-lower-small-shared" in large  # the strongest at M = 16 = d^2 / 16
-    # below the sharp bound (which itself tops the accumulator bound below M = 64 d^2 / 11)
-    assert "dense-forward-lower-large-explicit" not in large
-    assert "dense-forward-lower-large-sharp" in large
+def test_the_best_derived_lower_bound_is_one_line_the_maximum_of_the_derived_records(
+    io_data,
+) -> None:
+    """By default a figure draws one lower-bound line: at each M the largest derived lower
+    bound that holds there, the record attaining it named per M; no reconstructed or
+    stated-secondary record is drawn unless named."""
+    from attnio.bounds import Status
+    from attnio.figures.data import BEST_LOWER, lower_bound_records
+
+    lowers = [s for s in io_data.series if s.kind == "lower"]
+    assert [s.label for s in lowers] == [BEST_LOWER]
+    best = lowers[0]
+    derived = [b for b in lower_bound_records("forward") if b.status is Status.DERIVED]
+    for M, value, record in zip(best.memories, best.values, best.attained, strict=True):
+        values = [
+            float(b.evaluate(**{k: v for k, v in {"n": 64, "d": 8, "M": M}.items()
+                                if k in b.parameters}))
+            for b in derived
+            if b.applies(**{k: v for k, v in {"n": 64, "d": 8, "M": M}.items()
+                            if k in b.parameters})
+        ]  # fmt: skip
+        assert value == max(v for v in values if v > 0)
+        assert get(record).status is Status.DERIVED
+        assert float(get(record).evaluate(**{k: v for k, v in {"n": 64, "d": 8, "M": M}.items()
+                                             if k in get(record).parameters})) == value  # fmt: skip
 
 
-def test_a_derived_bound_below_the_larger_of_two_others_is_left_out_and_both_named() -> None:
-    """A derived lower bound that no single other one tops but the maximum of two does adds
-    nothing to the drawn lower envelope: it is left out and the caption names both; a bound
-    that tops the others somewhere stays, and of two equal bounds the later one stays."""
-    from attnio.figures.data import Series, _undominated
+def test_bad_bounds_are_refused_before_any_run(monkeypatch, capsys) -> None:
+    """`attnio plot --bounds` with an unknown record or more than four exits 2 in one line
+    before the machine runs once (the figure used to fail after minutes of runs)."""
+    import attnio.algorithms
 
-    def series(record: str, *values: float) -> Series:
-        return Series(record, "lower", (1, 2, 3), values, record=record)
+    def never(*args, **kwargs):
+        raise AssertionError("the machine ran before the options were checked")
 
-    first = series("dense-forward-lower-small-sharp", 10.0, 1.0, 1.0)
-    second = series("dense-forward-lower-small-twostage", 1.0, 1.0, 10.0)
-    middle = series("dense-forward-lower-small-families", 5.0, 1.0, 5.0)
-    equal = series("dense-forward-lower-small-segments", 10.0, 1.0, 1.0)
-    kept, notes = _undominated([first, second, middle, equal], [])
-    assert [s.record for s in kept] == [
-        "dense-forward-lower-small-twostage",
-        "dense-forward-lower-small-segments",
+    monkeypatch.setattr(attnio.algorithms, "simulate", never)
+    names = [
+        "dense-forward-lower-large-explicit",
+        "dense-forward-lower-small-explicit",
+        "dense-forward-lower-large-sharp",
+        "dense-forward-lower-small-sharp",
+        "dense-forward-compulsory",
     ]
-    assert "dense-forward-lower-small-families: below the larger of" in notes[1]
-    assert "dense-forward-lower-small-twostage" in notes[1]
-    assert "dense-forward-lower-small-segments" in notes[1]
-    assert notes[0].startswith(
-        "dense-forward-lower-small-sharp: below dense-forward-lower-small-segments"
-    )
+    for bounds in (",".join(names), "dense-forward-nothing"):
+        code = main(["plot", "algorithms", "--n", "4096", "--d", "64", "--sweep",
+                     "M=64:1048576", "--bounds", bounds, "-o", "/tmp/never.pdf"])  # fmt: skip
+        assert code == 2
+        err = capsys.readouterr().err
+        assert "bounds" in err and len(err.strip().splitlines()) == 1
 
 
 def test_a_long_legend_fits_inside_the_figure_without_shrinking_the_axes(monkeypatch) -> None:
@@ -342,7 +357,8 @@ def test_a_long_legend_fits_inside_the_figure_without_shrinking_the_axes(monkeyp
 
     data = algorithm_figure(
         ["row-streaming", "flash", "square-tiling", "standard"], "forward", 1024, 16, 16, 8192,
-        points=4, measured=False,
+        points=4, measured=False, bounds=("dense-forward-lower-large-segments-corner",
+        "dense-forward-lower-small-segments-corner", "dense-forward-lower-large-explicit"),
     )  # fmt: skip
     import matplotlib
 
@@ -361,22 +377,13 @@ def test_a_long_legend_fits_inside_the_figure_without_shrinking_the_axes(monkeyp
 
 @pytest.mark.parametrize("pass_", ["forward", "backward"])
 def test_the_readme_figure_shows_a_derived_lower_bound_above_the_compulsory_io(pass_):
-    """Issue 23's third target: in the README's figure (n = 1024, d = 16, M = 16..8192) a
-    derived lower bound other than the compulsory I/O is drawn (so above it) at more than
-    half of the large-cache memories M >= d^2 of the line grid (today all 89, both passes;
-    88 and 86 before the sharp and accumulator records lost their d^2 terms), and at every
-    small-cache one."""
+    """Issue 23's third target: in the README's figure (n = 1024, d = 16, M = 16..8192) the
+    best derived lower bound is attained by a record other than the compulsory I/O (so it
+    is above it) at more than half of the large-cache memories M >= d^2 of the line grid,
+    and at every small-cache one."""
     data = algorithm_figure(["flash"], pass_, 1024, 16, 16, 8192, measured=False)
-    drawn = [
-        s
-        for s in data.series
-        if s.kind == "lower"
-        and s.record is not None
-        and not s.record.endswith("-compulsory")
-        and get(s.record).status.value == "derived"
-    ]
-    memories = drawn[0].memories
-    above = [any(not math.isnan(s.values[i]) for s in drawn) for i in range(len(memories))]
-    large = [a for a, M in zip(above, memories, strict=True) if M >= 16**2]
-    small = [a for a, M in zip(above, memories, strict=True) if M < 16**2]
+    best = next(s for s in data.series if s.attained is not None)
+    above = [not r.endswith("-compulsory") for r in best.attained]
+    large = [a for a, M in zip(above, best.memories, strict=True) if M >= 16**2]
+    small = [a for a, M in zip(above, best.memories, strict=True) if M < 16**2]
     assert sum(large) > len(large) / 2 and all(small), (sum(large), len(large))

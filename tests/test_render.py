@@ -12,7 +12,7 @@ import subprocess
 import pytest
 import sympy as sp
 
-from attnio.bounds import FilterError, catalog, render
+from attnio.bounds import Cache, FilterError, catalog, render
 from attnio.bounds.citations import bibtex
 from attnio.bounds.errors import SreprError
 from attnio.bounds.render import (
@@ -33,10 +33,10 @@ from attnio.bounds.symbols import ALL
 def test_markdown_has_one_row_per_bound() -> None:
     """The Markdown table has a header, a rule and exactly one row per record."""
     bounds = catalog()
-    lines = render(bounds, "markdown").strip().splitlines()
+    lines = [x for x in render(bounds, "markdown").strip().splitlines() if x.startswith("|")]
     assert len(lines) == 2 + len(bounds)
     for bound, line in zip(bounds, lines[2:], strict=True):
-        assert line.startswith(f"| {bound.name} |")
+        assert line.startswith(f"| {bound.name} ")
         assert line.count(" | ") == 9
 
 
@@ -72,7 +72,8 @@ def _normalised(cell: str) -> str:
 
 def _math_cells(tex: str) -> list[str]:
     rows = [line for line in tex.splitlines() if line.endswith(r" \\") and " & " in line]
-    return [_normalised(c) for row in rows for c in re.findall(r"\$([^$]+)\$", row)]
+    cells = [c for row in rows for c in re.findall(r"\$([^$]+)\$", row)]
+    return [_normalised(c) for c in cells if c != r"^{\ddagger}"]  # the narrowing mark
 
 
 @functools.cache
@@ -116,6 +117,8 @@ def _record_atoms(bound, both: bool = True) -> list[sp.Basic]:
                 atoms += [piece, *_conjuncts(cond)]
         else:
             atoms.append(expr)
+    if bound.source_range is not None and bound.source_range != bound.conditions:
+        atoms += _conjuncts(bound.source_range)  # the paper's range, then attnio's narrowed one
     atoms += _conjuncts(bound.conditions)
     return [a for a in atoms if not a.has(sp.Mod)]
 
@@ -129,7 +132,11 @@ def _conjuncts(cond: sp.Basic) -> list[sp.Basic]:
 
 
 def _cell_atoms(cell: str) -> list[str]:
-    cell = re.sub(r"^(Q \\geq|Q \\leq|Q =|\\mathrm\{I/O\} =) ", "", cell)
+    cell = re.sub(
+        r"^(\\mathit\{IO\} \\geq|\\mathit\{IO\} \\leq|\\mathit\{IO\} =|\\mathrm\{I/O\} =) ",
+        "",
+        cell,
+    )
     body = re.sub(r"^(O|\\Omega|\\Theta)\\left\((.*)\\right\)$", r"\2", cell, flags=re.S)
     if "\\begin{cases}" not in body:
         return [] if "\\bmod" in body else re.split(r"\\wedge|\\vee", body)
@@ -207,12 +214,12 @@ def test_latex_tables_one_per_regime_and_pass_with_booktabs_rules() -> None:
 
 
 def test_rows_of_one_asymptotic_form_read_apart_by_their_explicit_forms() -> None:
-    """In the default tables every record with an explicit form shows it: LaTeX as ``Q \\geq``
+    """In the default tables every record with an explicit form shows it: LaTeX as ``\\mathit{IO} \\geq``
     (``\\mathrm{I/O} =`` for an algorithm's count) in the Bound column, so that no two rows of
     one table showing explicit forms read alike (three small-cache lower bounds once all read
     Omega(n^2 d / sqrt(M))), and Markdown in its explicit column."""
     bounds = catalog()
-    relations = (r"$Q \geq", r"$Q \leq", r"$\mathrm{I/O} =")
+    relations = (r"$\mathit{IO} \geq", r"$\mathit{IO} \leq", r"$\mathrm{I/O} =")
     shown = 0
     for table in render(bounds, "latex").split(r"\begin{tabular}")[1:]:
         body = table.split(r"\midrule", 1)[1].split(r"\bottomrule", 1)[0]
@@ -221,7 +228,7 @@ def test_rows_of_one_asymptotic_form_read_apart_by_their_explicit_forms() -> Non
         assert len(set(explicit)) == len(explicit), explicit
         shown += len(explicit)
     assert shown == sum(b.explicit is not None for b in bounds) > 30
-    markdown = render(bounds, "markdown").splitlines()[2:]
+    markdown = [x for x in render(bounds, "markdown").splitlines() if x.startswith("|")][2:]
     for bound, line in zip(bounds, markdown, strict=True):
         if bound.explicit is not None:
             assert f"| `{sp.sstr(bound.explicit)}` |" in line
@@ -381,7 +388,9 @@ def test_pebbling_table_shows_optima_only_where_proven(tmp_path: pathlib.Path, c
         {"M": 4, "io": 12, "optimal": True, "lower": 12, "upper": 12, "method": "exact"},
     ]
     tex = render_pebblings_latex(rows, "a graph", 26, "standard")
-    assert r"$10 \leq Q \leq 26$ & search stopped" in tex and "$4$ & $12$ & optimal" in tex
+    assert (
+        r"$10 \leq \mathit{IO} \leq 26$ & search stopped" in tex and "$4$ & $12$ & optimal" in tex
+    )
     assert main(["pebble", "--dag", "attention-forward", "--n", "2", "--d", "1",
                  "--sweep", "M=5:6", "--exact", "--format", "latex"]) == 0  # fmt: skip
     out = capsys.readouterr().out
@@ -455,3 +464,104 @@ def test_bibtex_keeps_the_capitals_of_names(tmp_path: pathlib.Path) -> None:
     for phrase in ("{FlashAttention}:", "{FlashAttention-2}:", "{Flash Attention}?", "{I/O}",
                    "{attnio}:"):  # fmt: skip
         assert phrase in bbl, phrase
+
+
+# ------------------------------------------------- the paper's tables: summary and tightness
+@functools.cache
+def _paper_tables() -> dict[str, str]:
+    """The summary and tightness tables in both float layouts (LaTeX), built once."""
+    from attnio.bounds.render import render_summary
+    from attnio.proofs.summary import summary
+    from attnio.proofs.tightness import render_tightness, rows
+
+    table, lines = summary(), rows()
+    found = {}
+    for layout in ("table", "table*"):
+        found[f"summary-{layout}"] = render_summary(table, "latex", layout)
+        found[f"tightness-{layout}"] = render_tightness(lines, "latex", layout)
+    return found
+
+
+def _no_overfull(log: str) -> None:
+    assert "Overfull \\hbox" not in log, re.findall(r"Overfull \\hbox.*", log)
+    assert "Float too large" not in log
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("options", ["", "twocolumn"])
+def test_every_table_compiles_with_no_overfull_box(tmp_path: pathlib.Path, options: str) -> None:
+    """Every table (the bound tables of every regime, the summary and the tightness
+    table, in table and table* layouts) compiles in a one- and a two-column article with
+    0 overfull boxes (read from the log)."""
+    _needs_pdflatex()
+    (tmp_path / "refs.bib").write_text(bibtex(), encoding="utf-8")
+    parts = [render_latex(catalog(), None, "table"), render_latex(catalog(), None, "table*")]
+    parts += list(_paper_tables().values())
+    body = "\n".join(p.split("\n", 1)[1] for p in parts)
+    (tmp_path / "t.tex").write_text(body, encoding="utf-8")
+    log = _pdflatex(tmp_path, "all", _article(options, "", "\\input{t.tex}"), True)
+    _no_overfull(log)
+
+
+def test_summary_table_has_one_row_per_cell(capsys) -> None:
+    """`attnio table --summary`: the four dense cells, the sparse and the approximate
+    passes, in LaTeX (one row each, display names, the derived legend), Markdown and JSON
+    (the same rows, in order)."""
+    from attnio.cli import main
+
+    assert main(["table", "--summary", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["summary"]
+    cells = [(r["regime"], r["pass"], r["cache"]) for r in rows]
+    assert cells[:4] == [
+        ("dense", p, c) for p in ("forward", "backward") for c in ("small", "large")
+    ]
+    assert {c[0] for c in cells[4:]} == {"sparse", "approximate"}
+    assert all(r["constant"] is not None and r["ratio"] for r in rows[:4])
+    tex = _paper_tables()["summary-table"]
+    assert "flash2" not in tex and "row-streaming" not in tex and "output-stationary" not in tex
+    assert "Row streaming" in tex and "combinatorial lemmas proved by hand" in tex
+    assert tex.count(r" \\") == 1 + len(rows) + 3  # header, rows, one heading per regime
+    assert main(["table", "--summary", "--layout", "longtable", "--format", "latex"]) == 2
+
+
+def test_stated_rows_quote_the_papers_conditions_and_mark_the_narrowing() -> None:
+    """DFE22 Thm 2 (standard attention, stated for d <= M <= n d, narrowed by attnio to
+    M >= d^2) shows the paper's range and a visible narrowing mark in LaTeX (with its
+    legend), Markdown and JSON; a quoted record attnio does not narrow carries no mark."""
+    bounds = catalog(regime="dense", pass_="forward", kind="upper")
+    tex = render(bounds, "latex")
+    row = next(x for x in tex.splitlines() if x.startswith("Standard attention &"))
+    assert "paper: " in row and r"$^{\ddagger}$" in row and r"d \leq M" in row
+    assert "attnio narrows the paper's conditions" in tex
+    flash = next(x for x in tex.splitlines() if x.startswith(r"Flash\-Attention &"))
+    assert r"\ddagger" not in flash
+    markdown = render(bounds, "markdown")
+    line = next(x for x in markdown.splitlines() if x.startswith("| standard-forward-upper "))
+    assert "paper: " in line and "‡ attnio: " in line and "‡ attnio narrows" in markdown
+    data = {b["name"]: b for b in json.loads(render(bounds, "json"))["bounds"]}
+    assert data["standard-forward-upper"]["narrowed"] is True
+    assert data["standard-forward-upper"]["source_range"]["text"]
+    assert data["flash-forward-upper"]["narrowed"] is False
+
+
+def test_the_strongest_lower_bound_is_marked_and_first() -> None:
+    """In each lower-bound float the strongest bound (largest at the strength point) is
+    bold and first, the others follow by value; JSON and Markdown mark the same records."""
+    from attnio.bounds.render import STRENGTH_POINTS, strength, strongest
+
+    bounds = catalog(regime="dense", pass_="forward", kind="lower")
+    marked = strongest(bounds)
+    assert len(marked) == 2  # one per cache size
+    tex = render(bounds, "latex")
+    for table in tex.split(r"\begin{tabular}")[1:]:
+        body = [x for x in table.split(r"\midrule", 1)[1].splitlines() if x.endswith(r" \\")]
+        assert body[0].startswith(r"\textbf{")
+    for name in marked:
+        bound = next(b for b in bounds if b.name == name)
+        cache = Cache.SMALL if bound.cache is Cache.SMALL else Cache.LARGE
+        assert STRENGTH_POINTS[cache]
+        rivals = [strength(b, cache) for b in bounds if b.cache in (cache, Cache.ANY)]
+        assert strength(bound, cache) == max(v for v in rivals if v is not None)
+    data = json.loads(render(bounds, "json"))["bounds"]
+    assert {b["name"] for b in data if b["strongest"]} == marked
+    assert all(f"| {name} (strongest) |" in render(bounds, "markdown") for name in marked)

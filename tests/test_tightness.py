@@ -147,7 +147,7 @@ def test_render_formats(capsys, generated_obligations) -> None:
     latex = render_tightness(table, "latex")
     assert r"\label{tab:attnio-tightness}" in latex and latex.count(r"\\") >= len(table) + 1
     data = json.loads(render_tightness(table, "json"))
-    assert [x["count"] for x in data] == [r.count for r in table]
+    assert sorted(x["count"] for x in data) == sorted(r.count for r in table)
     assert main(["table", "--tightness", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out) == data
 

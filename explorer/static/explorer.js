@@ -297,12 +297,30 @@ function describeMove(dag, op, vertex) {
   return `${op} ${dag.labels[vertex]}  (${rule}, ${cost})`;
 }
 
+// The page's URL fragment: #step=K (and M=...) opens the page at step K of the pebbling
+// at that M, so that a mid-pebbling frame can be linked (or put on a slide).
+function fragment() {
+  const wanted = {};
+  const hash = (typeof location !== "undefined" && location.hash) || "";
+  for (const part of hash.replace(/^#/, "").split(/[&;]/)) {
+    const [key, value] = part.split("=");
+    if ((key === "step" || key === "M") && /^\d+$/.test(value || "")) wanted[key] = Number(value);
+  }
+  return wanted;
+}
+
 class Explorer {
   constructor(model, el) {
     this.model = model;
     this.data = model.get("data");
     this.dag = this.data.dag;
     this.M = this.data.M;
+    this.wanted = fragment();
+    const M = this.wanted.M;
+    const pre = this.data.precomputed;
+    if (M !== undefined && (pre ? pre.Ms.includes(M) : M >= this.data.min_memory && M <= this.data.max_memory)) {
+      this.M = M;
+    }
     this.variant = this.data.variant;
     this.method = this.data.methods[0];
     this.pending = new Map();
@@ -408,7 +426,7 @@ class Explorer {
     html("h3", {}, boundsBox, "Bounds from the catalog");
     this.boundsTable = html("div", { "data-role": "bounds" }, boundsBox);
     const curveBox = html("div", { class: "ax-curve" }, panels);
-    html("h3", {}, curveBox, "Q(M) of this DAG");
+    html("h3", {}, curveBox, "IO(M) of this DAG");
     const curveBar = html("div", { class: "ax-bar" }, curveBox);
     const lo = this.data.min_memory;
     const hi = Math.min(this.data.max_memory, lo + 9);
@@ -547,6 +565,10 @@ class Explorer {
     const preferred = this.data.methods.includes("exact") ? "exact" : "belady";
     this.methodInput.value = preferred;
     await this.solve(preferred);
+    if (this.wanted.step !== undefined && this.pebbling) {
+      this.goto(this.wanted.step); // the fragment's step, once, on the first pebbling shown
+      this.wanted = {};
+    }
   }
 
   async solve(method) {
@@ -579,10 +601,10 @@ class Explorer {
     this.hand = null;
     this.step = 0;
     const what = result.optimal && result.method === "exact"
-      ? `proven optimum Q = ${result.io}`
+      ? `proven optimum IO = ${result.io}`
       : result.method === "exact"
-        ? `not proven within the limit: ${result.lower} ≤ Q ≤ ${result.upper}`
-        : `${result.method}: I/O ${result.io} (an upper bound on Q)`;
+        ? `not proven within the limit: ${result.lower} ≤ IO ≤ ${result.upper}`
+        : `${result.method}: I/O ${result.io} (an upper bound on IO)`;
     this.say(`${what}; ${result.moves.length} moves (${result.seconds} s). Step with → or play.`, "ok");
     this.refresh();
   }
@@ -600,7 +622,7 @@ class Explorer {
   async curve() {
     const low = Number(this.curveLo.value);
     const high = Number(this.curveHi.value);
-    this.curveBox.textContent = "computing Q(M) …";
+    this.curveBox.textContent = "computing IO(M) …";
     try {
       const reply = await this.request({ kind: "curve", variant: this.variant, low, high });
       this.drawCurve(reply);
@@ -784,8 +806,8 @@ class Explorer {
     this.redValue.textContent = `${game.reds} / M=${this.M}`;
     this.redValue.classList.toggle("ax-full", game.reds === this.M);
     const opt = this.optimum;
-    if (opt && opt.optimal) this.optimumLine.textContent = `proven optimum Q(M=${this.M}) = ${opt.io}`;
-    else if (opt) this.optimumLine.textContent = `Q(M=${this.M}): proven ${opt.lower} ≤ Q ≤ ${opt.upper}`;
+    if (opt && opt.optimal) this.optimumLine.textContent = `proven optimum IO(M=${this.M}) = ${opt.io}`;
+    else if (opt) this.optimumLine.textContent = `IO(M=${this.M}): proven ${opt.lower} ≤ IO ≤ ${opt.upper}`;
     else if (this.pebbling) this.optimumLine.textContent = `best shown: ${this.pebbling.io} (${this.pebbling.name}); optimum not known here`;
     else this.optimumLine.textContent = "";
     this.slider.max = String(this.mode === "play" ? 0 : total);
@@ -837,6 +859,15 @@ class Explorer {
       const formula = html("td", { class: "ax-formula", title: row.source, "data-role": "bound-formula" }, tr);
       math(formula, typeset.statement, " ");
     }
+    const bite = reply.bite;
+    if (bite) {
+      // computed on the Python side from the records (explorer/instance.py, _bite)
+      html("p", { class: "ax-note", "data-role": "bounds-bite" }, this.boundsTable, bite.here
+        ? `At n = ${bite.page_n}, d = ${bite.d} and M = ${bite.M} the ${bite.label} already exceeds the compulsory I/O.`
+        : "The derived lower bounds are about large n (their leading terms grow like n², less " +
+          `terms in M), so at n = ${bite.page_n} they fall below the compulsory I/O; at d = ${bite.d} ` +
+          `and M = ${bite.M} the first to exceed it is the ${bite.label}, from n = ${bite.n}.`);
+    }
   }
 
   drawCurve(reply) {
@@ -873,7 +904,7 @@ class Explorer {
       x: 14, y: (top + height - bottom) / 2, class: "ax-axis-label", "data-role": "y-label",
       "text-anchor": "middle", transform: `rotate(-90 14 ${(top + height - bottom) / 2})`,
     }, root);
-    yl.textContent = "I/O Q (words moved)";
+    yl.textContent = "IO, the words moved";
     const palette = ["#7a5195", "#ef5675", "#ffa600", "#2f9e44", "#1c7ed6", "#868e96", "#d9480f"];
     const legend = [];
     drawn.forEach((series, i) => {
@@ -888,15 +919,18 @@ class Explorer {
         if (v !== null) svg("circle", { cx: X(Ms[j]), cy: Y(v), r: "2.2", fill: color }, root);
       });
       const dagger = series.status === "reconstructed" ? " †" : "";
-      legend.push({ line: { stroke: color, cls: `ax-series ax-${series.kind}` }, text: series.label + dagger, title: `${series.kind}, ${series.status}` });
+      // an algorithm's count is the I/O of its own computation (online softmax), not a
+      // pebbling of this graph: its legend entry says so
+      const other = series.count ? " (other computation)" : "";
+      legend.push({ line: { stroke: color, cls: `ax-series ax-${series.kind}` }, text: series.label + dagger + other, title: `${series.kind}, ${series.status}` });
     });
     for (const p of points) {
       if (p.lower < p.upper) svg("line", { x1: X(p.M), y1: Y(p.lower), x2: X(p.M), y2: Y(p.upper), class: "ax-range" }, root);
       const c = svg("circle", { cx: X(p.M), cy: Y(p.upper), r: "4.5", class: p.optimal ? "ax-opt" : "ax-heur" }, root);
       const t = svg("title", {}, c);
-      t.textContent = p.optimal ? `M=${p.M}: Q = ${p.upper} (proven)` : `M=${p.M}: ${p.lower} ≤ Q ≤ ${p.upper} (${p.method})`;
+      t.textContent = p.optimal ? `M=${p.M}: IO = ${p.upper} (proven)` : `M=${p.M}: ${p.lower} ≤ IO ≤ ${p.upper} (${p.method})`;
     }
-    if (points.some((p) => p.optimal)) legend.push({ dot: "ax-opt", text: "Q(M) proven optimal (exact)" });
+    if (points.some((p) => p.optimal)) legend.push({ dot: "ax-opt", text: "IO(M) proven optimal (exact)" });
     if (points.some((p) => !p.optimal)) legend.push({ dot: "ax-heur", text: "best pebbling found; bar: proven range" });
     legend.forEach((entry, i) => {
       const ly = top + 12 + i * 16;
@@ -909,9 +943,11 @@ class Explorer {
     });
     if (drawn.some((s) => s.count)) {
       html("p", { class: "ax-note", "data-role": "curve-note" }, this.curveBox,
-        "The algorithms' counts are the I/O of their schedules, written for large n (tiles, " +
-        "online softmax on the two-level machine); on a DAG this small they sit far above " +
-        "the optimum Q(M), which is the least I/O of any pebbling of this DAG.");
+        "The algorithms' curves count the words their schedules move on the two-level " +
+        "machine for another computation than this graph (online softmax: a running maximum " +
+        "and rescaled accumulators), written for large n; they are not pebblings of this " +
+        "graph, and on a graph this small they sit far above the optimum IO(M), the least " +
+        "I/O of any pebbling of this graph.");
     }
   }
 
