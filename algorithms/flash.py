@@ -210,7 +210,7 @@ def flash2_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
         Oi = alloc("Oi", r1 - r0, d)
         li = alloc("li", r1 - r0)
         mi = alloc("mi", r1 - r0, fill=-np.inf)
-        for c0, c1 in cols:
+        for c, (c0, c1) in enumerate(cols):
             Kj = load("Kj", "K", c0, c1, 0, d)
             Vj = load("Vj", "V", c0, c1, 0, d)
             S = alloc("S", r1 - r0, c1 - c0)
@@ -223,13 +223,40 @@ def flash2_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
                 li[...] = alpha * li + S.sum(axis=1, keepdims=True)
                 Oi[...] = alpha * Oi + S @ Vj
                 mi[...] = mnew
+            if mc.trace is not None:
+                _trace_forward2(mc.trace, r0, r1, c, c0, c1, d)
             free("Kj", "Vj", "S", "mnew")
         if numeric:
             Oi /= li
             mi += np.log(li)  # L_i = m_i + log l_i
+        if mc.trace is not None:
+            for a, i in enumerate(range(r0, r1)):
+                for k in range(d):
+                    mc.trace.compute(f"O[{i},{k}]", "Oi", (a, k))
+                mc.trace.compute(f"L[{i}]", "mi", a)
         mc.store("Oi", "O", r0, r1, 0, d)
         mc.store("mi", "L", r0, r1, 0, 1)
         free("Qi", "Oi", "li", "mi")
+
+
+def _trace_forward2(tr, r0: int, r1: int, c: int, c0: int, c1: int, d: int) -> None:
+    """The vertices of :func:`attnio.pebble.builders.online_forward` (``block`` = B_c) one
+    key block computes, row by row; the rescale factor alpha is a register the machine
+    does not charge."""
+    for a, i in enumerate(range(r0, r1)):
+        for jj, j in enumerate(range(c0, c1)):
+            tr.compute(f"S[{i},{j}]", "S", (a, jj))
+        tr.compute(f"m[{i},{c}]", "mnew", a)
+        for jj, j in enumerate(range(c0, c1)):
+            tr.compute(f"Pt[{i},{j}]", "S", (a, jj))
+        if c:
+            tr.compute(f"alpha[{i},{c}]")
+        tr.compute(f"l[{i},{c}]", "li", a)
+        for k in range(d):
+            tr.compute(f"acc[{i},{k},{c}]", "Oi", (a, k))
+        if c:
+            tr.release(f"alpha[{i},{c}]")
+        tr.bind("mi", a, f"m[{i},{c}]")
 
 
 def flash2_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
