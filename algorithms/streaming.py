@@ -32,7 +32,7 @@ import numpy as np
 from attnio.bounds.blocks import ROW_STREAMING_BACKWARD_BLOCKS, ROW_STREAMING_FORWARD_BLOCKS
 
 from .errors import BlocksDoNotFitError
-from .flash import store_dvec
+from .flash import store_dvec, trace_backward_step
 from .machine import TwoLevelMachine, blocks
 
 
@@ -141,6 +141,8 @@ def row_streaming_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
                     ds[...] = p * (Vj[a0:a1] @ dOi.T - Di)  # dS_ij
                     dQi += ds.T @ Kj[a0:a1]
                     dKj[a0:a1] += ds * qi
+                if mc.trace is not None:
+                    trace_backward_step(mc.trace, n, d, i, i + 1, c0 + a0, c0 + a1, "p", "ds", a0)
                 mc.free("p", "ds")
             mc.store("dQi", "dQ", i, i + 1, 0, d)
             mc.free("qi", "dOi", "Li", "Di", "dQi")
