@@ -586,62 +586,58 @@ class Coverage:
 
 _ALL = tuple(dict.fromkeys(name for name, _ in CLASSES))
 
+_REPLAYED = "tests/test_trace.py replays its run as a pebbling of this graph"
+
 COVERAGE: dict[tuple[str, Pass], Coverage] = {
     ("row-streaming", Pass.FORWARD): Coverage(
         "streaming-forward",
         "",
         _ALL,
-        "graph read from attnio.algorithms.streaming.row_streaming_forward (logaddexp "
-        "recurrence); pebbling export not built",
+        f"{_REPLAYED} at the machine's count with M red pebbles",
     ),
     ("flash2", Pass.FORWARD): Coverage(
         "online-forward",
         "block = B_c of FLASH2_FORWARD_BLOCKS",
         _ALL,
-        "graph read from attnio.algorithms.flash.flash2_forward (D23 Alg. 1); pebbling "
-        "export not built",
+        f"{_REPLAYED} at the machine's count with M + 4 red pebbles",
     ),
     ("row-streaming", Pass.BACKWARD): Coverage(
         "attention-backward",
-        "summation trees in the schedule's order",
+        "chain trees",
         _ALL,
-        "graph read from attnio.algorithms.streaming.row_streaming_backward (P = exp(S - L), "
-        "Dvec stored first); pebbling export not built",
+        f"{_REPLAYED} at the machine's count with M red pebbles",
     ),
     ("flash2", Pass.BACKWARD): Coverage(
         "attention-backward",
-        "summation trees in the schedule's order",
+        "chain trees",
         _ALL,
-        "graph read from attnio.algorithms.flash.flash2_backward (D23 Alg. 2); pebbling "
-        "export not built",
+        f"{_REPLAYED} at the machine's count less its 2nd zero words of dQ, with M + 3 red pebbles",
     ),
     ("flash", Pass.BACKWARD): Coverage(
         "attention-backward",
-        "summation trees in the schedule's order; D_i recomputed (a recomputation, same graph)",
+        "chain trees; D_i recomputed in every step (a recomputation, same graph)",
         _ALL,
-        "graph read from attnio.algorithms.flash.flash_backward; its zero-initialised dQ "
-        "moves words that are no vertex; pebbling export not built",
+        f"{_REPLAYED} at the machine's count less its 2nd zero words of dQ, with M red pebbles",
     ),
     ("flash", Pass.FORWARD): Coverage(
         None,
         "",
         (),
-        "not built: DFE22 Alg. 1 renormalises O and stores O, l, m after every block; "
-        "its graph is not checked, so no bound is known to cover it",
+        "not built: DFE22 Alg. 1 renormalises O after every key block and moves O, l, m "
+        "through slow memory; its graph is not checked, so no bound is known to cover it",
     ),
     ("standard", Pass.FORWARD): Coverage(
-        None,
-        "",
-        (),
-        "not built: P = exp(S - m) / l with an online row maximum; not checked",
+        None, "", (), "not built: P = exp(S - m) / l with an online row maximum; not checked"
     ),
     ("square-tiling", Pass.FORWARD): Coverage(None, "", (), "not built; not checked"),
     ("output-stationary", Pass.FORWARD): Coverage(
-        None, "", (), "not built: a per-tile maximum; not checked"
+        None, "", (), "not built: a maximum per tile; not checked"
     ),
-    ("standard", Pass.BACKWARD): Coverage(None, "", (), "not checked"),
-    ("tiled-backward", Pass.BACKWARD): Coverage(None, "", (), "not checked"),
-    ("output-stationary", Pass.BACKWARD): Coverage(None, "", (), "not checked"),
+    ("standard", Pass.BACKWARD): Coverage(None, "", (), "no pebbling exported; not checked"),
+    ("tiled-backward", Pass.BACKWARD): Coverage(None, "", (), "no pebbling exported; not checked"),
+    ("output-stationary", Pass.BACKWARD): Coverage(
+        None, "", (), "no pebbling exported; not checked"
+    ),
 }
 """(schedule, pass) -> the graph it computes and the derivations whose class holds it.
 
