@@ -115,11 +115,34 @@ def flash_forward(
                 alpha = np.exp(mi - mnew)
                 lnew[...] = alpha * li + S.sum(axis=1, keepdims=True)
                 Oi[...] = (li * alpha * Oi + S @ Vj) / lnew
+            if mc.trace is not None:
+                _trace_forward1(mc.trace, r0, r1, j, c0, c1, d, j == len(cols) - 1)
             store("Oi", "O", r0, r1, 0, d)
             store("lnew", "l", r0, r1, 0, 1)
             store("mnew", "m", r0, r1, 0, 1)
             free("Qi", "Oi", "li", "mi", "S", "mnew", "lnew")
         free("Kj", "Vj")
+
+
+def _trace_forward1(tr, r0: int, r1: int, c: int, c0: int, c1: int, d: int, last: bool) -> None:
+    """The vertices of :func:`attnio.pebble.builders.blockwise_forward` (``block`` = B_c) one
+    step of FlashAttention forward computes; alpha and alpha l are registers the machine
+    does not charge."""
+    for a, i in enumerate(range(r0, r1)):
+        for jj, j in enumerate(range(c0, c1)):
+            tr.compute(f"S[{i},{j}]", "S", (a, jj))
+        tr.compute(f"m[{i},{c}]", "mnew", a)
+        for jj, j in enumerate(range(c0, c1)):
+            tr.compute(f"Pt[{i},{j}]", "S", (a, jj))
+        if c:
+            tr.compute(f"alpha[{i},{c}]")
+            tr.compute(f"alpha*l[{i},{c}]")
+        tr.compute(f"l[{i},{c}]", "lnew", a)
+        for k in range(d):
+            tr.compute(f"O[{i},{k}]" if last else f"O[{i},{k},{c}]", "Oi", (a, k))
+        if c:
+            tr.release(f"alpha*l[{i},{c}]")
+            tr.release(f"alpha[{i},{c}]")
 
 
 def _zero_dq(mc: TwoLevelMachine, rows: list[tuple[int, int]], d: int) -> None:

@@ -70,7 +70,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "--block",
         type=count(),
-        help="online-forward: keys per block, FlashAttention-2's B_c (default 1)",
+        help="online-forward, blockwise-forward: keys per block, FlashAttention's B_c (default 1)",
     )
     parser.add_argument(
         "--max-vertices",

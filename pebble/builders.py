@@ -57,6 +57,8 @@ __all__ = [
     "attention_backward_vertices",
     "attention_forward",
     "attention_forward_vertices",
+    "blockwise_forward",
+    "blockwise_forward_vertices",
     "build",
     "causal_mask",
     "estimate_vertices",
@@ -324,15 +326,22 @@ def sy24_forward_vertices() -> sp.Expr:
     return 4 * n**2 * d + n**2 + 3 * n * d - n
 
 
-def _online_row(b: _Builder, i: int, n_: int, d_: int, Q, K, V, block: int) -> None:
-    """One query row of FlashAttention-2's forward graph, keys in blocks of ``block``."""
+def _online_row(
+    b: _Builder, i: int, n_: int, d_: int, Q, K, V, block: int, renormalise: bool = False
+) -> None:
+    """One query row of FlashAttention-2's forward graph, keys in blocks of ``block``
+    (``renormalise``: FlashAttention's, the output divided by the running sum every block)."""
     S = []
     for j in range(n_):
         terms = [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
         S.append(b.tree(f"S[{i},{j}]", terms))
     m = ell = None
     acc: list[int | None] = [None] * d_
-    for c, (j0, j1) in enumerate((j, min(j + block, n_)) for j in range(0, n_, block)):
+    spans = [(j, min(j + block, n_)) for j in range(0, n_, block)]
+    if renormalise:
+        _renormalised_row(b, i, n_, d_, V, S, spans)
+        return
+    for c, (j0, j1) in enumerate(spans):
         keys = range(j0, j1)
         previous = [] if m is None else [m]
         m_new = b.tree(f"m[{i},{c}]", previous + [S[j] for j in keys])
@@ -357,6 +366,67 @@ def _online_row(b: _Builder, i: int, n_: int, d_: int, Q, K, V, block: int) -> N
     for k in range(d_):
         b.vertex(f"O[{i},{k}]", (acc[k], ell))
     b.vertex(f"L[{i}]", (m, ell))
+
+
+def _renormalised_row(b: _Builder, i: int, n_: int, d_: int, V, S: list, spans: list) -> None:
+    m = ell = None
+    out: list[int] = []
+    for c, (j0, j1) in enumerate(spans):
+        keys = range(j0, j1)
+        m_new = b.tree(f"m[{i},{c}]", ([] if m is None else [m]) + [S[j] for j in keys])
+        P = [b.vertex(f"Pt[{i},{j}]", (b.vertex(f"S-m[{i},{j}]", (S[j], m_new)),)) for j in keys]
+        last = c == len(spans) - 1
+        if m is None:
+            ell = b.tree(f"l[{i},{c}]", P)
+            kept = [[] for _ in range(d_)]
+        else:
+            alpha = b.vertex(f"alpha[{i},{c}]", (b.vertex(f"m-m[{i},{c}]", (m, m_new)),))
+            scaled = b.vertex(f"alpha*l[{i},{c}]", (alpha, ell))
+            ell = b.tree(f"l[{i},{c}]", [scaled, *P])
+            kept = [[b.vertex(f"alpha*l*O[{i},{k},{c}]", (scaled, out[k]))] for k in range(d_)]
+        new = []
+        for k in range(d_):
+            pv = [b.vertex(f"PV[{i},{j},{k}]", (P[j - j0], V[j, k])) for j in keys]
+            total = b.tree(f"U[{i},{k},{c}]", kept[k] + pv)
+            new.append(b.vertex(f"O[{i},{k}]" if last else f"O[{i},{k},{c}]", (total, ell)))
+        out, m = new, m_new
+
+
+def blockwise_forward(n_: int, d_: int, *, tree: str = "chain", block: int = 1) -> Dag:
+    """FlashAttention's forward graph (DFE22 Alg. 1): online softmax, the output renormalised
+    after every key block of ``block`` keys.
+
+    As :func:`online_forward` up to the running sums, then per key block c the output
+    O_ik^(c) = (alpha_i^(c) l_i^(c-1) O_ik^(c-1) + sum_j P~_ij V_jk) / l_i^(c): the product
+    alpha_i^(c) l_i^(c-1) (shared with the running sum), the product with O_ik^(c-1), a tree
+    over it and the block's products, a division. The last O_ik^(c) is the output O_ik;
+    the running statistics are not outputs (the schedule stores them as intermediates).
+
+    Examples
+    --------
+    >>> g_ = blockwise_forward(3, 2, block=2)
+    >>> g_.num_vertices == blockwise_forward_vertices().subs({n: 3, d: 2, key_block: 2})
+    True
+    """
+    _check_size(n=n_, d=d_, block=block)
+    b = _Builder(tree)
+    Q = b.matrix("Q", n_, d_)
+    K = b.matrix("K", n_, d_)
+    V = b.matrix("V", n_, d_)
+    for i in range(n_):
+        _online_row(b, i, n_, d_, Q, K, V, block, renormalise=True)
+    return b.dag()
+
+
+def blockwise_forward_vertices() -> sp.Expr:
+    """Vertices of :func:`blockwise_forward` with T = ceil(n / B_c) key blocks.
+
+    Per row: S n d + n (d - 1); maxima n - 1; P~ 2n; alpha 2 (T - 1); running sum
+    n - 1 + (T - 1); per output column n products, n - 1 additions, T - 1 rescale products
+    and T divisions. Total 3nd + n (4nd + 3n + (2d + 3) T - 2d - 5).
+    """
+    T = sp.ceiling(n / key_block)
+    return 3 * n * d + n * (4 * n * d + 3 * n + (2 * d + 3) * T - 2 * d - 5)
 
 
 def online_forward(n_: int, d_: int, *, tree: str = "chain", block: int = 1) -> Dag:
@@ -811,6 +881,15 @@ BUILDERS: dict[str, BuilderSpec] = {
             "attention-forward",
         ),
         BuilderSpec(
+            "blockwise-forward",
+            Pass.FORWARD,
+            Regime.DENSE,
+            blockwise_forward,
+            blockwise_forward_vertices,
+            ("tree", "block"),
+            "attention-forward",
+        ),
+        BuilderSpec(
             "streaming-forward",
             Pass.FORWARD,
             Regime.DENSE,
@@ -953,7 +1032,7 @@ def build(
 
     ``mask`` (an array, or a spec for :func:`mask_from_spec`; default causal) is
     used by the sparse kinds; ``degree`` by ``"approx-forward"``; ``block`` (keys per
-    block) by ``"online-forward"``. The vertex count
+    block) by ``"online-forward"`` and ``"blockwise-forward"``. The vertex count
     is estimated first (:func:`estimate_vertices`); a graph above ``max_vertices``
     is refused before anything is allocated.
 

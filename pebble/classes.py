@@ -620,11 +620,11 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         f"{_REPLAYED} at the machine's count less its 2nd zero words of dQ, with M red pebbles",
     ),
     ("flash", Pass.FORWARD): Coverage(
-        None,
-        "",
-        (),
-        "not built: DFE22 Alg. 1 renormalises O after every key block and moves O, l, m "
-        "through slow memory; its graph is not checked, so no bound is known to cover it",
+        "blockwise-forward",
+        "block = B_c of FLASH_FORWARD_BLOCKS",
+        _ALL,
+        f"{_REPLAYED} at the machine's count less its 2nd + 4n constant words (O = 0, "
+        "l = 0, m = -inf written and read back), with M + 7 red pebbles",
     ),
     ("standard", Pass.FORWARD): Coverage(
         None, "", (), "not built: P = exp(S - m) / l with an online row maximum; not checked"

@@ -214,10 +214,10 @@ def test_builder_table_is_the_kinds():
 @pytest.mark.parametrize("n_", [1, 2, 3, 4])
 @pytest.mark.parametrize("tree", TREE_SHAPES)
 def test_one_computation_graphs_have_their_counts_and_outputs(n_: int, tree: str) -> None:
-    """SY24's graph, FlashAttention-2's online-softmax graph (every key block size 1..n+1)
-    and row streaming's graph have their formulas' vertex counts; their outputs are O
-    (and L for FlashAttention-2), and the online graph has one rescale factor per row and
-    key block after the first."""
+    """SY24's graph, FlashAttention-2's and FlashAttention's online-softmax graphs (every
+    key block size 1..n+1) and row streaming's graph have their formulas' vertex counts;
+    their outputs are O (and L for FlashAttention-2), and the online graph has one rescale
+    factor per row and key block after the first."""
     from attnio.pebble.builders import key_block
 
     for d_ in (1, 2, 3):
@@ -235,6 +235,10 @@ def test_one_computation_graphs_have_their_counts_and_outputs(n_: int, tree: str
             assert len(dag.outputs) == n_ * d_ + n_
             blocks = -(-n_ // block)
             assert sum(label.startswith("alpha[") for label in dag.labels) == n_ * (blocks - 1)
+            dag = builders.blockwise_forward(n_, d_, tree=tree, block=block)
+            formula = builders.blockwise_forward_vertices().subs({**sizes, key_block: block})
+            assert dag.num_vertices == formula
+            assert len(dag.outputs) == n_ * d_
 
 
 def test_online_block_is_checked() -> None:

@@ -23,6 +23,7 @@ GRAPHS = (
     "attention-forward",
     "sy24-forward",
     "online-forward",
+    "blockwise-forward",
     "streaming-forward",
     "attention-backward",
 )
@@ -33,7 +34,9 @@ def _instances():
         for n_ in (1, 2, 3):
             for d_ in (1, 2):
                 for tree in builders.TREE_SHAPES:
-                    blocks = range(1, n_ + 2) if kind == "online-forward" else (1,)
+                    blocks = (
+                        range(1, n_ + 2) if "block" in builders.BUILDERS[kind].parameters else (1,)
+                    )
                     for block in blocks:
                         yield kind, n_, d_, tree, block
 
@@ -50,8 +53,8 @@ def _used(pass_: Pass) -> set[str]:
 def test_every_graph_is_in_every_class_of_its_pass(kind: str) -> None:
     """Exhaustively for n <= 3, d <= 2, both tree shapes and every key block size 1..n+1,
     each of attnio's dense graphs (normalise-first, SY24's, FlashAttention-2's online
-    softmax, row streaming's log-sum-exp, the FA2 backward) has every property of every
-    derivation's class of its pass."""
+    softmax, FlashAttention's renormalised online softmax, row streaming's log-sum-exp,
+    the FA2 backward) has every property of every derivation's class of its pass."""
     for kind_, n_, d_, tree, block in _instances():
         if kind_ != kind:
             continue
