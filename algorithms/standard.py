@@ -26,7 +26,7 @@ from attnio.bounds.blocks import STANDARD_TILES
 
 from .errors import BlocksDoNotFitError
 from .machine import TwoLevelMachine, blocks
-from .tiling import rowsum_product, tiled_product
+from .tiling import chain_term, rowsum_product, tiled_product
 
 
 def standard_tile(M: int) -> int:
@@ -71,9 +71,17 @@ def standard_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
 
 
 def _elementwise(
-    mc: TwoLevelMachine, n: int, tile: int, row: str, inputs: tuple[str, ...], out: str, rule
+    mc: TwoLevelMachine,
+    n: int,
+    tile: int,
+    row: str,
+    inputs: tuple[str, ...],
+    out: str,
+    rule,
+    label: str = "",
 ) -> None:
-    """Stream T x T tiles of ``inputs`` and a row vector, write ``out = rule(row, *tiles)``."""
+    """Stream T x T tiles of ``inputs`` and a row vector, write ``out = rule(row, *tiles)``
+    (the vertex ``label[i,j]`` of the graph, for a trace)."""
     numeric = mc.numeric
     for i0, i1 in blocks(n, tile):
         vec = mc.load("vec", row, i0, i1, 0, 1)
@@ -81,6 +89,10 @@ def _elementwise(
             tiles = [mc.load(f"in{k}", name, i0, i1, j0, j1) for k, name in enumerate(inputs)]
             if numeric:
                 tiles[0][...] = rule(vec, *tiles)
+            if mc.trace is not None:
+                for a, i in enumerate(range(i0, i1)):
+                    for b, j in enumerate(range(j0, j1)):
+                        mc.trace.compute(f"{label}[{i},{j}]", "in0", (a, b))
             mc.store("in0", out, i0, i1, j0, j1)
             mc.free(*(f"in{k}" for k in range(len(inputs))))
         mc.free("vec")
@@ -103,16 +115,31 @@ def standard_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
     mc.step("Dvec = rowsum(dO * O)")
     rowsum_product(mc, "Dvec", "dO", "O", n, d, tile)
     mc.step("S = Q K^T")
-    tiled_product(mc, "S", "Q", "K", (n, d, n), tile, right_t=True)
+    tiled_product(
+        mc, "S", "Q", "K", (n, d, n), tile, right_t=True,
+        terms=lambda i, j, l: chain_term(f"S[{i},{j}]", f"QK[{i},{j},{l}]", l, d),
+    )  # fmt: skip
     mc.step("P = exp(S - L)")
-    _elementwise(mc, n, tile, "L", ("S",), "P", lambda L, S: np.exp(S - L))
+    _elementwise(mc, n, tile, "L", ("S",), "P", lambda L, S: np.exp(S - L), "P")
     mc.step("dV = P^T dO")
-    tiled_product(mc, "dV", "P", "dO", (n, n, d), tile, left_t=True)
+    tiled_product(
+        mc, "dV", "P", "dO", (n, n, d), tile, left_t=True,
+        terms=lambda j, k, i: chain_term(f"dV[{j},{k}]", f"PdO[{i},{j},{k}]", i, n),
+    )  # fmt: skip
     mc.step("dP = dO V^T")
-    tiled_product(mc, "dP", "dO", "V", (n, d, n), tile, right_t=True)
+    tiled_product(
+        mc, "dP", "dO", "V", (n, d, n), tile, right_t=True,
+        terms=lambda i, j, k: chain_term(f"dP[{i},{j}]", f"dOV[{i},{j},{k}]", k, d),
+    )  # fmt: skip
     mc.step("dS = P * (dP - Dvec)")
-    _elementwise(mc, n, tile, "Dvec", ("P", "dP"), "dS", lambda D, P, dP: P * (dP - D))
+    _elementwise(mc, n, tile, "Dvec", ("P", "dP"), "dS", lambda D, P, dP: P * (dP - D), "dS")
     mc.step("dQ = dS K")
-    tiled_product(mc, "dQ", "dS", "K", (n, n, d), tile)
+    tiled_product(
+        mc, "dQ", "dS", "K", (n, n, d), tile,
+        terms=lambda i, l, j: chain_term(f"dQ[{i},{l}]", f"dSK[{i},{j},{l}]", j, n),
+    )  # fmt: skip
     mc.step("dK = dS^T Q")
-    tiled_product(mc, "dK", "dS", "Q", (n, n, d), tile, left_t=True)
+    tiled_product(
+        mc, "dK", "dS", "Q", (n, n, d), tile, left_t=True,
+        terms=lambda j, l, i: chain_term(f"dK[{j},{l}]", f"dSQ[{i},{j},{l}]", i, n),
+    )  # fmt: skip

@@ -68,6 +68,7 @@ def tiled_product(
     epilogue: Callable[[int, int, int, int, np.ndarray | None], None] | None = None,
     active_out: Callable[[int, int], bool] | None = None,
     active_inner: Callable[[int, int, int], bool] | None = None,
+    terms: Callable[[int, int, int], str] | None = None,
 ) -> None:
     """Compute ``out = op(left) @ op(right)`` (m x p, inner k) with square tiles.
 
@@ -77,7 +78,9 @@ def tiled_product(
     (which may load and free buffers of its own and change C in place), store the
     tile. ``row_start`` / ``row_end`` run around each row band.
     ``active_out(ib, jb)`` false skips an output tile; ``active_inner(ib, jb, kb)``
-    false skips an inner step.
+    false skips an inner step. ``terms(i, j, t)`` labels the vertex of the graph that adds
+    the t-th inner term to out[i, j] (a chain over t, the order the tiles accumulate in),
+    for a :class:`~attnio.algorithms.trace.Trace` attached to the machine.
     """
     m, k, p = dims
     numeric = mc.numeric
@@ -102,6 +105,11 @@ def tiled_product(
                     B = mc.load("B", right, k0, k1, j0, j1)
                 if numeric:
                     C += (A.T if left_t else A) @ (B.T if right_t else B)
+                if mc.trace is not None and terms is not None:
+                    for a, i in enumerate(range(i0, i1)):
+                        for b, j in enumerate(range(j0, j1)):
+                            for t in range(k0, k1):
+                                mc.trace.compute(terms(i, j, t), "C", (a, b))
                 mc.free("A", "B")
             if epilogue is not None:
                 epilogue(i0, i1, j0, j1, C)
@@ -171,6 +179,13 @@ def square_tiling_forward(
     )
 
 
+def chain_term(name: str, leaf: str, t: int, count: int) -> str:
+    """Label of the vertex adding the t-th of ``count`` terms in the builders' chain trees."""
+    if t == count - 1:
+        return name
+    return leaf if t == 0 else f"{name}+{t}"
+
+
 def rowsum_product(
     mc: TwoLevelMachine, out: str, left: str, right: str, n: int, d: int, tile: int
 ) -> None:
@@ -183,6 +198,10 @@ def rowsum_product(
             Y = mc.load("Y", right, i0, i1, c0, c1)
             if numeric:
                 acc += np.sum(X * Y, axis=1, keepdims=True)
+            if mc.trace is not None:  # the chain of D_i in the backward graph
+                for a, i in enumerate(range(i0, i1)):
+                    for t in range(c0, c1):
+                        mc.trace.compute(chain_term(f"D[{i}]", f"dOO[{i},{t}]", t, d), "acc", a)
             mc.free("X", "Y")
         mc.store("acc", out, i0, i1, 0, 1)
         mc.free("acc")

@@ -633,7 +633,12 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
     ("output-stationary", Pass.FORWARD): Coverage(
         None, "", (), "not built: a maximum per tile; not checked"
     ),
-    ("standard", Pass.BACKWARD): Coverage(None, "", (), "no pebbling exported; not checked"),
+    ("standard", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "chain trees; S, P, dP, dS stored and read back (stores of intermediates)",
+        _ALL,
+        f"{_REPLAYED} at the machine's count with M + 2 red pebbles",
+    ),
     ("tiled-backward", Pass.BACKWARD): Coverage(None, "", (), "no pebbling exported; not checked"),
     ("output-stationary", Pass.BACKWARD): Coverage(
         None, "", (), "no pebbling exported; not checked"

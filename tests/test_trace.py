@@ -6,7 +6,7 @@ import doctest
 
 import pytest
 
-from attnio.algorithms import flash, streaming, trace
+from attnio.algorithms import flash, standard, streaming, trace
 from attnio.algorithms.errors import BlocksDoNotFitError, MachineError
 from attnio.algorithms.trace import Trace, record
 from attnio.pebble import builders
@@ -99,6 +99,7 @@ BACKWARD = {
     "row-streaming": (streaming.row_streaming_backward, 0, 0),
     "flash2": (flash.flash2_backward, 3, 2),
     "flash": (flash.flash_backward, 0, 2),
+    "standard": (standard.standard_backward, 2, 0),
 }
 """Backward schedule -> (runner, red pebbles beyond M, words per n d that are no vertex).
 FlashAttention and FlashAttention-2 write dQ = 0 to slow memory and read those zeros
