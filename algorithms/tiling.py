@@ -137,6 +137,11 @@ def square_tiling_forward(
         if numeric:
             np.exp(C, out=C)
             state["D"] += C.sum(axis=1, keepdims=True)
+        if mc.trace is not None:  # SY24's graph (attnio.pebble.builders.sy24_forward)
+            for a, i in enumerate(range(i0, i1)):
+                for b, j in enumerate(range(j0, j1)):
+                    mc.trace.compute(f"exp[{i},{j}]", "C", (a, b))
+                    mc.trace.compute(chain_term(f"rowsum[{i}]", f"exp[{i},{j}]", j, n), "Di", a)
 
     def close_rowsum(ib: int, i0: int, i1: int) -> None:
         mc.store("Di", "D", i0, i1, 0, 1)
@@ -155,6 +160,7 @@ def square_tiling_forward(
         epilogue=exp_and_sum,
         row_end=close_rowsum,
         active_out=None if tile_mask is None else (lambda ib, jb: tile_mask[ib, jb]),
+        terms=lambda i, j, l: chain_term(f"S[{i},{j}]", f"QK[{i},{j},{l}]", l, d),
     )
 
     def load_rowsum(ib: int, i0: int, i1: int) -> None:
@@ -163,6 +169,10 @@ def square_tiling_forward(
     def normalise(i0: int, i1: int, j0: int, j1: int, C: np.ndarray | None) -> None:
         if numeric:
             C /= state["D"]
+        if mc.trace is not None:
+            for a, i in enumerate(range(i0, i1)):
+                for b, k in enumerate(range(j0, j1)):
+                    mc.trace.compute(f"O[{i},{k}]", "C", (a, b))
 
     mc.step("phase 2: O = D^{-1} A V")
     tiled_product(
@@ -176,6 +186,7 @@ def square_tiling_forward(
         epilogue=normalise,
         row_end=lambda ib, i0, i1: mc.free("Di"),
         active_inner=None if tile_mask is None else (lambda ib, jb, kb: tile_mask[ib, kb]),
+        terms=lambda i, k, j: chain_term(f"U[{i},{k}]", f"AV[{i},{j},{k}]", j, n),
     )
 
 

@@ -629,7 +629,13 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
     ("standard", Pass.FORWARD): Coverage(
         None, "", (), "not built: P = exp(S - m) / l with an online row maximum; not checked"
     ),
-    ("square-tiling", Pass.FORWARD): Coverage(None, "", (), "not built; not checked"),
+    ("square-tiling", Pass.FORWARD): Coverage(
+        "sy24-forward",
+        "chain trees; A and D stored and read back (stores of intermediates)",
+        _ALL,
+        f"{_REPLAYED} at the machine's count with M + 2 red pebbles (n >= 2; with n = 1 "
+        "the graph's l_0 is A_00 and the machine moves that word twice)",
+    ),
     ("output-stationary", Pass.FORWARD): Coverage(
         None, "", (), "not built: a maximum per tile; not checked"
     ),

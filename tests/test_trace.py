@@ -6,7 +6,7 @@ import doctest
 
 import pytest
 
-from attnio.algorithms import flash, standard, streaming, trace
+from attnio.algorithms import flash, standard, streaming, tiling, trace
 from attnio.algorithms.errors import BlocksDoNotFitError, MachineError
 from attnio.algorithms.trace import Trace, record
 from attnio.pebble import builders
@@ -19,19 +19,24 @@ FORWARD = {
     "row-streaming": (0, 0, None),
     "flash2": (4, 0, (6, 3, 54)),
     "flash": (7, 1, (6, 3, 57)),
+    "square-tiling": (2, 0, (2, 1, 4)),
 }
 """Forward schedule -> (red pebbles beyond M, constant words per (2nd + 4n), an instance
 where that many are needed). Row streaming's scratch fits in the words its step buffers
 leave free (at these sizes; not proved for all); FlashAttention-2's needs up to 4 more with
 chain trees (3 scratch values of a chain summation and the rescale factor alpha, which the
 machine keeps in an uncharged register); FlashAttention's up to 7 (alpha and alpha l in
-registers, a chain's scratch, the sum before its division). FlashAttention writes O = 0,
-l = 0, m = -inf to slow memory and reads them back: 2nd + 4n words of constants."""
+registers, a chain's scratch, the sum before its division); square tiling (SY24's graph)
+up to 2. FlashAttention writes O = 0, l = 0, m = -inf to slow memory and reads them back:
+2nd + 4n words of constants. With n = 1 SY24's graph has l_0 = A_00 (one vertex), which
+square tiling stores and loads twice: those repeats are not counted as constants."""
 
 
 def _graph(name: str, n: int, d: int, M: int, tree: str):
     if name == "row-streaming":
         return streaming.row_streaming_forward, builders.streaming_forward(n, d, tree=tree)
+    if name == "square-tiling":
+        return tiling.square_tiling_forward, builders.sy24_forward(n, d, tree=tree)
     if name == "flash2":
         block = flash.forward2_blocks(d, M)[1]
         return flash.flash2_forward, builders.online_forward(n, d, tree=tree, block=block)
@@ -52,6 +57,8 @@ def test_forward_runs_replay_at_the_machines_count(name: str, tree: str) -> None
     computation with M + its extra red pebbles, whose I/O is the machine's loads plus
     stores less exactly its constant words; with chain trees the extra is attained."""
     extra, constants, attained = FORWARD[name]
+    if name == "square-tiling" and tree == "balanced":
+        pytest.skip("square tiling sums S tile after tile: its graph has chain trees")
     most = -(10**9)
     sizes = [(n, d, M) for n in (1, 2, 4) for d in (1, 2, 4) for M in range(3, 61, 3)]
     for n, d, M in sizes + ([attained] if attained else []):
@@ -61,7 +68,8 @@ def test_forward_runs_replay_at_the_machines_count(name: str, tree: str) -> None
         except BlocksDoNotFitError:
             continue
         result = replay(dag, moves.moves, M + extra)
-        assert moves.unmatched == constants * (2 * n * d + 4 * n), (n, d, M)
+        if n > 1 or name != "square-tiling":
+            assert moves.unmatched == constants * (2 * n * d + 4 * n), (n, d, M)
         assert result.io == counts.io - moves.unmatched, (n, d, M)
         most = max(most, result.peak_red - M)
     assert most == extra if tree == "chain" else most <= extra
