@@ -26,7 +26,7 @@ from attnio.bounds.blocks import STANDARD_TILES
 
 from .errors import BlocksDoNotFitError
 from .machine import TwoLevelMachine, blocks
-from .tiling import chain_term, rowsum_product, tiled_product
+from .tiling import backward_terms, rowsum_product, tiled_product
 
 
 def standard_tile(M: int) -> int:
@@ -114,32 +114,18 @@ def standard_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
         mc.create(name, n, cols)
     mc.step("Dvec = rowsum(dO * O)")
     rowsum_product(mc, "Dvec", "dO", "O", n, d, tile)
+    terms = backward_terms(n, d)
     mc.step("S = Q K^T")
-    tiled_product(
-        mc, "S", "Q", "K", (n, d, n), tile, right_t=True,
-        terms=lambda i, j, l: chain_term(f"S[{i},{j}]", f"QK[{i},{j},{l}]", l, d),
-    )  # fmt: skip
+    tiled_product(mc, "S", "Q", "K", (n, d, n), tile, right_t=True, terms=terms["S"])
     mc.step("P = exp(S - L)")
     _elementwise(mc, n, tile, "L", ("S",), "P", lambda L, S: np.exp(S - L), "P")
     mc.step("dV = P^T dO")
-    tiled_product(
-        mc, "dV", "P", "dO", (n, n, d), tile, left_t=True,
-        terms=lambda j, k, i: chain_term(f"dV[{j},{k}]", f"PdO[{i},{j},{k}]", i, n),
-    )  # fmt: skip
+    tiled_product(mc, "dV", "P", "dO", (n, n, d), tile, left_t=True, terms=terms["dV"])
     mc.step("dP = dO V^T")
-    tiled_product(
-        mc, "dP", "dO", "V", (n, d, n), tile, right_t=True,
-        terms=lambda i, j, k: chain_term(f"dP[{i},{j}]", f"dOV[{i},{j},{k}]", k, d),
-    )  # fmt: skip
+    tiled_product(mc, "dP", "dO", "V", (n, d, n), tile, right_t=True, terms=terms["dP"])
     mc.step("dS = P * (dP - Dvec)")
     _elementwise(mc, n, tile, "Dvec", ("P", "dP"), "dS", lambda D, P, dP: P * (dP - D), "dS")
     mc.step("dQ = dS K")
-    tiled_product(
-        mc, "dQ", "dS", "K", (n, n, d), tile,
-        terms=lambda i, l, j: chain_term(f"dQ[{i},{l}]", f"dSK[{i},{j},{l}]", j, n),
-    )  # fmt: skip
+    tiled_product(mc, "dQ", "dS", "K", (n, n, d), tile, terms=terms["dQ"])
     mc.step("dK = dS^T Q")
-    tiled_product(
-        mc, "dK", "dS", "Q", (n, n, d), tile, left_t=True,
-        terms=lambda j, l, i: chain_term(f"dK[{j},{l}]", f"dSQ[{i},{j},{l}]", i, n),
-    )  # fmt: skip
+    tiled_product(mc, "dK", "dS", "Q", (n, n, d), tile, left_t=True, terms=terms["dK"])

@@ -197,6 +197,18 @@ def chain_term(name: str, leaf: str, t: int, count: int) -> str:
     return leaf if t == 0 else f"{name}+{t}"
 
 
+def backward_terms(n: int, d: int) -> dict[str, Callable[[int, int, int], str]]:
+    """The ``terms`` of each tiled product of the backward graph (chain trees): for the
+    output named, (row, column, inner index) -> the label of the vertex adding that term."""
+    return {
+        "S": lambda i, j, l: chain_term(f"S[{i},{j}]", f"QK[{i},{j},{l}]", l, d),
+        "dP": lambda i, j, k: chain_term(f"dP[{i},{j}]", f"dOV[{i},{j},{k}]", k, d),
+        "dV": lambda j, k, i: chain_term(f"dV[{j},{k}]", f"PdO[{i},{j},{k}]", i, n),
+        "dQ": lambda i, l, j: chain_term(f"dQ[{i},{l}]", f"dSK[{i},{j},{l}]", j, n),
+        "dK": lambda j, l, i: chain_term(f"dK[{j},{l}]", f"dSQ[{i},{j},{l}]", i, n),
+    }
+
+
 def rowsum_product(
     mc: TwoLevelMachine, out: str, left: str, right: str, n: int, d: int, tile: int
 ) -> None:
@@ -242,6 +254,7 @@ def tiled_backward(
 
     mc, tile = machine, square_tile(machine.M)
     numeric = mc.numeric
+    terms = backward_terms(n, d)
     for name, rows, cols in (
         ("Dvec", n, 1),
         ("P", n, n),
@@ -268,6 +281,10 @@ def tiled_backward(
     def probabilities(i0: int, i1: int, j0: int, j1: int, C: np.ndarray | None) -> None:
         if numeric:
             np.exp(C - state["row"], out=C)
+        if mc.trace is not None:
+            for a, i in enumerate(range(i0, i1)):
+                for b, j in enumerate(range(j0, j1)):
+                    mc.trace.compute(f"P[{i},{j}]", "C", (a, b))
 
     mc.step("P = exp(Q K^T - L)")
     tiled_product(
@@ -282,12 +299,17 @@ def tiled_backward(
         epilogue=probabilities,
         row_end=free_row,
         active_out=on_tile,
+        terms=terms["S"],
     )
 
     def score_gradient(i0: int, i1: int, j0: int, j1: int, C: np.ndarray | None) -> None:
         P = mc.load("Ptile", "P", i0, i1, j0, j1)
         if numeric:
             C[...] = P * (C - state["row"])
+        if mc.trace is not None:
+            for a, i in enumerate(range(i0, i1)):
+                for b, j in enumerate(range(j0, j1)):
+                    mc.trace.compute(f"dS[{i},{j}]", "C", (a, b))
         mc.free("Ptile")
 
     mc.step("dS = P * (dO V^T - Dvec)")
@@ -303,10 +325,19 @@ def tiled_backward(
         epilogue=score_gradient,
         row_end=free_row,
         active_out=on_tile,
+        terms=terms["dP"],
     )
     mc.step("dV = P^T dO")
-    tiled_product(mc, "dV", "P", "dO", (n, n, d), tile, left_t=True, active_inner=on_column_inner)
+    tiled_product(
+        mc, "dV", "P", "dO", (n, n, d), tile, left_t=True, active_inner=on_column_inner,
+        terms=terms["dV"],
+    )  # fmt: skip
     mc.step("dQ = dS K")
-    tiled_product(mc, "dQ", "dS", "K", (n, n, d), tile, active_inner=on_row_inner)
+    tiled_product(
+        mc, "dQ", "dS", "K", (n, n, d), tile, active_inner=on_row_inner, terms=terms["dQ"]
+    )
     mc.step("dK = dS^T Q")
-    tiled_product(mc, "dK", "dS", "Q", (n, n, d), tile, left_t=True, active_inner=on_column_inner)
+    tiled_product(
+        mc, "dK", "dS", "Q", (n, n, d), tile, left_t=True, active_inner=on_column_inner,
+        terms=terms["dK"],
+    )  # fmt: skip

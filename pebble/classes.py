@@ -645,7 +645,12 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         _ALL,
         f"{_REPLAYED} at the machine's count with M + 2 red pebbles",
     ),
-    ("tiled-backward", Pass.BACKWARD): Coverage(None, "", (), "no pebbling exported; not checked"),
+    ("tiled-backward", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "chain trees; P and dS stored and read back (stores of intermediates)",
+        _ALL,
+        f"{_REPLAYED} at the machine's count with M + 1 red pebbles",
+    ),
     ("output-stationary", Pass.BACKWARD): Coverage(
         None, "", (), "no pebbling exported; not checked"
     ),

@@ -104,12 +104,14 @@ def test_binding_a_value_not_in_fast_memory_is_refused() -> None:
 
 
 BACKWARD = {
-    "row-streaming": (streaming.row_streaming_backward, 0, 0),
-    "flash2": (flash.flash2_backward, 3, 2),
-    "flash": (flash.flash_backward, 0, 2),
-    "standard": (standard.standard_backward, 2, 0),
+    "row-streaming": (streaming.row_streaming_backward, 0, 0, None),
+    "flash2": (flash.flash2_backward, 3, 2, (3, 3, 87)),
+    "flash": (flash.flash_backward, 0, 2, None),
+    "standard": (standard.standard_backward, 2, 0, (1, 1, 3)),
+    "tiled-backward": (tiling.tiled_backward, 1, 0, (1, 2, 5)),
 }
-"""Backward schedule -> (runner, red pebbles beyond M, words per n d that are no vertex).
+"""Backward schedule -> (runner, red pebbles beyond M, words per n d that are no vertex,
+an instance where that many red pebbles are needed).
 FlashAttention and FlashAttention-2 write dQ = 0 to slow memory and read those zeros
 back: 2 n d words of constants, which the pebbling does not move."""
 
@@ -117,14 +119,14 @@ back: 2 n d words of constants, which the pebbling does not move."""
 @pytest.mark.parametrize("name", sorted(BACKWARD))
 def test_backward_runs_replay_at_the_machines_count(name: str) -> None:
     """Each backward run (n <= 3, d <= 2, every fourth M up to 60 at which it fits, and
-    n = d = 3, M = 87) is a
+    the instance BACKWARD names) is a
     legal pebbling of FlashAttention-2's backward graph with chain trees (the order the
     schedules accumulate dQ, dK, dV in), with M + its extra red pebbles; its I/O is the
     machine's count less exactly the constant words, and the extra is attained."""
-    runner, extra, constants = BACKWARD[name]
+    runner, extra, constants, attained = BACKWARD[name]
     most = -(10**9)
     sizes = [(n, d, M) for n in (1, 2, 3) for d in (1, 2) for M in range(3, 61, 4)]
-    for n, d, M in [*sizes, (3, 3, 87)]:  # (3, 3, 87): a full machine, 3 scratch values
+    for n, d, M in sizes + ([attained] if attained else []):
         dag = builders.attention_backward(n, d)
         shapes = {x: (n, d) for x in ("Q", "K", "V", "O", "dO")} | {"L": (n, 1)}
         try:
