@@ -652,7 +652,10 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         f"{_REPLAYED} at the machine's count with M + 1 red pebbles",
     ),
     ("output-stationary", Pass.BACKWARD): Coverage(
-        None, "", (), "no pebbling exported; not checked"
+        "attention-backward",
+        "chain trees; P and dS stored and read back (stores of intermediates)",
+        _ALL,
+        f"{_REPLAYED} at the machine's count with M red pebbles",
     ),
 }
 """(schedule, pass) -> the graph it computes and the derivations whose class holds it.

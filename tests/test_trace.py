@@ -6,7 +6,7 @@ import doctest
 
 import pytest
 
-from attnio.algorithms import flash, standard, streaming, tiling, trace
+from attnio.algorithms import flash, standard, stationary, streaming, tiling, trace
 from attnio.algorithms.errors import BlocksDoNotFitError, MachineError
 from attnio.algorithms.trace import Trace, record
 from attnio.pebble import builders
@@ -109,6 +109,7 @@ BACKWARD = {
     "flash": (flash.flash_backward, 0, 2, None),
     "standard": (standard.standard_backward, 2, 0, (1, 1, 3)),
     "tiled-backward": (tiling.tiled_backward, 1, 0, (1, 2, 5)),
+    "output-stationary": (stationary.output_stationary_backward, 0, 0, None),
 }
 """Backward schedule -> (runner, red pebbles beyond M, words per n d that are no vertex,
 an instance where that many red pebbles are needed).
