@@ -91,6 +91,7 @@ def output_stationary_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
     tile = stationary_tile(machine.M)
     mc, numeric = machine, machine.numeric
     rows, cols = blocks(n, tile), blocks(d, tile)
+    terms, tr = backward_terms(n, d), mc.trace  # S's chain terms, as backward
     mc.create("A", n, n)
     mc.create("Amax", n, len(rows))
     mc.create("L", n, 1)
@@ -107,6 +108,9 @@ def output_stationary_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
                 k = mc.load("k", "K", j0, j1, c, c + 1)
                 if numeric:
                     S += q @ k.T
+                if tr is not None:
+                    for a, b, i, j in _pairs(i0, i1, j0, j1):
+                        tr.compute(terms["S"](i, j, c), "S", (a, b))
                 mc.free("q", "k")
             top = mc.alloc("top", i1 - i0)
             if numeric:
@@ -116,11 +120,24 @@ def output_stationary_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
                 total *= np.exp(m - new)
                 total += S.sum(axis=1, keepdims=True) * np.exp(top - new)
                 m[...] = new
+            if tr is not None:  # attnio.pebble.builders.stationary_forward, block = tile
+                for a, i in enumerate(range(i0, i1)):
+                    tr.compute(f"top[{i},{jb}]", "top", a)
+                    for b, j in enumerate(range(j0, j1)):
+                        tr.compute(f"A[{i},{j}]", "S", (a, b))
+                    new_m = f"m[{i},{jb}]" if jb else f"top[{i},0]"
+                    tr.compute(new_m)  # the machine's temporary "new", uncharged
+                    tr.compute(f"l[{i},{jb}]", "l", a)
+                    tr.bind("m", a, new_m)
+                    tr.release(new_m)
             mc.store("S", "A", i0, i1, j0, j1)
             mc.store("top", "Amax", i0, i1, jb, jb + 1)
             mc.free("S", "top")
         if numeric:
             m += np.log(total)
+        if tr is not None:
+            for a, i in enumerate(range(i0, i1)):
+                tr.compute(f"L[{i}]", "m", a)
         mc.store("m", "L", i0, i1, 0, 1)
         mc.free("m", "l")
 
@@ -133,11 +150,19 @@ def output_stationary_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
                 f = mc.load("f", "Amax", i0, i1, jb, jb + 1)
                 if numeric:
                     np.exp(f - L, out=f)
+                if tr is not None:
+                    for x, i in enumerate(range(i0, i1)):
+                        tr.compute(f"f[{i},{jb}]", "f", x)
                 for j in range(j0, j1):
                     a = mc.load("a", "A", i0, i1, j, j + 1)
                     v = mc.load("v", "V", j, j + 1, k0, k1)
                     if numeric:
                         O += (f * a) @ v
+                    if tr is not None:
+                        for x, y, i, k in _pairs(i0, i1, k0, k1):
+                            tr.compute(
+                                chain_term(f"O[{i},{k}]", f"PV[{i},{j},{k}]", j, n), "O", (x, y)
+                            )
                     mc.free("a", "v")
                 mc.free("f")
             mc.store("O", "O", i0, i1, k0, k1)

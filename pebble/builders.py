@@ -69,6 +69,8 @@ __all__ = [
     "sparse_backward_vertices",
     "sparse_forward",
     "sparse_forward_vertices",
+    "stationary_forward",
+    "stationary_forward_vertices",
     "streaming_forward",
     "streaming_forward_vertices",
     "sy24_forward",
@@ -477,6 +479,75 @@ def online_forward_vertices() -> sp.Expr:
     """
     T = sp.ceiling(n / key_block)
     return 3 * n * d + n * (4 * n * d + 3 * n + (d + 3) * T - d - 4)
+
+
+def stationary_forward(n_: int, d_: int, *, tree: str = "chain", block: int = 1) -> Dag:
+    """The output-stationary forward graph (``attnio.algorithms.stationary``): a maximum per
+    key tile of ``block`` keys.
+
+    Per query row i and key tile J: top_iJ, the maximum of the tile's S_ij (a tree);
+    a_ij = exp(S_ij - top_iJ); the running maximum m_iJ = max(m_i,J-1, top_iJ) (m_i0 is
+    top_i0); the running sum l_iJ = l_i,J-1 exp(m_i,J-1 - m_iJ) + (sum_J a_ij)
+    exp(top_iJ - m_iJ); L_i = m_i + log l_i; then f_iJ = exp(top_iJ - L_i), the
+    probabilities P_ij = f_iJ a_ij and the output trees O_ik over the products P_ij V_jk.
+    L is not a sink (it feeds f), so the schedule's store of L is a store of an
+    intermediate.
+
+    Examples
+    --------
+    >>> g_ = stationary_forward(3, 2, block=2)
+    >>> g_.num_vertices == stationary_forward_vertices().subs({n: 3, d: 2, key_block: 2})
+    True
+    """
+    _check_size(n=n_, d=d_, block=block)
+    b = _Builder(tree)
+    Q = b.matrix("Q", n_, d_)
+    K = b.matrix("K", n_, d_)
+    V = b.matrix("V", n_, d_)
+    spans = [(j, min(j + block, n_)) for j in range(0, n_, block)]
+    for i in range(n_):
+        S, A, top = [], [], []
+        m = ell = None
+        for j in range(n_):
+            terms = [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
+            S.append(b.tree(f"S[{i},{j}]", terms))
+        for c, (j0, j1) in enumerate(spans):
+            t = b.tree(f"top[{i},{c}]", S[j0:j1])
+            top.append(t)
+            for j in range(j0, j1):
+                A.append(b.vertex(f"A[{i},{j}]", (b.vertex(f"S-top[{i},{j}]", (S[j], t)),)))
+            m_new = t if m is None else b.vertex(f"m[{i},{c}]", (m, t))
+            total = b.tree(f"sumA[{i},{c}]", A[j0:j1])
+            e = b.vertex(f"e[{i},{c}]", (b.vertex(f"top-m[{i},{c}]", (t, m_new)),))
+            if m is None:
+                ell = b.vertex(f"l[{i},{c}]", (total, e))
+            else:
+                r = b.vertex(f"r[{i},{c}]", (b.vertex(f"m-m[{i},{c}]", (m, m_new)),))
+                kept = b.vertex(f"l*r[{i},{c}]", (ell, r))
+                ell = b.vertex(f"l[{i},{c}]", (kept, b.vertex(f"sumA*e[{i},{c}]", (total, e))))
+            m = m_new
+        L = b.vertex(f"L[{i}]", (m, ell))
+        f = [
+            b.vertex(f"f[{i},{c}]", (b.vertex(f"top-L[{i},{c}]", (t, L)),))
+            for c, t in enumerate(top)
+        ]
+        P = [b.vertex(f"P[{i},{j}]", (f[j // block], A[j])) for j in range(n_)]
+        for k in range(d_):
+            b.tree(
+                f"O[{i},{k}]", [b.vertex(f"PV[{i},{j},{k}]", (P[j], V[j, k])) for j in range(n_)]
+            )
+    return b.dag()
+
+
+def stationary_forward_vertices() -> sp.Expr:
+    """Vertices of :func:`stationary_forward` with T = ceil(n / B_c) key tiles.
+
+    Per row: S 2nd - n; per tile of b keys, its maximum b - 1, a 2b, its sum b - 1, e 2
+    and one product, and after the first tile 5 more (m, r, l r, the sum); L 1; f 2T;
+    P n; output trees d (2n - 1). Total 3nd + n (4nd + 4n + 8T - d - 4).
+    """
+    T = sp.ceiling(n / key_block)
+    return 3 * n * d + n * (4 * n * d + 4 * n + 8 * T - d - 4)
 
 
 def streaming_forward(n_: int, d_: int, *, tree: str = "chain") -> Dag:
@@ -890,6 +961,15 @@ BUILDERS: dict[str, BuilderSpec] = {
             "attention-forward",
         ),
         BuilderSpec(
+            "stationary-forward",
+            Pass.FORWARD,
+            Regime.DENSE,
+            stationary_forward,
+            stationary_forward_vertices,
+            ("tree", "block"),
+            "attention-forward",
+        ),
+        BuilderSpec(
             "streaming-forward",
             Pass.FORWARD,
             Regime.DENSE,
@@ -1032,7 +1112,7 @@ def build(
 
     ``mask`` (an array, or a spec for :func:`mask_from_spec`; default causal) is
     used by the sparse kinds; ``degree`` by ``"approx-forward"``; ``block`` (keys per
-    block) by ``"online-forward"`` and ``"blockwise-forward"``. The vertex count
+    block) by ``"online-forward"``, ``"blockwise-forward"`` and ``"stationary-forward"``. The vertex count
     is estimated first (:func:`estimate_vertices`); a graph above ``max_vertices``
     is refused before anything is allocated.
 

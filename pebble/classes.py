@@ -637,7 +637,10 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         "the graph's l_0 is A_00 and the machine moves that word twice)",
     ),
     ("output-stationary", Pass.FORWARD): Coverage(
-        None, "", (), "not built: a maximum per tile; not checked"
+        "stationary-forward",
+        "block = the schedule's tile; chain trees; A, Amax, L stored and read back",
+        _ALL,
+        f"{_REPLAYED} at the machine's count with M red pebbles",
     ),
     ("standard", Pass.BACKWARD): Coverage(
         "attention-backward",

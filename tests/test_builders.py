@@ -235,10 +235,13 @@ def test_one_computation_graphs_have_their_counts_and_outputs(n_: int, tree: str
             assert len(dag.outputs) == n_ * d_ + n_
             blocks = -(-n_ // block)
             assert sum(label.startswith("alpha[") for label in dag.labels) == n_ * (blocks - 1)
-            dag = builders.blockwise_forward(n_, d_, tree=tree, block=block)
-            formula = builders.blockwise_forward_vertices().subs({**sizes, key_block: block})
-            assert dag.num_vertices == formula
-            assert len(dag.outputs) == n_ * d_
+            for build_, count in (
+                (builders.blockwise_forward, builders.blockwise_forward_vertices),
+                (builders.stationary_forward, builders.stationary_forward_vertices),
+            ):
+                dag = build_(n_, d_, tree=tree, block=block)
+                assert dag.num_vertices == count().subs({**sizes, key_block: block})
+                assert len(dag.outputs) == n_ * d_
 
 
 def test_online_block_is_checked() -> None:

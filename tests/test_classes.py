@@ -24,6 +24,7 @@ GRAPHS = (
     "sy24-forward",
     "online-forward",
     "blockwise-forward",
+    "stationary-forward",
     "streaming-forward",
     "attention-backward",
 )

@@ -60,6 +60,7 @@ CHAIN = {
     "online-forward": ("QK", "S", "S-m", "Pt"),
     "blockwise-forward": ("QK", "S", "S-m", "Pt"),
     "streaming-forward": ("QK", "S", "S-lse", "W"),
+    "stationary-forward": ("QK", "S", "S-top", "A", "P"),
 }
 """The families of a pair chain: the vertices that belong to one pair (i, j) alone."""
 PRODUCTS = {
@@ -69,6 +70,7 @@ PRODUCTS = {
     "online-forward": ("PV",),
     "blockwise-forward": ("PV",),
     "streaming-forward": ("PV",),
+    "stationary-forward": ("PV",),
 }
 """The product families the sharp bounds count."""
 
@@ -550,6 +552,7 @@ GRAPHS = [
     ("online-forward", 3, 1),
     ("blockwise-forward", 2, 2),
     ("streaming-forward", 2, 2),
+    ("stationary-forward", 2, 2),
 ]
 """The graphs whose parts the lemmas are tested on: the reference graphs and the other
 graphs of the forward computation (docs/notation.md), all in the lemmas' classes

@@ -20,6 +20,7 @@ FORWARD = {
     "flash2": (4, 0, (6, 3, 54)),
     "flash": (7, 1, (6, 3, 57)),
     "square-tiling": (2, 0, (2, 1, 4)),
+    "output-stationary": (0, 0, None),
 }
 """Forward schedule -> (red pebbles beyond M, constant words per (2nd + 4n), an instance
 where that many are needed). Row streaming's scratch fits in the words its step buffers
@@ -37,6 +38,10 @@ def _graph(name: str, n: int, d: int, M: int, tree: str):
         return streaming.row_streaming_forward, builders.streaming_forward(n, d, tree=tree)
     if name == "square-tiling":
         return tiling.square_tiling_forward, builders.sy24_forward(n, d, tree=tree)
+    if name == "output-stationary":
+        block = stationary.stationary_tile(M)
+        graph = builders.stationary_forward(n, d, tree=tree, block=block)
+        return stationary.output_stationary_forward, graph
     if name == "flash2":
         block = flash.forward2_blocks(d, M)[1]
         return flash.flash2_forward, builders.online_forward(n, d, tree=tree, block=block)
@@ -55,10 +60,11 @@ def test_forward_runs_replay_at_the_machines_count(name: str, tree: str) -> None
     """Each forward run (n, d in {1, 2, 4}, every third M up to 60 at which the schedule
     fits, and the instance FORWARD names) is a legal pebbling of the graph of its
     computation with M + its extra red pebbles, whose I/O is the machine's loads plus
-    stores less exactly its constant words; with chain trees the extra is attained."""
+    stores less exactly its constant words; with chain trees the extra is attained at the
+    instance named."""
     extra, constants, attained = FORWARD[name]
-    if name == "square-tiling" and tree == "balanced":
-        pytest.skip("square tiling sums S tile after tile: its graph has chain trees")
+    if name in ("square-tiling", "output-stationary") and tree == "balanced":
+        pytest.skip("the schedule sums S in steps: its graph has chain trees")
     most = -(10**9)
     sizes = [(n, d, M) for n in (1, 2, 4) for d in (1, 2, 4) for M in range(3, 61, 3)]
     for n, d, M in sizes + ([attained] if attained else []):
@@ -72,7 +78,8 @@ def test_forward_runs_replay_at_the_machines_count(name: str, tree: str) -> None
             assert moves.unmatched == constants * (2 * n * d + 4 * n), (n, d, M)
         assert result.io == counts.io - moves.unmatched, (n, d, M)
         most = max(most, result.peak_red - M)
-    assert most == extra if tree == "chain" else most <= extra
+    assert most <= extra
+    assert attained is None or tree != "chain" or most == extra
 
 
 def test_a_wrong_graph_is_refused() -> None:
