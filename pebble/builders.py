@@ -75,6 +75,8 @@ __all__ = [
     "streaming_forward_vertices",
     "sy24_forward",
     "sy24_forward_vertices",
+    "twopass_forward",
+    "twopass_forward_vertices",
 ]
 
 TREE_SHAPES = ("chain", "balanced")
@@ -550,6 +552,70 @@ def stationary_forward_vertices() -> sp.Expr:
     return 3 * n * d + n * (4 * n * d + 4 * n + 8 * T - d - 4)
 
 
+def twopass_forward(n_: int, d_: int, *, tree: str = "chain", block: int = 1) -> Dag:
+    """Standard attention's forward graph (``attnio.algorithms.standard``): two passes over
+    the stored scores, key tiles of ``block`` keys.
+
+    Per query row i and key tile J, the first pass: tmax_iJ, the tile's maximum (a tree);
+    m_iJ = max(m_i,J-1, tmax_iJ) (m_i0 is tmax_i0); e_ij = exp(S_ij - m_iJ) and their sum
+    over the tile; l_iJ = l_i,J-1 exp(m_i,J-1 - m_iJ) + that sum (l_i0 is the sum). The
+    second pass: P_ij = exp(S_ij - m_i) / l_i with the last m_i, l_i (a subtraction, exp
+    and a division); then the output trees over P_ij V_jk.
+
+    Examples
+    --------
+    >>> g_ = twopass_forward(3, 2, block=2)
+    >>> g_.num_vertices == twopass_forward_vertices().subs({n: 3, d: 2, key_block: 2})
+    True
+    """
+    _check_size(n=n_, d=d_, block=block)
+    b = _Builder(tree)
+    Q = b.matrix("Q", n_, d_)
+    K = b.matrix("K", n_, d_)
+    V = b.matrix("V", n_, d_)
+    spans = [(j, min(j + block, n_)) for j in range(0, n_, block)]
+    for i in range(n_):
+        S = []
+        for j in range(n_):
+            terms = [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
+            S.append(b.tree(f"S[{i},{j}]", terms))
+        m = ell = None
+        for c, (j0, j1) in enumerate(spans):
+            t = b.tree(f"tmax[{i},{c}]", S[j0:j1])
+            m_new = t if m is None else b.vertex(f"m[{i},{c}]", (m, t))
+            e = [
+                b.vertex(f"e[{i},{j}]", (b.vertex(f"S-mt[{i},{j}]", (S[j], m_new)),))
+                for j in range(j0, j1)
+            ]
+            total = b.tree(f"esum[{i},{c}]", e)
+            if m is None:
+                ell = total
+            else:
+                r = b.vertex(f"r[{i},{c}]", (b.vertex(f"m-m[{i},{c}]", (m, m_new)),))
+                ell = b.vertex(f"l[{i},{c}]", (b.vertex(f"l*r[{i},{c}]", (ell, r)), total))
+            m = m_new
+        P = []
+        for j in range(n_):
+            E = b.vertex(f"E[{i},{j}]", (b.vertex(f"S-m[{i},{j}]", (S[j], m)),))
+            P.append(b.vertex(f"P[{i},{j}]", (E, ell)))
+        for k in range(d_):
+            b.tree(
+                f"O[{i},{k}]", [b.vertex(f"PV[{i},{j},{k}]", (P[j], V[j, k])) for j in range(n_)]
+            )
+    return b.dag()
+
+
+def twopass_forward_vertices() -> sp.Expr:
+    """Vertices of :func:`twopass_forward` with T = ceil(n / B_c) key tiles.
+
+    Per row: S 2nd - n; per tile of b keys, its maximum b - 1, e 2b, their sum b - 1,
+    and after the first tile 5 more (m, the rescale factor r, l r, l); P 3n; output trees
+    d (2n - 1). Total 3nd + n (4nd + 6n + 3T - d - 5).
+    """
+    T = sp.ceiling(n / key_block)
+    return 3 * n * d + n * (4 * n * d + 6 * n + 3 * T - d - 5)
+
+
 def streaming_forward(n_: int, d_: int, *, tree: str = "chain") -> Dag:
     """Row streaming's forward graph (``attnio.algorithms.streaming``): a running log-sum-exp.
 
@@ -970,6 +1036,15 @@ BUILDERS: dict[str, BuilderSpec] = {
             "attention-forward",
         ),
         BuilderSpec(
+            "twopass-forward",
+            Pass.FORWARD,
+            Regime.DENSE,
+            twopass_forward,
+            twopass_forward_vertices,
+            ("tree", "block"),
+            "attention-forward",
+        ),
+        BuilderSpec(
             "streaming-forward",
             Pass.FORWARD,
             Regime.DENSE,
@@ -1112,7 +1187,8 @@ def build(
 
     ``mask`` (an array, or a spec for :func:`mask_from_spec`; default causal) is
     used by the sparse kinds; ``degree`` by ``"approx-forward"``; ``block`` (keys per
-    block) by ``"online-forward"``, ``"blockwise-forward"`` and ``"stationary-forward"``. The vertex count
+    block) by ``"online-forward"``, ``"blockwise-forward"``, ``"stationary-forward"`` and
+    ``"twopass-forward"``. The vertex count
     is estimated first (:func:`estimate_vertices`); a graph above ``max_vertices``
     is refused before anything is allocated.
 

@@ -627,7 +627,11 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         "l = 0, m = -inf written and read back), with M + 7 red pebbles",
     ),
     ("standard", Pass.FORWARD): Coverage(
-        None, "", (), "not built: P = exp(S - m) / l with an online row maximum; not checked"
+        "twopass-forward",
+        "block = the schedule's tile; chain trees; S and P stored and read back",
+        _ALL,
+        f"{_REPLAYED} at the machine's count with M + 4 red pebbles (n >= 2; with n = 1 "
+        "the graph's m_0 is S_00 and the machine moves that word twice)",
     ),
     ("square-tiling", Pass.FORWARD): Coverage(
         "sy24-forward",

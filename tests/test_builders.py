@@ -238,6 +238,7 @@ def test_one_computation_graphs_have_their_counts_and_outputs(n_: int, tree: str
             for build_, count in (
                 (builders.blockwise_forward, builders.blockwise_forward_vertices),
                 (builders.stationary_forward, builders.stationary_forward_vertices),
+                (builders.twopass_forward, builders.twopass_forward_vertices),
             ):
                 dag = build_(n_, d_, tree=tree, block=block)
                 assert dag.num_vertices == count().subs({**sizes, key_block: block})

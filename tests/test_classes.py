@@ -25,6 +25,7 @@ GRAPHS = (
     "online-forward",
     "blockwise-forward",
     "stationary-forward",
+    "twopass-forward",
     "streaming-forward",
     "attention-backward",
 )

@@ -61,6 +61,7 @@ CHAIN = {
     "blockwise-forward": ("QK", "S", "S-m", "Pt"),
     "streaming-forward": ("QK", "S", "S-lse", "W"),
     "stationary-forward": ("QK", "S", "S-top", "A", "P"),
+    "twopass-forward": ("QK", "S", "S-m", "E", "P"),
 }
 """The families of a pair chain: the vertices that belong to one pair (i, j) alone."""
 PRODUCTS = {
@@ -71,6 +72,7 @@ PRODUCTS = {
     "blockwise-forward": ("PV",),
     "streaming-forward": ("PV",),
     "stationary-forward": ("PV",),
+    "twopass-forward": ("PV",),
 }
 """The product families the sharp bounds count."""
 
@@ -553,6 +555,7 @@ GRAPHS = [
     ("blockwise-forward", 2, 2),
     ("streaming-forward", 2, 2),
     ("stationary-forward", 2, 2),
+    ("twopass-forward", 2, 2),
 ]
 """The graphs whose parts the lemmas are tested on: the reference graphs and the other
 graphs of the forward computation (docs/notation.md), all in the lemmas' classes

@@ -21,6 +21,7 @@ FORWARD = {
     "flash": (7, 1, (6, 3, 57)),
     "square-tiling": (2, 0, (2, 1, 4)),
     "output-stationary": (0, 0, None),
+    "standard": (4, 0, (2, 1, 3)),
 }
 """Forward schedule -> (red pebbles beyond M, constant words per (2nd + 4n), an instance
 where that many are needed). Row streaming's scratch fits in the words its step buffers
@@ -30,7 +31,8 @@ machine keeps in an uncharged register); FlashAttention's up to 7 (alpha and alp
 registers, a chain's scratch, the sum before its division); square tiling (SY24's graph)
 up to 2. FlashAttention writes O = 0, l = 0, m = -inf to slow memory and reads them back:
 2nd + 4n words of constants. With n = 1 SY24's graph has l_0 = A_00 (one vertex), which
-square tiling stores and loads twice: those repeats are not counted as constants."""
+square tiling stores and loads twice, and standard attention's graph has m_0 = S_00:
+those repeats are not counted as constants."""
 
 
 def _graph(name: str, n: int, d: int, M: int, tree: str):
@@ -38,6 +40,9 @@ def _graph(name: str, n: int, d: int, M: int, tree: str):
         return streaming.row_streaming_forward, builders.streaming_forward(n, d, tree=tree)
     if name == "square-tiling":
         return tiling.square_tiling_forward, builders.sy24_forward(n, d, tree=tree)
+    if name == "standard":
+        block = standard.standard_tile(M)
+        return standard.standard_forward, builders.twopass_forward(n, d, tree=tree, block=block)
     if name == "output-stationary":
         block = stationary.stationary_tile(M)
         graph = builders.stationary_forward(n, d, tree=tree, block=block)
@@ -63,7 +68,7 @@ def test_forward_runs_replay_at_the_machines_count(name: str, tree: str) -> None
     stores less exactly its constant words; with chain trees the extra is attained at the
     instance named."""
     extra, constants, attained = FORWARD[name]
-    if name in ("square-tiling", "output-stationary") and tree == "balanced":
+    if name in ("square-tiling", "output-stationary", "standard") and tree == "balanced":
         pytest.skip("the schedule sums S in steps: its graph has chain trees")
     most = -(10**9)
     sizes = [(n, d, M) for n in (1, 2, 4) for d in (1, 2, 4) for M in range(3, 61, 3)]
@@ -74,7 +79,7 @@ def test_forward_runs_replay_at_the_machines_count(name: str, tree: str) -> None
         except BlocksDoNotFitError:
             continue
         result = replay(dag, moves.moves, M + extra)
-        if n > 1 or name != "square-tiling":
+        if n > 1 or name not in ("square-tiling", "standard"):
             assert moves.unmatched == constants * (2 * n * d + 4 * n), (n, d, M)
         assert result.io == counts.io - moves.unmatched, (n, d, M)
         most = max(most, result.peak_red - M)
