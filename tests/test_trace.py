@@ -151,3 +151,29 @@ def test_backward_runs_replay_at_the_machines_count(name: str) -> None:
         assert result.io == counts.io - constants * n * d, (n, d, M)
         most = max(most, result.peak_red - M)
     assert most == extra or (extra == 0 and most <= 0)
+
+
+def test_a_numeric_run_records_the_same_pebbling_and_result() -> None:
+    """A trace changes nothing a run computes: FlashAttention-2 on real data with a trace
+    attached writes the same O as without one, and records the same moves as the counting
+    run."""
+    import numpy as np
+
+    from attnio.algorithms.machine import TwoLevelMachine
+
+    n, d, M = 4, 2, 40
+    rng = np.random.default_rng(0)
+    data = {x: rng.standard_normal((n, d)) for x in FORWARD_INPUTS}
+    dag = builders.online_forward(n, d, block=flash.forward2_blocks(d, M)[1])
+    outputs = []
+    for traced in (False, True):
+        machine = TwoLevelMachine(M)
+        for name, value in data.items():
+            machine.put(name, value)
+        if traced:
+            machine.trace = Trace(dag, {x: x for x in FORWARD_INPUTS})
+        flash.flash2_forward(machine, n, d)
+        outputs.append(machine.result("O"))
+    assert np.array_equal(outputs[0], outputs[1])
+    counted, _ = record(flash.flash2_forward, dag, n, d, M, dict.fromkeys(FORWARD_INPUTS, (n, d)))
+    assert machine.trace.moves == counted.moves
