@@ -669,5 +669,7 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
 
 Only pairs with ``covered`` non-empty compare a schedule's count with those bounds on
 one computation; for the others no bound of ``proofs/derivations`` is known to cover
-the schedule. ``tests/test_classes.py`` rebuilds each named graph at small sizes and
-checks it is in every class listed."""
+the schedule. ``tests/test_classes.py`` checks every named graph in every class (n <= 3,
+d <= 2, both tree shapes, every key block size) and ``tests/test_trace.py`` replays each
+schedule's run as a pebbling of it. A schedule whose pebbling needs M + c red pebbles is
+compared with a bound at M + c (``docs/notation.md``, schedules as pebblings)."""
