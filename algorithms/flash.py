@@ -115,11 +115,34 @@ def flash_forward(
                 alpha = np.exp(mi - mnew)
                 lnew[...] = alpha * li + S.sum(axis=1, keepdims=True)
                 Oi[...] = (li * alpha * Oi + S @ Vj) / lnew
+            if mc.trace is not None:
+                _trace_forward1(mc.trace, r0, r1, j, c0, c1, d, j == len(cols) - 1)
             store("Oi", "O", r0, r1, 0, d)
             store("lnew", "l", r0, r1, 0, 1)
             store("mnew", "m", r0, r1, 0, 1)
             free("Qi", "Oi", "li", "mi", "S", "mnew", "lnew")
         free("Kj", "Vj")
+
+
+def _trace_forward1(tr, r0: int, r1: int, c: int, c0: int, c1: int, d: int, last: bool) -> None:
+    """The vertices of :func:`attnio.pebble.builders.blockwise_forward` (``block`` = B_c) one
+    step of FlashAttention forward computes; alpha and alpha l are registers the machine
+    does not charge."""
+    for a, i in enumerate(range(r0, r1)):
+        for jj, j in enumerate(range(c0, c1)):
+            tr.compute(f"S[{i},{j}]", "S", (a, jj))
+        tr.compute(f"m[{i},{c}]", "mnew", a)
+        for jj, j in enumerate(range(c0, c1)):
+            tr.compute(f"Pt[{i},{j}]", "S", (a, jj))
+        if c:
+            tr.compute(f"alpha[{i},{c}]")
+            tr.compute(f"alpha*l[{i},{c}]")
+        tr.compute(f"l[{i},{c}]", "lnew", a)
+        for k in range(d):
+            tr.compute(f"O[{i},{k}]" if last else f"O[{i},{k},{c}]", "Oi", (a, k))
+        if c:
+            tr.release(f"alpha*l[{i},{c}]")
+            tr.release(f"alpha[{i},{c}]")
 
 
 def _zero_dq(mc: TwoLevelMachine, rows: list[tuple[int, int]], d: int) -> None:
@@ -173,11 +196,43 @@ def flash_backward(
                 dP[...] = S * (dP - Di)  # dS_ij
                 dQi += dP @ Kj
                 dKj += dP.T @ Qi
+            if mc.trace is not None:
+                for a, i in enumerate(range(r0, r1)):
+                    mc.trace.compute(f"D[{i}]", "Di", a)  # recomputed in every inner step
+                trace_backward_step(mc.trace, n, d, r0, r1, c0, c1, "S", "dP")
             store("dQi", "dQ", r0, r1, 0, d)
             free("Qi", "Oi", "dOi", "dQi", "Li", "S", "dP", "Di")
         store("dKj", "dK", c0, c1, 0, d)
         store("dVj", "dV", c0, c1, 0, d)
         free("Kj", "Vj", "dKj", "dVj")
+
+
+def _chain(name: str, leaf: str, t: int, count: int) -> str:
+    """Label of the t-th vertex of a chain summation of ``count`` terms (the builders')."""
+    if t == count - 1:
+        return name
+    return leaf if t == 0 else f"{name}+{t}"
+
+
+def trace_backward_step(
+    tr, n: int, d: int, r0: int, r1: int, c0: int, c1: int, p_buf: str, ds_buf: str, k0: int = 0
+) -> None:
+    """Vertices of :func:`attnio.pebble.builders.attention_backward` (chain trees) one step
+    of a backward schedule computes, for query rows r0..r1 and keys c0..c1: P_ij into
+    ``p_buf``, dS_ij into ``ds_buf`` (words (row, key) of an (r1 - r0) x (c1 - c0) block),
+    the next term of the chains dV_j, dK_j (buffers ``dVj``, ``dKj``, row j - c0 + k0) and
+    dQ_i (buffer ``dQi``, row i - r0). The dV and dK chains run over i and the dQ chain over
+    j in increasing order, the order every schedule accumulates them in."""
+    for a, i in enumerate(range(r0, r1)):
+        for b, j in enumerate(range(c0, c1)):
+            tr.compute(f"P[{i},{j}]", p_buf, (a, b))
+            for k in range(d):
+                label = _chain(f"dV[{j},{k}]", f"PdO[{i},{j},{k}]", i, n)
+                tr.compute(label, "dVj", (b + k0, k))
+            tr.compute(f"dS[{i},{j}]", ds_buf, (a, b))
+            for l in range(d):
+                tr.compute(_chain(f"dQ[{i},{l}]", f"dSK[{i},{j},{l}]", j, n), "dQi", (a, l))
+                tr.compute(_chain(f"dK[{j},{l}]", f"dSQ[{i},{j},{l}]", i, n), "dKj", (b + k0, l))
 
 
 def store_dvec(machine: TwoLevelMachine, n: int, d: int) -> None:
@@ -192,6 +247,9 @@ def store_dvec(machine: TwoLevelMachine, n: int, d: int) -> None:
         Dr = mc.alloc("Dr", r1 - r0)
         if numeric:
             Dr[...] = np.sum(dOr * Or, axis=1, keepdims=True)
+        if mc.trace is not None:
+            for a, i in enumerate(range(r0, r1)):
+                mc.trace.compute(f"D[{i}]", "Dr", a)
         mc.store("Dr", "Dvec", r0, r1, 0, 1)
         mc.free("dOr", "Or", "Dr")
 
@@ -210,7 +268,7 @@ def flash2_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
         Oi = alloc("Oi", r1 - r0, d)
         li = alloc("li", r1 - r0)
         mi = alloc("mi", r1 - r0, fill=-np.inf)
-        for c0, c1 in cols:
+        for c, (c0, c1) in enumerate(cols):
             Kj = load("Kj", "K", c0, c1, 0, d)
             Vj = load("Vj", "V", c0, c1, 0, d)
             S = alloc("S", r1 - r0, c1 - c0)
@@ -223,13 +281,40 @@ def flash2_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
                 li[...] = alpha * li + S.sum(axis=1, keepdims=True)
                 Oi[...] = alpha * Oi + S @ Vj
                 mi[...] = mnew
+            if mc.trace is not None:
+                _trace_forward2(mc.trace, r0, r1, c, c0, c1, d)
             free("Kj", "Vj", "S", "mnew")
         if numeric:
             Oi /= li
             mi += np.log(li)  # L_i = m_i + log l_i
+        if mc.trace is not None:
+            for a, i in enumerate(range(r0, r1)):
+                for k in range(d):
+                    mc.trace.compute(f"O[{i},{k}]", "Oi", (a, k))
+                mc.trace.compute(f"L[{i}]", "mi", a)
         mc.store("Oi", "O", r0, r1, 0, d)
         mc.store("mi", "L", r0, r1, 0, 1)
         free("Qi", "Oi", "li", "mi")
+
+
+def _trace_forward2(tr, r0: int, r1: int, c: int, c0: int, c1: int, d: int) -> None:
+    """The vertices of :func:`attnio.pebble.builders.online_forward` (``block`` = B_c) one
+    key block computes, row by row; the rescale factor alpha is a register the machine
+    does not charge."""
+    for a, i in enumerate(range(r0, r1)):
+        for jj, j in enumerate(range(c0, c1)):
+            tr.compute(f"S[{i},{j}]", "S", (a, jj))
+        tr.compute(f"m[{i},{c}]", "mnew", a)
+        for jj, j in enumerate(range(c0, c1)):
+            tr.compute(f"Pt[{i},{j}]", "S", (a, jj))
+        if c:
+            tr.compute(f"alpha[{i},{c}]")
+        tr.compute(f"l[{i},{c}]", "li", a)
+        for k in range(d):
+            tr.compute(f"acc[{i},{k},{c}]", "Oi", (a, k))
+        if c:
+            tr.release(f"alpha[{i},{c}]")
+        tr.bind("mi", a, f"m[{i},{c}]")
 
 
 def flash2_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
@@ -262,6 +347,8 @@ def flash2_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
                 dP[...] = S * (dOi @ Vj.T - Di)
                 dQi += dP @ Kj
                 dKj += dP.T @ Qi
+            if mc.trace is not None:
+                trace_backward_step(mc.trace, n, d, r0, r1, c0, c1, "S", "dP")
             store("dQi", "dQ", r0, r1, 0, d)
             free("Qi", "dOi", "dQi", "Li", "Di", "S", "dP")
         store("dKj", "dK", c0, c1, 0, d)

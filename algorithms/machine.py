@@ -96,6 +96,7 @@ class TwoLevelMachine:
         "peak",
         "slow",
         "stores",
+        "trace",
         "used",
     )
 
@@ -111,6 +112,7 @@ class TwoLevelMachine:
         self._shapes: dict[str, tuple[int, int]] = {}
         self._fast: dict[str, tuple[int, np.ndarray | None]] = {}
         self._step = ""
+        self.trace = None  # a Trace (attnio.algorithms.trace) records the run as a pebbling
 
     # ------------------------------------------------------------ slow memory
     def put(self, name: str, value: np.ndarray | tuple[int, int]) -> None:
@@ -178,6 +180,8 @@ class TwoLevelMachine:
         self.used = used
         if used > self.peak:
             self.peak = used
+        if self.trace is not None:
+            self.trace.on_alloc(buf, rows, cols)
         if self.numeric:
             data = np.full((rows, cols), fill)
             fast[buf] = (words, data)
@@ -193,6 +197,8 @@ class TwoLevelMachine:
             if entry is None:
                 raise MachineError(f"{self.algorithm}: no fast buffer {buf!r} to free")
             self.used -= entry[0]
+            if self.trace is not None:
+                self.trace.on_free(buf)
 
     def load(self, buf: str, name: str, r0: int, r1: int, c0: int, c1: int) -> np.ndarray | None:
         """Copy ``slow[name][r0:r1, c0:c1]`` into a new fast buffer ``buf``; costs its size."""
@@ -216,6 +222,8 @@ class TwoLevelMachine:
         if used > self.peak:
             self.peak = used
         self.loads += words
+        if self.trace is not None:
+            self.trace.on_load(buf, name, r0, r1, c0, c1)
         if self.numeric:
             data = self.slow[name][r0:r1, c0:c1].copy()
             fast[buf] = (words, data)
@@ -239,6 +247,8 @@ class TwoLevelMachine:
                 f"[{r0}:{r1}, {c0}:{c1}] of {name!r} of shape {(rows, cols)}"
             )
         self.stores += words
+        if self.trace is not None:
+            self.trace.on_store(buf, name, r0, r1, c0, c1)
         if self.numeric:
             self.slow[name][r0:r1, c0:c1] = data.reshape(r1 - r0, c1 - c0)
 

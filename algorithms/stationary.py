@@ -63,6 +63,7 @@ from attnio.bounds.blocks import (
 
 from .errors import BlocksDoNotFitError
 from .machine import TwoLevelMachine, blocks
+from .tiling import backward_terms, chain_term
 
 
 def stationary_tile(M: int, rule: StationaryRule = OUTPUT_STATIONARY_TILES) -> int:
@@ -90,6 +91,7 @@ def output_stationary_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
     tile = stationary_tile(machine.M)
     mc, numeric = machine, machine.numeric
     rows, cols = blocks(n, tile), blocks(d, tile)
+    terms, tr = backward_terms(n, d), mc.trace  # S's chain terms, as backward
     mc.create("A", n, n)
     mc.create("Amax", n, len(rows))
     mc.create("L", n, 1)
@@ -106,6 +108,9 @@ def output_stationary_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
                 k = mc.load("k", "K", j0, j1, c, c + 1)
                 if numeric:
                     S += q @ k.T
+                if tr is not None:
+                    for a, b, i, j in _pairs(i0, i1, j0, j1):
+                        tr.compute(terms["S"](i, j, c), "S", (a, b))
                 mc.free("q", "k")
             top = mc.alloc("top", i1 - i0)
             if numeric:
@@ -115,11 +120,24 @@ def output_stationary_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
                 total *= np.exp(m - new)
                 total += S.sum(axis=1, keepdims=True) * np.exp(top - new)
                 m[...] = new
+            if tr is not None:  # attnio.pebble.builders.stationary_forward, block = tile
+                for a, i in enumerate(range(i0, i1)):
+                    tr.compute(f"top[{i},{jb}]", "top", a)
+                    for b, j in enumerate(range(j0, j1)):
+                        tr.compute(f"A[{i},{j}]", "S", (a, b))
+                    new_m = f"m[{i},{jb}]" if jb else f"top[{i},0]"
+                    tr.compute(new_m)  # the machine's temporary "new", uncharged
+                    tr.compute(f"l[{i},{jb}]", "l", a)
+                    tr.bind("m", a, new_m)
+                    tr.release(new_m)
             mc.store("S", "A", i0, i1, j0, j1)
             mc.store("top", "Amax", i0, i1, jb, jb + 1)
             mc.free("S", "top")
         if numeric:
             m += np.log(total)
+        if tr is not None:
+            for a, i in enumerate(range(i0, i1)):
+                tr.compute(f"L[{i}]", "m", a)
         mc.store("m", "L", i0, i1, 0, 1)
         mc.free("m", "l")
 
@@ -132,11 +150,19 @@ def output_stationary_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
                 f = mc.load("f", "Amax", i0, i1, jb, jb + 1)
                 if numeric:
                     np.exp(f - L, out=f)
+                if tr is not None:
+                    for x, i in enumerate(range(i0, i1)):
+                        tr.compute(f"f[{i},{jb}]", "f", x)
                 for j in range(j0, j1):
                     a = mc.load("a", "A", i0, i1, j, j + 1)
                     v = mc.load("v", "V", j, j + 1, k0, k1)
                     if numeric:
                         O += (f * a) @ v
+                    if tr is not None:
+                        for x, y, i, k in _pairs(i0, i1, k0, k1):
+                            tr.compute(
+                                chain_term(f"O[{i},{k}]", f"PV[{i},{j},{k}]", j, n), "O", (x, y)
+                            )
                     mc.free("a", "v")
                 mc.free("f")
             mc.store("O", "O", i0, i1, k0, k1)
@@ -153,6 +179,7 @@ def _stationary_product(
     tile: int,
     *,
     transposed: bool,
+    terms=None,
 ) -> None:
     """Write ``out = left^T right`` (``transposed``) or ``left right``, output-stationary.
 
@@ -160,6 +187,7 @@ def _stationary_product(
     output tile (rows I, columns C) the step over the inner index r loads ``left[r, I]``
     (transposed: dK, dV, I keys and r a query) or ``left[I, r]`` (dQ, r a key), and
     ``right[r, C]``: ``|I| + |C|`` words a step; the tile is stored once at the end.
+    ``terms(row, column, r)`` labels the graph's vertex adding term r (for a trace).
     """
     numeric = mc.numeric
     m, p = dims
@@ -175,6 +203,10 @@ def _stationary_product(
                 b = mc.load("b", right, r, r + 1, c0, c1)
                 if numeric:
                     acc += (a.T if transposed else a) @ b
+                if mc.trace is not None and terms is not None:
+                    for x, i in enumerate(range(i0, i1)):
+                        for y, c in enumerate(range(c0, c1)):
+                            mc.trace.compute(terms(i, c, r), "acc", (x, y))
                 mc.free("a", "b")
             mc.store("acc", out, i0, i1, c0, c1)
             mc.free("acc")
@@ -197,6 +229,7 @@ def output_stationary_backward(machine: TwoLevelMachine, n: int, d: int) -> None
     tile = stationary_tile(machine.M, OUTPUT_STATIONARY_BACKWARD_TILES)
     mc, numeric = machine, machine.numeric
     rows = blocks(n, tile)
+    terms, tr = backward_terms(n, d), mc.trace
     for name, width in (("P", n), ("dS", n), ("dQ", d), ("dK", d), ("dV", d)):
         mc.create(name, n, width)
 
@@ -210,9 +243,15 @@ def output_stationary_backward(machine: TwoLevelMachine, n: int, d: int) -> None
                 k = mc.load("k", "K", j0, j1, c, c + 1)
                 if numeric:
                     S += q @ k.T
+                if tr is not None:
+                    for a, b, i, j in _pairs(i0, i1, j0, j1):
+                        tr.compute(terms["S"](i, j, c), "S", (a, b))
                 mc.free("q", "k")
             if numeric:
                 np.exp(S - L, out=S)
+            if tr is not None:
+                for a, b, i, j in _pairs(i0, i1, j0, j1):
+                    tr.compute(f"P[{i},{j}]", "S", (a, b))
             mc.store("S", "P", i0, i1, j0, j1)
             mc.free("S")
         mc.free("Lb")
@@ -227,24 +266,40 @@ def output_stationary_backward(machine: TwoLevelMachine, n: int, d: int) -> None
                 v = mc.load("v", "V", j0, j1, c, c + 1)
                 if numeric:
                     dP += g @ v.T
+                if tr is not None:
+                    for a, b, i, j in _pairs(i0, i1, j0, j1):
+                        tr.compute(terms["dP"](i, j, c), "dP", (a, b))
                 if jb == 0:
                     o = mc.load("o", "O", i0, i1, c, c + 1)
                     if numeric:
                         D += g * o
+                    if tr is not None:
+                        for a, i in enumerate(range(i0, i1)):
+                            tr.compute(chain_term(f"D[{i}]", f"dOO[{i},{c}]", c, d), "Db", a)
                     mc.free("o")
                 mc.free("g", "v")
             for i in range(i0, i1):
                 p = mc.load("p", "P", i, i + 1, j0, j1)
                 if numeric:
                     dP[i - i0] = p * (dP[i - i0] - D[i - i0])
+                if tr is not None:
+                    for b, j in enumerate(range(j0, j1)):
+                        tr.compute(f"dS[{i},{j}]", "dP", (i - i0, b))
                 mc.free("p")
             mc.store("dP", "dS", i0, i1, j0, j1)
             mc.free("dP")
         mc.free("Db")
 
     mc.step("stage 3: dV = P^T dO")
-    _stationary_product(mc, "dV", "P", "dO", (n, d), tile, transposed=True)
+    _stationary_product(mc, "dV", "P", "dO", (n, d), tile, transposed=True, terms=terms["dV"])
     mc.step("stage 4: dK = dS^T Q")
-    _stationary_product(mc, "dK", "dS", "Q", (n, d), tile, transposed=True)
+    _stationary_product(mc, "dK", "dS", "Q", (n, d), tile, transposed=True, terms=terms["dK"])
     mc.step("stage 5: dQ = dS K")
-    _stationary_product(mc, "dQ", "dS", "K", (n, d), tile, transposed=False)
+    _stationary_product(mc, "dQ", "dS", "K", (n, d), tile, transposed=False, terms=terms["dQ"])
+
+
+def _pairs(i0: int, i1: int, j0: int, j1: int):
+    """(row in tile, column in tile, i, j) over a tile, row by row."""
+    for a, i in enumerate(range(i0, i1)):
+        for b, j in enumerate(range(j0, j1)):
+            yield a, b, i, j

@@ -32,7 +32,7 @@ import numpy as np
 from attnio.bounds.blocks import ROW_STREAMING_BACKWARD_BLOCKS, ROW_STREAMING_FORWARD_BLOCKS
 
 from .errors import BlocksDoNotFitError
-from .flash import store_dvec
+from .flash import store_dvec, trace_backward_step
 from .machine import TwoLevelMachine, blocks
 
 
@@ -84,11 +84,33 @@ def row_streaming_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
                     Oi[a0:a1] *= Li[a0:a1]
                     Oi[a0:a1] += s * vj
                     Li[a0:a1] = t
+                if mc.trace is not None:
+                    _trace_forward(mc.trace, r0, a0, a1, j, n, d)
                 mc.free("s", "t")
             mc.free("kj", "vj")
         mc.store("Oi", "O", r0, r1, 0, d)
         mc.store("Li", "L", r0, r1, 0, 1)
         mc.free("Qi", "Oi", "Li")
+
+
+def _trace_forward(tr, r0: int, a0: int, a1: int, j: int, n: int, d: int) -> None:
+    """The vertices of :func:`attnio.pebble.builders.streaming_forward` this step computes."""
+    for a in range(a0, a1):
+        i, w = r0 + a, a - a0
+        tr.compute(f"S[{i},{j}]", "s", w)
+        if j == 0:  # t = logaddexp(-inf, s) = s; the old rows' weight exp(-inf) = 0
+            tr.bind("t", w, f"S[{i},{j}]")
+            tr.bind("Li", a, None)
+        else:
+            tr.compute(f"lse[{i},{j}]", "t", w)
+            tr.compute(f"beta[{i},{j}]", "Li", a)
+        tr.compute(f"W[{i},{j}]", "s", w)
+        for k in range(d):
+            if j:
+                tr.compute(f"beta*o[{i},{k},{j}]", "Oi", (a, k))
+            name = f"O[{i},{k}]" if j == n - 1 else (f"o[{i},{k},{j}]" if j else f"PV[{i},{j},{k}]")
+            tr.compute(name, "Oi", (a, k))
+        tr.bind("Li", a, f"S[{i},{j}]" if j == 0 else f"lse[{i},{j}]")
 
 
 def row_streaming_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
@@ -119,6 +141,8 @@ def row_streaming_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
                     ds[...] = p * (Vj[a0:a1] @ dOi.T - Di)  # dS_ij
                     dQi += ds.T @ Kj[a0:a1]
                     dKj[a0:a1] += ds * qi
+                if mc.trace is not None:
+                    trace_backward_step(mc.trace, n, d, i, i + 1, c0 + a0, c0 + a1, "p", "ds", a0)
                 mc.free("p", "ds")
             mc.store("dQi", "dQ", i, i + 1, 0, d)
             mc.free("qi", "dOi", "Li", "Di", "dQi")

@@ -68,6 +68,7 @@ def tiled_product(
     epilogue: Callable[[int, int, int, int, np.ndarray | None], None] | None = None,
     active_out: Callable[[int, int], bool] | None = None,
     active_inner: Callable[[int, int, int], bool] | None = None,
+    terms: Callable[[int, int, int], str] | None = None,
 ) -> None:
     """Compute ``out = op(left) @ op(right)`` (m x p, inner k) with square tiles.
 
@@ -77,7 +78,9 @@ def tiled_product(
     (which may load and free buffers of its own and change C in place), store the
     tile. ``row_start`` / ``row_end`` run around each row band.
     ``active_out(ib, jb)`` false skips an output tile; ``active_inner(ib, jb, kb)``
-    false skips an inner step.
+    false skips an inner step. ``terms(i, j, t)`` labels the vertex of the graph that adds
+    the t-th inner term to out[i, j] (a chain over t, the order the tiles accumulate in),
+    for a :class:`~attnio.algorithms.trace.Trace` attached to the machine.
     """
     m, k, p = dims
     numeric = mc.numeric
@@ -102,6 +105,11 @@ def tiled_product(
                     B = mc.load("B", right, k0, k1, j0, j1)
                 if numeric:
                     C += (A.T if left_t else A) @ (B.T if right_t else B)
+                if mc.trace is not None and terms is not None:
+                    for a, i in enumerate(range(i0, i1)):
+                        for b, j in enumerate(range(j0, j1)):
+                            for t in range(k0, k1):
+                                mc.trace.compute(terms(i, j, t), "C", (a, b))
                 mc.free("A", "B")
             if epilogue is not None:
                 epilogue(i0, i1, j0, j1, C)
@@ -129,6 +137,11 @@ def square_tiling_forward(
         if numeric:
             np.exp(C, out=C)
             state["D"] += C.sum(axis=1, keepdims=True)
+        if mc.trace is not None:  # SY24's graph (attnio.pebble.builders.sy24_forward)
+            for a, i in enumerate(range(i0, i1)):
+                for b, j in enumerate(range(j0, j1)):
+                    mc.trace.compute(f"exp[{i},{j}]", "C", (a, b))
+                    mc.trace.compute(chain_term(f"rowsum[{i}]", f"exp[{i},{j}]", j, n), "Di", a)
 
     def close_rowsum(ib: int, i0: int, i1: int) -> None:
         mc.store("Di", "D", i0, i1, 0, 1)
@@ -147,6 +160,7 @@ def square_tiling_forward(
         epilogue=exp_and_sum,
         row_end=close_rowsum,
         active_out=None if tile_mask is None else (lambda ib, jb: tile_mask[ib, jb]),
+        terms=lambda i, j, l: chain_term(f"S[{i},{j}]", f"QK[{i},{j},{l}]", l, d),
     )
 
     def load_rowsum(ib: int, i0: int, i1: int) -> None:
@@ -155,6 +169,10 @@ def square_tiling_forward(
     def normalise(i0: int, i1: int, j0: int, j1: int, C: np.ndarray | None) -> None:
         if numeric:
             C /= state["D"]
+        if mc.trace is not None:
+            for a, i in enumerate(range(i0, i1)):
+                for b, k in enumerate(range(j0, j1)):
+                    mc.trace.compute(f"O[{i},{k}]", "C", (a, b))
 
     mc.step("phase 2: O = D^{-1} A V")
     tiled_product(
@@ -168,7 +186,27 @@ def square_tiling_forward(
         epilogue=normalise,
         row_end=lambda ib, i0, i1: mc.free("Di"),
         active_inner=None if tile_mask is None else (lambda ib, jb, kb: tile_mask[ib, kb]),
+        terms=lambda i, k, j: chain_term(f"U[{i},{k}]", f"AV[{i},{j},{k}]", j, n),
     )
+
+
+def chain_term(name: str, leaf: str, t: int, count: int) -> str:
+    """Label of the vertex adding the t-th of ``count`` terms in the builders' chain trees."""
+    if t == count - 1:
+        return name
+    return leaf if t == 0 else f"{name}+{t}"
+
+
+def backward_terms(n: int, d: int) -> dict[str, Callable[[int, int, int], str]]:
+    """The ``terms`` of each tiled product of the backward graph (chain trees): for the
+    output named, (row, column, inner index) -> the label of the vertex adding that term."""
+    return {
+        "S": lambda i, j, l: chain_term(f"S[{i},{j}]", f"QK[{i},{j},{l}]", l, d),
+        "dP": lambda i, j, k: chain_term(f"dP[{i},{j}]", f"dOV[{i},{j},{k}]", k, d),
+        "dV": lambda j, k, i: chain_term(f"dV[{j},{k}]", f"PdO[{i},{j},{k}]", i, n),
+        "dQ": lambda i, l, j: chain_term(f"dQ[{i},{l}]", f"dSK[{i},{j},{l}]", j, n),
+        "dK": lambda j, l, i: chain_term(f"dK[{j},{l}]", f"dSQ[{i},{j},{l}]", i, n),
+    }
 
 
 def rowsum_product(
@@ -183,6 +221,10 @@ def rowsum_product(
             Y = mc.load("Y", right, i0, i1, c0, c1)
             if numeric:
                 acc += np.sum(X * Y, axis=1, keepdims=True)
+            if mc.trace is not None:  # the chain of D_i in the backward graph
+                for a, i in enumerate(range(i0, i1)):
+                    for t in range(c0, c1):
+                        mc.trace.compute(chain_term(f"D[{i}]", f"dOO[{i},{t}]", t, d), "acc", a)
             mc.free("X", "Y")
         mc.store("acc", out, i0, i1, 0, 1)
         mc.free("acc")
@@ -212,6 +254,7 @@ def tiled_backward(
 
     mc, tile = machine, square_tile(machine.M)
     numeric = mc.numeric
+    terms = backward_terms(n, d)
     for name, rows, cols in (
         ("Dvec", n, 1),
         ("P", n, n),
@@ -238,6 +281,10 @@ def tiled_backward(
     def probabilities(i0: int, i1: int, j0: int, j1: int, C: np.ndarray | None) -> None:
         if numeric:
             np.exp(C - state["row"], out=C)
+        if mc.trace is not None:
+            for a, i in enumerate(range(i0, i1)):
+                for b, j in enumerate(range(j0, j1)):
+                    mc.trace.compute(f"P[{i},{j}]", "C", (a, b))
 
     mc.step("P = exp(Q K^T - L)")
     tiled_product(
@@ -252,12 +299,17 @@ def tiled_backward(
         epilogue=probabilities,
         row_end=free_row,
         active_out=on_tile,
+        terms=terms["S"],
     )
 
     def score_gradient(i0: int, i1: int, j0: int, j1: int, C: np.ndarray | None) -> None:
         P = mc.load("Ptile", "P", i0, i1, j0, j1)
         if numeric:
             C[...] = P * (C - state["row"])
+        if mc.trace is not None:
+            for a, i in enumerate(range(i0, i1)):
+                for b, j in enumerate(range(j0, j1)):
+                    mc.trace.compute(f"dS[{i},{j}]", "C", (a, b))
         mc.free("Ptile")
 
     mc.step("dS = P * (dO V^T - Dvec)")
@@ -273,10 +325,19 @@ def tiled_backward(
         epilogue=score_gradient,
         row_end=free_row,
         active_out=on_tile,
+        terms=terms["dP"],
     )
     mc.step("dV = P^T dO")
-    tiled_product(mc, "dV", "P", "dO", (n, n, d), tile, left_t=True, active_inner=on_column_inner)
+    tiled_product(
+        mc, "dV", "P", "dO", (n, n, d), tile, left_t=True, active_inner=on_column_inner,
+        terms=terms["dV"],
+    )  # fmt: skip
     mc.step("dQ = dS K")
-    tiled_product(mc, "dQ", "dS", "K", (n, n, d), tile, active_inner=on_row_inner)
+    tiled_product(
+        mc, "dQ", "dS", "K", (n, n, d), tile, active_inner=on_row_inner, terms=terms["dQ"]
+    )
     mc.step("dK = dS^T Q")
-    tiled_product(mc, "dK", "dS", "Q", (n, n, d), tile, left_t=True, active_inner=on_column_inner)
+    tiled_product(
+        mc, "dK", "dS", "Q", (n, n, d), tile, left_t=True, active_inner=on_column_inner,
+        terms=terms["dK"],
+    )  # fmt: skip

@@ -80,6 +80,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="approx-forward: degree g of the feature map (default 2)",
     )
     parser.add_argument(
+        "--block",
+        type=count(),
+        help="online-forward, blockwise-forward: keys per block, FlashAttention's B_c (default 1)",
+    )
+    parser.add_argument(
         "--max-vertices",
         type=count(),
         default=builders.BUILD_MAX_VERTICES,
@@ -179,7 +184,7 @@ def _graph(args: argparse.Namespace):
     from attnio.pebble.errors import PebbleParameterError
 
     if args.graph:
-        for name in ("n", "d", "tree", "mask", "window", "block_mask", "degree"):
+        for name in ("n", "d", "tree", "mask", "window", "block_mask", "degree", "block"):
             if getattr(args, name) is not None:
                 raise PebbleParameterError(
                     f"--{name.replace('_', '-')} shapes a --dag family; it cannot be used "
@@ -189,7 +194,7 @@ def _graph(args: argparse.Namespace):
     for name in ("n", "d"):
         if getattr(args, name) is None:
             raise PebbleParameterError(f"--dag {args.dag} needs --{name}")
-    for name in ("mask", "degree"):
+    for name in ("mask", "degree", "block"):
         if getattr(args, name) is not None and name not in builders.BUILDERS[args.dag].parameters:
             takes = [k for k, spec in builders.BUILDERS.items() if name in spec.parameters]
             raise PebbleParameterError(
@@ -217,6 +222,7 @@ def _graph(args: argparse.Namespace):
         tree=args.tree or "chain",
         mask=mask,
         degree=2 if args.degree is None else args.degree,
+        block=1 if args.block is None else args.block,
         max_vertices=args.max_vertices,
     )
 

@@ -57,14 +57,26 @@ __all__ = [
     "attention_backward_vertices",
     "attention_forward",
     "attention_forward_vertices",
+    "blockwise_forward",
+    "blockwise_forward_vertices",
     "build",
     "causal_mask",
     "estimate_vertices",
     "mask_from_spec",
+    "online_forward",
+    "online_forward_vertices",
     "sparse_backward",
     "sparse_backward_vertices",
     "sparse_forward",
     "sparse_forward_vertices",
+    "stationary_forward",
+    "stationary_forward_vertices",
+    "streaming_forward",
+    "streaming_forward_vertices",
+    "sy24_forward",
+    "sy24_forward_vertices",
+    "twopass_forward",
+    "twopass_forward_vertices",
 ]
 
 TREE_SHAPES = ("chain", "balanced")
@@ -72,6 +84,9 @@ TREE_SHAPES = ("chain", "balanced")
 
 nonempty_columns = sp.Symbol("c", integer=True, positive=True)
 """Keys attended to by at least one query (mask columns with an allowed entry)."""
+
+key_block = sp.Symbol("B_c", integer=True, positive=True)
+"""Keys per block of the online-softmax graph (FlashAttention-2's B_c)."""
 
 
 class _Builder:
@@ -203,11 +218,14 @@ def _forward(b: _Builder, n_: int, d_: int, allowed: np.ndarray) -> None:
 
 
 def attention_forward(n_: int, d_: int, *, tree: str = "chain") -> Dag:
-    """SY24's element-level forward graph of dense attention, O = D^{-1} exp(Q K^T) V.
+    """The normalise-first element-level forward graph of dense attention, O = (D^{-1} A) V.
 
     Stages: inputs Q, K, V (n x d); products Q_il K_jl; a summation tree per
     S_ij; A_ij = exp(S_ij); row-sum trees l_i; normalisation P_ij = A_ij / l_i;
-    products P_ij V_jk; summation trees O_ik (the outputs).
+    products P_ij V_jk; summation trees O_ik (the outputs). No product P_ij V_jk
+    exists before the whole row sum l_i; SY24's own graph (A V first, then the row
+    scaling) is :func:`sy24_forward`, the online-softmax graph of the one-pass
+    schedules :func:`online_forward` and :func:`streaming_forward`.
 
     Parameters
     ----------
@@ -263,6 +281,394 @@ def sparse_forward_vertices() -> sp.Expr:
     + (Z - n) + Z + Zd + d(Z - n) = 4Zd + 2Z + 2nd - n.
     """
     return 3 * n * d + Z * d + Z * (d - 1) + Z + (Z - n) + Z + Z * d + d * (Z - n)
+
+
+def sy24_forward(n_: int, d_: int, *, tree: str = "chain") -> Dag:
+    """SY24's forward graph: O = D^{-1} (A V), the products A_ij V_jk first, the row scaling last.
+
+    Stages: inputs Q, K, V; products Q_il K_jl and the trees of S_ij; A_ij = exp(S_ij);
+    row-sum trees l_i; products A_ij V_jk (labelled ``"AV[i,j,k]"``); summation trees
+    U_ik over j; the outputs O_ik = U_ik / l_i. Unlike :func:`attention_forward` a
+    product A_ij V_jk needs only its own pair's score, so a schedule can pebble a row in
+    one pass over the keys.
+
+    Examples
+    --------
+    >>> g_ = sy24_forward(2, 2)
+    >>> g_.num_vertices == sy24_forward_vertices().subs({n: 2, d: 2})
+    True
+    """
+    _check_size(n=n_, d=d_)
+    b = _Builder(tree)
+    Q = b.matrix("Q", n_, d_)
+    K = b.matrix("K", n_, d_)
+    V = b.matrix("V", n_, d_)
+    keys = range(n_)
+    prod = {
+        (i, j): [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
+        for i in range(n_)
+        for j in keys
+    }
+    S = {pair: b.tree(f"S[{pair[0]},{pair[1]}]", terms) for pair, terms in prod.items()}
+    A = {(i, j): b.vertex(f"exp[{i},{j}]", (S[i, j],)) for i, j in S}
+    ell = [b.tree(f"rowsum[{i}]", [A[i, j] for j in keys]) for i in range(n_)]
+    av = {
+        (i, k): [b.vertex(f"AV[{i},{j},{k}]", (A[i, j], V[j, k])) for j in keys]
+        for i in range(n_)
+        for k in range(d_)
+    }
+    for (i, k), terms in av.items():
+        b.vertex(f"O[{i},{k}]", (b.tree(f"U[{i},{k}]", terms), ell[i]))
+    return b.dag()
+
+
+def sy24_forward_vertices() -> sp.Expr:
+    """Vertices of :func:`sy24_forward`: 3nd + n^2 d + n^2 (d-1) + n^2 + n(n-1) + n^2 d
+    + nd(n-1) + nd = 4 n^2 d + n^2 + 3 n d - n (the normalise-first graph's n^2 divisions
+    P_ij become the n d divisions of the outputs).
+    """
+    return 4 * n**2 * d + n**2 + 3 * n * d - n
+
+
+def _online_row(
+    b: _Builder, i: int, n_: int, d_: int, Q, K, V, block: int, renormalise: bool = False
+) -> None:
+    """One query row of FlashAttention-2's forward graph, keys in blocks of ``block``
+    (``renormalise``: FlashAttention's, the output divided by the running sum every block)."""
+    S = []
+    for j in range(n_):
+        terms = [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
+        S.append(b.tree(f"S[{i},{j}]", terms))
+    m = ell = None
+    acc: list[int | None] = [None] * d_
+    spans = [(j, min(j + block, n_)) for j in range(0, n_, block)]
+    if renormalise:
+        _renormalised_row(b, i, n_, d_, V, S, spans)
+        return
+    for c, (j0, j1) in enumerate(spans):
+        keys = range(j0, j1)
+        previous = [] if m is None else [m]
+        m_new = b.tree(f"m[{i},{c}]", previous + [S[j] for j in keys])
+        P = []
+        for j in keys:
+            shifted = b.vertex(f"S-m[{i},{j}]", (S[j], m_new))
+            P.append(b.vertex(f"Pt[{i},{j}]", (shifted,)))
+        if m is None:
+            ell = b.tree(f"l[{i},{c}]", P)
+            for k in range(d_):
+                pv = [b.vertex(f"PV[{i},{j},{k}]", (P[j - j0], V[j, k])) for j in keys]
+                acc[k] = b.tree(f"acc[{i},{k},{c}]", pv)
+        else:
+            alpha = b.vertex(f"alpha[{i},{c}]", (b.vertex(f"m-m[{i},{c}]", (m, m_new)),))
+            scaled = b.vertex(f"alpha*l[{i},{c}]", (alpha, ell))
+            ell = b.tree(f"l[{i},{c}]", [scaled, *P])
+            for k in range(d_):
+                kept = b.vertex(f"alpha*acc[{i},{k},{c}]", (alpha, acc[k]))
+                pv = [b.vertex(f"PV[{i},{j},{k}]", (P[j - j0], V[j, k])) for j in keys]
+                acc[k] = b.tree(f"acc[{i},{k},{c}]", [kept, *pv])
+        m = m_new
+    for k in range(d_):
+        b.vertex(f"O[{i},{k}]", (acc[k], ell))
+    b.vertex(f"L[{i}]", (m, ell))
+
+
+def _renormalised_row(b: _Builder, i: int, n_: int, d_: int, V, S: list, spans: list) -> None:
+    m = ell = None
+    out: list[int] = []
+    for c, (j0, j1) in enumerate(spans):
+        keys = range(j0, j1)
+        m_new = b.tree(f"m[{i},{c}]", ([] if m is None else [m]) + [S[j] for j in keys])
+        P = [b.vertex(f"Pt[{i},{j}]", (b.vertex(f"S-m[{i},{j}]", (S[j], m_new)),)) for j in keys]
+        last = c == len(spans) - 1
+        if m is None:
+            ell = b.tree(f"l[{i},{c}]", P)
+            kept = [[] for _ in range(d_)]
+        else:
+            alpha = b.vertex(f"alpha[{i},{c}]", (b.vertex(f"m-m[{i},{c}]", (m, m_new)),))
+            scaled = b.vertex(f"alpha*l[{i},{c}]", (alpha, ell))
+            ell = b.tree(f"l[{i},{c}]", [scaled, *P])
+            kept = [[b.vertex(f"alpha*l*O[{i},{k},{c}]", (scaled, out[k]))] for k in range(d_)]
+        new = []
+        for k in range(d_):
+            pv = [b.vertex(f"PV[{i},{j},{k}]", (P[j - j0], V[j, k])) for j in keys]
+            total = b.tree(f"U[{i},{k},{c}]", kept[k] + pv)
+            new.append(b.vertex(f"O[{i},{k}]" if last else f"O[{i},{k},{c}]", (total, ell)))
+        out, m = new, m_new
+
+
+def blockwise_forward(n_: int, d_: int, *, tree: str = "chain", block: int = 1) -> Dag:
+    """FlashAttention's forward graph (DFE22 Alg. 1): online softmax, the output renormalised
+    after every key block of ``block`` keys.
+
+    As :func:`online_forward` up to the running sums, then per key block c the output
+    O_ik^(c) = (alpha_i^(c) l_i^(c-1) O_ik^(c-1) + sum_j P~_ij V_jk) / l_i^(c): the product
+    alpha_i^(c) l_i^(c-1) (shared with the running sum), the product with O_ik^(c-1), a tree
+    over it and the block's products, a division. The last O_ik^(c) is the output O_ik;
+    the running statistics are not outputs (the schedule stores them as intermediates).
+
+    Examples
+    --------
+    >>> g_ = blockwise_forward(3, 2, block=2)
+    >>> g_.num_vertices == blockwise_forward_vertices().subs({n: 3, d: 2, key_block: 2})
+    True
+    """
+    _check_size(n=n_, d=d_, block=block)
+    b = _Builder(tree)
+    Q = b.matrix("Q", n_, d_)
+    K = b.matrix("K", n_, d_)
+    V = b.matrix("V", n_, d_)
+    for i in range(n_):
+        _online_row(b, i, n_, d_, Q, K, V, block, renormalise=True)
+    return b.dag()
+
+
+def blockwise_forward_vertices() -> sp.Expr:
+    """Vertices of :func:`blockwise_forward` with T = ceil(n / B_c) key blocks.
+
+    Per row: S n d + n (d - 1); maxima n - 1; P~ 2n; alpha 2 (T - 1); running sum
+    n - 1 + (T - 1); per output column n products, n - 1 additions, T - 1 rescale products
+    and T divisions. Total 3nd + n (4nd + 3n + (2d + 3) T - 2d - 5).
+    """
+    T = sp.ceiling(n / key_block)
+    return 3 * n * d + n * (4 * n * d + 3 * n + (2 * d + 3) * T - 2 * d - 5)
+
+
+def online_forward(n_: int, d_: int, *, tree: str = "chain", block: int = 1) -> Dag:
+    """FlashAttention-2's forward graph (D23 Alg. 1): online softmax over key blocks of ``block``.
+
+    Per query row i and key block c (keys j0..j1): the running maximum
+    m_i^(c) = max(m_i^(c-1), S_ij over the block) (a tree, with m_i^(c-1) as a term);
+    P~_ij = exp(S_ij - m_i^(c)) (a subtraction, then exp); for c >= 1 the rescale factor
+    alpha_i^(c) = exp(m_i^(c-1) - m_i^(c)); the running sum
+    l_i^(c) = alpha_i^(c) l_i^(c-1) + sum_j P~_ij and the accumulators
+    acc_ik^(c) = alpha_i^(c) acc_ik^(c-1) + sum_j P~_ij V_jk (a product, then a tree over
+    it and the block's products ``"PV[i,j,k]"``); at the end O_ik = acc_ik / l_i and the
+    row log-sum-exp L_i = m_i + log l_i. Outputs O and L. The row block size of the
+    schedule does not change the graph; the key block size does.
+
+    Parameters
+    ----------
+    n_, d_ : int
+        Sequence length and head dimension.
+    tree : {"chain", "balanced"}
+        Shape of every summation and maximum tree.
+    block : int
+        Keys per block (FlashAttention-2's B_c), 1 <= block; a block of n or more keys
+        is one block (the two-pass graph with one rescale-free update).
+
+    Examples
+    --------
+    >>> g_ = online_forward(3, 2, block=2)
+    >>> g_.num_vertices == online_forward_vertices().subs({n: 3, d: 2, key_block: 2})
+    True
+    """
+    _check_size(n=n_, d=d_, block=block)
+    b = _Builder(tree)
+    Q = b.matrix("Q", n_, d_)
+    K = b.matrix("K", n_, d_)
+    V = b.matrix("V", n_, d_)
+    for i in range(n_):
+        _online_row(b, i, n_, d_, Q, K, V, block)
+    return b.dag()
+
+
+def online_forward_vertices() -> sp.Expr:
+    """Vertices of :func:`online_forward` with T = ceil(n / B_c) key blocks.
+
+    Per row: S n d + n (d - 1); maxima n - 1; P~ 2n; alpha 2 (T - 1); running sum
+    n - 1 + (T - 1); per output column n products, n - 1 + (T - 1) accumulation
+    vertices and one division; L 1. Total 3nd + n (4nd + 3n + (d + 3) T - d - 4).
+    """
+    T = sp.ceiling(n / key_block)
+    return 3 * n * d + n * (4 * n * d + 3 * n + (d + 3) * T - d - 4)
+
+
+def stationary_forward(n_: int, d_: int, *, tree: str = "chain", block: int = 1) -> Dag:
+    """The output-stationary forward graph (``attnio.algorithms.stationary``): a maximum per
+    key tile of ``block`` keys.
+
+    Per query row i and key tile J: top_iJ, the maximum of the tile's S_ij (a tree);
+    a_ij = exp(S_ij - top_iJ); the running maximum m_iJ = max(m_i,J-1, top_iJ) (m_i0 is
+    top_i0); the running sum l_iJ = l_i,J-1 exp(m_i,J-1 - m_iJ) + (sum_J a_ij)
+    exp(top_iJ - m_iJ); L_i = m_i + log l_i; then f_iJ = exp(top_iJ - L_i), the
+    probabilities P_ij = f_iJ a_ij and the output trees O_ik over the products P_ij V_jk.
+    L is not a sink (it feeds f), so the schedule's store of L is a store of an
+    intermediate.
+
+    Examples
+    --------
+    >>> g_ = stationary_forward(3, 2, block=2)
+    >>> g_.num_vertices == stationary_forward_vertices().subs({n: 3, d: 2, key_block: 2})
+    True
+    """
+    _check_size(n=n_, d=d_, block=block)
+    b = _Builder(tree)
+    Q = b.matrix("Q", n_, d_)
+    K = b.matrix("K", n_, d_)
+    V = b.matrix("V", n_, d_)
+    spans = [(j, min(j + block, n_)) for j in range(0, n_, block)]
+    for i in range(n_):
+        S, A, top = [], [], []
+        m = ell = None
+        for j in range(n_):
+            terms = [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
+            S.append(b.tree(f"S[{i},{j}]", terms))
+        for c, (j0, j1) in enumerate(spans):
+            t = b.tree(f"top[{i},{c}]", S[j0:j1])
+            top.append(t)
+            for j in range(j0, j1):
+                A.append(b.vertex(f"A[{i},{j}]", (b.vertex(f"S-top[{i},{j}]", (S[j], t)),)))
+            m_new = t if m is None else b.vertex(f"m[{i},{c}]", (m, t))
+            total = b.tree(f"sumA[{i},{c}]", A[j0:j1])
+            e = b.vertex(f"e[{i},{c}]", (b.vertex(f"top-m[{i},{c}]", (t, m_new)),))
+            if m is None:
+                ell = b.vertex(f"l[{i},{c}]", (total, e))
+            else:
+                r = b.vertex(f"r[{i},{c}]", (b.vertex(f"m-m[{i},{c}]", (m, m_new)),))
+                kept = b.vertex(f"l*r[{i},{c}]", (ell, r))
+                ell = b.vertex(f"l[{i},{c}]", (kept, b.vertex(f"sumA*e[{i},{c}]", (total, e))))
+            m = m_new
+        L = b.vertex(f"L[{i}]", (m, ell))
+        f = [
+            b.vertex(f"f[{i},{c}]", (b.vertex(f"top-L[{i},{c}]", (t, L)),))
+            for c, t in enumerate(top)
+        ]
+        P = [b.vertex(f"P[{i},{j}]", (f[j // block], A[j])) for j in range(n_)]
+        for k in range(d_):
+            b.tree(
+                f"O[{i},{k}]", [b.vertex(f"PV[{i},{j},{k}]", (P[j], V[j, k])) for j in range(n_)]
+            )
+    return b.dag()
+
+
+def stationary_forward_vertices() -> sp.Expr:
+    """Vertices of :func:`stationary_forward` with T = ceil(n / B_c) key tiles.
+
+    Per row: S 2nd - n; per tile of b keys, its maximum b - 1, a 2b, its sum b - 1, e 2
+    and one product, and after the first tile 5 more (m, r, l r, the sum); L 1; f 2T;
+    P n; output trees d (2n - 1). Total 3nd + n (4nd + 4n + 8T - d - 4).
+    """
+    T = sp.ceiling(n / key_block)
+    return 3 * n * d + n * (4 * n * d + 4 * n + 8 * T - d - 4)
+
+
+def twopass_forward(n_: int, d_: int, *, tree: str = "chain", block: int = 1) -> Dag:
+    """Standard attention's forward graph (``attnio.algorithms.standard``): two passes over
+    the stored scores, key tiles of ``block`` keys.
+
+    Per query row i and key tile J, the first pass: tmax_iJ, the tile's maximum (a tree);
+    m_iJ = max(m_i,J-1, tmax_iJ) (m_i0 is tmax_i0); e_ij = exp(S_ij - m_iJ) and their sum
+    over the tile; l_iJ = l_i,J-1 exp(m_i,J-1 - m_iJ) + that sum (l_i0 is the sum). The
+    second pass: P_ij = exp(S_ij - m_i) / l_i with the last m_i, l_i (a subtraction, exp
+    and a division); then the output trees over P_ij V_jk.
+
+    Examples
+    --------
+    >>> g_ = twopass_forward(3, 2, block=2)
+    >>> g_.num_vertices == twopass_forward_vertices().subs({n: 3, d: 2, key_block: 2})
+    True
+    """
+    _check_size(n=n_, d=d_, block=block)
+    b = _Builder(tree)
+    Q = b.matrix("Q", n_, d_)
+    K = b.matrix("K", n_, d_)
+    V = b.matrix("V", n_, d_)
+    spans = [(j, min(j + block, n_)) for j in range(0, n_, block)]
+    for i in range(n_):
+        S = []
+        for j in range(n_):
+            terms = [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
+            S.append(b.tree(f"S[{i},{j}]", terms))
+        m = ell = None
+        for c, (j0, j1) in enumerate(spans):
+            t = b.tree(f"tmax[{i},{c}]", S[j0:j1])
+            m_new = t if m is None else b.vertex(f"m[{i},{c}]", (m, t))
+            e = [
+                b.vertex(f"e[{i},{j}]", (b.vertex(f"S-mt[{i},{j}]", (S[j], m_new)),))
+                for j in range(j0, j1)
+            ]
+            total = b.tree(f"esum[{i},{c}]", e)
+            if m is None:
+                ell = total
+            else:
+                r = b.vertex(f"r[{i},{c}]", (b.vertex(f"m-m[{i},{c}]", (m, m_new)),))
+                ell = b.vertex(f"l[{i},{c}]", (b.vertex(f"l*r[{i},{c}]", (ell, r)), total))
+            m = m_new
+        P = []
+        for j in range(n_):
+            E = b.vertex(f"E[{i},{j}]", (b.vertex(f"S-m[{i},{j}]", (S[j], m)),))
+            P.append(b.vertex(f"P[{i},{j}]", (E, ell)))
+        for k in range(d_):
+            b.tree(
+                f"O[{i},{k}]", [b.vertex(f"PV[{i},{j},{k}]", (P[j], V[j, k])) for j in range(n_)]
+            )
+    return b.dag()
+
+
+def twopass_forward_vertices() -> sp.Expr:
+    """Vertices of :func:`twopass_forward` with T = ceil(n / B_c) key tiles.
+
+    Per row: S 2nd - n; per tile of b keys, its maximum b - 1, e 2b, their sum b - 1,
+    and after the first tile 5 more (m, the rescale factor r, l r, l); P 3n; output trees
+    d (2n - 1). Total 3nd + n (4nd + 6n + 3T - d - 5).
+    """
+    T = sp.ceiling(n / key_block)
+    return 3 * n * d + n * (4 * n * d + 6 * n + 3 * T - d - 5)
+
+
+def streaming_forward(n_: int, d_: int, *, tree: str = "chain") -> Dag:
+    """Row streaming's forward graph (``attnio.algorithms.streaming``): a running log-sum-exp.
+
+    Per query row i, keys j in order: L_i^(0) = S_i0 and
+    L_i^(j) = logaddexp(L_i^(j-1), S_ij); the new key's weight W_ij = exp(S_ij - L_i^(j))
+    (a subtraction, then exp); for j >= 1 the old rows' weight
+    beta_ij = exp(L_i^(j-1) - L_i^(j)); the output row, kept normalised,
+    o_ik^(j) = beta_ij o_ik^(j-1) + W_ij V_jk (products ``"PV[i,j,k]"``), whose last value
+    is the output O_ik. L_i^(n-1) feeds W_i,n-1, so it is not a sink: the schedule's
+    store of L is a store of an intermediate. ``tree`` shapes the score trees only
+    (the recurrences are chains).
+
+    Examples
+    --------
+    >>> g_ = streaming_forward(3, 2)
+    >>> g_.num_vertices == streaming_forward_vertices().subs({n: 3, d: 2})
+    True
+    """
+    _check_size(n=n_, d=d_)
+    b = _Builder(tree)
+    Q = b.matrix("Q", n_, d_)
+    K = b.matrix("K", n_, d_)
+    V = b.matrix("V", n_, d_)
+    for i in range(n_):
+        lse = None
+        acc: list[int] = []
+        for j in range(n_):
+            terms = [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
+            s = b.tree(f"S[{i},{j}]", terms)
+            new = s if lse is None else b.vertex(f"lse[{i},{j}]", (lse, s))
+            w = b.vertex(f"W[{i},{j}]", (b.vertex(f"S-lse[{i},{j}]", (s, new)),))
+            last = j == n_ - 1
+            if lse is None:
+                for k in range(d_):
+                    name = f"PV[{i},{j},{k}]" + (f"=O[{i},{k}]" if last else "")
+                    acc.append(b.vertex(name, (w, V[j, k])))
+            else:
+                beta = b.vertex(f"beta[{i},{j}]", (b.vertex(f"lse-lse[{i},{j}]", (lse, new)),))
+                for k in range(d_):
+                    kept = b.vertex(f"beta*o[{i},{k},{j}]", (beta, acc[k]))
+                    pv = b.vertex(f"PV[{i},{j},{k}]", (w, V[j, k]))
+                    name = f"O[{i},{k}]" if last else f"o[{i},{k},{j}]"
+                    acc[k] = b.vertex(name, (kept, pv))
+            lse = new
+    return b.dag()
+
+
+def streaming_forward_vertices() -> sp.Expr:
+    """Vertices of :func:`streaming_forward`: per row, S n d + n (d - 1), log-sum-exp n - 1,
+    weights 2n, old-row weights 2 (n - 1), per output column n products and 2 (n - 1)
+    update vertices; total 3nd + n (5nd + 4n - 2d - 3).
+    """
+    return 3 * n * d + n * (5 * n * d + 4 * n - 2 * d - 3)
 
 
 # --------------------------------------------------------------------- backward
@@ -496,8 +902,10 @@ def approx_forward_vertices() -> sp.Expr:
 # --------------------------------------------------------------------- registry
 
 
-def _symbol_values(n_: int, d_: int, mask: np.ndarray | None, degree: int) -> dict[sp.Symbol, int]:
-    values = {n: n_, d: d_, g: degree, Z: n_ * n_, nonempty_columns: n_}
+def _symbol_values(
+    n_: int, d_: int, mask: np.ndarray | None, degree: int, block: int = 1
+) -> dict[sp.Symbol, int]:
+    values = {n: n_, d: d_, g: degree, Z: n_ * n_, nonempty_columns: n_, key_block: block}
     if mask is not None:
         values[Z] = int(mask.sum())
         values[nonempty_columns] = int(mask.any(axis=0).sum())
@@ -523,6 +931,12 @@ class BuilderSpec:
         family's parameters (``Z`` and ``c`` of a mask, ``g`` the degree).
     parameters : tuple of str
         The options the builder takes besides ``n`` and ``d``.
+    variant_of : str or None
+        For another graph of the same function (a different order of the arithmetic,
+        as the online softmax of the one-pass schedules), the kind whose function it
+        computes; ``None`` for the reference graph of its pass and regime. The checks
+        of ``attnio verify`` that compare pebblings with the catalog run on the reference
+        graphs; which bounds cover which graph is :data:`attnio.pebble.classes.COVERAGE`.
     """
 
     kind: str
@@ -531,16 +945,23 @@ class BuilderSpec:
     builder: Callable[..., Dag]
     vertices: Callable[[], sp.Expr]
     parameters: tuple[str, ...]
+    variant_of: str | None = None
 
     def vertex_count(
-        self, n_: int, d_: int, *, mask: np.ndarray | None = None, degree: int = 2
+        self,
+        n_: int,
+        d_: int,
+        *,
+        mask: np.ndarray | None = None,
+        degree: int = 2,
+        block: int = 1,
     ) -> int:
         """The vertex count the formula gives for these sizes.
 
         For a masked family without ``mask``, every pair is allowed (``Z = n^2``): the
         largest count over all masks.
         """
-        return int(self.vertices().subs(_symbol_values(n_, d_, mask, degree)))
+        return int(self.vertices().subs(_symbol_values(n_, d_, mask, degree, block)))
 
 
 BUILDERS: dict[str, BuilderSpec] = {
@@ -577,6 +998,60 @@ BUILDERS: dict[str, BuilderSpec] = {
             sparse_backward,
             sparse_backward_vertices,
             ("tree", "mask"),
+        ),
+        BuilderSpec(
+            "sy24-forward",
+            Pass.FORWARD,
+            Regime.DENSE,
+            sy24_forward,
+            sy24_forward_vertices,
+            ("tree",),
+            "attention-forward",
+        ),
+        BuilderSpec(
+            "online-forward",
+            Pass.FORWARD,
+            Regime.DENSE,
+            online_forward,
+            online_forward_vertices,
+            ("tree", "block"),
+            "attention-forward",
+        ),
+        BuilderSpec(
+            "blockwise-forward",
+            Pass.FORWARD,
+            Regime.DENSE,
+            blockwise_forward,
+            blockwise_forward_vertices,
+            ("tree", "block"),
+            "attention-forward",
+        ),
+        BuilderSpec(
+            "stationary-forward",
+            Pass.FORWARD,
+            Regime.DENSE,
+            stationary_forward,
+            stationary_forward_vertices,
+            ("tree", "block"),
+            "attention-forward",
+        ),
+        BuilderSpec(
+            "twopass-forward",
+            Pass.FORWARD,
+            Regime.DENSE,
+            twopass_forward,
+            twopass_forward_vertices,
+            ("tree", "block"),
+            "attention-forward",
+        ),
+        BuilderSpec(
+            "streaming-forward",
+            Pass.FORWARD,
+            Regime.DENSE,
+            streaming_forward,
+            streaming_forward_vertices,
+            ("tree",),
+            "attention-forward",
         ),
         BuilderSpec(
             "approx-forward",
@@ -622,7 +1097,7 @@ a memory guard, each vertex costs about 200 bytes while building, so this is abo
 Not the exact solver's limit, :data:`attnio.pebble.exact.EXACT_MAX_VERTICES`."""
 
 
-def estimate_vertices(kind: str, n_: int, d_: int, *, degree: int = 2) -> int:
+def estimate_vertices(kind: str, n_: int, d_: int, *, degree: int = 2, block: int = 1) -> int:
     """Vertex count of ``kind`` at (n, d), from its formula, before anything is allocated.
 
     The sparse kinds are counted with every pair allowed (``Z = n^2``), an upper bound.
@@ -638,14 +1113,22 @@ def estimate_vertices(kind: str, n_: int, d_: int, *, degree: int = 2) -> int:
     spec = BUILDERS[kind]
     if "degree" in spec.parameters:
         _check_size(degree=degree)
-    return spec.vertex_count(n_, d_, degree=degree)
+    if "block" in spec.parameters:
+        _check_size(block=block)
+    return spec.vertex_count(n_, d_, degree=degree, block=block)
 
 
-def _check_vertices(kind: str, n_: int, d_: int, degree: int, max_vertices: int) -> None:
+def _check_vertices(
+    kind: str, n_: int, d_: int, degree: int, max_vertices: int, block: int = 1
+) -> None:
     _check_size(max_vertices=max_vertices)
-    count = estimate_vertices(kind, n_, d_, degree=degree)
+    count = estimate_vertices(kind, n_, d_, degree=degree, block=block)
     parameters = BUILDERS[kind].parameters
-    shown = f"n={n_}, d={d_}" + (f", degree={degree}" if "degree" in parameters else "")
+    shown = (
+        f"n={n_}, d={d_}"
+        + (f", degree={degree}" if "degree" in parameters else "")
+        + (f", block={block}" if "block" in parameters else "")
+    )
     if count > max_vertices:
         raise PebbleParameterError(
             f"dag {kind} with {shown} has {count:,} vertices, more than max_vertices="
@@ -667,12 +1150,15 @@ def build(
     tree: str = "chain",
     mask: object | None = None,
     degree: int = 2,
+    block: int = 1,
     max_vertices: int = BUILD_MAX_VERTICES,
 ) -> Dag:
     """Build the DAG family ``kind`` (one of :data:`KINDS`).
 
     ``mask`` (an array, or a spec for :func:`mask_from_spec`; default causal) is
-    used by the sparse kinds; ``degree`` by ``"approx-forward"``. The vertex count
+    used by the sparse kinds; ``degree`` by ``"approx-forward"``; ``block`` (keys per
+    block) by ``"online-forward"``, ``"blockwise-forward"``, ``"stationary-forward"`` and
+    ``"twopass-forward"``. The vertex count
     is estimated first (:func:`estimate_vertices`); a graph above ``max_vertices``
     is refused before anything is allocated.
 
@@ -686,11 +1172,13 @@ def build(
     >>> build("sparse-forward", 3, 1).num_vertices
     39
     """
-    _check_vertices(kind, n_, d_, degree, max_vertices)
+    _check_vertices(kind, n_, d_, degree, max_vertices, block)
     spec = BUILDERS[kind]
     options: dict[str, object] = {"tree": tree}
     if "degree" in spec.parameters:
         options["degree"] = degree
+    if "block" in spec.parameters:
+        options["block"] = block
     if "mask" in spec.parameters:
         if mask is None:
             mask = "causal"

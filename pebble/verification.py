@@ -47,7 +47,7 @@ _EXACT_SECONDS = 4.0
 _PASSES = {
     spec.kind: spec.pass_.value
     for spec in builders.BUILDERS.values()
-    if spec.regime is Regime.DENSE
+    if spec.regime is Regime.DENSE and spec.variant_of is None
 }
 """Pass of each dense DAG family (from the builder table)."""
 

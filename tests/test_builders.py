@@ -209,3 +209,49 @@ def test_builder_table_is_the_kinds():
     """KINDS lists the builder table's families, each with a pass and a regime."""
     assert KINDS == tuple(BUILDERS)
     assert all(spec.kind == kind for kind, spec in BUILDERS.items())
+
+
+@pytest.mark.parametrize("n_", [1, 2, 3, 4])
+@pytest.mark.parametrize("tree", TREE_SHAPES)
+def test_one_computation_graphs_have_their_counts_and_outputs(n_: int, tree: str) -> None:
+    """SY24's graph, FlashAttention-2's and FlashAttention's online-softmax graphs (every
+    key block size 1..n+1) and row streaming's graph have their formulas' vertex counts;
+    their outputs are O (and L for FlashAttention-2), and the online graph has one rescale
+    factor per row and key block after the first."""
+    from attnio.pebble.builders import key_block
+
+    for d_ in (1, 2, 3):
+        sizes = {n: n_, d: d_}
+        dag = builders.sy24_forward(n_, d_, tree=tree)
+        assert dag.num_vertices == builders.sy24_forward_vertices().subs(sizes)
+        assert sorted(dag.labels[v].split("=")[-1][0] for v in dag.outputs) == ["O"] * n_ * d_
+        dag = builders.streaming_forward(n_, d_, tree=tree)
+        assert dag.num_vertices == builders.streaming_forward_vertices().subs(sizes)
+        assert len(dag.outputs) == n_ * d_
+        for block in range(1, n_ + 2):
+            dag = builders.online_forward(n_, d_, tree=tree, block=block)
+            formula = builders.online_forward_vertices().subs({**sizes, key_block: block})
+            assert dag.num_vertices == formula
+            assert len(dag.outputs) == n_ * d_ + n_
+            blocks = -(-n_ // block)
+            assert sum(label.startswith("alpha[") for label in dag.labels) == n_ * (blocks - 1)
+            for build_, count in (
+                (builders.blockwise_forward, builders.blockwise_forward_vertices),
+                (builders.stationary_forward, builders.stationary_forward_vertices),
+                (builders.twopass_forward, builders.twopass_forward_vertices),
+            ):
+                dag = build_(n_, d_, tree=tree, block=block)
+                assert dag.num_vertices == count().subs({**sizes, key_block: block})
+                assert len(dag.outputs) == n_ * d_
+
+
+def test_online_block_is_checked() -> None:
+    """A key block size below 1 is refused, naming the argument; --block only shapes the
+    online graph's estimate."""
+    with pytest.raises(ParameterError, match="block"):
+        builders.online_forward(2, 1, block=0)
+    with pytest.raises(ParameterError, match="block"):
+        build("online-forward", 2, 1, block=0)
+    assert builders.estimate_vertices("online-forward", 3, 1, block=3) < (
+        builders.estimate_vertices("online-forward", 3, 1, block=1)
+    )

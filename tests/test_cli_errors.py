@@ -156,6 +156,9 @@ CASES = [
     # options a family or a graph file does not use are refused, not ignored
     ([*DAG, "--M", "4", "--mask", "local:2"], "--mask applies to --dag sparse-forward"),
     ([*DAG, "--M", "4", "--degree", "3"], "--degree applies to --dag approx-forward"),
+    ([*DAG, "--M", "4", "--block", "2"], "--block applies to --dag online-forward"),
+    (["pebble", "--dag", "online-forward", "--n", "2", "--d", "1", "--M", "4", "--block", "0"],
+     "--block"),
     (["pebble", "--graph", "{tmp}/g.dot", "--M", "4", "--mask", "causal"],
      "--mask shapes a --dag family"),
     (["pebble", "--graph", "{tmp}/g.dot", "--M", "4", "--tree", "balanced"],

@@ -39,7 +39,7 @@ from attnio.pebble import Dag, Move, builders, read_moves, replay, solve_heurist
 from strategies import examples
 
 FRONTIER = Path(__file__).resolve().parent.parent / "docs" / "frontier"
-_NAME = re.compile(r"^([A-Za-z-]+)\[([0-9,]+)\](\+\d+)?$")
+_NAME = re.compile(r"^([A-Za-z*-]+)\[([0-9,]+)\](\+\d+)?$")
 
 
 # ----------------------------------------------------------------- roles of vertices
@@ -56,11 +56,23 @@ def _names(label: str) -> list[tuple[str, tuple[int, ...]]]:
 CHAIN = {
     "attention-forward": ("QK", "S", "exp", "P"),
     "attention-backward": ("QK", "S", "S-L", "P", "dOV", "dP", "dP-D", "dS"),
+    "sy24-forward": ("QK", "S", "exp"),
+    "online-forward": ("QK", "S", "S-m", "Pt"),
+    "blockwise-forward": ("QK", "S", "S-m", "Pt"),
+    "streaming-forward": ("QK", "S", "S-lse", "W"),
+    "stationary-forward": ("QK", "S", "S-top", "A", "P"),
+    "twopass-forward": ("QK", "S", "S-m", "E", "P"),
 }
 """The families of a pair chain: the vertices that belong to one pair (i, j) alone."""
 PRODUCTS = {
     "attention-forward": ("PV",),
     "attention-backward": ("dSK", "dSQ", "PdO"),
+    "sy24-forward": ("AV",),
+    "online-forward": ("PV",),
+    "blockwise-forward": ("PV",),
+    "streaming-forward": ("PV",),
+    "stationary-forward": ("PV",),
+    "twopass-forward": ("PV",),
 }
 """The product families the sharp bounds count."""
 
@@ -104,12 +116,13 @@ class Roles:
                 v in self.product
                 or any(family in outputs for family, _ in _names(self.dag.labels[v]))
             ):
-                w = v
-                while len(self.dag.successors(w)) == 1:
-                    w = int(self.dag.successors(w)[0])
-                assert len(self.dag.successors(w)) == 0
-                (root,) = [x for x in _names(self.dag.labels[w]) if x[0] in outputs]
-                self.tree[v] = root
+                path = [v]
+                while len(self.dag.successors(path[-1])) == 1:
+                    path.append(int(self.dag.successors(path[-1])[0]))
+                assert len(self.dag.successors(path[-1])) == 0
+                (root,) = [x for x in _names(self.dag.labels[path[-1]]) if x[0] in outputs]
+                for w in path:  # every vertex of the tree, rescale products included
+                    self.tree[w] = root
 
     def rows(self, name: str, D: set[int], count: int) -> set[int]:
         """Indices i whose whole row ``name[i, :]`` is in D."""
@@ -252,7 +265,7 @@ def _check_segments(roles: Roles, moves, M: int, widths=None) -> int:
     cleaned = _clean(dag, moves)
     io = replay(dag, moves, M).io
     assert replay(dag, cleaned, M).io == io  # legal, with the same I/O moves
-    forward = roles.kind == "attention-forward"
+    forward = roles.kind != "attention-backward"
     products = set(roles.qk) | set(roles.dov) | set(roles.product)
     checked = 0
     corner = PRODUCTS[roles.kind]  # with Q K^T forward: the products the corner records count
@@ -321,7 +334,7 @@ def _check_part(roles: Roles, part: set[int], D: set[int]) -> None:
     for v in part:
         if v in roles.product:
             assert roles.tree[v] in trees_with_min, dag.labels[v]
-    if roles.kind == "attention-forward":
+    if roles.kind != "attention-backward":
         I_q, J_k = roles.rows("Q", D, n), roles.rows("K", D, n)
         pv = [v for v in part if v in roles.product]
         outside = [v for v in pv if v not in D]
@@ -386,7 +399,7 @@ def _check_two_stage(roles: Roles, part: set[int], D: set[int], Min: set[int], r
     score-tree lemma (a mutant, used to show that the check can fail).
     """
     n, d = roles.n, roles.d
-    forward = roles.kind == "attention-forward"
+    forward = roles.kind != "attention-backward"
     second, operand = ("PV", "V") if forward else ("PdO", "dO")
     I_q, J_k = roles.rows("Q", D, n), roles.rows("K", D, n)
     chain_pairs = {roles.chain[v] for v in D if v in roles.chain}
@@ -438,7 +451,7 @@ def _check_families(roles: Roles, part: set[int], D: set[int], Min: set[int], ro
     ``rows=False`` drops the rows alternative of the dP-tree lemma (a mutant).
     """
     n, d, dag = roles.n, roles.d, roles.dag
-    forward = roles.kind == "attention-forward"
+    forward = roles.kind != "attention-backward"
 
     def entries(name: str) -> int:
         return sum(1 for (key, _), v in roles.entry.items() if key == name and v in D)
@@ -473,6 +486,7 @@ def _check_families(roles: Roles, part: set[int], D: set[int], Min: set[int], ro
             family, (i, j, z) = roles.product[v][0], roles.product[v][1]
             operand = {
                 "PV": ("V", (j, z)),
+                "AV": ("V", (j, z)),
                 "PdO": ("dO", (i, z)),
                 "dSK": ("K", (j, z)),
                 "dSQ": ("Q", (i, z)),
@@ -500,6 +514,7 @@ def _check_families(roles: Roles, part: set[int], D: set[int], Min: set[int], ro
         "QK": q_Q * q_K * (mu_S + x_chain),
         "dOV": q_O * q_V * (mu_P + x_chain),
         "PV": q_V * len(trees["O"]) * x_chain,
+        "AV": q_V * len(trees["O"]) * x_chain,
         "PdO": q_O * len(trees["dV"]) * x_chain,
         "dSK": q_K * len(trees["dQ"]) * x_chain,
         "dSQ": q_Q * len(trees["dK"]) * x_chain,
@@ -515,7 +530,7 @@ def _check_families(roles: Roles, part: set[int], D: set[int], Min: set[int], ro
     assert mu_S + mu_P + sum(len(t) for t in trees.values()) <= len(Min)
     # the per-part count, for every S (the proof does not use M < d^2)
     S = max(len(D), len(Min))
-    families = ("QK", "PV") if forward else ("QK", "dOV", "PdO", "dSK", "dSQ")
+    families = ("QK", "PV", "AV") if forward else ("QK", "dOV", "PdO", "dSK", "dSQ")
     total = sum(
         1
         for v in part
@@ -534,7 +549,17 @@ GRAPHS = [
     ("attention-forward", 1, 3),
     ("attention-backward", 2, 1),
     ("attention-backward", 1, 2),
+    ("sy24-forward", 2, 2),
+    ("online-forward", 2, 2),
+    ("online-forward", 3, 1),
+    ("blockwise-forward", 2, 2),
+    ("streaming-forward", 2, 2),
+    ("stationary-forward", 2, 2),
+    ("twopass-forward", 2, 2),
 ]
+"""The graphs whose parts the lemmas are tested on: the reference graphs and the other
+graphs of the forward computation (docs/notation.md), all in the lemmas' classes
+(attnio.pebble.classes); the online graphs with key blocks of one key."""
 
 
 def _certificates() -> list[tuple[str, int, int, int, Path]]:
@@ -845,3 +870,27 @@ def test_each_smooth_minorant_is_at_most_its_record(record: str) -> None:
     )
     at = {n: 64, d: 4, M: 64}
     assert smooth.subs(at) < bound.explicit.subs(at)
+
+
+@pytest.mark.parametrize(
+    "kind,n,d,M", [("streaming-forward", 3, 2, 17), ("streaming-forward", 4, 1, 10)]
+)
+def test_lemmas_hold_on_every_part_of_row_streamings_own_pebbling(
+    kind: str, n: int, d: int, M: int
+) -> None:
+    """The run of row streaming on the two-level machine, replayed as a pebbling of its own
+    graph (attnio.algorithms.trace), cut into HK81 parts and into segments: every part and
+    segment satisfies every per-part lemma and count (M is the machine's; its pebbling needs
+    no more red pebbles)."""
+    from attnio.algorithms.streaming import row_streaming_forward
+    from attnio.algorithms.trace import record
+
+    roles = Roles(kind, n, d)
+    trace, _ = record(row_streaming_forward, roles.dag, n, d, M, dict.fromkeys("QKV", (n, d)))
+    moves = [Move(op, v) for op, v in trace.moves]
+    parts = _segments(roles.dag, moves, M)
+    assert len(parts) > 2
+    for part, D in parts:
+        _check_part(roles, part, D)
+        _check_part(roles, part, _minimum_dominator(roles.dag, part))
+    assert _check_segments(roles, moves, M) > 0

@@ -63,12 +63,19 @@ def test_topological_layers_put_every_edge_downwards(dag):
 
 @pytest.mark.parametrize("kind", builders.KINDS)
 def test_stage_layers_never_point_upwards(kind):
-    """For every builder family, edges never go to a higher row of the staged drawing."""
-    dag = builders.build(kind, 3, 2)
+    """For every builder family, edges never go to a higher row of the staged drawing; the
+    graphs with running statistics (whose stages depend on each other, as an accumulator
+    and its rescaled copy) are drawn by longest-path layers, as the layout promises."""
+    dag = builders.build(kind, 3, 2, block=2)
     picture = layout(dag, staged=True)
     assert all(picture["y"][u] <= picture["y"][v] for u, v in dag.edges().tolist())
     titles = [row["title"] for row in picture["rows"] if row["title"]]
-    assert titles[0].startswith("inputs Q, K, V") and len(titles) < len(set(stage_names(dag)))
+    recurrent = ("online", "blockwise", "stationary", "streaming")
+    if kind.startswith(recurrent):
+        assert titles[0] == "layer 0"
+    else:
+        assert titles[0].startswith("inputs Q, K, V")
+        assert len(titles) < len(set(stage_names(dag)))
     inputs = set(dag.inputs.tolist()) - set(dag.outputs.tolist())
     assert len({picture["y"][v] for v in inputs}) == 1
 

@@ -1,0 +1,675 @@
+"""Graph classes of the dense lower bounds: the properties of a graph each derivation's lemmas use.
+
+The derivations of ``proofs/derivations/lower-*.md`` are proved by hand for every graph
+with the properties below, not for one builder. Each property is a statement about a
+:class:`~attnio.pebble.dag.Dag` that a function here checks, returning every place it
+fails (an empty list: the graph has it). The vertices the properties talk about (the
+inputs Q_il, the products Q_il K_jl, the scores S_ij, the second-stage products, the
+outputs) are found by the builders' labels (``docs/notation.md``); every structural fact
+a lemma uses (predecessor sets, single successors, paths, disjointness) is then checked
+on the edges, never read from a label. A failure can therefore mean "not in the class"
+or "the labels name another witness"; a pass is a proof that the graph is in the class.
+
+Properties (forward graphs: inputs Q, K, V, outputs O; backward: FlashAttention-2's
+inputs Q, K, V, O, dO, L and outputs dQ, dK, dV):
+
+``io-ends``
+    every input named Q, K, V (and O, dO, L backward) is a source with a successor, and
+    every output (O, resp. dQ, dK, dV) is a sink that is not a source
+    (``compulsory.md``).
+``score-trees``
+    for every pair (i, j) and every l a product vertex Q_il K_jl whose predecessors are
+    exactly the inputs Q_il and K_jl; from each product, following the unique successor
+    reaches the vertex S_ij (every vertex on the way other than S_ij has exactly one
+    successor); the score tree T_ij (the vertices of these walks) of different pairs are
+    disjoint (``lower-large.md`` section 2, ``lower-twostage.md`` Lemma 3).
+``dp-trees``
+    backward: the same for the products dO_ik V_jk and dP_ij (``lower-families.md``
+    Lemma 4).
+``pair-chains``
+    every second-stage product u (forward ``PV``/``AV[i,j,k]`` with predecessors V_jk and
+    one vertex x; backward dS_ij K_jl, dS_ij Q_il, P_ij dO_ik) has a *pair chain* C_ij:
+    T_ij (and backward the dP tree), with a shortest path from S_ij (and dP_ij) to x; the
+    chains of different pairs are disjoint and hold no input and no second-stage
+    product; and from every input the lemma names there is a path to u whose vertices
+    other than its ends lie in C_ij (forward: Q_il, K_jl for every l; backward, for
+    dS_ij K_jl and dS_ij Q_il: Q_il', K_jl', dO_ik, V_jk for every l', k and L_i, and
+    from O_ik a path inside C_ij and the row set R_i; for P_ij dO_ik: Q_il', K_jl')
+    (``lower-sharp.md`` Lemma 1, ``lower-accumulators.md`` Lemma 2).
+``row-sets``
+    backward: for every row i, products dO_ik O_ik with exactly those two predecessors,
+    walking by unique successors to D_i; the row sets R_i are disjoint from each other
+    and from every pair chain (``lower-sharp.md`` section 2).
+``accumulator-trees``
+    every output is the root of an *accumulator tree*: from each of its second-stage
+    products (forward u_ijk for every j; backward P_ij dO_ik over i for dV_jk,
+    dS_ij K_jl over j for dQ_il, dS_ij Q_il over i for dK_jl) following the unique
+    successor reaches the output, a sink; every other vertex on the way has exactly one
+    successor. The trees are disjoint from each other, from the pair chains and the row
+    sets. They may hold vertices with predecessors from outside the tree (a rescale
+    factor, a division by l_i): the lemmas never follow a predecessor that is not a tree
+    child (``lower-sharp.md`` Lemma 2, ``lower-accumulators.md`` Lemma 1).
+
+References
+----------
+HK81 (the game); SY24 section 2 (the forward graph); D23 (FlashAttention-2, the online
+softmax and the backward formulation); proofs/derivations/*.md (the lemmas).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from attnio.bounds.record import Pass
+
+from .dag import Dag
+from .errors import PebbleParameterError
+
+__all__ = [
+    "CLASSES",
+    "COVERAGE",
+    "PROPERTIES",
+    "Coverage",
+    "Violation",
+    "graph_pass",
+    "in_class",
+    "violations",
+]
+
+_NAME = re.compile(r"^([A-Za-z*+\-]+)\[([0-9,]+)\]$")
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One place where a graph fails a property.
+
+    Attributes
+    ----------
+    prop : str
+        The property (one of :data:`PROPERTIES`).
+    where : str
+        The vertex, pair or tree and what fails there.
+    """
+
+    prop: str
+    where: str
+
+    def __str__(self) -> str:
+        return f"{self.prop}: {self.where}"
+
+
+class _Graph:
+    """A Dag with its named vertices indexed by (name, indices)."""
+
+    def __init__(self, dag: Dag) -> None:
+        self.dag = dag
+        self.named: dict[tuple[str, tuple[int, ...]], int] = {}
+        for v, label in enumerate(dag.labels):
+            for part in label.split("="):
+                match = _NAME.match(part)
+                if match:
+                    key = (match.group(1), tuple(int(x) for x in match.group(2).split(",")))
+                    self.named.setdefault(key, v)
+        self.n = 1 + max((idx[0] for (name, idx) in self.named if name == "Q"), default=-1)
+        self.d = 1 + max((idx[1] for (name, idx) in self.named if name == "Q"), default=-1)
+        self.backward = ("dO", (0, 0)) in self.named
+        self.succ = [set(dag.successors(v).tolist()) for v in range(dag.num_vertices)]
+        self.pred = [set(dag.predecessors(v).tolist()) for v in range(dag.num_vertices)]
+
+    def get(self, name: str, *idx: int) -> int | None:
+        return self.named.get((name, idx))
+
+    def show(self, v: int) -> str:
+        return self.dag.labels[v]
+
+    def walk(self, start: int, root: int) -> tuple[list[int], str | None]:
+        """Follow unique successors from ``start`` to ``root``; the vertices, or what fails."""
+        path, v = [start], start
+        while v != root:
+            succ = self.succ[v]
+            if len(succ) != 1:
+                return path, (
+                    f"{self.show(v)} on the way from {self.show(start)} to {self.show(root)} "
+                    f"has {len(succ)} successors, not 1"
+                )
+            (v,) = succ
+            path.append(v)
+            if len(path) > self.dag.num_vertices:  # pragma: no cover - a Dag has no cycle
+                break
+        return path, None
+
+    def shortest(self, source: int, target: int) -> list[int] | None:
+        """Vertices of a shortest path from ``source`` to ``target`` (both included)."""
+        parent = {source: source}
+        queue = deque([source])
+        while queue:
+            v = queue.popleft()
+            if v == target:
+                path = [v]
+                while path[-1] != source:
+                    path.append(parent[path[-1]])
+                return path[::-1]
+            for w in sorted(self.succ[v]):
+                if w not in parent:
+                    parent[w] = v
+                    queue.append(w)
+        return None
+
+    def reaches_inside(self, source: int, target: int, inside: set[int]) -> bool:
+        """Whether a path runs from ``source`` to ``target`` with every inner vertex in ``inside``."""
+        seen = {source}
+        queue = deque([source])
+        while queue:
+            v = queue.popleft()
+            for w in self.succ[v]:
+                if w == target:
+                    return True
+                if w in inside and w not in seen:
+                    seen.add(w)
+                    queue.append(w)
+        return False
+
+
+def graph_pass(dag: Dag) -> Pass:
+    """The pass a graph computes, by its inputs: backward when it has the input dO[0,0].
+
+    Raises
+    ------
+    PebbleParameterError
+        The graph has no input named ``Q[0,0]`` (it is not an attention graph).
+    """
+    graph = _Graph(dag)
+    if graph.n == 0:
+        raise PebbleParameterError("dag has no vertex named Q[0,0]: not an attention graph")
+    return Pass.BACKWARD if graph.backward else Pass.FORWARD
+
+
+def _missing(prop: str, name: str, idx: tuple[int, ...]) -> Violation:
+    return Violation(prop, f"no vertex named {name}[{','.join(map(str, idx))}]")
+
+
+def _io_ends(g: _Graph) -> list[Violation]:
+    prop, out = "io-ends", []
+    ins = ("Q", "K", "V", "O", "dO") if g.backward else ("Q", "K", "V")
+    outs = ("dQ", "dK", "dV") if g.backward else ("O",)
+    for name in ins + outs:
+        for a in range(g.n):
+            for b in range(g.d):
+                v = g.get(name, a, b)
+                if v is None:
+                    out.append(_missing(prop, name, (a, b)))
+                elif name in ins and (g.pred[v] or not g.succ[v]):
+                    out.append(
+                        Violation(prop, f"input {g.show(v)} is not a source with a successor")
+                    )
+                elif name in outs and (g.succ[v] or not g.pred[v]):
+                    out.append(Violation(prop, f"output {g.show(v)} is not a computed sink"))
+    if g.backward:
+        for a in range(g.n):
+            v = g.get("L", a)
+            if v is None or g.pred[v] or not g.succ[v]:
+                out.append(
+                    Violation(prop, f"input L[{a}] is missing or not a source with a successor")
+                )
+    return out
+
+
+def _trees(
+    g: _Graph, prop: str, product: str, left: str, right: str, root: str
+) -> tuple[dict[tuple[int, int], set[int]], list[Violation]]:
+    """Trees of ``product[i,j,x]`` (predecessors left[i,x], right[j,x]) rooted at root[i,j]."""
+    trees: dict[tuple[int, int], set[int]] = {}
+    out: list[Violation] = []
+    owner: dict[int, tuple[int, int]] = {}
+    for i in range(g.n):
+        for j in range(g.n):
+            top = g.get(root, i, j)
+            if top is None:
+                out.append(_missing(prop, root, (i, j)))
+                continue
+            tree: set[int] = set()
+            for x in range(g.d):
+                p = g.get(product, i, j, x)
+                a, b = g.get(left, i, x), g.get(right, j, x)
+                if p is None or a is None or b is None:
+                    out.append(_missing(prop, product, (i, j, x)))
+                    continue
+                if g.pred[p] != {a, b} or g.pred[a] or g.pred[b]:
+                    out.append(
+                        Violation(
+                            prop,
+                            f"{g.show(p)} has predecessors "
+                            f"{sorted(g.show(u) for u in g.pred[p])}, not the inputs "
+                            f"{g.show(a)} and {g.show(b)}",
+                        )
+                    )
+                path, fail = g.walk(p, top)
+                if fail:
+                    out.append(Violation(prop, fail))
+                tree.update(path)
+            for v in tree:
+                other = owner.setdefault(v, (i, j))
+                if other != (i, j):
+                    out.append(
+                        Violation(
+                            prop, f"{g.show(v)} lies in the trees of pairs {other} and {(i, j)}"
+                        )
+                    )
+            trees[i, j] = tree
+    return trees, out
+
+
+def _score_trees(g: _Graph) -> tuple[dict[tuple[int, int], set[int]], list[Violation]]:
+    return _trees(g, "score-trees", "QK", "Q", "K", "S")
+
+
+def _dp_trees(g: _Graph) -> tuple[dict[tuple[int, int], set[int]], list[Violation]]:
+    return _trees(g, "dp-trees", "dOV", "dO", "V", "dP")
+
+
+def _row_sets(g: _Graph) -> tuple[dict[int, set[int]], list[Violation]]:
+    prop, out, rows = "row-sets", [], {}
+    for i in range(g.n):
+        top = g.get("D", i)
+        if top is None:
+            out.append(_missing(prop, "D", (i,)))
+            continue
+        rows[i] = set()
+        for k in range(g.d):
+            p, a, b = g.get("dOO", i, k), g.get("dO", i, k), g.get("O", i, k)
+            if p is None or g.pred[p] != {a, b}:
+                out.append(
+                    Violation(prop, f"dOO[{i},{k}] is missing or its predecessors are not dO, O")
+                )
+                continue
+            path, fail = g.walk(p, top)
+            if fail:
+                out.append(Violation(prop, fail))
+            rows[i].update(path)
+    seen: dict[int, int] = {}
+    for i, row in rows.items():
+        for v in row:
+            if seen.setdefault(v, i) != i:
+                out.append(
+                    Violation(prop, f"{g.show(v)} lies in the row sets of rows {seen[v]} and {i}")
+                )
+    return rows, out
+
+
+def _families(g: _Graph) -> list[tuple[str, int, int, int, int, tuple[str, int, int]]]:
+    """Second-stage products: (family, i, j, x, vertex, output) for every index."""
+    out = []
+    if not g.backward:
+        for i in range(g.n):
+            for j in range(g.n):
+                for k in range(g.d):
+                    v = g.get("PV", i, j, k)
+                    v = g.get("AV", i, j, k) if v is None else v
+                    out.append(("PV", i, j, k, -1 if v is None else v, ("O", i, k)))
+        return out
+    for i in range(g.n):
+        for j in range(g.n):
+            for x in range(g.d):
+                for fam, root in (
+                    ("dSK", ("dQ", i, x)),
+                    ("dSQ", ("dK", j, x)),
+                    ("PdO", ("dV", j, x)),
+                ):
+                    v = g.get(fam, i, j, x)
+                    out.append((fam, i, j, x, -1 if v is None else v, root))
+    return out
+
+
+def _operand(g: _Graph, fam: str, i: int, j: int, x: int) -> int | None:
+    """The input operand of a second-stage product: V_jk, K_jl, Q_il or dO_ik."""
+    name, row = {"PV": ("V", j), "dSK": ("K", j), "dSQ": ("Q", i), "PdO": ("dO", i)}[fam]
+    return g.get(name, row, x)
+
+
+def _pair_chains(
+    g: _Graph,
+) -> tuple[dict[tuple[int, int], set[int]], list[Violation]]:
+    prop = "pair-chains"
+    trees, out = _score_trees(g)
+    out = [Violation(prop, f"(score tree) {v.where}") for v in out]
+    if g.backward:
+        dp, bad = _dp_trees(g)
+        out += [Violation(prop, f"(dP tree) {v.where}") for v in bad]
+        rows, bad = _row_sets(g)
+        out += [Violation(prop, f"(row set) {v.where}") for v in bad]
+    families = _families(g)
+    products = {v for *_, v, _root in families if v >= 0}
+    chains: dict[tuple[int, int], set[int]] = {}
+    for fam, i, j, x, u, _root in families:
+        if u < 0:
+            out.append(_missing(prop, fam, (i, j, x)))
+            continue
+        y = _operand(g, fam, i, j, x)
+        others = g.pred[u] - {y}
+        if y not in g.pred[u] or len(g.pred[u]) != 2:
+            out.append(
+                Violation(
+                    prop,
+                    f"{g.show(u)} does not have exactly two predecessors, one the input operand",
+                )
+            )
+            continue
+        (z,) = others
+        chain = chains.setdefault((i, j), set(trees.get((i, j), ())))
+        if g.backward:
+            chain.update(dp.get((i, j), ()))
+        roots = [g.get("S", i, j)] + ([g.get("dP", i, j)] if g.backward and fam != "PdO" else [])
+        for r in roots:
+            path = None if r is None else g.shortest(r, z)
+            if path is None:
+                out.append(
+                    Violation(prop, f"no path from the root of pair {(i, j)} to {g.show(z)}")
+                )
+            else:
+                chain.update(path)
+    owner: dict[int, tuple[int, int]] = {}
+    for pair, chain in chains.items():
+        for v in chain:
+            if not g.pred[v]:
+                out.append(Violation(prop, f"the chain of pair {pair} holds the input {g.show(v)}"))
+            if v in products:
+                out.append(
+                    Violation(prop, f"the chain of pair {pair} holds the product {g.show(v)}")
+                )
+            if owner.setdefault(v, pair) != pair:
+                out.append(
+                    Violation(
+                        prop, f"{g.show(v)} lies in the chains of pairs {owner[v]} and {pair}"
+                    )
+                )
+            if g.backward:
+                for r, row in rows.items():
+                    if v in row:
+                        out.append(
+                            Violation(prop, f"{g.show(v)} lies in chain {pair} and row set {r}")
+                        )
+    if g.backward:
+        for r, row in rows.items():
+            for v in row & products:
+                out.append(Violation(prop, f"the row set {r} holds the product {g.show(v)}"))
+    for fam, i, j, x, u, _root in families:
+        if u < 0 or (i, j) not in chains:
+            continue
+        chain = chains[i, j]
+        need = [g.get("Q", i, l) for l in range(g.d)] + [g.get("K", j, l) for l in range(g.d)]
+        if fam in ("PV",):
+            need.append(_operand(g, fam, i, j, x))
+        elif fam in ("dSK", "dSQ"):
+            need += [g.get("dO", i, k) for k in range(g.d)] + [g.get("V", j, k) for k in range(g.d)]
+            need.append(g.get("L", i))
+        elif fam == "PdO":
+            need.append(g.get("dO", i, x))
+        for v in need:
+            if v is None:
+                out.append(Violation(prop, f"an input of {g.show(u)} is missing"))
+            elif v not in g.pred[u] and not g.reaches_inside(v, u, chain):
+                out.append(
+                    Violation(
+                        prop,
+                        f"no path from {g.show(v)} to {g.show(u)} inside the chain of {(i, j)}",
+                    )
+                )
+        if fam in ("dSK", "dSQ"):
+            inside = chain | rows.get(i, set())
+            for k in range(g.d):
+                v = g.get("O", i, k)
+                if v is None or not g.reaches_inside(v, u, inside):
+                    out.append(
+                        Violation(
+                            prop,
+                            f"no path from O[{i},{k}] to {g.show(u)} inside chain {(i, j)} and row set {i}",
+                        )
+                    )
+    return chains, out
+
+
+def _accumulator_trees(g: _Graph) -> list[Violation]:
+    prop = "accumulator-trees"
+    chains, bad = _pair_chains(g)
+    out = [Violation(prop, f"(pair chains) {v.where}") for v in bad]
+    fenced = set().union(*chains.values()) if chains else set()
+    if g.backward:
+        rows, _ = _row_sets(g)
+        fenced |= set().union(*rows.values()) if rows else set()
+    trees: dict[tuple[str, int, int], set[int]] = {}
+    for fam, i, j, x, u, root in _families(g):
+        top = g.get(*root)
+        if u < 0 or top is None:
+            out.append(Violation(prop, f"{fam}[{i},{j},{x}] or its output {root} is missing"))
+            continue
+        path, fail = g.walk(u, top)
+        if fail:
+            out.append(Violation(prop, fail))
+        if g.succ[top]:
+            out.append(Violation(prop, f"the output {g.show(top)} is not a sink"))
+        trees.setdefault(root, set()).update(path)
+    owner: dict[int, tuple[str, int, int]] = {}
+    for root, tree in trees.items():
+        for v in tree:
+            if owner.setdefault(v, root) != root:
+                out.append(
+                    Violation(prop, f"{g.show(v)} lies in the trees of {owner[v]} and {root}")
+                )
+            if v in fenced:
+                out.append(
+                    Violation(
+                        prop, f"{g.show(v)} of the tree of {root} lies in a pair chain or row set"
+                    )
+                )
+            if not g.pred[v]:
+                out.append(Violation(prop, f"the tree of {root} holds the input {g.show(v)}"))
+    return out
+
+
+_CHECKS: dict[str, Callable[[_Graph], list[Violation]]] = {
+    "io-ends": _io_ends,
+    "score-trees": lambda g: _score_trees(g)[1],
+    "dp-trees": lambda g: _dp_trees(g)[1],
+    "pair-chains": lambda g: _pair_chains(g)[1],
+    "row-sets": lambda g: _row_sets(g)[1],
+    "accumulator-trees": _accumulator_trees,
+}
+
+PROPERTIES = tuple(_CHECKS)
+"""The graph properties the lemmas use, in the order of the module docstring."""
+
+_BACKWARD_ONLY = ("dp-trees", "row-sets")
+
+
+def violations(dag: Dag, prop: str) -> list[Violation]:
+    """Every place where ``dag`` fails the property ``prop`` (empty: it has the property).
+
+    Raises
+    ------
+    PebbleParameterError
+        ``prop`` is not one of :data:`PROPERTIES`, or names a backward property for a
+        forward graph, or ``dag`` is not an attention graph.
+
+    Examples
+    --------
+    >>> from attnio.pebble.builders import online_forward
+    >>> violations(online_forward(2, 1, block=1), "accumulator-trees")
+    []
+    """
+    if prop not in _CHECKS:
+        raise PebbleParameterError(f"prop={prop!r} must be one of {PROPERTIES}")
+    if prop in _BACKWARD_ONLY and graph_pass(dag) is Pass.FORWARD:
+        raise PebbleParameterError(f"prop={prop!r} is a property of backward graphs")
+    graph_pass(dag)
+    return _CHECKS[prop](_Graph(dag))
+
+
+CLASSES: dict[tuple[str, Pass], tuple[str, ...]] = {
+    ("compulsory", Pass.FORWARD): ("io-ends",),
+    ("compulsory", Pass.BACKWARD): ("io-ends",),
+    ("lower-large", Pass.FORWARD): ("score-trees",),
+    ("lower-large", Pass.BACKWARD): ("score-trees",),
+    ("lower-small", Pass.FORWARD): ("score-trees",),
+    ("lower-small", Pass.BACKWARD): ("score-trees",),
+    ("lower-sharp", Pass.FORWARD): ("pair-chains", "accumulator-trees"),
+    ("lower-sharp", Pass.BACKWARD): ("pair-chains", "row-sets", "accumulator-trees"),
+    ("lower-twostage", Pass.FORWARD): ("score-trees", "pair-chains", "accumulator-trees"),
+    ("lower-twostage", Pass.BACKWARD): ("score-trees", "pair-chains", "accumulator-trees"),
+    ("lower-families", Pass.FORWARD): ("score-trees", "pair-chains", "accumulator-trees"),
+    ("lower-families", Pass.BACKWARD): (
+        "score-trees",
+        "dp-trees",
+        "pair-chains",
+        "row-sets",
+        "accumulator-trees",
+    ),
+    ("lower-segments", Pass.FORWARD): ("score-trees", "pair-chains", "accumulator-trees"),
+    ("lower-segments", Pass.BACKWARD): (
+        "score-trees",
+        "dp-trees",
+        "pair-chains",
+        "row-sets",
+        "accumulator-trees",
+    ),
+    ("lower-accumulators", Pass.FORWARD): ("pair-chains", "accumulator-trees"),
+    ("lower-accumulators", Pass.BACKWARD): ("pair-chains", "row-sets", "accumulator-trees"),
+}
+"""The class of each derivation (file stem of ``proofs/derivations``) and pass: the
+properties its hand-proved lemmas use. ``lower-small`` names the class of its derived
+Loomis-Whitney records; its ``explicit`` records are reconstructed and have no stated
+class. Properties are checked by :func:`violations`."""
+
+
+def in_class(dag: Dag, derivation: str) -> list[Violation]:
+    """Every violation of the class of ``derivation`` by ``dag`` (empty: in the class).
+
+    Raises
+    ------
+    PebbleParameterError
+        No class is stated for ``derivation`` and the graph's pass.
+    """
+    key = (derivation, graph_pass(dag))
+    if key not in CLASSES:
+        known = sorted({name for name, _ in CLASSES})
+        raise PebbleParameterError(f"derivation={derivation!r} has no class; known: {known}")
+    out: list[Violation] = []
+    for prop in CLASSES[key]:
+        out += violations(dag, prop)
+    return out
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """Which graph a schedule computes and which derivations' classes hold it.
+
+    Attributes
+    ----------
+    kind : str or None
+        The builder kind of the graph the schedule computes (``None``: not built).
+    options : str
+        The builder options that make it the schedule's graph.
+    covered : tuple of str
+        Derivations whose class holds the graph (checked by the tests at small sizes,
+        and by the hand argument of each derivation's "Graph class" section for all).
+    evidence : str
+        How the schedule is known to compute that graph.
+    """
+
+    kind: str | None
+    options: str
+    covered: tuple[str, ...]
+    evidence: str
+
+
+_ALL = tuple(dict.fromkeys(name for name, _ in CLASSES))
+
+_REPLAYED = "tests/test_trace.py replays its run as a pebbling of this graph"
+
+COVERAGE: dict[tuple[str, Pass], Coverage] = {
+    ("row-streaming", Pass.FORWARD): Coverage(
+        "streaming-forward",
+        "",
+        _ALL,
+        f"{_REPLAYED} at the machine's count with M red pebbles",
+    ),
+    ("flash2", Pass.FORWARD): Coverage(
+        "online-forward",
+        "block = B_c of FLASH2_FORWARD_BLOCKS",
+        _ALL,
+        f"{_REPLAYED} at the machine's count with M + 4 red pebbles",
+    ),
+    ("row-streaming", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "chain trees",
+        _ALL,
+        f"{_REPLAYED} at the machine's count with M red pebbles",
+    ),
+    ("flash2", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "chain trees",
+        _ALL,
+        f"{_REPLAYED} at the machine's count less its 2nd zero words of dQ, with M + 3 red pebbles",
+    ),
+    ("flash", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "chain trees; D_i recomputed in every step (a recomputation, same graph)",
+        _ALL,
+        f"{_REPLAYED} at the machine's count less its 2nd zero words of dQ, with M red pebbles",
+    ),
+    ("flash", Pass.FORWARD): Coverage(
+        "blockwise-forward",
+        "block = B_c of FLASH_FORWARD_BLOCKS",
+        _ALL,
+        f"{_REPLAYED} at the machine's count less its 2nd + 4n constant words (O = 0, "
+        "l = 0, m = -inf written and read back), with M + 7 red pebbles",
+    ),
+    ("standard", Pass.FORWARD): Coverage(
+        "twopass-forward",
+        "block = the schedule's tile; chain trees; S and P stored and read back",
+        _ALL,
+        f"{_REPLAYED} at the machine's count with M + 4 red pebbles (n >= 2; with n = 1 "
+        "the graph's m_0 is S_00 and the machine moves that word twice)",
+    ),
+    ("square-tiling", Pass.FORWARD): Coverage(
+        "sy24-forward",
+        "chain trees; A and D stored and read back (stores of intermediates)",
+        _ALL,
+        f"{_REPLAYED} at the machine's count with M + 2 red pebbles (n >= 2; with n = 1 "
+        "the graph's l_0 is A_00 and the machine moves that word twice)",
+    ),
+    ("output-stationary", Pass.FORWARD): Coverage(
+        "stationary-forward",
+        "block = the schedule's tile; chain trees; A, Amax, L stored and read back",
+        _ALL,
+        f"{_REPLAYED} at the machine's count with M red pebbles",
+    ),
+    ("standard", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "chain trees; S, P, dP, dS stored and read back (stores of intermediates)",
+        _ALL,
+        f"{_REPLAYED} at the machine's count with M + 2 red pebbles",
+    ),
+    ("tiled-backward", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "chain trees; P and dS stored and read back (stores of intermediates)",
+        _ALL,
+        f"{_REPLAYED} at the machine's count with M + 1 red pebbles",
+    ),
+    ("output-stationary", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "chain trees; P and dS stored and read back (stores of intermediates)",
+        _ALL,
+        f"{_REPLAYED} at the machine's count with M red pebbles",
+    ),
+}
+"""(schedule, pass) -> the graph it computes and the derivations whose class holds it.
+
+Only pairs with ``covered`` non-empty compare a schedule's count with those bounds on
+one computation; for the others no bound of ``proofs/derivations`` is known to cover
+the schedule. ``tests/test_classes.py`` checks every named graph in every class (n <= 3,
+d <= 2, both tree shapes, every key block size) and ``tests/test_trace.py`` replays each
+schedule's run as a pebbling of it. A schedule whose pebbling needs M + c red pebbles is
+compared with a bound at M + c (``docs/notation.md``, schedules as pebblings)."""
