@@ -58,9 +58,10 @@ COUNT_EVIDENCE = "exact count; the two-level machine reproduces it"
 """What a ``derived`` count rests on."""
 
 GRAPH_NOTE = (
-    "the derived lower bounds are proved on attnio's element-level graph, which normalises "
-    "first (docs/notation.md); a schedule with running row statistics (online softmax) "
-    "computes another graph, which no derivation covers yet"
+    "each derived lower bound holds for every graph of the class its derivation states, and "
+    "every dense schedule's run replays as a pebbling of its own graph in that class "
+    "(docs/notation.md#schedules-as-pebblings); some use up to 7 red pebbles beyond M, and "
+    "the bound is read at M"
 )
 """Which computation each side of the ratio is about, printed with every gap."""
 
