@@ -104,6 +104,18 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     one.add_argument(
         "--constant", type=float, help="tight claims: C in E / C <= Q <= C * E (default 1)"
     )
+    one.add_argument(
+        "--mask",
+        help="sparse claims: the mask family the claim is about (causal, window, band, ...; "
+        "the claims files' mask field)",
+    )
+    one.add_argument(
+        "--window",
+        type=int,
+        metavar="W",
+        help="with --mask window or band: the claim is about width W only (the claims "
+        "files' window field)",
+    )
     one.add_argument("--name", default="claim", help="the claim's name in the output")
     parser.add_argument(
         "--json",
@@ -213,7 +225,7 @@ def _is_shipped_catalog(path: str) -> bool:
         return False
 
 
-_ONE_CLAIM = ("regime", "pass_", "condition", "algorithm", "epsilon", "constant")
+_ONE_CLAIM = ("regime", "pass_", "condition", "algorithm", "epsilon", "constant", "mask", "window")
 
 
 def _claims(args: argparse.Namespace) -> list:
@@ -248,6 +260,8 @@ def _claims(args: argparse.Namespace) -> list:
             epsilon=args.epsilon,
             constant=constant,
             name=args.name,
+            mask=args.mask,
+            window=args.window,
         )
     ]
 

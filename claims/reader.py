@@ -186,6 +186,8 @@ def parse_claim_text(
     epsilon: str | None = None,
     constant: int | float | None = None,
     name: str = "claim",
+    mask: str | None = None,
+    window: int | None = None,
 ) -> Claim:
     """Build one :class:`Claim` from a one-line claim ``KIND: EXPRESSION`` (``--claim``).
 
@@ -198,8 +200,9 @@ def parse_claim_text(
         ``lower: n**2*d**2/(100*M)``, ``upper: ...`` or ``tight: ...``; the expression
         may also be asymptotic, ``lower: Omega(n**2*d**2/M)`` (O for upper, Theta for
         tight).
-    regime, pass_, cache, conditions, algorithm, constant, name
-        The table fields of the same names (``pass_`` is ``pass``).
+    regime, pass_, cache, conditions, algorithm, constant, name, mask, window
+        The table fields of the same names (``pass_`` is ``pass``; ``mask = "causal"``,
+        ``window = 1024`` with ``mask = "window"`` or ``"band"``).
     epsilon : str, optional
         The claim's accuracy: it adds the condition ``epsilon <= EPSILON`` (the claim is
         about every algorithm whose error is at most that).
@@ -232,7 +235,7 @@ def parse_claim_text(
         bound = f"epsilon <= {epsilon}"
         conditions = bound if conditions is None else f"({conditions}) and {bound}"
     for key, value in (("conditions", conditions), ("algorithm", algorithm),
-                       ("constant", constant)):  # fmt: skip
+                       ("constant", constant), ("mask", mask), ("window", window)):  # fmt: skip
         if value is not None:
             table[key] = value
     return claim_from_table(table)

@@ -34,6 +34,7 @@ import sympy as sp
 from attnio.bounds import Bound
 from attnio.bounds.errors import BoundError
 from attnio.bounds.expression import parse_expression
+from attnio.bounds.masks import Mask
 from attnio.bounds.record import derived_lower_evidence
 from attnio.bounds.symbols import ALL
 from attnio.bounds.window import (
@@ -65,10 +66,15 @@ GRAPH_NOTE = (
 )
 """Which computation each side of the ratio is about, printed with every gap."""
 
+MASK_NOTE = (
+    "the only derived lower bound for masks is the compulsory I/O (each input read and "
+    "each output written once: sparse-forward-compulsory, sparse-backward-compulsory, in n, "
+    "d and Z), so the ratio bounds how far the schedule is from optimal and does not "
+    "measure it"
+)
+"""What the lower end of a masked gap is, printed with every sparse gap."""
+
 NOT_YET = {
-    "sparse": "not yet: attnio models no mask for --regime sparse (causal, window, "
-    "block-sparse); its only derived lower bound is the compulsory I/O, in the number of "
-    "allowed pairs Z (sparse-forward-compulsory, sparse-backward-compulsory)",
     "approximate": "not yet: attnio has no derived lower bound for --regime approximate "
     "(approximate-forward-compulsory is stated-secondary, the backward records are open)",
 }
@@ -94,6 +100,8 @@ class Gap:
         The best schedule's count, or the user's (record :data:`COUNT_RECORD`).
     count : str or None
         The user's count expression, as given.
+    mask : attnio.bounds.masks.Mask or None
+        The mask (sparse regime), whose Z and w are in the point; None for dense.
     interval : attnio.proofs.tightness.Interval or None
         The tightness table's interval for the best schedule's constant in this cell
         (None with a user's count, or when the table has no row for the schedule).
@@ -104,6 +112,7 @@ class Gap:
     upper: Standing
     count: str | None = None
     interval: Interval | None = None
+    mask: Mask | None = None
 
     @property
     def point(self) -> dict[str, int]:
@@ -143,7 +152,7 @@ class Gap:
         return {
             "regime": self.window.regime,
             "pass": self.window.pass_,
-            "mask": None,
+            "mask": None if self.mask is None else _mask_dict(self.mask),
             "point": dict(self.point),
             "cell": self.cell,
             "ratio": float(numeric(self.ratio)),
@@ -157,8 +166,44 @@ class Gap:
             "counts": [s.to_dict() for s in self.window.counts],
             "derived_lowers": [s.to_dict() for s in self.window.lowers],
             "other_lowers": [s.to_dict() for s in self.window.others],
-            "note": GRAPH_NOTE,
+            "note": GRAPH_NOTE if self.mask is None else f"{MASK_NOTE}; {GRAPH_NOTE}",
         }
+
+
+def _mask_dict(mask: Mask) -> dict[str, object]:
+    """JSON-ready: the mask's family, spec, Z and w (None outside window and band)."""
+    return {"family": mask.family.name, "spec": mask.spec, "Z": mask.pairs(), "w": mask.w}
+
+
+def build_mask(
+    mask: str | Mask | None,
+    n_: int,
+    *,
+    window: int | None = None,
+    block_mask: str | None = None,
+) -> Mask:
+    """The mask of ``--mask``, ``--window`` and ``--block-mask`` at ``n_``
+    (:meth:`attnio.bounds.masks.Mask.from_arguments`); a :class:`Mask` is checked against n.
+
+    Raises
+    ------
+    GapError
+        No mask, or one that does not fit n (a window wider than n, a block mask of the
+        wrong shape, an empty row): one line naming the argument and its value.
+    """
+    if isinstance(mask, Mask):
+        if mask.n != n_:
+            raise GapError(f"gap: the mask {mask.spec!r} is of n={mask.n}, the point's n={n_}")
+        return mask
+    if mask is None or mask == "none":
+        raise GapError(
+            "gap: --regime sparse needs --mask: causal, window --window W, band --window W, "
+            "block --block-mask FILE, or a .json/.npy file of an n x n boolean array"
+        )
+    try:
+        return Mask.from_arguments(mask, n_, window=window, block_mask=block_mask)
+    except ValueError as error:
+        raise GapError(f"gap: {error}") from None
 
 
 def _user_count(text: str, point: Mapping[str, int]) -> Standing:
@@ -182,13 +227,54 @@ def _user_count(text: str, point: Mapping[str, int]) -> Standing:
     return Standing(COUNT_RECORD, "claimed", value)
 
 
+_NO_COUNT = {
+    True: "every count's conditions fail: M is too small",
+    False: "no derived count of a schedule for this mask applies: M is too small, or no "
+    "schedule of the mask's family is counted",
+}
+"""Why no schedule runs at a point, without a mask (True) and with one (False)."""
+
+
+def _check_arguments(
+    regime: str,
+    pass_: str,
+    point: Mapping[str, int],
+    mask: str | Mask | None,
+    window: int | None,
+    block_mask: str | None,
+) -> None:
+    """One :class:`GapError` for a regime, pass, mask option or size :func:`measure_gap`
+    does not take."""
+    if regime in NOT_YET:
+        raise GapError(f"gap: --regime {regime}: {NOT_YET[regime]}")
+    if regime not in ("dense", "sparse"):
+        raise GapError(f"gap: --regime {regime!r} is not one of: dense, sparse, approximate")
+    if pass_ not in ("forward", "backward"):
+        raise GapError(f"gap: --pass {pass_!r} is not one of: forward, backward")
+    masked = mask is not None and mask != "none"
+    if regime == "dense" and (masked or window is not None or block_mask is not None):
+        given = f"--mask {mask}" if masked else (
+            f"--window {window}" if window is not None else "--block-mask")  # fmt: skip
+        raise GapError(
+            f"gap: {given} applies to --regime sparse; dense attention has no mask (--mask none)"
+        )
+    for name in ("n", "d", "M"):
+        value = point.get(name)
+        if value is None:
+            raise GapError(f"gap: give --{name}")
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise GapError(f"gap: --{name} {value!r} must be a positive integer")
+
+
 def measure_gap(
     regime: str,
     pass_: str,
     point: Mapping[str, int],
     *,
     count: str | None = None,
-    mask: str | None = None,
+    mask: str | Mask | None = None,
+    window: int | None = None,
+    block_mask: str | None = None,
     constant: bool = True,
     records: Iterable[Bound] | None = None,
 ) -> Gap:
@@ -197,15 +283,22 @@ def measure_gap(
     Parameters
     ----------
     regime, pass_ : str
-        ``dense`` (``sparse`` and ``approximate``: not yet, :data:`NOT_YET`); ``forward``
+        ``dense`` or ``sparse`` (``approximate``: not yet, :data:`NOT_YET`); ``forward``
         or ``backward``.
     point : mapping
-        ``n``, ``d``, ``M`` (positive integers).
+        ``n``, ``d``, ``M`` (positive integers); for ``sparse`` the mask's Z and w are
+        added (:meth:`attnio.bounds.masks.Mask.point`).
     count : str, optional
         The user's own kernel's count, an expression in the point's symbols (read by the
         claims files' parser, never ``eval``), in place of the best schedule.
-    mask : str, optional
-        Only None (dense) today.
+    mask : str or Mask, optional
+        ``sparse`` only, and required there: a family name (``causal``, ``window``,
+        ``band``, ``block``, ``full``), a spec (``window:1024``) or a ``.json``/``.npy``
+        file; its records (``mask``) are read at its Z and w. The only derived lower
+        bound for masks is the compulsory I/O (:data:`MASK_NOTE`); no constant interval
+        is recorded for them.
+    window, block_mask : optional
+        ``--window W`` of ``window`` and ``band``; ``--block-mask FILE`` of ``block``.
     constant : bool
         Look up the tightness table's interval for the best schedule (about a second).
     records : iterable of Bound, optional
@@ -223,44 +316,33 @@ def measure_gap(
     >>> gap.upper.algorithm, bool(gap.ratio >= 1)
     ('row-streaming', True)
     """
-    if regime in NOT_YET:
-        raise GapError(f"gap: --regime {regime}: {NOT_YET[regime]}")
-    if regime != "dense":
-        raise GapError(f"gap: --regime {regime!r} is not one of: dense, sparse, approximate")
-    if pass_ not in ("forward", "backward"):
-        raise GapError(f"gap: --pass {pass_!r} is not one of: forward, backward")
-    if mask is not None and mask != "none":
-        raise GapError(
-            f"gap: --mask {mask!r}: not yet: attnio models no mask; dense attention has "
-            "none (--mask none)"
-        )
-    for name in ("n", "d", "M"):
-        value = point.get(name)
-        if value is None:
-            raise GapError(f"gap: give --{name}")
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise GapError(f"gap: --{name} {value!r} must be a positive integer")
-    window = find_window(regime, pass_, point, records=records)
+    _check_arguments(regime, pass_, point, mask, window, block_mask)
+    chosen = None
+    if regime == "sparse":
+        chosen = build_mask(mask, point["n"], window=window, block_mask=block_mask)
+        point = {**point, **chosen.point()}
+    family = None if chosen is None else chosen.family.name
+    window_ = find_window(regime, pass_, point, records=records, mask=family)
     where = f"{regime} {pass_} at {format_point(point)}"
-    if window.lower is None:
+    if chosen is not None:
+        where += f" (mask {chosen.spec})"
+    if window_.lower is None:
         raise GapError(f"gap: no derived lower bound of the catalog applies {where}")
-    if not window.lower.value.is_positive:
+    if not window_.lower.value.is_positive:
         raise GapError(f"gap: the best derived lower bound {where} is not positive")
     if count is not None:
         upper = _user_count(count, point)
-    elif window.upper is None:
-        raise GapError(
-            f"gap: no schedule of attnio runs {where} (every count's conditions fail: M is "
-            "too small); give your own with --count"
-        )
+    elif window_.upper is None:
+        raise GapError(f"gap: no schedule of attnio runs {where} ({_NO_COUNT[chosen is None]}); "
+                       "give your own with --count")  # fmt: skip
     else:
-        upper = window.upper
+        upper = window_.upper
     interval = None
-    if constant and count is None:
+    if constant and count is None and chosen is None:
         from .tightness import constant_interval
 
         interval = constant_interval(pass_, cache_of(point), upper.record)
-    return Gap(window, window.lower, upper, count, interval)
+    return Gap(window_, window_.lower, upper, count, interval, chosen)
 
 
 def _region(relations: Iterable[sp.Basic]) -> list[str]:
@@ -275,6 +357,9 @@ def describe_gap(gap: Gap) -> str:
     cell = "M >= d^2" if gap.cell == "large" else "M < d^2"
     lines = [f"attnio gap: {gap.window.regime} {gap.window.pass_} at {format_point(point)} "
              f"({gap.cell} cache, {cell})"]  # fmt: skip
+    if gap.mask is not None:
+        lines.append(f"  mask                {gap.mask.spec}: {gap.mask.family.meaning}, "
+                     f"Z = {gap.mask.pairs():,} allowed pairs")  # fmt: skip
     if gap.count is None:
         upper = gap.upper
         lines.append(
@@ -311,6 +396,8 @@ def describe_gap(gap: Gap) -> str:
             f"{low or '(0, '}{interval.proved}] ({interval.command}); this point is {where} "
             "that region"
         )
+    elif gap.count is None and gap.mask is not None:
+        lines.append("  constant over the cell: none recorded (the tightness table has no masks)")
     elif gap.count is None:
         lines.append("  constant over the cell: none recorded for this schedule")
     others = [s for s in gap.window.counts if s.record != gap.upper.record][:3]
@@ -319,7 +406,11 @@ def describe_gap(gap: Gap) -> str:
             f"{s.algorithm} {format_ratio(numeric(s.value / lower.value), 4)}" for s in others
         )
         lines.append(f"  other schedules     {shown} (count / best derived lower)")
-    lines.append(f"  note                {GRAPH_NOTE}")
+    if gap.mask is not None:
+        lines.append(f"  note                {MASK_NOTE}")
+        lines.append(f"                      {GRAPH_NOTE}")
+    else:
+        lines.append(f"  note                {GRAPH_NOTE}")
     for other in gap.window.others:
         if numeric(other.value) > numeric(lower.value):
             lines.append(
@@ -333,8 +424,10 @@ __all__ = [
     "COUNT_EVIDENCE",
     "COUNT_RECORD",
     "GRAPH_NOTE",
+    "MASK_NOTE",
     "NOT_YET",
     "Gap",
+    "build_mask",
     "cache_of",
     "describe_gap",
     "measure_gap",

@@ -475,6 +475,25 @@ source = "test"
             parse_claims(text.replace(old, new))
 
 
+def test_a_one_line_claim_takes_the_mask_and_window_fields_as_a_file_does() -> None:
+    """parse_claim_text(mask=, window=) (attnio check --claim --mask --window) builds the
+    same bound as the claims file's mask and window fields, and refuses what they refuse."""
+    from attnio.claims import parse_claim_text
+
+    line = parse_claim_text(
+        "lower: 4*d*n", regime="sparse", pass_="forward", mask="window", window=1024, name="c"
+    )
+    (table,) = parse_claims(
+        '[[bound]]\nname = "c"\nkind = "lower"\nregime = "sparse"\npass = "forward"\n'
+        'mask = "window"\nwindow = 1024\nexpression = "4*d*n"\n'
+    )
+    assert line.bound.mask == "window" and line.bound.conditions == table.bound.conditions
+    assert line.holds_at({"n": 4096, "d": 8, "M": 64, "w": 1024})
+    assert not line.holds_at({"n": 4096, "d": 8, "M": 64, "w": 512})
+    with pytest.raises(ClaimError, match="field 'window'"):
+        parse_claim_text("lower: n", regime="sparse", pass_="forward", mask="causal", window=4)
+
+
 def test_a_bound_about_one_mask_family_is_compared_only_with_its_family() -> None:
     """A causal-mask lower bound is comparable with the causal counts and with records for
     every mask that need no mask parameter it lacks, never with another family's counts or

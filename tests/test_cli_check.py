@@ -192,6 +192,9 @@ def test_the_quick_path_passes_every_field(capsys) -> None:
     assert any("flash2" in e["against"] for e in row["evidence"] if e["verdict"] == "refuted")
 
 
+SPARSE_CLAIM = ["--claim", "lower: n", "--regime", "sparse", "--pass", "forward"]
+
+
 @pytest.mark.parametrize(
     ("argv", "match"),
     [
@@ -214,6 +217,9 @@ def test_the_quick_path_passes_every_field(capsys) -> None:
             "names the algorithm of an upper bound",
         ),
         ([str(EXAMPLE), "--regime", "dense"], "give FILE or --claim, not both"),
+        ([str(EXAMPLE), "--mask", "causal"], "--mask describes a claim given with --claim"),
+        ([*SPARSE_CLAIM, "--mask", "causal", "--window", "4"], "field 'window' = 4 needs mask"),
+        ([*SPARSE_CLAIM, "--mask", "stripes"], "stripes"),
     ],
 )
 def test_bad_quick_claims_are_one_line_and_exit_two(capsys, argv: list, match: str) -> None:

@@ -9,6 +9,7 @@ import pytest
 from attnio.cli import main
 
 POINT = ["--n", "65536", "--d", "128", "--M", "65536"]
+SPARSE = ["--regime", "sparse", "--pass", "forward"]
 
 
 def test_json_has_ratio_lower_and_upper_with_record_and_value(capsys) -> None:
@@ -52,9 +53,12 @@ def test_count_replaces_the_best_schedule(capsys) -> None:
     [
         (["--pass", "forward", "--n", "0", "--d", "4", "--M", "64"], "--n: 0 must be"),
         (["--pass", "forward", "--n", "64", "--d", "64", "--M", "2"], "no schedule"),
-        (["--regime", "sparse", "--pass", "forward", *POINT], "not yet"),
+        (["--regime", "sparse", "--pass", "forward", *POINT], "needs --mask"),
+        ([*SPARSE, "--mask", "window", "--window", "70000", *POINT], "window=70000 does not fit"),
+        ([*SPARSE, "--mask", "causal", "--window", "8", *POINT], "--window 8 applies only"),
+        ([*SPARSE, "--mask", "block", *POINT], "--block-mask"),
         (["--regime", "approximate", "--pass", "forward", *POINT], "not yet"),
-        (["--regime", "dense", "--mask", "causal", "--pass", "forward", *POINT], "not yet"),
+        (["--regime", "dense", "--mask", "causal", "--pass", "forward", *POINT], "applies to"),
         (["--regime", "quantum", "--pass", "forward", *POINT], "not one of"),
         (["--pass", "sideways", *POINT], "invalid choice"),
         (["--pass", "forward", *POINT, "--count", "import os"], "--count"),
@@ -69,12 +73,64 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv: list, match: str) -> Non
     assert len(err.strip().splitlines()) == 1 and match in err, err
 
 
-def test_the_commands_page_shows_what_the_example_prints(capsys) -> None:
-    """docs/commands.md's console block of attnio gap is the command's real output."""
+@pytest.mark.parametrize(
+    ("mask", "pass_", "d", "M"),
+    [
+        (mask, pass_, d, M)
+        for mask in (["causal"], ["window", "--window", "1024"])
+        for pass_ in ("forward", "backward")
+        for d, M in ((256, 256**2 // 16), (128, 128**2), (64, 16 * 64**2))
+    ],
+)
+def test_a_masked_gap_is_at_least_one(capsys, mask: list, pass_: str, d: int, M: int) -> None:
+    """--regime sparse --mask causal / window: JSON with ratio, lower and upper, the mask's
+    family, Z and w; the lower end is the compulsory I/O and the upper a derived count of
+    the family, so the ratio is at least 1 at every point; the note says the ratio bounds
+    the distance to optimal and does not measure it."""
+    argv = ["gap", "--regime", "sparse", "--mask", *mask, "--pass", pass_, "--n", "65536",
+            "--d", str(d), "--M", str(M), "--json"]  # fmt: skip
+    assert main(argv) == 0
+    payload = json.loads(capsys.readouterr().out)
+    for end in ("lower", "upper"):
+        assert {"record", "value"} <= set(payload[end]), end
+    assert payload["lower"]["record"] == f"sparse-{pass_}-compulsory"
+    assert payload["upper"]["record"].startswith(mask[0] + "-")
+    assert payload["ratio"] >= 1 and payload["constant"] is None
+    assert payload["mask"]["family"] == mask[0] and payload["mask"]["Z"] == payload["point"]["Z"]
+    assert payload["mask"]["w"] == (1024 if mask[0] == "window" else None)
+    assert "only derived lower bound for masks is the compulsory I/O" in payload["note"]
+
+
+def test_a_mask_file_and_a_block_mask_are_read(tmp_path, capsys) -> None:
+    """--mask FILE.json (an n x n array) and --mask block --block-mask FILE reach the gap:
+    Z is the array's true entries; with no derived count for them, --count gives the upper
+    end."""
+    array = tmp_path / "mask.json"
+    array.write_text(json.dumps([[j <= i for j in range(8)] for i in range(8)]))
+    blocks = tmp_path / "blocks.json"
+    blocks.write_text(json.dumps([[True, False], [True, True]]))
+    small = ["--pass", "forward", "--n", "8", "--d", "4", "--M", "64", "--json"]
+    for mask in (["--mask", str(array)], ["--mask", "block", "--block-mask", str(blocks)]):
+        assert main(["gap", "--regime", "sparse", *mask, *small, "--count", "Z*d"]) == 0
+        payload = json.loads(capsys.readouterr().out)
+        z = 36 if mask[1] == str(array) else 48
+        assert payload["point"]["Z"] == z and payload["upper"]["value"] == z * 4
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "attnio gap --regime dense --pass forward --n 65536 --d 128 --M 65536",
+        "attnio gap --regime sparse --mask window --window 1024 --pass forward --n 65536 "
+        "--d 128 --M 65536",
+    ],
+)
+def test_the_commands_page_shows_what_the_example_prints(capsys, command: str) -> None:
+    """docs/commands.md's console blocks of attnio gap (dense, masked) are the command's
+    real output."""
     from pathlib import Path
 
     page = (Path(__file__).resolve().parents[1] / "docs" / "commands.md").read_text()
-    command = "attnio gap --regime dense --pass forward --n 65536 --d 128 --M 65536"
     shown = page.split(f"$ {command}\n", 1)[1].split("```", 1)[0]
     assert main(command.split()[1:]) == 0
     assert capsys.readouterr().out == shown

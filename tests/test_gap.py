@@ -54,10 +54,14 @@ def test_a_user_count_replaces_the_best_schedule() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"regime": "sparse"}, "not yet"),
+        ({"regime": "sparse"}, "needs --mask"),
+        ({"regime": "sparse", "mask": "window", "window": 65537}, "window=65537 does not fit"),
+        ({"regime": "sparse", "mask": "window"}, "needs --window"),
+        ({"regime": "sparse", "mask": "stripes"}, "stripes"),
         ({"regime": "approximate"}, "not yet"),
         ({"regime": "quantum"}, "is not one of: dense, sparse, approximate"),
-        ({"mask": "causal"}, "--mask 'causal': not yet"),
+        ({"mask": "causal"}, "--mask causal applies to --regime sparse"),
+        ({"window": 8}, "--window 8 applies to --regime sparse"),
         ({"point": {"n": 4, "d": 64, "M": 2}}, "no schedule of attnio runs"),
         ({"point": {"n": 0, "d": 64, "M": 64}}, "--n 0 must be a positive integer"),
         ({"count": "q*n"}, "unknown symbol 'q'"),
@@ -71,3 +75,34 @@ def test_bad_input_is_one_error_naming_it(kwargs: dict, match: str) -> None:
     args = {"regime": "dense", "point": POINT} | kwargs
     with pytest.raises(GapError, match=match):
         measure_gap(args.pop("regime"), "forward", args.pop("point"), constant=False, **args)
+
+
+SPARSE = [
+    (mask, window, pass_, point)
+    for mask, window in (("causal", None), ("window", 1024))
+    for pass_ in ("forward", "backward")
+    for point in ({"n": 65536, "d": 64, "M": 4096}, {"n": 65536, "d": 256, "M": 16 * 256**2})
+]
+
+
+@pytest.mark.parametrize(("mask", "window", "pass_", "point"), SPARSE)
+def test_a_masked_gap_reads_its_family_at_its_z(mask, window, pass_, point) -> None:
+    """--regime sparse with a mask: the point gains the mask's Z (and w), the best schedule
+    is a derived count of that family, the lower end is the compulsory I/O, and the ratio
+    is at least 1 (both ends derived); no constant interval is recorded."""
+    gap = measure_gap("sparse", pass_, point, mask=mask, window=window)
+    z = 65536 * 65537 // 2 if mask == "causal" else 1024 * 65536 - 1024 * 1023 // 2
+    assert gap.point["Z"] == z and gap.point.get("w") == window
+    assert gap.lower.record == f"sparse-{pass_}-compulsory"
+    assert gap.upper.record.startswith(f"{mask}-") and gap.upper.record.endswith("-count")
+    assert sp.Ge(gap.ratio, 1) is sp.true and gap.interval is None
+    payload = gap.to_dict()
+    assert payload["mask"] == {"family": mask, "spec": gap.mask.spec, "Z": z, "w": window}
+    assert "does not measure it" in payload["note"] and "does not measure it" in describe_gap(gap)
+
+
+def test_a_masked_user_count_may_use_z_and_w() -> None:
+    """--count with a mask is evaluated at the mask's Z and w."""
+    gap = measure_gap("sparse", "forward", POINT, mask="window", window=1024, count="Z*d + w")
+    z = 1024 * 65536 - 1024 * 1023 // 2
+    assert gap.upper.value == z * 128 + 1024
