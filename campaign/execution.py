@@ -281,7 +281,9 @@ def run_campaign(
         outcome.interrupted = True
     finally:
         claimed.close()
-        store.release(owner)
+        # a store that cannot be written now (full disk) keeps the claims until they lapse
+        with contextlib.suppress(StoreError):
+            store.release(owner)
     outcome.seconds = time.perf_counter() - start
     return outcome
 

@@ -132,26 +132,40 @@ class Store:
                         "INSERT INTO meta VALUES (?, ?)",
                         [("format", FORMAT), ("schema", str(JSON_SCHEMA_VERSION))],
                     )
+        except StoreError:
+            self._db.close()
+            raise
+        except sqlite3.OperationalError as error:  # a full disk, a read-only folder
+            self._db.close()
+            raise StoreError(f"store {str(self.path)!r} cannot be opened ({error})") from None
         except sqlite3.DatabaseError as error:
             self._db.close()
             raise StoreError(
                 f"store {str(self.path)!r} is not an SQLite database ({error})"
             ) from None
-        except StoreError:
-            self._db.close()
-            raise
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
         """One write transaction, taken at once (``BEGIN IMMEDIATE``): what it reads cannot
-        change before it commits, and another run's writer waits for it."""
-        self._db.execute("BEGIN IMMEDIATE")
+        change before it commits, and another run's writer waits for it.
+
+        A write SQLite refuses (a full disk or quota, a read-only file, a store still
+        locked after :data:`BUSY_SECONDS`) raises :class:`StoreError` naming the store:
+        what was committed before stays.
+        """
         try:
-            yield
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        except sqlite3.OperationalError as error:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("ROLLBACK")
+            raise StoreError(f"store {str(self.path)!r} cannot be written ({error})") from None
 
     def __enter__(self) -> Store:
         return self

@@ -72,7 +72,7 @@ def derivation_outcomes() -> list:
 
 @pytest.fixture
 def full_disk(tmp_path):
-    """A directory on a real, full file system: a 32 KiB tmpfs mounted at ``tmp_path/full``
+    """A directory on a real, full file system: a 512 KiB tmpfs mounted at ``tmp_path/full``
     and filled to the last block (root only; skipped where mounting is not permitted)."""
     import shutil
     import subprocess
@@ -83,7 +83,7 @@ def full_disk(tmp_path):
     if mount is None or os.geteuid() != 0:
         pytest.skip("mounting a tmpfs needs root and mount(8)")
     done = subprocess.run(
-        [mount, "-t", "tmpfs", "-o", "size=32k", "tmpfs", str(folder)],
+        [mount, "-t", "tmpfs", "-o", "size=512k", "tmpfs", str(folder)],
         capture_output=True,
         text=True,
     )

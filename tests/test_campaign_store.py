@@ -187,3 +187,27 @@ def test_runs_creating_one_store_at_once_all_open_it(tmp_path) -> None:
     assert errors == []
     with Store(path) as store:
         assert len(store) == 0
+
+
+def test_a_full_disk_is_one_clear_error_and_keeps_what_was_stored(full_disk, spec) -> None:
+    """A store whose disk fills up mid-campaign raises StoreError naming the store (the
+    CLI prints one line, not an sqlite3 traceback); the results committed before stay."""
+    import os
+
+    (full_disk / "filler").unlink()
+    path = full_disk / "r.sqlite"
+    first, *rest = spec.units
+    with Store(path) as store:
+        _run_into(store, [first])
+        filler = os.open(full_disk / "filler", os.O_WRONLY | os.O_CREAT)
+        try:
+            while os.write(filler, b"\0" * 1024):
+                pass
+        except OSError:
+            pass
+        finally:
+            os.close(filler)
+        with pytest.raises(StoreError, match=r"r\.sqlite' cannot be written"):
+            _run_into(store, rest)
+    (full_disk / "filler").unlink()
+    assert [r["key"] for r in load(path)][:1] == [first.key]
