@@ -30,12 +30,16 @@ examples:
   attnio campaign report --store results.sqlite --format latex -o campaign.tex --bib refs.bib
   attnio campaign export --store results.sqlite --format csv -o results.csv
 
-A second run of the same spec answers every unit from the store. An exact result with
+A second run of the same spec answers every unit from the store. Runs of one spec on one
+store at once (two terminals, two machines) split the units: each unit is claimed before
+it runs, a claimed unit is left to its run, and the claims of a run that died lapse
+after --claim-expiry seconds. An exact result with
 proven bounds only runs again when the spec raises max_states or time_limit; a unit
 stopped by --time-limit runs again when a later run gives a larger --time-limit or none.
 Exit codes:
-0 every unit ran (or came from the store), 1 a unit failed or the report found a refuted
-bound, 2 bad input, 130 interrupted (results written so far stay in the store).
+0 every unit ran (or came from the store, or another run claimed it), 1 a unit failed
+or the report found a refuted bound, 2 bad input, 130 interrupted (results written so
+far stay in the store).
 """
 
 
@@ -88,6 +92,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "workers, not --workers 0)",
     )
     parser.add_argument(
+        "--claim-expiry",
+        type=positive_float,
+        metavar="SECONDS",
+        help="lifetime of this run's claim on a unit, renewed while it runs: another run on "
+        "the same store leaves a claimed unit alone until its claim lapses (default 60; "
+        "a run that died holds its units this long)",
+    )
+    parser.add_argument(
         "--format",
         choices=["markdown", "latex", "json", "csv"],
         help="report: markdown (default), latex or json; export: csv (default) or json",
@@ -110,10 +122,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 def run_command(args: argparse.Namespace) -> int:
     """Dispatch on the target: a spec runs, ``report`` reports, ``export`` exports."""
     if args.target in ("report", "export"):
-        if args.workers is not None or args.scheduler is not None or args.time_limit:
+        if (
+            args.workers is not None
+            or args.scheduler is not None
+            or args.time_limit
+            or args.claim_expiry
+        ):
             raise ValueError(
-                f"--workers, --scheduler and --time-limit apply to running a spec, "
-                f"not to {args.target}"
+                f"--workers, --scheduler, --time-limit and --claim-expiry apply to running a "
+                f"spec, not to {args.target}"
             )
         if args.output is not None:
             writable_file("-o", args.output)
@@ -144,6 +161,7 @@ def _run(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     from attnio.campaign import Store, read_spec, run_campaign
+    from attnio.campaign.execution import CLAIM_SECONDS
 
     spec = read_spec(args.target)
     console = Console(stderr=True)
@@ -176,11 +194,17 @@ def _run(args: argparse.Namespace) -> int:
             time_limit=args.time_limit,
             on_start=started,
             on_result=finished,
+            claim_seconds=args.claim_expiry or CLAIM_SECONDS,
         )
     print(
         f"{outcome.total} units: {outcome.from_store} from the store, {outcome.ran} ran, "
         f"{outcome.failed} failed"
         + (f", {outcome.skipped_units} skipped" if outcome.skipped_units else "")
+        + (
+            f", {outcome.claimed_elsewhere} claimed by another run"
+            if outcome.claimed_elsewhere
+            else ""
+        )
         + f", in {outcome.seconds:.1f} s; store {args.store}"
     )
     for line in outcome.skipped:
@@ -188,7 +212,13 @@ def _run(args: argparse.Namespace) -> int:
     for line in outcome.errors:
         print(f"failed: {line}", file=sys.stderr)
     if outcome.interrupted:
-        left = outcome.total - outcome.from_store - outcome.ran - outcome.failed
+        left = (
+            outcome.total
+            - outcome.from_store
+            - outcome.ran
+            - outcome.failed
+            - outcome.claimed_elsewhere
+        )
         return interrupted(
             f"{left} units did not finish; their results so far are in {args.store}. "
             "Run the same command again to resume."

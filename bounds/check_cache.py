@@ -24,6 +24,11 @@ The cache lives in :func:`directory`, beside the proof cache:
 ``$XDG_CACHE_HOME/attnio/checks``, else ``~/.cache/attnio/checks``
 (``%LOCALAPPDATA%\\attnio\\checks`` on Windows).
 
+A cache that cannot be written (a full disk or quota, a read-only or foreign directory)
+is never an error: :func:`warn_unwritable` says so once on standard error, naming the
+directory and the reason, and the run goes on without storing. The proof cache and the
+compiled kernels report through it too, so a full disk under all three costs one line.
+
 The module sits with :mod:`attnio.bounds.checks`, the shape of a check shared by every
 suite: it knows nothing of any suite and imports nothing else of attnio (the other
 packages are located on disk with :func:`importlib.util.find_spec`, never imported).
@@ -32,6 +37,7 @@ packages are located on disk with :func:`importlib.util.find_spec`, never import
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -42,6 +48,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 FORMAT = 1
@@ -79,6 +86,70 @@ def user_cache(folder: str) -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or os.environ.get("LOCALAPPDATA")
     root = Path(base) if base else Path.home() / ".cache"
     return root / "attnio" / folder
+
+
+_WARNED: set[tuple[str, int | None]] = set()
+"""``(directory, errno)`` already reported by :func:`warn_unwritable` in this process."""
+
+_HELD: list[tuple[str, int | None, str]] | None = None
+"""Failures :func:`held_warnings` collects instead of printing (in a worker process)."""
+
+
+def warn_unwritable(folder: str | Path, error: OSError) -> None:
+    """Say once, on standard error, that the cache in ``folder`` cannot be written, and why.
+
+    A cache that cannot store is not an error (the run goes on without it), but the user
+    should know why the next run is not faster. One line per directory and reason in a
+    process: a cache under attnio's directory of the user's cache (:func:`user_cache`)
+    is reported for that whole directory, so a full disk under the result cache, the
+    proof cache and the compiled kernels costs one line, not three.
+
+    Parameters
+    ----------
+    folder : str or Path
+        The cache's directory.
+    error : OSError
+        What writing raised (``ENOSPC``, ``EDQUOT``, ``EROFS``, ``EACCES``, ...).
+    """
+    folder = Path(folder)
+    group = user_cache("")
+    if group not in folder.parents and folder != group:
+        group = folder
+    found = (str(group), error.errno)
+    if found in _WARNED:
+        return
+    _WARNED.add(found)
+    if _HELD is not None:
+        _HELD.append((str(folder), error.errno, error.strerror or str(error)))
+        return
+    reason = error.strerror or str(error)
+    if error.errno in errno.errorcode:
+        reason = f"{reason} ({errno.errorcode[error.errno]})"
+    print(
+        f"attnio: warning: cannot write the cache in {folder}: {reason}; "
+        f"going on without caching in {group}",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+@contextlib.contextmanager
+def held_warnings() -> Iterator[list[tuple[str, int | None, str]]]:
+    """Collect the failures :func:`warn_unwritable` reports inside the block instead of
+    printing them, as ``(folder, errno, reason)``; a worker process returns them to its
+    parent, which reports them with :func:`warn_held` (once, beside its own)."""
+    global _HELD
+    saved, _HELD = _HELD, []
+    try:
+        yield _HELD
+    finally:
+        _HELD = saved
+
+
+def warn_held(held: list[tuple[str, int | None, str]]) -> None:
+    """Report failures collected by :func:`held_warnings` (elsewhere) with :func:`warn_unwritable`."""
+    for folder, number, reason in held:
+        warn_unwritable(folder, OSError(number, reason))
 
 
 def directory() -> Path:
@@ -265,7 +336,8 @@ class CheckCache:
         """Store a passed or skipped result of ``check``; return whether it was stored.
 
         A failure (``passed`` False) is never stored. A directory that cannot be
-        written is not an error: the result is simply not stored.
+        written is not an error: the result is simply not stored
+        (:func:`warn_unwritable` says so once).
         """
         if passed is not True and passed is not None:
             return False
@@ -280,26 +352,34 @@ class CheckCache:
             "seconds": round(float(seconds), 3),
             "stored": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         }
-        return write_entry(path, entry)
+        return write_entry(path, entry, self.root)
 
     def clear(self) -> int:
         """Remove every stored result (of every tier and key); return how many were removed."""
         return clear(self.root)
 
 
-def write_entry(path: Path, entry: dict) -> bool:
+def write_entry(path: Path, entry: dict, root: str | Path | None = None) -> bool:
     """Write ``entry`` as JSON to ``path`` at once (a temporary file, then a rename), so a
-    reader never sees half an entry; return False, writing nothing, where the directory
-    cannot be written (a cache that cannot store is not an error). Shared with the proof
-    cache (:mod:`attnio.proofs.cache`)."""
+    reader never sees half an entry; return False, leaving nothing behind, where it cannot
+    be written (a full disk or quota, a read-only directory: a cache that cannot store is
+    not an error, and :func:`warn_unwritable` says so once for the cache's directory
+    ``root``, ``path``'s parent when None). Shared with the proof cache
+    (:mod:`attnio.proofs.cache`)."""
+    temporary = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(
             "w", dir=path.parent, suffix=".tmp", delete=False, encoding="utf-8"
         ) as handle:
+            temporary = handle.name
             json.dump(entry, handle)
-        os.replace(handle.name, path)
-    except OSError:
+        os.replace(temporary, path)
+    except OSError as error:
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+        warn_unwritable(path.parent if root is None else root, error)
         return False
     return True
 
@@ -326,9 +406,12 @@ __all__ = [
     "clear",
     "directory",
     "fingerprint",
+    "held_warnings",
     "key",
     "package_directories",
     "package_files",
     "user_cache",
+    "warn_held",
+    "warn_unwritable",
     "write_entry",
 ]

@@ -23,6 +23,17 @@ Execution backends
     An existing Dask scheduler (a real cluster). Its workers need the same attnio
     version installed: a worker of another version refuses each unit, which is stored
     as an error saying so.
+
+Concurrent runs
+---------------
+Each run claims a unit in the store (:meth:`~attnio.campaign.store.Store.claim`) just
+before it starts it (on Dask: before it hands it to the scheduler, which holds at most
+two units per worker thread), so runs of one spec on one store split the units and none
+runs twice. A unit another run holds is left to it and counted in
+``Outcome.claimed_elsewhere``; at the end each such unit is asked for once more, and
+one whose claim has lapsed (its run crashed) is taken over. A run renews its claims from
+a thread every third of ``claim_seconds`` (:data:`CLAIM_SECONDS` by default) and drops
+them when it stops, interrupted or not.
 """
 
 from __future__ import annotations
@@ -30,15 +41,24 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
+import os
+import socket
+import sqlite3
+import threading
 import time
-from collections.abc import Callable, Iterable
+import uuid
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from .errors import CampaignError
+from .errors import CampaignError, StoreError
 from .spec import Spec, Unit, dag_from_json
-from .store import Store
+from .store import Store, renew
 
-__all__ = ["Outcome", "execute", "run_campaign"]
+__all__ = ["CLAIM_SECONDS", "Outcome", "execute", "run_campaign"]
+
+CLAIM_SECONDS = 60.0
+"""Default lifetime of a run's claim on a unit; the run renews it every third of this
+while it lives, so only the claims of a run that died lapse."""
 
 
 @dataclass
@@ -46,13 +66,16 @@ class Outcome:
     """What one campaign run did: units answered from the store, run, failed, still open.
 
     ``skipped`` lists the sizes the spec left out and the units that ran but were
-    skipped (an M below the algorithm's least feasible fast memory), with the reason."""
+    skipped (an M below the algorithm's least feasible fast memory), with the reason.
+    ``claimed_elsewhere`` counts the units another run on the same store ran or was
+    running instead of this one."""
 
     total: int
     from_store: int = 0
     ran: int = 0
     failed: int = 0
     skipped_units: int = 0
+    claimed_elsewhere: int = 0
     interrupted: bool = False
     seconds: float = 0.0
     skipped: tuple[str, ...] = ()
@@ -66,6 +89,7 @@ class Outcome:
             "ran": self.ran,
             "failed": self.failed,
             "skipped_units": self.skipped_units,
+            "claimed_elsewhere": self.claimed_elsewhere,
             "interrupted": self.interrupted,
             "seconds": round(self.seconds, 3),
             "skipped": list(self.skipped),
@@ -183,6 +207,7 @@ def run_campaign(
     time_limit: float | None = None,
     on_result: Callable[[Unit, dict], None] | None = None,
     on_start: Callable[[int], None] | None = None,
+    claim_seconds: float = CLAIM_SECONDS,
 ) -> Outcome:
     """Run every unit of ``spec`` that ``store`` cannot answer; write results as they arrive.
 
@@ -205,6 +230,9 @@ def run_campaign(
     on_result, on_start
         Called with each finished unit and its result, and once with the number of
         units about to run (for progress display).
+    claim_seconds : float
+        Lifetime of this run's claims on its units (renewed while it runs): another
+        run of the spec on the same store leaves a claimed unit alone until it lapses.
 
     Returns
     -------
@@ -218,14 +246,17 @@ def run_campaign(
     _check_memory_limit(memory_limit)
     in_process = scheduler is None and workers == 0
     _check_time_limit(time_limit, in_process)
+    _check_claim_seconds(claim_seconds)
     start = time.perf_counter()
     outcome = Outcome(total=len(spec.units), skipped=spec.skipped)
     todo = _pending(spec, store, outcome, time_limit)
     if on_start is not None:
         on_start(len(todo))
+    owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+    claimed = _claimed(todo, store, owner, claim_seconds, time_limit, outcome)
 
     def record(unit: Unit, result: dict) -> None:
-        store.put(unit, result)
+        store.put(unit, result, owner)
         if result["status"] == "error":
             outcome.failed += 1
             outcome.errors.append(f"{unit.label}: {result['error']}")
@@ -238,15 +269,89 @@ def run_campaign(
             on_result(unit, result)
 
     try:
-        if todo and in_process:
-            for unit in todo:
-                record(unit, _guarded(unit, __version__))
-        elif todo:
-            _run_dask(todo, record, __version__, workers, scheduler, memory_limit, time_limit)
+        with _Heartbeat(store, owner, claim_seconds):
+            if todo and in_process:
+                for unit in claimed:
+                    record(unit, _guarded(unit, __version__))
+            elif todo:
+                _run_dask(
+                    claimed, record, __version__, workers, scheduler, memory_limit, time_limit
+                )
     except KeyboardInterrupt:
         outcome.interrupted = True
+    finally:
+        claimed.close()
+        # a store that cannot be written now (full disk) keeps the claims until they lapse
+        with contextlib.suppress(StoreError):
+            store.release(owner)
     outcome.seconds = time.perf_counter() - start
     return outcome
+
+
+def _claimed(
+    todo: list[Unit],
+    store: Store,
+    owner: str,
+    seconds: float,
+    time_limit: float | None,
+    outcome: Outcome,
+) -> Iterator[Unit]:
+    """Yield the units of ``todo`` this run claims, each claimed as it is asked for.
+
+    A unit another run holds (or finished meanwhile) is set aside; once ``todo`` is done
+    each is asked for once more, so one whose claim lapsed (its run crashed) is taken
+    over. What stays with another run is counted in ``outcome.claimed_elsewhere``.
+    """
+    aside = []
+    for unit in todo:
+        if store.claim(unit, owner, seconds, time_limit=time_limit) == "claimed":
+            yield unit
+        else:
+            aside.append(unit)
+    for unit in aside:
+        if store.claim(unit, owner, seconds, time_limit=time_limit) == "claimed":
+            yield unit
+        else:
+            outcome.claimed_elsewhere += 1
+
+
+class _Heartbeat:
+    """A thread that renews the claims of the run ``owner`` every third of ``seconds``
+    while the ``with`` block runs (over its own connection to the store)."""
+
+    def __init__(self, store: Store, owner: str, seconds: float) -> None:
+        self._arguments = (store.path, owner, seconds)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name="attnio-claims", daemon=True)
+
+    def _beat(self) -> None:
+        path, owner, seconds = self._arguments
+        while not self._stop.wait(seconds / 3):
+            # a busy or vanished store this time: the claims last until the next beat
+            with contextlib.suppress(sqlite3.Error, StoreError):
+                renew(path, owner, seconds)
+
+    def __enter__(self) -> _Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def _check_claim_seconds(claim_seconds: float) -> None:
+    """Refuse a claim lifetime that is not a positive finite number of seconds."""
+    if (
+        isinstance(claim_seconds, bool)
+        or not isinstance(claim_seconds, int | float)
+        or not math.isfinite(claim_seconds)
+        or claim_seconds <= 0
+    ):
+        raise CampaignError(
+            f"claim_seconds={claim_seconds!r} (--claim-expiry) must be a finite number of "
+            "seconds > 0"
+        )
 
 
 def _check_memory_limit(memory_limit: str | int) -> None:
@@ -357,22 +462,33 @@ def _run_dask(
                 )
             )
             client = stack.enter_context(Client(cluster))
-        units = list(todo)
-        futures = {
-            client.submit(
-                _execute_guarded,
-                u.kind,
-                u.params,
-                u.dag_json,
-                version,
-                key=f"attnio-{u.key}",
-                pure=False,
-            ): u
-            for u in units
-        }
-        pending = set(futures)
+        # Units are claimed as they are submitted, two per worker thread ahead: another
+        # run of the spec on the store takes the rest meanwhile.
+        window = 2 * max(1, sum(client.nthreads().values()), workers or 0)
+        units = iter(todo)
+        futures: dict = {}
+        pending: set = set()
+
+        def submit() -> None:
+            while len(pending) < window:
+                unit = next(units, None)
+                if unit is None:
+                    return
+                future = client.submit(
+                    _execute_guarded,
+                    unit.kind,
+                    unit.params,
+                    unit.dag_json,
+                    version,
+                    key=f"attnio-{unit.key}",
+                    pure=False,
+                )
+                futures[future] = unit
+                pending.add(future)
+
         started: dict[str, float] = {}
         try:
+            submit()
             while pending:
                 try:
                     done, _ = wait(
@@ -397,6 +513,7 @@ def _run_dask(
                                 "time_limit": time_limit,
                             },
                         )
+                submit()
         except KeyboardInterrupt:
             client.cancel(list(futures))
             raise

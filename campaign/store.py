@@ -8,17 +8,28 @@ hand, or written by a buggy version, cannot slip a wrong cost into a report.
 
 The store is readable without attnio's CLI: :func:`load` returns plain dicts, and
 :func:`export` writes CSV or JSON.
+
+Several runs may share one store (two terminals, or machines on one file system): a run
+claims each unit (:meth:`Store.claim`) just before it starts, in the transaction that
+checks the store cannot answer it, and a unit another run has claimed is left to that run.
+A claim names its owner (one per run) and expires: its run renews it (:func:`renew`)
+while it lives, so the claims of a run that crashed lapse after their expiry and another
+run takes the units over. Every write is a ``BEGIN IMMEDIATE`` transaction and a busy
+store is waited for (:data:`BUSY_SECONDS`), never an error.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime
 import io
 import json
 import math
 import sqlite3
+import time
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 
 from attnio.bounds.schema import JSON_SCHEMA_VERSION
@@ -26,15 +37,18 @@ from attnio.bounds.schema import JSON_SCHEMA_VERSION
 from .errors import StoreError
 from .spec import EXACT_LIMITS, Unit, dag_from_json
 
-__all__ = ["FORMAT", "Store", "export", "load"]
+__all__ = ["BUSY_SECONDS", "FORMAT", "Store", "export", "load", "renew"]
 
 FORMAT = "attnio-campaign-store"
 """Marker in the store's meta table, so another SQLite file is refused with a clear error."""
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS dags (digest TEXT PRIMARY KEY, json TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS results (
+BUSY_SECONDS = 60.0
+"""How long a connection waits for another run's write to the store before giving up."""
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS dags (digest TEXT PRIMARY KEY, json TEXT NOT NULL)",
+    """CREATE TABLE IF NOT EXISTS results (
     key TEXT PRIMARY KEY,
     kind TEXT NOT NULL,
     label TEXT NOT NULL,
@@ -48,8 +62,12 @@ CREATE TABLE IF NOT EXISTS results (
     certificate BLOB,
     version TEXT NOT NULL,
     updated TEXT NOT NULL
-);
-"""
+)""",
+    # A unit a run is working on: its owner (one per run) and when the claim lapses
+    # (seconds since the epoch) unless the run renews it.
+    "CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, owner TEXT NOT NULL, "
+    "expires REAL NOT NULL)",
+)
 
 _COLUMNS = ("key", "kind", "label", "params", "status", "io", "lower", "upper", "seconds",
             "result", "certificate", "version", "updated")  # fmt: skip
@@ -91,28 +109,63 @@ class Store:
                 raise StoreError(
                     f"store {str(self.path)!r}: folder {str(self.path.parent)!r} does not exist"
                 )
+        self._db = _connect(self.path)
         try:
-            self._db = sqlite3.connect(self.path)
             self._db.execute("PRAGMA journal_mode=WAL")
-            tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master")}
+            # One transaction from the look at the tables to the marker: two runs that
+            # create the same new store at once see it either empty or complete.
+            with self._transaction():
+                tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master")}
+                if tables and "meta" not in tables:
+                    raise StoreError(
+                        f"store {str(self.path)!r} is an SQLite file but not an attnio store"
+                    )
+                for statement in _SCHEMA:
+                    self._db.execute(statement)
+                marker = self._db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+                if marker is None and tables:
+                    raise StoreError(
+                        f"store {str(self.path)!r} is an SQLite file but not an attnio store"
+                    )
+                if marker is None:
+                    self._db.executemany(
+                        "INSERT INTO meta VALUES (?, ?)",
+                        [("format", FORMAT), ("schema", str(JSON_SCHEMA_VERSION))],
+                    )
+        except StoreError:
+            self._db.close()
+            raise
+        except sqlite3.OperationalError as error:  # a full disk, a read-only folder
+            self._db.close()
+            raise StoreError(f"store {str(self.path)!r} cannot be opened ({error})") from None
         except sqlite3.DatabaseError as error:
+            self._db.close()
             raise StoreError(
                 f"store {str(self.path)!r} is not an SQLite database ({error})"
             ) from None
-        if tables and "meta" not in tables:
-            self._db.close()
-            raise StoreError(f"store {str(self.path)!r} is an SQLite file but not an attnio store")
-        self._db.executescript(_SCHEMA)
-        marker = self._db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
-        if marker is None and tables:
-            self._db.close()
-            raise StoreError(f"store {str(self.path)!r} is an SQLite file but not an attnio store")
-        if marker is None:
-            self._db.executemany(
-                "INSERT INTO meta VALUES (?, ?)",
-                [("format", FORMAT), ("schema", str(JSON_SCHEMA_VERSION))],
-            )
-            self._db.commit()
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One write transaction, taken at once (``BEGIN IMMEDIATE``): what it reads cannot
+        change before it commits, and another run's writer waits for it.
+
+        A write SQLite refuses (a full disk or quota, a read-only file, a store still
+        locked after :data:`BUSY_SECONDS`) raises :class:`StoreError` naming the store:
+        what was committed before stays.
+        """
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        except sqlite3.OperationalError as error:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("ROLLBACK")
+            raise StoreError(f"store {str(self.path)!r} cannot be written ({error})") from None
 
     def __enter__(self) -> Store:
         return self
@@ -127,8 +180,8 @@ class Store:
     def remember_bounds(self, bounds: tuple[str, ...] | None) -> None:
         """Record which catalog bounds the spec's report compares with (None: applicable)."""
         value = json.dumps(None if bounds is None else list(bounds))
-        self._db.execute("INSERT OR REPLACE INTO meta VALUES ('compare', ?)", (value,))
-        self._db.commit()
+        with self._transaction():
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('compare', ?)", (value,))
 
     def compared_bounds(self) -> tuple[str, ...] | None:
         """The catalog bounds the last spec run into this store asked to compare with."""
@@ -167,16 +220,65 @@ class Store:
         wanted = _effort(unit.params["options"])
         return not any(w > t for w, t in zip(wanted, tried, strict=True))
 
+    # ---------------------------------------------------------------- claims
+
+    def claim(
+        self, unit: Unit, owner: str, seconds: float, *, time_limit: float | None = None
+    ) -> str:
+        """Claim ``unit`` for the run ``owner`` for ``seconds``, unless it needs no run.
+
+        In one transaction: the store is asked whether it :meth:`answers` the unit, then
+        whether another owner holds an unexpired claim on it; only if neither, the claim
+        is (re)written. So of two runs asking at once, exactly one gets the unit.
+
+        Returns
+        -------
+        str
+            ``"answered"`` (the store holds its result now; nothing claimed),
+            ``"taken"`` (another run's claim has not expired; nothing claimed) or
+            ``"claimed"`` (this run's until ``seconds`` from now, or until renewed).
+        """
+        now = time.time()
+        with self._transaction():
+            if self.answers(unit, time_limit=time_limit):
+                return "answered"
+            row = self._db.execute(
+                "SELECT owner, expires FROM claims WHERE key = ?", (unit.key,)
+            ).fetchone()
+            if row is not None and row[0] != owner and row[1] > now:
+                return "taken"
+            self._db.execute(
+                "INSERT OR REPLACE INTO claims VALUES (?, ?, ?)", (unit.key, owner, now + seconds)
+            )
+        return "claimed"
+
+    def release(self, owner: str) -> int:
+        """Drop every claim of the run ``owner`` (it stops); return how many there were."""
+        with self._transaction():
+            return self._db.execute("DELETE FROM claims WHERE owner = ?", (owner,)).rowcount
+
+    def claims(self) -> list[tuple[str, str, float]]:
+        """Every claim as ``(key, owner, expires)``, expired ones included."""
+        return self._db.execute("SELECT key, owner, expires FROM claims ORDER BY key").fetchall()
+
     # ---------------------------------------------------------------- writing
 
-    def put(self, unit: Unit, result: dict) -> None:
-        """Store ``result`` for ``unit`` and commit.
+    def put(self, unit: Unit, result: dict, owner: str | None = None) -> None:
+        """Store ``result`` for ``unit`` and commit (with ``owner``: and drop its claim).
 
         A new exact result for a unit that already holds proven bounds is combined
         with them: both runs' bounds are proven, so the larger lower bound and the
         smaller upper bound (with its certificate) hold. The options recorded are the
         larger limits of the two attempts.
         """
+        with self._transaction():  # the read of the old row and the write are one step
+            self._put(unit, result)
+            if owner is not None:
+                self._db.execute(
+                    "DELETE FROM claims WHERE key = ? AND owner = ?", (unit.key, owner)
+                )
+
+    def _put(self, unit: Unit, result: dict) -> None:
         params = dict(unit.params)
         result = dict(result)
         moves = result.pop("moves", None)
@@ -227,7 +329,6 @@ class Store:
                 datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
             ),
         )
-        self._db.commit()
 
     # ---------------------------------------------------------------- reading
 
@@ -285,6 +386,31 @@ class Store:
 
 def _decode(blob: bytes) -> list:
     return json.loads(zlib.decompress(blob))
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    """A connection that waits :data:`BUSY_SECONDS` for a busy store and leaves every
+    transaction to the code (``BEGIN IMMEDIATE`` ... ``COMMIT``)."""
+    try:
+        return sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None)
+    except sqlite3.DatabaseError as error:
+        raise StoreError(f"store {str(path)!r} cannot be opened ({error})") from None
+
+
+def renew(path: str | Path, owner: str, seconds: float) -> int:
+    """Extend every claim of the run ``owner`` in the store at ``path`` to ``seconds`` from
+    now; return how many there are. Opens its own connection, so a run's heartbeat
+    thread can call it while the run's connection is busy."""
+    db = _connect(Path(path))
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        count = db.execute(
+            "UPDATE claims SET expires = ? WHERE owner = ?", (time.time() + seconds, owner)
+        ).rowcount
+        db.execute("COMMIT")
+        return count
+    finally:
+        db.close()
 
 
 def load(path: str | Path, *, replay: bool = True) -> list[dict]:

@@ -28,6 +28,7 @@ root as the compiled-kernel cache of :mod:`attnio.pebble`.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -278,7 +279,8 @@ class ProofCache:
         except (OSError, ValueError, TypeError, KeyError, AttributeError, sp.SympifyError):
             result = None
         if result is None:
-            path.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):  # a read-only cache keeps its bad entry
+                path.unlink(missing_ok=True)
             self.misses += 1
             return None
         self.hits += 1
@@ -287,13 +289,14 @@ class ProofCache:
     def store(self, outcome: Outcome) -> bool:
         """Store ``outcome`` if it is decided (Proved or Counterexample); return whether it was.
 
-        A directory that cannot be written is not an error: the outcome is simply not
-        stored (the next run proves it again).
+        A directory that cannot be written (full, read-only) is not an error: the outcome
+        is simply not stored (the next run proves it again), and
+        :func:`~attnio.bounds.check_cache.warn_unwritable` says so once.
         """
         entry = _encode(outcome.result)
         if entry is None:
             return False
-        return write_entry(self.path(outcome.obligation), entry)
+        return write_entry(self.path(outcome.obligation), entry, self.root)
 
     def clear(self) -> int:
         """Remove every stored entry; return how many files were removed."""

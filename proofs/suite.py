@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
 from attnio.bounds.arguments import positive_integer, positive_number
+from attnio.bounds.check_cache import held_warnings, warn_held
 
 from .cache import ProofCache
 from .check import CONSTANT_LIMIT, DEFAULT_TIMEOUT_MS, Outcome, prove
@@ -168,8 +169,9 @@ def _answer(
     root: str | None,
     limit: int,
     search: bool,
-) -> tuple[Outcome, bool]:
-    """The outcome of ``obligation`` and whether the proof cache at ``root`` held it.
+) -> tuple[Outcome, bool, list]:
+    """The outcome of ``obligation``, whether the proof cache at ``root`` held it, and the
+    cache's write failures (:func:`~attnio.bounds.check_cache.held_warnings`).
 
     Runs in a worker of :class:`Background`: a miss is proved (:func:`outcomes` says how)
     and, decided, stored under the key of the worker's copy, which is the key of the
@@ -179,11 +181,13 @@ def _answer(
     if cache is not None:
         hit = cache.load(obligation)
         if hit is not None:
-            return hit, True
+            return hit, True, []
     outcome = (prove if search else settle)(obligation, timeout_ms=timeout_ms)
-    if cache is not None:
-        cache.store(outcome)
-    return outcome, False
+    # a cache that cannot be written is reported by the parent, once, not by each worker
+    with held_warnings() as held:
+        if cache is not None:
+            cache.store(outcome)
+    return outcome, False, list(held)
 
 
 class Background:
@@ -251,7 +255,8 @@ class Background:
         found = []
         try:
             for obligation, pending in zip(self.chosen, self._pending, strict=True):
-                outcome, hit = pending.get()
+                outcome, hit, held = pending.get()
+                warn_held(held)
                 if cache is not None:
                     cache.hits += hit
                     cache.misses += not hit

@@ -68,3 +68,36 @@ def derivation_outcomes() -> list:
     from attnio.proofs.derivation import derivation_obligations
 
     return [prove(step) for step in derivation_obligations()]
+
+
+@pytest.fixture
+def full_disk(tmp_path):
+    """A directory on a real, full file system: a 512 KiB tmpfs mounted at ``tmp_path/full``
+    and filled to the last block (root only; skipped where mounting is not permitted)."""
+    import shutil
+    import subprocess
+
+    folder = tmp_path / "full"
+    folder.mkdir()
+    mount = shutil.which("mount")
+    if mount is None or os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root and mount(8)")
+    done = subprocess.run(
+        [mount, "-t", "tmpfs", "-o", "size=512k", "tmpfs", str(folder)],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs: {done.stderr.strip()}")
+    try:
+        filler = os.open(folder / "filler", os.O_WRONLY | os.O_CREAT)
+        try:
+            while os.write(filler, b"\0" * 4096):
+                pass
+        except OSError:  # ENOSPC: full
+            pass
+        finally:
+            os.close(filler)
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], capture_output=True)

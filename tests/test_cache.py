@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import pathlib
 
 import pytest
 import sympy as sp
 import z3
 
+from attnio.bounds import check_cache
 from attnio.cli import main
 from attnio.proofs import Counterexample, Obligation, Proved, Unknown, cache, prove, suite
 from attnio.proofs.check import Outcome
@@ -212,6 +216,55 @@ def test_suite_proves_only_what_the_cache_lacks(store, monkeypatch) -> None:
     assert calls == ["test/open"]
     assert [o.obligation.name for o in second] == [o.name for o in chosen]
     assert [o.verdict for o in second] == [o.verdict for o in first] == ["ok", "unknown", "ok"]
+
+
+def test_a_full_disk_stores_nothing_and_warns_once(store, decided, monkeypatch, capsys) -> None:
+    """Where the disk is full (each write raises ENOSPC), storing returns False, the suite's
+    verdicts are those of a working cache, and one line on stderr names the directory."""
+    working = [o.verdict for o in suite.outcomes([TRUE, FALSE], TIMEOUT, jobs=1, cache=store)]
+    monkeypatch.setattr(check_cache, "_WARNED", set())
+    real = os.replace
+
+    def full(source, target, *args, **kwargs):
+        if pathlib.Path(target).is_relative_to(store.root.parent):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(target))
+        return real(source, target, *args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", full)
+    other = cache.ProofCache(store.root.parent / "full", timeout_ms=TIMEOUT)
+    assert [other.store(outcome) for outcome in decided] == [False, False]
+    verdicts = [o.verdict for o in suite.outcomes([TRUE, FALSE], TIMEOUT, jobs=1, cache=other)]
+    assert verdicts == working
+    assert not [p for p in other.root.rglob("*") if p.is_file()]  # no entry, no temporary
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(other.root) in err and "ENOSPC" in err, err
+
+
+def test_workers_that_cannot_store_are_reported_once_by_the_parent(tmp_path, monkeypatch,
+                                                                   capfd) -> None:  # fmt: skip
+    """Workers proving over an unwritable cache (its parent is a file) return their write
+    failures to the parent, which prints one line; the verdicts are unchanged."""
+    monkeypatch.setattr(check_cache, "_WARNED", set())
+    blocker = tmp_path / "file"
+    blocker.write_text("", encoding="utf-8")
+    unwritable = cache.ProofCache(blocker / "proofs", timeout_ms=TIMEOUT)
+    found = suite.Background([TRUE, FALSE], TIMEOUT, jobs=2, cache=unwritable).outcomes()
+    assert [o.verdict for o in found] == ["ok", "ok"]
+    err = capfd.readouterr().err
+    assert err.count("attnio: warning: cannot write") == 1, err
+    assert "Traceback" not in err
+
+
+def test_a_bad_entry_in_a_read_only_cache_is_a_miss(store, decided, monkeypatch) -> None:
+    """A malformed entry that cannot be removed (a read-only cache) is a miss, not an error."""
+    store.store(decided[0])
+    store.path(decided[0].obligation).write_text("{", encoding="utf-8")
+
+    def refuse(self, missing_ok=False):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(self))
+
+    monkeypatch.setattr(pathlib.Path, "unlink", refuse)
+    assert store.load(decided[0].obligation) is None
 
 
 def test_suite_refuses_a_cache_of_another_budget(store) -> None:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import json
 import pathlib
 import re
+import threading
+import time
 
 import pytest
 
@@ -111,6 +115,107 @@ def test_memory_below_an_algorithms_minimum_is_skipped_not_failed(tmp_path: path
     report = build_report(load(tmp_path / "r.sqlite"))
     assert report.errors == [] and len(report.skipped) == 1
     assert "## Units skipped" in report.markdown() and report.to_dict()["skipped"]
+
+
+def _counting(monkeypatch) -> collections.Counter:
+    """Count every execution of a unit, by key (from any thread)."""
+    from attnio.campaign import execution
+
+    runs: collections.Counter = collections.Counter()
+    lock = threading.Lock()
+    real = execution._execute_guarded
+
+    def counted(kind, params, dag_json, version):
+        with lock:
+            runs[json.dumps(params, sort_keys=True)] += 1
+        return real(kind, params, dag_json, version)
+
+    monkeypatch.setattr(execution, "_execute_guarded", counted)
+    return runs
+
+
+def test_two_runs_at_once_split_the_units_and_run_each_once(
+    tmp_path: pathlib.Path, spec, monkeypatch
+) -> None:
+    """Two runs of one spec started together on one store (two threads, two connections)
+    each run a share of the units, no unit runs twice, none is lost, and each counts what
+    the other ran as claimed by another run (issue 40: both ran all 52)."""
+    runs = _counting(monkeypatch)
+    both_started = threading.Barrier(2, timeout=60)
+    outcomes: list = []
+
+    def one_run() -> None:
+        with Store(tmp_path / "r.sqlite") as store:
+            outcomes.append(
+                run_campaign(
+                    spec,
+                    store,
+                    workers=0,
+                    on_start=lambda count: both_started.wait(),
+                    on_result=lambda unit, result: time.sleep(0.01),  # let the other claim
+                )
+            )
+
+    threads = [threading.Thread(target=one_run) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+    first, second = outcomes
+    total = len(spec.units)
+    assert sorted(runs.values()) == [1] * total  # every unit ran, exactly once
+    assert first.ran + second.ran == total and first.ran > 0 and second.ran > 0
+    assert (first.claimed_elsewhere, second.claimed_elsewhere) == (second.ran, first.ran)
+    assert first.failed == second.failed == 0
+    with Store(tmp_path / "r.sqlite") as store:
+        assert len(store) == total and store.claims() == []
+
+
+def test_an_expired_claim_of_a_crashed_run_is_taken_over(tmp_path: pathlib.Path, spec) -> None:
+    """Units claimed by a run that died (its claims lapsed) are run; a unit whose claim is
+    alive is left to its run, counted as claimed elsewhere, and its claim kept."""
+    with Store(tmp_path / "r.sqlite") as store:
+        alive, *dead = spec.units
+        assert store.claim(alive, "alive", 3600) == "claimed"
+        for unit in dead:
+            assert store.claim(unit, "crashed", 0.01) == "claimed"
+        time.sleep(0.05)
+        outcome = run_campaign(spec, store, workers=0)
+        assert (outcome.ran, outcome.claimed_elsewhere) == (len(dead), 1)
+        assert len(store) == len(dead) and not store.answers(alive)
+        assert [(key, owner) for key, owner, _ in store.claims()] == [(alive.key, "alive")]
+
+
+def test_a_run_keeps_its_claim_on_a_unit_longer_than_the_claim(
+    tmp_path: pathlib.Path, spec, monkeypatch
+) -> None:
+    """A unit running longer than the claim's lifetime stays claimed (the run renews it),
+    so another run does not start it too."""
+    from attnio.campaign import execution
+
+    real = execution._execute_guarded
+    unit = spec.units[0]
+    seen: list[str] = []
+
+    def slow(kind, params, dag_json, version):
+        if params == unit.params and not seen:
+            time.sleep(0.5)  # > claim_seconds: the heartbeat renews meanwhile
+            with Store(tmp_path / "r.sqlite") as other:
+                seen.append(other.claim(unit, "other", 60))
+        return real(kind, params, dag_json, version)
+
+    monkeypatch.setattr(execution, "_execute_guarded", slow)
+    with Store(tmp_path / "r.sqlite") as store:
+        outcome = run_campaign(spec, store, workers=0, claim_seconds=0.15)
+    assert seen == ["taken"] and outcome.ran == len(spec.units)
+
+
+@pytest.mark.parametrize("seconds", [0, -1, float("nan"), "60", True])
+def test_claim_seconds_must_be_positive(tmp_path: pathlib.Path, spec, seconds) -> None:
+    """A claim lifetime that is not a finite positive number is refused, naming it."""
+    message = re.escape(f"claim_seconds={seconds!r}")
+    with Store(tmp_path / "r.sqlite") as store, pytest.raises(ValueError, match=message):
+        run_campaign(spec, store, workers=0, claim_seconds=seconds)
 
 
 def test_version_mismatch_is_refused() -> None:

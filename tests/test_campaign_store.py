@@ -130,3 +130,84 @@ def test_export_csv_and_json(tmp_path: pathlib.Path, spec) -> None:
     assert data["schema"] >= 1 and len(data["results"]) == len(spec.units)
     with pytest.raises(StoreError, match="format"):
         export(path, "xml")
+
+
+def test_a_claim_is_one_runs_until_stored_released_or_expired(tmp_path, spec) -> None:
+    """A unit claimed by one run is refused to another until the claim lapses; its owner
+    may claim again; storing the result drops the claim and then the unit needs no run;
+    release drops what a run still holds; renew keeps a short claim alive."""
+    import time
+
+    from attnio.campaign.store import renew
+
+    first, second = spec.units[:2]
+    with Store(tmp_path / "r.sqlite") as store:
+        assert store.claim(first, "a", 60) == "claimed"
+        assert store.claim(first, "b", 60) == "taken"
+        assert store.claim(first, "a", 60) == "claimed"
+        _run_into(store, [first])  # a store written without an owner keeps the claim
+        assert store.claim(first, "b", 60) == "answered"
+        assert store.claim(second, "a", 0.2) == "claimed"
+        assert renew(store.path, "a", 60) == 2
+        time.sleep(0.3)
+        assert store.claim(second, "b", 60) == "taken"  # renewed: still a's
+        assert store.release("a") == 2 and store.claims() == []
+        assert store.claim(second, "b", 0.01) == "claimed"
+        time.sleep(0.05)
+        assert store.claim(second, "a", 60) == "claimed"  # b's claim lapsed: taken over
+        from attnio import __version__
+
+        result = execute(second.kind, second.params, second.dag_json, __version__)
+        store.put(second, result, "a")
+        assert store.claims() == [] and store.claim(second, "b", 60) == "answered"
+
+
+def test_runs_creating_one_store_at_once_all_open_it(tmp_path) -> None:
+    """Eight connections creating the same new store at the same moment all open it: the
+    look at the tables and the writing of the marker are one transaction (a run that
+    looked between another's tables and its marker was told 'not an attnio store')."""
+    import threading
+
+    path = tmp_path / "new.sqlite"
+    start = threading.Barrier(8, timeout=60)
+    errors: list[BaseException] = []
+
+    def open_store() -> None:
+        start.wait()
+        try:
+            Store(path).close()
+        except Exception as error:
+            errors.append(error)
+
+    threads = [threading.Thread(target=open_store) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert errors == []
+    with Store(path) as store:
+        assert len(store) == 0
+
+
+def test_a_full_disk_is_one_clear_error_and_keeps_what_was_stored(full_disk, spec) -> None:
+    """A store whose disk fills up mid-campaign raises StoreError naming the store (the
+    CLI prints one line, not an sqlite3 traceback); the results committed before stay."""
+    import os
+
+    (full_disk / "filler").unlink()
+    path = full_disk / "r.sqlite"
+    first, *rest = spec.units
+    with Store(path) as store:
+        _run_into(store, [first])
+        filler = os.open(full_disk / "filler", os.O_WRONLY | os.O_CREAT)
+        try:
+            while os.write(filler, b"\0" * 1024):
+                pass
+        except OSError:
+            pass
+        finally:
+            os.close(filler)
+        with pytest.raises(StoreError, match=r"r\.sqlite' cannot be written"):
+            _run_into(store, rest)
+    (full_disk / "filler").unlink()
+    assert [r["key"] for r in load(path)][:1] == [first.key]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import tomllib
 from pathlib import Path
 
@@ -137,6 +139,63 @@ def test_an_unwritable_directory_stores_nothing(tmp_path) -> None:
     cache = CheckCache(blocker / "checks")
     assert cache.store("demo.passes", True, "fine", 1.0) is False
     assert cache.load("demo.passes") is None
+
+
+def failing_writes(monkeypatch, under: Path, number: int) -> None:
+    """Make every rename into ``under`` (the last step of each cache write) raise
+    ``OSError(number)``, as a full disk (ENOSPC), a quota (EDQUOT), a read-only mount
+    (EROFS) or a foreign directory (EACCES) does; and forget earlier warnings."""
+    real = os.replace
+
+    def replace(source, target, *args, **kwargs):
+        if Path(target).is_relative_to(under):
+            raise OSError(number, os.strerror(number), str(target))
+        return real(source, target, *args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(check_cache, "_WARNED", set())
+
+
+@pytest.mark.parametrize("number", [errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES])
+def test_a_cache_that_cannot_be_written_warns_once(tmp_path, monkeypatch, capsys, number) -> None:
+    """Where writing fails (full disk, quota, read-only, no permission), storing returns
+    False, leaves no temporary file, and one line on stderr names the directory and the
+    reason, however many results fail to store; loading stays a miss."""
+    failing_writes(monkeypatch, tmp_path, number)
+    cache = CheckCache(tmp_path / "checks")
+    for name in ("demo.one", "demo.two", "demo.three"):
+        assert cache.store(name, True, "fine", 1.0) is False
+        assert cache.load(name) is None
+    assert not list((tmp_path / "checks").rglob("*.tmp"))
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert str(tmp_path / "checks") in err and os.strerror(number) in err
+    assert errno.errorcode[number] in err
+
+
+def test_a_real_full_disk_warns_once(full_disk, monkeypatch, capsys) -> None:
+    """On a real full file system the result cache stores nothing, leaves no temporary
+    file behind, and says so in one line."""
+    monkeypatch.setattr(check_cache, "_WARNED", set())
+    cache = CheckCache(full_disk / "checks")
+    assert cache.store("demo.one", True, "fine", 1.0) is False
+    assert cache.store("demo.two", None, "skipped", 1.0) is False
+    assert not list((full_disk / "checks").rglob("*.tmp"))
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "No space left on device" in err, err
+
+
+def test_caches_under_one_user_cache_share_one_warning(tmp_path, monkeypatch, capsys) -> None:
+    """The result cache, the proof cache and the kernels under $XDG_CACHE_HOME/attnio on one
+    full disk cost one line; a cache elsewhere gets its own."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(check_cache, "_WARNED", set())
+    full = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    for folder in ("checks", "proofs", "numba"):
+        check_cache.warn_unwritable(check_cache.user_cache(folder), full)
+    assert capsys.readouterr().err.count("\n") == 1
+    check_cache.warn_unwritable(tmp_path / "elsewhere", full)
+    assert capsys.readouterr().err.count("\n") == 1
 
 
 def test_directory_is_beside_the_proof_cache(tmp_path, monkeypatch) -> None:

@@ -46,6 +46,47 @@ def test_infeasible_memory_is_a_skipped_unit(tmp_path: pathlib.Path, capsys) -> 
     assert any(line.startswith("skipped: ") and "M=3" in line for line in out.splitlines())
 
 
+def test_a_unit_another_run_holds_is_reported_not_run(tmp_path: pathlib.Path, capsys) -> None:
+    """A unit claimed by another live run is left to it: the summary says so, the store
+    lacks it, and the exit code is 0 (nothing failed)."""
+    from attnio.campaign import Store, read_spec
+
+    spec, store = tmp_path / "spec.toml", tmp_path / "r.sqlite"
+    spec.write_text(SPEC)
+    with Store(store) as opened:
+        assert opened.claim(read_spec(spec).units[0], "another run", 3600) == "claimed"
+    assert main(["campaign", str(spec), "--store", str(store), "--workers", "0"]) == 0
+    assert "0 from the store, 3 ran, 0 failed, 1 claimed by another run" in capsys.readouterr().out
+    with Store(store) as opened:
+        assert len(opened) == 3
+
+
+def test_two_processes_on_one_store_run_each_unit_once(tmp_path: pathlib.Path) -> None:
+    """Two `attnio campaign` processes of one spec started at once on one store together
+    run every unit once: their "ran" counts add up to the number of units, both exit 0
+    and the store holds every unit (issue 40: both ran all 52)."""
+    import re
+    import subprocess
+    import sys
+
+    spec, store = tmp_path / "spec.toml", tmp_path / "r.sqlite"
+    spec.write_text(
+        SPEC.replace("M = [3, 4]", "M = [3, 4, 5, 6, 8]").replace("d = 1", "d = [1, 2]")
+    )
+    command = [sys.executable, "-m", "attnio", "campaign", str(spec), "--store", str(store),
+               "--workers", "0"]  # fmt: skip
+    runs = [subprocess.Popen(command, stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    outs = [run.communicate(timeout=300)[0] for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], outs
+    ran = [int(re.search(r"(\d+) ran", out).group(1)) for out in outs]
+    from attnio.campaign import Store, read_spec
+
+    total = len(read_spec(spec).units)
+    assert sum(ran) == total, outs
+    with Store(store) as opened:
+        assert len(opened) == total and opened.claims() == []
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -60,7 +101,9 @@ def test_infeasible_memory_is_a_skipped_unit(tmp_path: pathlib.Path, capsys) -> 
         (["campaign", "SPEC", "--time-limit", "0"], "--time-limit: 0 must be a finite number > 0"),
         (["campaign", "SPEC", "--time-limit", "soon"], "--time-limit: 'soon' is not a number"),
         (["campaign", "SPEC", "--time-limit", "-2"], "--time-limit: -2 must be"),
-        (["campaign", "report", "--store", "STORE", "--time-limit", "3"], "--time-limit apply"),
+        (["campaign", "report", "--store", "STORE", "--time-limit", "3"], "--claim-expiry apply"),
+        (["campaign", "SPEC", "--claim-expiry", "0"], "--claim-expiry: 0 must be a finite"),
+        (["campaign", "report", "--store", "STORE", "--claim-expiry", "9"], "to report"),
     ],
 )
 def test_bad_input_is_one_line(

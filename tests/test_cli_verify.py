@@ -299,3 +299,64 @@ def test_verify_reads_the_left_out_note_from_the_cache(capsys, monkeypatch, cach
     assert code == 0 and json.loads(out)["left_out"] == "left out: planted"
     with pytest.raises(AssertionError, match="computed again"):
         run(capsys, "verify", "--json", "--only", "proofs.planted_refuted", "--no-cache")
+
+
+def test_verify_on_a_full_cache_disk_passes_with_one_warning(capsys, monkeypatch, tmp_path) -> None:
+    """With every cache write under $XDG_CACHE_HOME raising ENOSPC (a full disk: the result
+    cache, the proof cache and a kernel numba compiles), verify gives the verdicts of a
+    working cache, exits 0 and prints one warning line (issue 40: it failed six checks)."""
+    import errno
+    import os
+
+    import sympy as sp
+
+    from attnio import _cli_verify
+    from attnio.bounds import check_cache
+    from attnio.pebble import _jit
+    from attnio.proofs import Obligation, cache, suite
+
+    def kernel_compiles() -> tuple[bool, str]:
+        """A planted check that compiles a cached numba kernel, as the pebble checks do."""
+
+        @_jit.njit(cache=True)
+        def triple(x):
+            return 3 * x
+
+        return triple(14) == 42, "compiled"
+
+    def proof_cached() -> tuple[bool, str]:
+        """A planted check that proves through the proof cache, as the proofs checks do."""
+        x = sp.Symbol("x", integer=True, positive=True)
+        square = Obligation("test/square", "derivation", sp.Ge(x**2, x, evaluate=False), (),
+                            "holds", (), "")  # fmt: skip
+        found = suite.outcomes([square], 3000, jobs=1, cache=cache.ProofCache(timeout_ms=3000))
+        return [o.verdict for o in found] == ["ok"], "proved"
+
+    checks = _cli_verify.collect("bounds.crossovers")
+    checks += [("planted.kernel_compiles", kernel_compiles), ("planted.proof", proof_cached)]
+    monkeypatch.setattr(_cli_verify, "collect", lambda pattern=None: checks)
+    monkeypatch.setattr(_jit.config, "CACHE_DIR", "")
+    real = os.replace
+
+    def full(source, target, *args, **kwargs):
+        if str(target).startswith(str(tmp_path / "full")):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(target))
+        return real(source, target, *args, **kwargs)
+
+    verdicts = {}
+    for home in ("working", "full"):
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / home))
+        if home == "full":
+            monkeypatch.setattr(check_cache, "_WARNED", set())
+            monkeypatch.setattr(os, "replace", full)
+        code, out, err = run(capsys, "verify", "--json")
+        data = json.loads(out)
+        verdicts[home] = [(r["check"], r["passed"]) for r in data["results"]]
+        warnings = [line for line in err.splitlines() if line.startswith("attnio: warning")]
+        assert code == 0 and data["failed"] == 0, out
+        assert len(warnings) == (home == "full"), err
+    assert verdicts["full"] == verdicts["working"]
+    assert str(tmp_path / "full" / "attnio") in warnings[0] and "ENOSPC" in warnings[0]
+    for folder in ("numba", "checks", "proofs"):  # each cache is written when it can be
+        assert [p for p in (tmp_path / "working" / "attnio" / folder).rglob("*") if p.is_file()]
+    assert not [p for p in (tmp_path / "full").rglob("*") if p.is_file()]
