@@ -30,7 +30,7 @@ import sympy as sp
 from attnio.bounds.arguments import positive_integer
 from attnio.bounds.symbols import d, h_kv, h_q, n_kv, n_q
 
-from .builders import _Builder
+from .builders import GraphBuilder
 from .dag import Dag
 from .errors import PebbleParameterError
 
@@ -78,7 +78,7 @@ class Shape:
         return self.heads_q // self.heads_kv
 
 
-def _inputs(b: _Builder, base: str, heads: int, rows: int, d_: int) -> list[np.ndarray]:
+def _inputs(b: GraphBuilder, base: str, heads: int, rows: int, d_: int) -> list[np.ndarray]:
     out = []
     for h in range(heads):
         m = np.empty((rows, d_), dtype=np.int64)
@@ -104,7 +104,7 @@ def gqa_forward(shape: Shape, d_: int, *, tree: str = "chain") -> Dag:
     True
     """
     positive_integer("d", d_, PebbleParameterError)
-    b = _Builder(tree)
+    b = GraphBuilder(tree)
     hq, hk, g = shape.heads_q, shape.heads_kv, shape.group
     Qs = _inputs(b, "Q", hq, shape.n_q, d_)
     Ks = _inputs(b, "K", hk, shape.n_kv, d_)
@@ -155,7 +155,7 @@ def gqa_backward(shape: Shape, d_: int, *, tree: str = "chain") -> Dag:
     True
     """
     positive_integer("d", d_, PebbleParameterError)
-    b = _Builder(tree)
+    b = GraphBuilder(tree)
     hq, hk, g = shape.heads_q, shape.heads_kv, shape.group
     rows, keys, cols = range(shape.n_q), range(shape.n_kv), range(d_)
     Qs = _inputs(b, "Q", hq, shape.n_q, d_)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 
-import numpy as np
 import pytest
 
 from attnio.bounds.symbols import d, h_kv, h_q, n_kv, n_q
