@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from attnio.bounds.counts import COUNTS
 from attnio.bounds.record import Regime
 
-from . import approximate, flash, sparse, standard, stationary, streaming, tiling
+from . import approximate, flash, shapes, sparse, standard, stationary, streaming, tiling
 from .errors import UnknownAlgorithmError
 
 PASSES = ("forward", "backward")
@@ -36,6 +36,9 @@ class Algorithm:
         Dense, sparse or approximate: the regime of its count records.
     block_shape : callable or None
         For sparse algorithms, ``(pass, d, M) -> (rows, cols)`` of a mask block.
+    shapes : bool
+        Whether its runners take ``shape=(n_q, n_kv, heads_q, heads_kv)`` and its count
+        records are written in n_q, n_kv, h_q, h_kv (:mod:`attnio.algorithms.shapes`).
     source : str
         Paper algorithm it implements.
     """
@@ -44,6 +47,7 @@ class Algorithm:
     runners: dict[str, Callable]
     source: str
     block_shape: Callable[[str, int, int], tuple[int, int]] | None = field(default=None)
+    shapes: bool = False
 
     @property
     def regime(self) -> Regime:
@@ -120,6 +124,21 @@ ALGORITHMS: dict[str, Algorithm] = {
             },
             "SY24 Alg. 1 with empty tiles skipped",
             sparse.tile_block_shape,
+        ),
+        Algorithm(
+            "gqa-row-streaming",
+            {
+                "forward": shapes.gqa_row_streaming_forward,
+                "backward": shapes.gqa_row_streaming_backward,
+            },
+            "attnio's own: row streaming for n_q x n_kv and grouped-query heads",
+            shapes=True,
+        ),
+        Algorithm(
+            "split-kv-decode",
+            {"forward": shapes.split_kv_decode_forward},
+            "attnio's own, after FlashDecoding's split of the KV sequence",
+            shapes=True,
         ),
         Algorithm(
             "low-rank",

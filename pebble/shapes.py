@@ -28,6 +28,7 @@ import numpy as np
 import sympy as sp
 
 from attnio.bounds.arguments import positive_integer
+from attnio.bounds.shape import check_shape
 from attnio.bounds.symbols import d, h_kv, h_q, n_kv, n_q
 
 from .builders import GraphBuilder
@@ -64,13 +65,7 @@ class Shape:
     heads_kv: int = 1
 
     def __post_init__(self) -> None:
-        for name in ("n_q", "n_kv", "heads_q", "heads_kv"):
-            positive_integer(name, getattr(self, name), PebbleParameterError)
-        if self.heads_q % self.heads_kv:
-            raise PebbleParameterError(
-                f"heads_q={self.heads_q} must be a multiple of heads_kv={self.heads_kv}: "
-                "the query heads are split into groups that share one K and V head"
-            )
+        check_shape(self.n_q, self.n_kv, self.heads_q, self.heads_kv, PebbleParameterError)
 
     @property
     def group(self) -> int:
