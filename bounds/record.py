@@ -129,6 +129,9 @@ record the range that statement is made for (``source_range``)."""
 BASE_PARAMETERS = frozenset({"n", "d", "M"})
 """The problem sizes every record may use."""
 
+SHAPE_PARAMETERS = frozenset({"n_q", "n_kv", "h_q", "h_kv"})
+"""The sizes of a shape record (n_q x n_kv, grouped-query heads) in place of n."""
+
 
 @dataclass(frozen=True)
 class Bound:
@@ -272,14 +275,18 @@ class Bound:
     def comparable(self, upper: Bound) -> bool:
         """Return whether this (lower) bound and ``upper`` speak of the same instances.
 
-        Same regime and pass, and ``upper`` uses every parameter beyond n, d and M that
-        this bound uses, so both can be evaluated at one point.
+        Same regime and pass, ``upper`` uses every parameter beyond n, d and M that
+        this bound uses, so both can be evaluated at one point, and both are written in
+        the shape symbols or neither is (n is not n_q or n_kv: a square record and a shape
+        record speak of different instances).
         """
         extra = set(self.parameters) - BASE_PARAMETERS
+        shaped = bool(set(self.parameters) & SHAPE_PARAMETERS)
         return (
             self.regime is upper.regime
             and self.pass_ is upper.pass_
             and extra <= set(upper.parameters)
+            and shaped == bool(set(upper.parameters) & SHAPE_PARAMETERS)
         )
 
     # --------------------------------------------------------------- evaluation
