@@ -64,6 +64,19 @@ GRAPH_NOTE = (
 )
 """Which computation each side of the ratio is about, printed with every gap."""
 
+SHAPE_NOTE = (
+    "shapes (n_q x n_kv, grouped-query heads): the only derived lower bound is the "
+    "compulsory I/O (shape-*-compulsory), which charges each K and V row of a key/value head "
+    "once; where it dominates (decode), a ratio near 1 is honest only because the schedule "
+    "really reads the KV cache once (gqa-row-streaming does when a group's h_q / h_kv * n_q "
+    "query rows fit one resident block); elsewhere (prefill, small M) the ratio also holds "
+    "the n_q n_kv pair terms no derived shape bound covers yet, so it overstates the gap"
+)
+"""Printed with every gap at a shape point (one that names n_q, n_kv, h_q, h_kv)."""
+
+SHAPE_PARAMETERS = ("n_q", "n_kv", "h_q", "h_kv")
+"""The point's sizes in place of n for a shape (docs/notation.md)."""
+
 NOT_YET = {
     "sparse": "not yet: attnio models no mask for --regime sparse (causal, window, "
     "block-sparse); its only derived lower bound is the compulsory I/O, in the number of "
@@ -72,6 +85,11 @@ NOT_YET = {
     "(approximate-forward-compulsory is stated-secondary, the backward records are open)",
 }
 """Why ``attnio gap`` refuses a regime today."""
+
+
+def note_of(point: Mapping[str, int]) -> str:
+    """:data:`GRAPH_NOTE`, and :data:`SHAPE_NOTE` at a shape point."""
+    return f"{GRAPH_NOTE}; {SHAPE_NOTE}" if "n_q" in point else GRAPH_NOTE
 
 
 def cache_of(point: Mapping[str, int]) -> str:
@@ -156,7 +174,7 @@ class Gap:
             "counts": [s.to_dict() for s in self.window.counts],
             "derived_lowers": [s.to_dict() for s in self.window.lowers],
             "other_lowers": [s.to_dict() for s in self.window.others],
-            "note": GRAPH_NOTE,
+            "note": note_of(self.point),
         }
 
 
@@ -199,7 +217,8 @@ def measure_gap(
         ``dense`` (``sparse`` and ``approximate``: not yet, :data:`NOT_YET`); ``forward``
         or ``backward``.
     point : mapping
-        ``n``, ``d``, ``M`` (positive integers).
+        ``n``, ``d``, ``M`` (positive integers); or, for a shape, ``n_q``, ``n_kv``,
+        ``h_q``, ``h_kv``, ``d``, ``M`` (h_q a multiple of h_kv) in place of ``n``.
     count : str, optional
         The user's own kernel's count, an expression in the point's symbols (read by the
         claims files' parser, never ``eval``), in place of the best schedule.
@@ -233,12 +252,18 @@ def measure_gap(
             f"gap: --mask {mask!r}: not yet: attnio models no mask; dense attention has "
             "none (--mask none)"
         )
-    for name in ("n", "d", "M"):
+    shaped = any(name in point for name in SHAPE_PARAMETERS)
+    for name in (*SHAPE_PARAMETERS, "d", "M") if shaped else ("n", "d", "M"):
         value = point.get(name)
         if value is None:
             raise GapError(f"gap: give --{name}")
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise GapError(f"gap: --{name} {value!r} must be a positive integer")
+    if shaped and point["h_q"] % point["h_kv"]:
+        raise GapError(
+            f"gap: --heads-q {point['h_q']} must be a multiple of --heads-kv {point['h_kv']}: "
+            "the query heads are split into groups that share one K and V head"
+        )
     window = find_window(regime, pass_, point, records=records)
     where = f"{regime} {pass_} at {format_point(point)}"
     if window.lower is None:
@@ -318,7 +343,7 @@ def describe_gap(gap: Gap) -> str:
             f"{s.algorithm} {format_ratio(numeric(s.value / lower.value), 4)}" for s in others
         )
         lines.append(f"  other schedules     {shown} (count / best derived lower)")
-    lines.append(f"  note                {GRAPH_NOTE}")
+    lines.append(f"  note                {note_of(point)}")
     for other in gap.window.others:
         if numeric(other.value) > numeric(lower.value):
             lines.append(
@@ -333,8 +358,10 @@ __all__ = [
     "COUNT_RECORD",
     "GRAPH_NOTE",
     "NOT_YET",
+    "SHAPE_NOTE",
     "Gap",
     "cache_of",
     "describe_gap",
     "measure_gap",
+    "note_of",
 ]
