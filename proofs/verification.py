@@ -302,6 +302,9 @@ def check_derived_status() -> tuple[bool | None, str]:
         counts += not listing
         for derivation in listing:
             for step in derivation.steps:
+                if step.name not in outcomes:
+                    bad.append(f"{bound.name}: step {step.name} was not run")
+                    continue
                 result = outcomes[step.name].result
                 if not isinstance(result, Proved):
                     bad.append(f"{bound.name}: step {step.name} is {result.status}")
