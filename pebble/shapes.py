@@ -36,7 +36,9 @@ from .dag import Dag
 from .errors import PebbleParameterError
 
 __all__ = [
+    "SHAPE_KINDS",
     "Shape",
+    "build_shape",
     "gqa_backward",
     "gqa_backward_vertices",
     "gqa_forward",
@@ -214,3 +216,43 @@ def gqa_backward_vertices() -> sp.Expr:
     + n_q d - n_q; the dV and dK trees of a key/value head add 2 n_kv d (g n_q - 1).
     """
     return h_q * (10 * n_q * n_kv * d + 2 * n_q * n_kv + 4 * n_q * d)
+
+
+SHAPE_KINDS = {"attention-forward": (gqa_forward, gqa_forward_vertices),
+               "attention-backward": (gqa_backward, gqa_backward_vertices)}  # fmt: skip
+"""The DAG families (``attnio pebble --dag``) that take a shape, and their builders."""
+
+
+def build_shape(
+    kind: str, shape: Shape, d_: int, *, tree: str = "chain", max_vertices: int = 5_000_000
+) -> Dag:
+    """Build ``kind`` (a key of :data:`SHAPE_KINDS`) in ``shape``, refusing before anything is
+    allocated a graph of more than ``max_vertices`` vertices.
+
+    Raises
+    ------
+    PebbleParameterError
+        Another kind, a bad ``d``, or too many vertices.
+
+    Examples
+    --------
+    >>> build_shape("attention-forward", Shape(1, 2, 2, 1), 1).num_vertices
+    20
+    """
+    if kind not in SHAPE_KINDS:
+        raise PebbleParameterError(
+            f"dag={kind!r} takes no shape (--n-q, --n-kv, --heads-q, --heads-kv); those "
+            f"apply to: {', '.join(SHAPE_KINDS)}"
+        )
+    positive_integer("d", d_, PebbleParameterError)
+    builder, vertices = SHAPE_KINDS[kind]
+    values = {n_q: shape.n_q, n_kv: shape.n_kv, h_q: shape.heads_q, h_kv: shape.heads_kv, d: d_}
+    count = int(vertices().subs(values))
+    if count > max_vertices:
+        raise PebbleParameterError(
+            f"dag {kind} with n_q={shape.n_q}, n_kv={shape.n_kv}, heads_q={shape.heads_q}, "
+            f"heads_kv={shape.heads_kv}, d={d_} has {count:,} vertices, more than "
+            f"max_vertices={max_vertices:,}; choose smaller sizes or raise the limit "
+            "(--max-vertices)"
+        )
+    return builder(shape, d_, tree=tree)
