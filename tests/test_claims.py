@@ -445,3 +445,15 @@ def test_a_lower_bound_the_sharp_records_imply_is_proved() -> None:
     (2026-11-26) covers what the compulsory I/O does not: proved, not only consistent."""
     (report,) = check([_bound(n**2 / M)], skip=NO_NUMERICS)
     assert report.verdict == "proved" and not report.refutations()
+
+
+def test_shape_claims_are_checked_against_the_shape_records() -> None:
+    """A claim in n_q, n_kv, h_q, h_kv meets the shape records: reading the KV cache once per
+    key/value head is proved a lower bound (from shape-forward-compulsory); twice that is
+    not proved (the group-aware schedule reads it once at decode)."""
+    from attnio.bounds.symbols import h_kv, n_kv
+
+    (lower,) = check([_bound(2 * d * h_kv * n_kv)], skip=NO_NUMERICS)
+    assert lower.verdict == "proved"
+    (high,) = check([_bound(4 * d * h_kv * n_kv)], skip=NO_NUMERICS)
+    assert high.verdict != "proved"
