@@ -1,4 +1,4 @@
-"""Table: best derived count over best derived lower bound at the shapes people run (issue 39).
+"""Table: best derived count over best derived lower bound at the shapes people run.
 
 For each target point (decode, chunked prefill, MQA with a small cache, a GQA backward, an
 MHA small-cache backward) and each pass, the best exact count of an attnio schedule that
@@ -8,7 +8,7 @@ runs there (derived; the two-level machine reproduces it) and the best derived l
 runs (M too small for its blocks) the row says so.
 
 Run:  .venv/bin/python benchmarks/shapes.py        (a few seconds)
-Targets (issue 39, stretch): count / lower <= 2 forward and <= 4 backward.
+Targets (stretch): count / lower <= 2 forward and <= 4 backward.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ POINTS = (
     ("GQA", dict(n_q=4096, n_kv=4096, h_q=32, h_kv=8, d=128, M=65536)),
     ("MHA, small cache", dict(n_q=8192, n_kv=8192, h_q=16, h_kv=16, d=64, M=1024)),
 )
-"""The issue's five target points; d = 128 and M = 65536 where the issue leaves them open."""
+"""The five target points; d = 128 and M = 65536 where the targets leave them open."""
 
 
 def main() -> None:

@@ -237,7 +237,7 @@ def build_shape(
     Examples
     --------
     >>> build_shape("attention-forward", Shape(1, 2, 2, 1), 1).num_vertices
-    20
+    26
     """
     if kind not in SHAPE_KINDS:
         raise PebbleParameterError(

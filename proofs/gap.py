@@ -199,6 +199,23 @@ def _user_count(text: str, point: Mapping[str, int]) -> Standing:
     return Standing(COUNT_RECORD, "claimed", value)
 
 
+def _check_point(point: Mapping[str, int]) -> None:
+    """Refuse a point without its sizes, with a size that is not a positive integer, or
+    with query heads that do not group over the key/value heads."""
+    shaped = any(name in point for name in SHAPE_PARAMETERS)
+    for name in (*SHAPE_PARAMETERS, "d", "M") if shaped else ("n", "d", "M"):
+        value = point.get(name)
+        if value is None:
+            raise GapError(f"gap: give --{name}")
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise GapError(f"gap: --{name} {value!r} must be a positive integer")
+    if shaped and point["h_q"] % point["h_kv"]:
+        raise GapError(
+            f"gap: --heads-q {point['h_q']} must be a multiple of --heads-kv {point['h_kv']}: "
+            "the query heads are split into groups that share one K and V head"
+        )
+
+
 def measure_gap(
     regime: str,
     pass_: str,
@@ -252,18 +269,7 @@ def measure_gap(
             f"gap: --mask {mask!r}: not yet: attnio models no mask; dense attention has "
             "none (--mask none)"
         )
-    shaped = any(name in point for name in SHAPE_PARAMETERS)
-    for name in (*SHAPE_PARAMETERS, "d", "M") if shaped else ("n", "d", "M"):
-        value = point.get(name)
-        if value is None:
-            raise GapError(f"gap: give --{name}")
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise GapError(f"gap: --{name} {value!r} must be a positive integer")
-    if shaped and point["h_q"] % point["h_kv"]:
-        raise GapError(
-            f"gap: --heads-q {point['h_q']} must be a multiple of --heads-kv {point['h_kv']}: "
-            "the query heads are split into groups that share one K and V head"
-        )
+    _check_point(point)
     window = find_window(regime, pass_, point, records=records)
     where = f"{regime} {pass_} at {format_point(point)}"
     if window.lower is None:

@@ -184,7 +184,7 @@ def test_catalog_equals_the_snapshot_record_by_record() -> None:
     import json
 
     expected = json.loads(SNAPSHOT.read_text(encoding="utf-8"))["records"]
-    # records in the shape symbols (issue 39) are additions; every other record is unchanged
+    # records in the shape symbols are additions; every other record is unchanged
     loaded = [row for row in snapshot_rows() if not set(row["parameters"]) & SHAPE_SYMBOLS]
     assert [r["name"] for r in loaded] == [r["name"] for r in expected]
     for now, before in zip(loaded, expected, strict=True):

@@ -84,7 +84,7 @@ DECODE = ["--n-q", "1", "--n-kv", "65536", "--heads-q", "32", "--heads-kv", "8"]
 
 
 def test_shape_point_uses_shape_records_with_the_same_keys(capsys) -> None:
-    """The issue's decode example: same JSON keys, the shape compulsory bound below the
+    """The decode example of docs/notation.md's shapes: same JSON keys, the shape compulsory bound below the
     group-aware schedule, and the note says the ratio is honest only if the cache is read once."""
     argv = ["gap", "--regime", "dense", "--pass", "forward", *DECODE, "--d", "128", "--M", "65536"]
     assert main([*argv, "--json"]) == 0
