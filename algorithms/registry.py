@@ -17,6 +17,7 @@ from . import (
     approximate,
     flash,
     interval_masks,
+    shapes,
     sparse,
     standard,
     stationary,
@@ -48,6 +49,9 @@ class Algorithm:
     mask_family : str or None
         For algorithms of one mask family (:data:`attnio.bounds.masks.FAMILIES`), its
         name: they run that family's masks, built from indices, and take its parameters.
+    shapes : bool
+        Whether its runners take ``shape=(n_q, n_kv, heads_q, heads_kv)`` and its count
+        records are written in n_q, n_kv, h_q, h_kv (:mod:`attnio.algorithms.shapes`).
     source : str
         Paper algorithm it implements.
     """
@@ -57,6 +61,7 @@ class Algorithm:
     source: str
     block_shape: Callable[[str, int, int], tuple[int, int]] | None = field(default=None)
     mask_family: str | None = None
+    shapes: bool = False
 
     @property
     def regime(self) -> Regime:
@@ -169,6 +174,21 @@ ALGORITHMS: dict[str, Algorithm] = {
             },
             "attnio's own: the band's rows resident as it slides",
             mask_family="band",
+        ),
+        Algorithm(
+            "gqa-row-streaming",
+            {
+                "forward": shapes.gqa_row_streaming_forward,
+                "backward": shapes.gqa_row_streaming_backward,
+            },
+            "attnio's own: row streaming for n_q x n_kv and grouped-query heads",
+            shapes=True,
+        ),
+        Algorithm(
+            "split-kv-decode",
+            {"forward": shapes.split_kv_decode_forward},
+            "attnio's own, after FlashDecoding's split of the KV sequence",
+            shapes=True,
         ),
         Algorithm(
             "low-rank",

@@ -16,8 +16,9 @@ from attnio.bounds import get
 from attnio.bounds.arguments import positive_integer
 from attnio.bounds.masks import Mask, make_mask, parse_mask
 from attnio.bounds.record import Bound, Regime
+from attnio.bounds.shape import check_shape
 
-from . import approximate, reference
+from . import approximate, reference, shapes
 from .entries import ENTRY_PATTERNS, entry_inputs, known_error
 from .errors import AlgorithmParameterError, MaskError
 from .machine import Counts, TwoLevelMachine, blocks
@@ -29,7 +30,7 @@ from .masks import (
     random_block_mask,
     row_weighted_density,
 )
-from .registry import PASSES, get_algorithm
+from .registry import ALGORITHMS, PASSES, get_algorithm
 
 
 @dataclass(frozen=True)
@@ -217,6 +218,7 @@ def simulate(
     entries: str | None = None,
     max_words: int = MAX_WORDS,
     max_transfers: int = MAX_TRANSFERS,
+    shape: tuple[int, int, int, int] | None = None,
 ) -> Run:
     """Run ``algorithm``'s ``pass_`` at (n, d, M) and compare with its closed-form count.
 
@@ -248,6 +250,10 @@ def simulate(
         Refuse (before running) a run estimated to make more machine transfers
         (:func:`estimate_transfers`): counting mode runs the whole loop nest, so its
         time grows with the transfers, not with memory.
+    shape
+        ``(n_q, n_kv, heads_q, heads_kv)`` for the algorithms of
+        :mod:`attnio.algorithms.shapes` (default ``(n, n, 1, 1)``, so ``n`` keeps its
+        meaning); other algorithms accept only that default.
 
     Raises
     ------
@@ -274,9 +280,27 @@ def simulate(
     if algo.regime is Regime.APPROXIMATE and isinstance(degree, int | np.integer) and degree >= 0:
         rank = math.comb(d + int(degree), int(degree))
     shown = f"{algorithm} {pass_} with n={n}, d={d}" + (f", degree={degree}" if rank else "")
-    _check_words(estimate_words(algo.regime, n, d, numeric=numeric, rank=rank), max_words, shown)
     options: dict = {}
     params: dict = {"n": n, "d": d, "M": M}
+    if shape is not None or algo.shapes:
+        shape = check_shape(*(shape or (n, n, 1, 1)), AlgorithmParameterError)
+        if not algo.shapes and shape != (n, n, 1, 1):
+            raise AlgorithmParameterError(
+                f"{algorithm} runs n x n single-head attention; shape (n_q, n_kv, heads_q, "
+                f"heads_kv)={shape} needs one of: "
+                + ", ".join(name for name, a in ALGORITHMS.items() if a.shapes)
+            )
+    if algo.shapes:
+        options["shape"] = shape
+        params.update(zip(("n_q", "n_kv", "h_q", "h_kv"), shape, strict=True))
+        shown = f"{algorithm} {pass_} with n_q={shape[0]}, n_kv={shape[1]}, heads_q={shape[2]}, heads_kv={shape[3]}, d={d}"
+        rows, keys = shapes.stacked_rows(shape)
+        words = 6 * (rows + keys) * d + shape[0] * shape[1] if numeric else 0
+        _check_words(words, max_words, shown)
+    else:
+        _check_words(
+            estimate_words(algo.regime, n, d, numeric=numeric, rank=rank), max_words, shown
+        )
     fine_mask = None
     approx = None
     if algo.mask_family is not None:
@@ -339,8 +363,11 @@ def simulate(
     _check_transfers(None if closed is None else closed // d, max_transfers, shown)
 
     machine = TwoLevelMachine(M, numeric=numeric, algorithm=f"{algorithm} {pass_}")
-    data = _place(machine, pass_, n, d, seed, entry_bound if approx else None, fine_mask,
-                  entries or "uniform", approx)  # fmt: skip
+    if algo.shapes:
+        data = _place_shape(machine, pass_, d, seed, options["shape"])
+    else:
+        data = _place(machine, pass_, n, d, seed, entry_bound if approx else None, fine_mask,
+                      entries or "uniform", approx)  # fmt: skip
     algo.runners[pass_](machine, n, d, **options)
 
     note = ""
@@ -348,7 +375,10 @@ def simulate(
         note = f"{record.name} does not apply here: its conditions are {record.conditions}"
     error = bound = None
     if numeric:
-        error, bound, remark = _compare(machine, algorithm, pass_, data, fine_mask, approx)
+        if algo.shapes:
+            error, bound, remark = _compare_shape(machine, pass_, data, options["shape"]), None, ""
+        else:
+            error, bound, remark = _compare(machine, algorithm, pass_, data, fine_mask, approx)
         if approx is not None and pass_ == "forward" and entries != "uniform":
             known = known_error(entries, n, d, entry_bound, approx, seed)
             if known is not None:
@@ -450,6 +480,45 @@ def _place(
     for name in names:
         machine.put(name, data[name])
     return data
+
+
+def _place_shape(
+    machine: TwoLevelMachine, pass_: str, d: int, seed: int, shape: tuple[int, int, int, int]
+) -> dict[str, np.ndarray]:
+    """Place stacked head-major inputs (docs/notation.md): Q, O, dO, L with h_q n_q rows,
+    K, V with h_kv n_kv rows; seeded as :func:`inputs`."""
+    rows, keys = shapes.stacked_rows(shape)
+    sizes = {"Q": rows, "K": keys, "V": keys, "O": rows, "dO": rows, "L": rows}
+    names = ("Q", "K", "V") if pass_ == "forward" else tuple(sizes)
+    if not machine.numeric:
+        for name in names:
+            machine.put(name, (sizes[name], 1 if name == "L" else d))
+        return {}
+    rng = np.random.default_rng(seed)
+    data = {name: rng.standard_normal((sizes[name], d)) / d**0.25 for name in ("Q", "K", "V")}
+    if pass_ == "backward":
+        data["O"], data["L"] = shapes.reference_forward(data["Q"], data["K"], data["V"], shape)
+        data["dO"] = np.random.default_rng(seed + 1).standard_normal((rows, d))
+    for name in names:
+        machine.put(name, data[name])
+    return data
+
+
+def _compare_shape(
+    machine: TwoLevelMachine, pass_: str, data: dict, shape: tuple[int, int, int, int]
+) -> float:
+    """Relative error of a shape run against grouped-query attention by the definition."""
+    Q, K, V = data["Q"], data["K"], data["V"]
+    if pass_ == "backward":
+        names = ("dQ", "dK", "dV")
+        got = np.concatenate([machine.result(name) for name in names])
+        want = np.concatenate(shapes.reference_gradients(Q, K, V, data["dO"], shape))
+        return reference.relative_error(got, want)
+    O, L = shapes.reference_forward(Q, K, V, shape)
+    return max(
+        reference.relative_error(machine.result("O"), O),
+        reference.relative_error(machine.result("L").ravel(), L),
+    )
 
 
 def _compare(

@@ -486,6 +486,40 @@ def check_shapes() -> tuple[bool | None, str]:
     return (not bad), "; ".join(bad or notes)
 
 
+SHAPE_GRID = ((1, 37, 4, 2), (5, 23, 6, 3), (3, 40, 3, 1), (8, 5, 2, 2), (16, 16, 1, 1))
+"""(n_q, n_kv, heads_q, heads_kv) where the shape algorithms are checked: decode with groups
+of 2 and 3, MQA, one row block per group, and the square single-head case."""
+
+
+def check_shape_counts() -> tuple[bool | None, str]:
+    """Every shape algorithm's counts equal its record on n_q x n_kv grouped-query shapes,
+    and its numeric runs equal grouped-query attention by the definition (1e-9).
+
+    The grid of ``counts_equal_closed_forms`` runs them at n_q = n_kv = n with one head only.
+    """
+    compared, bad = 0, []
+    for name, algo in ALGORITHMS.items():
+        if not algo.shapes:
+            continue
+        for pass_, shape, d, M in itertools.product(
+            algo.runners, SHAPE_GRID, (2, 5), (31, 60, 97, 301, 1024)
+        ):
+            for numeric in (False, True) if M in (60, 301) else (False,):
+                try:
+                    run = simulate(name, pass_, 1, d, M, numeric=numeric, shape=shape)
+                except BlocksDoNotFitError:
+                    continue
+                compared += 1
+                where = f"{name} {pass_} shape={shape} d={d} M={M}"
+                if not run.matches or run.counts.peak > M:
+                    bad.append(f"{where}: measured {run.counts.io}, closed form {run.closed_form}")
+                if numeric and not run.error <= 1e-9:
+                    bad.append(f"{where}: error {run.error:.3g}")
+    if compared == 0:
+        return False, "no shape run: the check would be vacuous"
+    return (not bad), "; ".join(bad[:3]) or f"{compared} shape runs equal their closed form"
+
+
 CHECKS: tuple[Check, ...] = (
     check_counts_equal_closed_forms,
     check_counts_at_breakpoints,
@@ -494,6 +528,7 @@ CHECKS: tuple[Check, ...] = (
     check_counts_above_lower_bounds,
     check_within_tight_factor,
     check_shapes,
+    check_shape_counts,
 )
 """The algorithms' checks, in the order ``attnio verify`` runs them."""
 

@@ -31,6 +31,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         epilog="examples:\n"
         "  attnio gap --regime dense --pass forward --n 65536 --d 128 --M 65536\n"
         "  attnio gap --pass backward --n 8192 --d 64 --M 1024 --json\n"
+        "  attnio gap --pass forward --n-q 1 --n-kv 65536 --heads-q 32 --heads-kv 8 "
+        "--d 128 --M 65536   # decode, grouped-query heads\n"
         "  attnio gap --pass forward --n 65536 --d 128 --M 65536 "
         "--count '4*n*d + 2*n**2*d**2/M'   # your kernel\n"
         "  attnio gap --regime sparse --mask causal --pass forward --n 65536 --d 128 --M 65536\n"
@@ -62,6 +64,18 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "--n", type=integer(1), help="sequence length, queries and keys (required today)"
     )
+    parser.add_argument(
+        "--n-q", type=integer(1), help="query rows of one head (a shape; default --n)"
+    )
+    parser.add_argument(
+        "--n-kv", type=integer(1), help="key/value rows of one head (a shape; default --n)"
+    )
+    parser.add_argument("--heads-q", type=integer(1), help="query heads (a shape; default 1)")
+    parser.add_argument(
+        "--heads-kv",
+        type=integer(1),
+        help="key/value heads, a divisor of --heads-q (a shape; default 1)",
+    )
     parser.add_argument("--d", type=integer(1), required=True, help="head dimension")
     parser.add_argument("--M", type=integer(1), required=True, help="fast memory, in words")
     parser.add_argument(
@@ -81,12 +95,27 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     return parser
 
 
+def _point(args: argparse.Namespace) -> dict:
+    """{n, d, M}; or, when a shape option is given, {n_q, n_kv, h_q, h_kv, d, M}."""
+    shape = (args.n_q, args.n_kv, args.heads_q, args.heads_kv)
+    if all(value is None for value in shape):
+        return {"n": args.n, "d": args.d, "M": args.M}
+    from attnio.proofs.errors import GapError
+
+    n_q, n_kv = (args.n if value is None else value for value in shape[:2])
+    for option, value in (("--n-q", n_q), ("--n-kv", n_kv)):
+        if value is None:
+            raise GapError(f"gap: give {option} (or --n for both sizes)")
+    heads_q, heads_kv = (1 if value is None else value for value in shape[2:])
+    return {"n_q": n_q, "n_kv": n_kv, "h_q": heads_q, "h_kv": heads_kv, "d": args.d, "M": args.M}
+
+
 def run(args: argparse.Namespace) -> int:
     """Measure the gap at the point and print it (text or JSON)."""
     from attnio.bounds.schema import JSON_SCHEMA_VERSION
     from attnio.proofs.gap import measure_gap
 
-    point = {"n": args.n, "d": args.d, "M": args.M}
+    point = _point(args)
     gap = measure_gap(
         args.regime,
         args.pass_,

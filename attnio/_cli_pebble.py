@@ -53,6 +53,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument("--n", type=count(), help="sequence length (with --dag)")
     parser.add_argument("--d", type=count(), help="head dimension (with --dag)")
     parser.add_argument(
+        "--n-q", type=count(), help="query rows of one head (attention-forward/backward)"
+    )
+    parser.add_argument("--n-kv", type=count(), help="key/value rows of one head (likewise)")
+    parser.add_argument("--heads-q", type=count(), help="query heads (default 1)")
+    parser.add_argument(
+        "--heads-kv",
+        type=count(),
+        help="key/value heads, a divisor of --heads-q; a group's query heads share K and V",
+    )
+    parser.add_argument(
         "--tree",
         choices=builders.TREE_SHAPES,
         help="shape of the summation trees (default chain)",
@@ -183,14 +193,30 @@ def _graph(args: argparse.Namespace):
     from attnio.pebble import builders, load_dag
     from attnio.pebble.errors import PebbleParameterError
 
+    shape_given = any(
+        getattr(args, name, None) is not None for name in ("n_q", "n_kv", "heads_q", "heads_kv")
+    )
     if args.graph:
-        for name in ("n", "d", "tree", "mask", "window", "block_mask", "degree", "block"):
+        shaping = ("n", "d", "tree", "mask", "window", "block_mask", "degree", "block")
+        for name in (*shaping, *("n_q",) * shape_given):
             if getattr(args, name) is not None:
                 raise PebbleParameterError(
                     f"--{name.replace('_', '-')} shapes a --dag family; it cannot be used "
                     "with --graph"
                 )
         return load_dag(args.graph)
+    if shape_given:
+        from attnio.pebble.shapes import Shape, build_shape
+
+        sizes = [args.n if value is None else value for value in (args.n_q, args.n_kv)]
+        for option, value in zip(("--n-q", "--n-kv"), sizes, strict=True):
+            if value is None:
+                raise PebbleParameterError(f"--dag {args.dag} needs {option} (or --n for both)")
+        if args.d is None:
+            raise PebbleParameterError(f"--dag {args.dag} needs --d")
+        heads = [1 if value is None else value for value in (args.heads_q, args.heads_kv)]
+        return build_shape(args.dag, Shape(*sizes, *heads), args.d, tree=args.tree or "chain",
+                           max_vertices=args.max_vertices)  # fmt: skip
     for name in ("n", "d"):
         if getattr(args, name) is None:
             raise PebbleParameterError(f"--dag {args.dag} needs --{name}")
@@ -329,7 +355,14 @@ def _report(dag, args: argparse.Namespace, results: list, partial: bool) -> int:
     rows = [p.to_dict() for p in results]
     for row in rows:
         row["seconds"] = round(row["seconds"], 6)
-    name = "<stdin>" if args.graph == "-" else args.graph or f"{args.dag} n={args.n} d={args.d}"
+    sizes = f"n={args.n}"
+    if any(getattr(args, k) is not None for k in ("n_q", "n_kv", "heads_q", "heads_kv")):
+        sizes = " ".join(
+            f"{k}={getattr(args, k)}"
+            for k in ("n", "n_q", "n_kv", "heads_q", "heads_kv")
+            if getattr(args, k) is not None
+        )
+    name = "<stdin>" if args.graph == "-" else args.graph or f"{args.dag} {sizes} d={args.d}"
     if args.format == "latex":
         from attnio.bounds.render import latex_escape, render_pebblings_latex
 

@@ -40,6 +40,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "  attnio simulate low-rank --n 4096 --d 8 --M 2048 --degree 3\n"
         "  attnio simulate window-row-streaming --n 4096 --d 64 --M 65536 --mask window "
         "--window 256\n"
+        "  attnio simulate gqa-row-streaming --n-q 1 --n-kv 65536 --heads-q 32 --heads-kv 8 "
+        "--d 128 --M 65536 --count-only\n"
         "  attnio simulate flash square-tiling --n 256 --d 16 --sweep M=32:4096 --plot io.png",
     )
     parser.add_argument(
@@ -48,7 +50,20 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         metavar="ALGORITHM",
         help=f"one of: {', '.join(ALGORITHMS)} (several with --sweep)",
     )
-    parser.add_argument("--n", type=count(), required=True, help="sequence length")
+    parser.add_argument(
+        "--n",
+        type=count(),
+        help="sequence length: n queries and n keys, one head (required unless --n-q and "
+        "--n-kv give a shape)",
+    )
+    parser.add_argument("--n-q", type=count(), help="query rows of one head (shape algorithms)")
+    parser.add_argument(
+        "--n-kv", type=count(), help="key/value rows of one head (shape algorithms)"
+    )
+    parser.add_argument("--heads-q", type=count(), help="query heads (default 1)")
+    parser.add_argument(
+        "--heads-kv", type=count(), help="key/value heads, a divisor of --heads-q (default 1)"
+    )
     parser.add_argument("--d", type=count(), required=True, help="head dimension")
     parser.add_argument("--M", type=count(), help="fast-memory size in words")
     parser.add_argument(
@@ -138,8 +153,27 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     return parser
 
 
+def shape_of(args: argparse.Namespace) -> tuple[int, int, int, int] | None:
+    """(n_q, n_kv, heads_q, heads_kv) from the shape options (n_q, n_kv default --n, heads
+    1); None when none is given. Shared by the commands that take a shape."""
+    given = (args.n_q, args.n_kv, args.heads_q, args.heads_kv)
+    if all(value is None for value in given):
+        return None
+    n_q, n_kv = (args.n if value is None else value for value in given[:2])
+    for option, value in (("--n-q", n_q), ("--n-kv", n_kv)):
+        if value is None:
+            raise ValueError(f"give {option} (or --n for both sizes)")
+    heads_q, heads_kv = (1 if value is None else value for value in given[2:])
+    return n_q, n_kv, heads_q, heads_kv
+
+
 def run(args: argparse.Namespace) -> int:
     """Simulate one run, or a sweep of M; print a summary or JSON."""
+    shape = shape_of(args)
+    if args.n is None and shape is None:
+        raise ValueError("--n is required (or, for a shape, --n-q and --n-kv)")
+    if shape is not None and args.sweep is not None:
+        raise ValueError("--sweep runs n x n single-head shapes only; drop the shape options")
     if args.plot and args.sweep is None:
         raise ValueError("--plot draws a sweep; give --sweep M=LO:HI too")
     if args.sweep is not None:
@@ -153,9 +187,10 @@ def run(args: argparse.Namespace) -> int:
     result = simulate(
         args.algorithm[0],
         args.pass_,
-        args.n,
+        shape[1] if args.n is None else args.n,
         args.d,
         args.M,
+        shape=shape,
         numeric=not args.count_only,
         seed=args.seed,
         mask=_mask_argument(args),

@@ -58,6 +58,11 @@ def check_crossovers() -> tuple[bool, str]:
     return (not bad), "; ".join(bad or found)
 
 
+def shape_at(n_q: int, n_kv: int) -> dict[str, int]:
+    """The shape symbols at a grid point: n_q x n_kv with 4 query heads sharing 2 K/V heads."""
+    return {"n_q": n_q, "n_kv": n_kv, "h_q": 4, "h_kv": 2}
+
+
 def _sample_points() -> Iterator[dict[str, int]]:
     for n_val, d_val in ((64, 8), (1024, 16), (4096, 64), (100, 10)):
         yield {"n": n_val, "d": d_val}
@@ -180,6 +185,7 @@ def grid() -> Iterator[dict[str, object]]:
                 "B": 1,
                 "epsilon": sp.Rational(1, 100),
                 "w": n_val // 8,
+                **shape_at(max(1, n_val // 8), n_val),
             }
 
 
@@ -247,6 +253,7 @@ def _full_density(point: dict[str, object]) -> dict[str, object]:
     point["s"] = point["s_c"] = 1
     point["Z_in"] = point["n"] * point["d"]
     point["w"] = min(point["n"], 1024)  # the window and band records' width
+    point.update(shape_at(point["n"], point["n"]))  # the shape records move with n
     return point
 
 

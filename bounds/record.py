@@ -130,6 +130,9 @@ record the range that statement is made for (``source_range``)."""
 BASE_PARAMETERS = frozenset({"n", "d", "M"})
 """The problem sizes every record may use."""
 
+SHAPE_PARAMETERS = frozenset({"n_q", "n_kv", "h_q", "h_kv"})
+"""The sizes of a shape record (n_q x n_kv, grouped-query heads) in place of n."""
+
 
 @dataclass(frozen=True)
 class Bound:
@@ -292,6 +295,8 @@ class Bound:
         this bound uses, so both can be evaluated at one point. A bound about one mask
         family (``mask``) speaks only of that family's masks: ``upper`` must be of the same
         family, or hold for every mask without a mask parameter (s, Z ...) this bound lacks.
+        Both are written in the shape symbols or neither is (n is not n_q or n_kv: a square
+        record and a shape record speak of different instances).
         """
         extra = set(self.parameters) - BASE_PARAMETERS
         # about one mask family: comparable with records of that family, or with records
@@ -301,10 +306,12 @@ class Bound:
             upper.mask is not None or set(upper.parameters) - BASE_PARAMETERS - extra
         ):
             return False
+        shaped = bool(set(self.parameters) & SHAPE_PARAMETERS)
         return (
             self.regime is upper.regime
             and self.pass_ is upper.pass_
             and extra <= set(upper.parameters)
+            and shaped == bool(set(upper.parameters) & SHAPE_PARAMETERS)
         )
 
     # --------------------------------------------------------------- evaluation

@@ -22,6 +22,11 @@ symbol     meaning                                                     assumptio
 ``eps``    additive error of approximate attention                     positive real
 ``g``      degree of the polynomial approximating exp                  nonnegative integer
 ``r``      rank of the feature map, C(d + g, g) for the standard map   positive integer
+``n_q``    query rows of one head (decode: 1 to 8; prefill: n)         positive integer
+``n_kv``   key and value rows of one head (the KV cache length)        positive integer
+``h_q``    query heads                                                 positive integer
+``h_kv``   key/value heads; h_q is a multiple of h_kv (GQA; MQA when   positive integer
+           h_kv = 1; MHA when h_kv = h_q)
 =========  ==========================================================  ==============
 """
 
@@ -45,8 +50,14 @@ eps = sp.Symbol("epsilon", positive=True)
 g = sp.Symbol("g", integer=True, nonnegative=True)
 r = sp.Symbol("r", integer=True, positive=True)
 
+n_q = sp.Symbol("n_q", integer=True, positive=True)
+n_kv = sp.Symbol("n_kv", integer=True, positive=True)
+h_q = sp.Symbol("h_q", integer=True, positive=True)
+h_kv = sp.Symbol("h_kv", integer=True, positive=True)
+
 ALL: dict[str, sp.Symbol] = {
-    sym.name: sym for sym in (n, d, M, Z, Z_in, Z_QK, s, s_c, w, entry_bound, eps, g, r)
+    sym.name: sym
+    for sym in (n, d, M, Z, Z_in, Z_QK, s, s_c, w, entry_bound, eps, g, r, n_q, n_kv, h_q, h_kv)
 }
 """Every symbol by its printed name: the keys ``Bound.evaluate`` accepts."""
 
@@ -61,6 +72,10 @@ MEANINGS: dict[str, str] = {
     "epsilon": "the additive error of the approximation",
     "g": "the degree of the polynomial approximating $\\exp$",
     "r": "the rank of the feature map, $\\binom{d+g}{g}$ for the standard map",
+    "n_q": "the number of query rows of one head",
+    "n_kv": "the number of key and value rows of one head",
+    "h_q": "the number of query heads",
+    "h_kv": "the number of key/value heads, a divisor of $h_q$",
 }
 """What each symbol beyond n, d and M means, in a table caption's words (LaTeX text)."""
 

@@ -19,7 +19,8 @@ field of its own (``constant``)::
     status = "claimed"             # optional, default claimed
 
 Expressions and conditions use the catalog's symbols (n, d, M, Z, Z_in, Z_QK, s,
-s_c, B, epsilon, g, r) and are read by :func:`attnio.bounds.expression.parse_expression`.
+s_c, B, epsilon, g, r; for shapes n_q, n_kv, h_q, h_kv in place of n: docs/notation.md)
+and are read by :func:`attnio.bounds.expression.parse_expression`.
 """
 
 from __future__ import annotations

@@ -154,6 +154,10 @@ class _Builder:
         return Dag.from_edges(self.labels, edges)
 
 
+GraphBuilder = _Builder
+"""The collector of labelled vertices the builders share (:mod:`attnio.pebble.shapes` uses it)."""
+
+
 def _check_size(**sizes: int) -> None:
     for name, value in sizes.items():
         positive_integer(name, value, PebbleParameterError)

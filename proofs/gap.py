@@ -74,12 +74,33 @@ MASK_NOTE = (
     "and the masked schedules' own graphs have no stated class yet"
 )
 """What the lower end of a masked gap is, printed with every sparse gap."""
+SHAPE_NOTE = (
+    "shapes (n_q x n_kv, grouped-query heads): the only derived lower bound is the "
+    "compulsory I/O (shape-*-compulsory), which charges each K and V row of a key/value head "
+    "once; where it dominates (decode), a ratio near 1 is honest only because the schedule "
+    "really reads the KV cache once (gqa-row-streaming does when a group's h_q / h_kv * n_q "
+    "query rows fit one resident block); elsewhere (prefill, small M) the ratio also holds "
+    "the n_q n_kv pair terms no derived shape bound covers yet, so it overstates the gap"
+)
+"""Printed with every gap at a shape point (one that names n_q, n_kv, h_q, h_kv)."""
+
+SHAPE_PARAMETERS = ("n_q", "n_kv", "h_q", "h_kv")
+"""The point's sizes in place of n for a shape (docs/notation.md)."""
 
 NOT_YET = {
     "approximate": "not yet: attnio has no derived lower bound for --regime approximate "
     "(approximate-forward-compulsory is stated-secondary, the backward records are open)",
 }
 """Why ``attnio gap`` refuses a regime today."""
+
+
+def note_of(point: Mapping[str, int], mask: Mask | None = None) -> str:
+    """What the two sides of the ratio are about: :data:`MASK_NOTE` for a mask,
+    :data:`SHAPE_NOTE` at a shape point (both with the compulsory I/O as the only derived
+    lower bound, which holds for every graph), :data:`GRAPH_NOTE` otherwise."""
+    if mask is not None:
+        return MASK_NOTE
+    return SHAPE_NOTE if "n_q" in point else GRAPH_NOTE
 
 
 def cache_of(point: Mapping[str, int]) -> str:
@@ -167,7 +188,7 @@ class Gap:
             "counts": [s.to_dict() for s in self.window.counts],
             "derived_lowers": [s.to_dict() for s in self.window.lowers],
             "other_lowers": [s.to_dict() for s in self.window.others],
-            "note": GRAPH_NOTE if self.mask is None else MASK_NOTE,
+            "note": note_of(self.point, self.mask),
         }
 
 
@@ -259,12 +280,20 @@ def _check_arguments(
         raise GapError(
             f"gap: {given} applies to --regime sparse; dense attention has no mask (--mask none)"
         )
-    for name in ("n", "d", "M"):
+    shaped = any(name in point for name in SHAPE_PARAMETERS)
+    if shaped and regime != "dense":
+        raise GapError("gap: --n-q, --n-kv, --heads-q and --heads-kv apply to --regime dense")
+    for name in (*SHAPE_PARAMETERS, "d", "M") if shaped else ("n", "d", "M"):
         value = point.get(name)
         if value is None:
             raise GapError(f"gap: give --{name}")
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise GapError(f"gap: --{name} {value!r} must be a positive integer")
+    if shaped and point["h_q"] % point["h_kv"]:
+        raise GapError(
+            f"gap: --heads-q {point['h_q']} must be a multiple of --heads-kv {point['h_kv']}: "
+            "the query heads are split into groups that share one K and V head"
+        )
 
 
 def measure_gap(
@@ -288,7 +317,9 @@ def measure_gap(
         or ``backward``.
     point : mapping
         ``n``, ``d``, ``M`` (positive integers); for ``sparse`` the mask's Z and w are
-        added (:meth:`attnio.bounds.masks.Mask.point`).
+        added (:meth:`attnio.bounds.masks.Mask.point`); or, for dense attention of another
+        shape, ``n_q``, ``n_kv``, ``h_q``, ``h_kv``, ``d``, ``M`` (h_q a multiple of h_kv)
+        in place of ``n``.
     count : str, optional
         The user's own kernel's count, an expression in the point's symbols (read by the
         claims files' parser, never ``eval``), in place of the best schedule.
@@ -339,7 +370,7 @@ def measure_gap(
     else:
         upper = window_.upper
     interval = None
-    if constant and count is None and chosen is None:
+    if constant and count is None and chosen is None and "n_q" not in point:
         from .tightness import constant_interval
 
         interval = constant_interval(pass_, cache_of(point), upper.record)
@@ -407,7 +438,7 @@ def describe_gap(gap: Gap) -> str:
             f"{s.algorithm} {format_ratio(numeric(s.value / lower.value), 4)}" for s in others
         )
         lines.append(f"  other schedules     {shown} (count / best derived lower)")
-    lines.append(f"  note                {GRAPH_NOTE if gap.mask is None else MASK_NOTE}")
+    lines.append(f"  note                {note_of(point, gap.mask)}")
     for other in gap.window.others:
         if numeric(other.value) > numeric(lower.value):
             lines.append(
@@ -423,9 +454,11 @@ __all__ = [
     "GRAPH_NOTE",
     "MASK_NOTE",
     "NOT_YET",
+    "SHAPE_NOTE",
     "Gap",
     "build_mask",
     "cache_of",
     "describe_gap",
     "measure_gap",
+    "note_of",
 ]

@@ -51,7 +51,8 @@ def tile_mask_point(draw: st.DrawFn, n: int, memory: int) -> dict[str, object]:
 @st.composite
 def parameter_points(draw: st.DrawFn, max_n: int = 4096) -> dict[str, object]:
     """A consistent assignment of every catalog symbol: d <= n, n <= Z <= n^2, w <= n, r = C(d+g, g);
-    s, s_c and Z are the densities and allowed pairs of one tile mask (:func:`tile_mask_point`)."""
+    s, s_c and Z are the densities and allowed pairs of one tile mask (:func:`tile_mask_point`);
+    n_q, n_kv and the heads a shape (:func:`shape_point`)."""
     n = draw(st.integers(1, max_n))
     d = draw(st.integers(1, min(n, 256)))
     memory = draw(st.one_of(st.integers(1, 4 * d * d + 8), st.integers(1, n * d + 1)))
@@ -68,6 +69,19 @@ def parameter_points(draw: st.DrawFn, max_n: int = 4096) -> dict[str, object]:
         "B": sp.Rational(draw(st.integers(1, 40)), 10),
         "epsilon": sp.Rational(1, draw(st.integers(2, 10**6))),
         "w": draw(st.integers(1, n)),
+        **draw(shape_point(n)),
+    }
+
+
+@st.composite
+def shape_point(draw: st.DrawFn, max_n: int = 4096) -> dict[str, int]:
+    """n_q, n_kv in [1, max_n], h_kv in [1, 8] and h_q a multiple of it, at most 64."""
+    h_kv = draw(st.integers(1, 8))
+    return {
+        "n_q": draw(st.integers(1, max_n)),
+        "n_kv": draw(st.integers(1, max_n)),
+        "h_q": h_kv * draw(st.integers(1, 64 // h_kv)),
+        "h_kv": h_kv,
     }
 
 
@@ -362,6 +376,7 @@ def points(
         "B": sp.Rational(draw(st.integers(1, 40)), 10),
         "epsilon": sp.Rational(1, draw(st.integers(2, 10**6))),
         "w": draw(st.integers(1, n)),
+        **draw(shape_point(n)),
     }
     if bound is None:
         return point

@@ -505,3 +505,15 @@ def test_a_bound_about_one_mask_family_is_compared_only_with_its_family() -> Non
     assert claim.bound.comparable(get("causal-row-streaming-forward-count"))
     assert not claim.bound.comparable(get("window-sliding-forward-count"))
     assert not claim.bound.comparable(get("block-sparse-flash-forward-count"))
+
+
+def test_shape_claims_are_checked_against_the_shape_records() -> None:
+    """A claim in n_q, n_kv, h_q, h_kv meets the shape records: reading the KV cache once per
+    key/value head is proved a lower bound (from shape-forward-compulsory); twice that is
+    not proved (the group-aware schedule reads it once at decode)."""
+    from attnio.bounds.symbols import h_kv, n_kv
+
+    (lower,) = check([_bound(2 * d * h_kv * n_kv)], skip=NO_NUMERICS)
+    assert lower.verdict == "proved"
+    (high,) = check([_bound(4 * d * h_kv * n_kv)], skip=NO_NUMERICS)
+    assert high.verdict != "proved"

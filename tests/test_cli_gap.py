@@ -134,3 +134,34 @@ def test_the_commands_page_shows_what_the_example_prints(capsys, command: str) -
     shown = page.split(f"$ {command}\n", 1)[1].split("```", 1)[0]
     assert main(command.split()[1:]) == 0
     assert capsys.readouterr().out == shown
+
+
+DECODE = ["--n-q", "1", "--n-kv", "65536", "--heads-q", "32", "--heads-kv", "8"]
+
+
+def test_shape_point_uses_shape_records_with_the_same_keys(capsys) -> None:
+    """The decode example of docs/notation.md's shapes: same JSON keys, the shape compulsory bound below the
+    group-aware schedule, and the note says the ratio is honest only if the cache is read once."""
+    argv = ["gap", "--regime", "dense", "--pass", "forward", *DECODE, "--d", "128", "--M", "65536"]
+    assert main([*argv, "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["lower"]["record"] == "shape-forward-compulsory"
+    assert payload["upper"]["record"] == "gqa-row-streaming-forward-count"
+    assert payload["ratio"] == pytest.approx(payload["upper"]["value"] / payload["lower"]["value"])
+    assert 1 <= payload["ratio"] < 1.001 and "reads the KV cache once" in payload["note"]
+    assert payload["point"] == {"n_q": 1, "n_kv": 65536, "h_q": 32, "h_kv": 8, "d": 128, "M": 65536}
+
+
+@pytest.mark.parametrize(
+    ("argv", "match"),
+    [
+        (["--n-q", "1", "--n-kv", "64", "--heads-q", "6", "--heads-kv", "4"], "multiple"),
+        (["--n-q", "1", "--heads-q", "4"], "give --n-kv"),
+        (["--n-q", "0", "--n-kv", "4"], "--n-q: 0 must be"),
+    ],
+)
+def test_bad_shape_is_one_line_and_exit_2(capsys, argv: list, match: str) -> None:
+    """A shape whose heads do not group, a missing size or a zero size: one line, exit 2."""
+    assert main(["gap", "--pass", "forward", *argv, "--d", "8", "--M", "500"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and match in err, err

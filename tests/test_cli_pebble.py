@@ -297,3 +297,26 @@ def test_bad_label_or_output_exits_2(capsys, extra: list[str], message: str) -> 
     assert main([*argv, *fmt, *extra]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_shape_options_build_the_grouped_query_graph(capsys):
+    """--n-q, --n-kv, --heads-q, --heads-kv pebble the shape graph: its lower bound is the
+    shape compulsory I/O (inputs plus outputs, shared K and V counted once)."""
+    from attnio.cli import main
+
+    argv = ["pebble", "--dag", "attention-forward", "--n-q", "1", "--n-kv", "3"]
+    assert main([*argv, "--heads-q", "2", "--heads-kv", "1", "--d", "1", "--M", "6"]) == 0
+    out = capsys.readouterr().out
+    assert "40 vertices" in out and "n_q=1 n_kv=3 heads_q=2 heads_kv=1" in out
+
+
+def test_bad_shape_is_one_line_and_exit_2(capsys):
+    """heads_q not a multiple of heads_kv, or a shape for a family without one: exit 2."""
+    from attnio.cli import main
+
+    for dag, heads, match in (("attention-forward", "3", "multiple"),
+                              ("sparse-forward", "2", "takes no shape")):  # fmt: skip
+        argv = ["pebble", "--dag", dag, "--n-q", "1", "--n-kv", "3", "--heads-q", heads]
+        assert main([*argv, "--heads-kv", "2", "--d", "1", "--M", "6"]) == 2
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and match in err, err

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from attnio.bounds.schema import JSON_SCHEMA_VERSION
 from attnio.cli import main
@@ -153,3 +154,29 @@ def test_entries_two_scores_prints_the_known_error(capsys):
     known = float(record["note"].split("error known in closed form ")[1].split(" ")[0])
     assert abs(record["error"] - known) <= 5e-3 * known  # the note shows 3 digits
     assert record["error"] <= record["error_bound"]
+
+
+def test_shape_options_run_a_shape_algorithm(capsys):
+    """--n-q, --n-kv, --heads-q, --heads-kv run a shape schedule whose count equals its record."""
+    argv = ["simulate", "split-kv-decode", "--n-q", "3", "--n-kv", "100", "--heads-q", "4"]
+    assert main([*argv, "--heads-kv", "2", "--d", "8", "--M", "300", "--json"]) == 0
+    (result,) = json.loads(capsys.readouterr().out)["results"]
+    assert result["matches"] is True and result["error"] < 1e-12
+    assert result["parameters"]["h_q"] == "4" and result["parameters"]["n_kv"] == "100"
+
+
+@pytest.mark.parametrize(
+    ("argv", "match"),
+    [
+        (["gqa-row-streaming", "--n-q", "1", "--n-kv", "9", "--heads-q", "3", "--heads-kv", "2"],
+         "multiple of heads_kv=2"),
+        (["flash", "--n-q", "1", "--n-kv", "9"], "gqa-row-streaming"),
+        (["flash"], "--n is required"),
+        (["gqa-row-streaming", "--n-q", "1"], "give --n-kv"),
+    ],
+)  # fmt: skip
+def test_bad_shape_is_one_line_and_exit_2(capsys, argv, match):
+    """A shape that does not fit, a shape for a square algorithm, or no size: one line, exit 2."""
+    assert main(["simulate", *argv, "--d", "4", "--M", "200"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and match in err, err

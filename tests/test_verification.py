@@ -56,3 +56,11 @@ def test_an_off_by_one_piecewise_threshold_is_caught_at_its_breakpoint(monkeypat
         assert verification.check_counts_equal_closed_forms()[0] is True
     finally:
         verification._grid.cache_clear()
+
+
+def test_shape_check_compares_grouped_query_runs():
+    """attnio verify's shape check runs the shape algorithms off the square and they agree."""
+    from attnio.algorithms import verification
+
+    passed, detail = verification.check_shape_counts()
+    assert passed is True and "shape runs" in detail

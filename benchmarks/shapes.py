@@ -1,0 +1,47 @@
+"""Table: best derived count over best derived lower bound at the shapes people run.
+
+For each target point (decode, chunked prefill, MQA with a small cache, a GQA backward, an
+MHA small-cache backward) and each pass, the best exact count of an attnio schedule that
+runs there (derived; the two-level machine reproduces it) and the best derived lower bound
+(today the shape compulsory I/O only), read from the catalog by
+:func:`attnio.bounds.window.find_window`, exactly as ``attnio gap`` does. Where no schedule
+runs (M too small for its blocks) the row says so.
+
+Run:  .venv/bin/python benchmarks/shapes.py        (a few seconds)
+Targets (stretch): count / lower <= 2 forward and <= 4 backward.
+"""
+
+from __future__ import annotations
+
+from attnio.bounds.window import find_window, numeric
+
+POINTS = (
+    ("decode", dict(n_q=1, n_kv=65536, h_q=32, h_kv=8, d=128, M=65536)),
+    ("chunked prefill", dict(n_q=4096, n_kv=65536, h_q=32, h_kv=8, d=128, M=65536)),
+    ("MQA, small cache", dict(n_q=8192, n_kv=8192, h_q=32, h_kv=1, d=128, M=4096)),
+    ("GQA", dict(n_q=4096, n_kv=4096, h_q=32, h_kv=8, d=128, M=65536)),
+    ("MHA, small cache", dict(n_q=8192, n_kv=8192, h_q=16, h_kv=16, d=64, M=1024)),
+)
+"""The five target points; d = 128 and M = 65536 where the targets leave them open."""
+
+
+def main() -> None:
+    """Print one row per point and pass."""
+    print(f"{'point':18} {'pass':8} {'best count':>16} {'best lower':>14} {'ratio':>9}  schedule")
+    for name, point in POINTS:
+        for pass_ in ("forward", "backward"):
+            window = find_window("dense", pass_, point)
+            lower, upper = window.lower, window.upper
+            if upper is None:
+                print(f"{name:18} {pass_:8} {'none runs':>16} {int(lower.value):>14,}")
+                continue
+            ratio = float(numeric(upper.value / lower.value))
+            print(
+                f"{name:18} {pass_:8} {int(upper.value):>16,} {int(lower.value):>14,} "
+                f"{ratio:>9.4g}  {upper.algorithm}"
+            )
+    print("lower bound at every point: shape-*-compulsory (the only derived shape bound)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,81 @@
+"""Tests of the shape schedules (attnio.algorithms.shapes): counts, numerics, square case."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from attnio.algorithms.errors import AlgorithmParameterError, BlocksDoNotFitError
+from attnio.algorithms.simulation import simulate
+from attnio.bounds import get
+
+SHAPES = [(1, 37, 4, 2), (5, 23, 6, 3), (7, 7, 2, 2), (3, 40, 3, 1), (8, 5, 1, 1), (2, 64, 8, 8)]
+RUNS = [
+    ("gqa-row-streaming", "forward"),
+    ("gqa-row-streaming", "backward"),
+    ("split-kv-decode", "forward"),
+]
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_counts_equal_closed_forms(run):
+    """Counting-mode I/O equals the count record at many shapes and memories, peak <= M."""
+    compared = 0
+    for shape, d, M in itertools.product(SHAPES, (1, 3, 8), (27, 48, 49, 97, 200, 1001)):
+        try:
+            out = simulate(*run, 1, d, M, numeric=False, shape=shape)
+        except BlocksDoNotFitError:
+            continue
+        assert out.closed_form is not None and out.counts.io == out.closed_form, (shape, d, M)
+        assert out.counts.peak <= M
+        compared += 1
+    assert compared > 60
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_numerics_equal_numpy(run):
+    """Numeric runs equal grouped-query attention by the definition, counts equal counting mode."""
+    for shape, M in itertools.product(SHAPES[:4], (60, 300)):
+        out = simulate(*run, 1, 4, M, shape=shape)
+        assert out.error < 1e-12 and out.matches, (shape, M)
+
+
+@pytest.mark.parametrize("pass_", ["forward", "backward"])
+def test_square_single_head_is_row_streaming(pass_):
+    """With n_q = n_kv = n and one head the count equals row-streaming's, record and run."""
+    for n, d, M in itertools.product((1, 9, 37), (2, 5), (60, 97, 400)):
+        ours = simulate("gqa-row-streaming", pass_, n, d, M, numeric=False)
+        theirs = simulate("row-streaming", pass_, n, d, M, numeric=False)
+        assert ours.counts.io == theirs.counts.io == theirs.closed_form == ours.closed_form
+
+
+def test_decode_reads_the_cache_once():
+    """At decode (one query row per head, a group fitting a block) K and V are read once."""
+    out = simulate("gqa-row-streaming", "forward", 1, 16, 4096, numeric=False,
+                   shape=(1, 1000, 8, 2))  # fmt: skip
+    assert out.counts.io == 2 * 16 * 2 * 1000 + 2 * 16 * 8 + 8
+
+
+def test_split_costs_more_than_streaming():
+    """The split pays its partials: more words than group-aware streaming at the same point."""
+    shape, d, M = (1, 500, 4, 1), 8, 300
+    split = get("split-kv-decode-forward-count")
+    stream = get("gqa-row-streaming-forward-count")
+    values = {"n_q": 1, "n_kv": 500, "h_q": 4, "h_kv": 1, "d": d, "M": M}
+    assert split.evaluate(**values) > stream.evaluate(**values)
+    assert simulate("split-kv-decode", "forward", 1, d, M, numeric=False, shape=shape).matches
+
+
+@pytest.mark.parametrize(
+    "algorithm, shape, match",
+    [
+        ("gqa-row-streaming", (1, 4, 6, 4), "multiple of heads_kv=4"),
+        ("gqa-row-streaming", (0, 4, 1, 1), "n_q"),
+        ("flash", (1, 4, 1, 1), "gqa-row-streaming"),
+    ],
+)
+def test_bad_shapes_are_refused(algorithm, shape, match):
+    """A shape that does not fit, or a shape for a square-only algorithm, is refused by name."""
+    with pytest.raises(AlgorithmParameterError, match=match):
+        simulate(algorithm, "forward", 4, 2, 100, shape=shape)
