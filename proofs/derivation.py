@@ -101,6 +101,7 @@ FILES = (
     "lower-families.md",
     "lower-segments.md",
     "lower-accumulators.md",
+    "shape-compulsory.md",
 )
 """The shipped derivation files, under :data:`DIRECTORY`, in the order they are listed."""
 

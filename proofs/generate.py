@@ -926,9 +926,8 @@ def backing(bound: Bound) -> tuple[bool, str]:
     ``attnio.algorithms``), which ``attnio verify`` runs on the two-level machine.
     """
     from .derivation import derivations
-    from .shape_derivation import shape_derivations
 
-    listing = [x for x in (*derivations(), *shape_derivations()) if bound.name in x.records]
+    listing = [x for x in derivations() if bound.name in x.records]
     if listing:
         problems = []
         for derivation in listing:
@@ -1014,7 +1013,6 @@ def monotonicity() -> list[Obligation]:
 def obligations() -> list[Obligation]:
     """Every obligation generated from the catalog, plus the derivation steps."""
     from .derivation import derivation_obligations
-    from .shape_derivation import shape_derivation_obligations
 
     return [
         *lower_le_upper(),
@@ -1030,7 +1028,6 @@ def obligations() -> list[Obligation]:
         *refutations(),
         *evidence(),
         *derivation_obligations(),
-        *shape_derivation_obligations(),
     ]
 
 

@@ -39,7 +39,6 @@ from .check import (
 from .constants import COMMAND, NOT_REPRODUCED, RECORDED_UNKNOWN, entry_of, recorded_on
 from .derivation import derivations
 from .generate import backing, obligations, planted
-from .shape_derivation import shape_derivations
 from .translate import Translator
 
 _OUTCOMES: list[Outcome] = []
@@ -289,7 +288,7 @@ def check_derived_status() -> tuple[bool | None, str]:
     """
     outcomes = {o.obligation.name: o for o in _outcomes()}
     checked, bad, counts = 0, [], 0
-    for derivation in (*derivations(), *shape_derivations()):
+    for derivation in derivations():
         if not derivation.path.is_file():
             bad.append(f"{derivation.file} is missing")
     for bound in catalog(status=Status.DERIVED.value):
@@ -298,7 +297,7 @@ def check_derived_status() -> tuple[bool | None, str]:
         if not backed:
             bad.append(f"{bound.name}: {why}")
             continue
-        listing = [x for x in (*derivations(), *shape_derivations()) if bound.name in x.records]
+        listing = [x for x in derivations() if bound.name in x.records]
         counts += not listing
         for derivation in listing:
             for step in derivation.steps:

@@ -66,10 +66,8 @@ def derivation_outcomes() -> list:
     """Every derivation step proved by z3 once: the outcomes, in derivation order."""
     from attnio.proofs import prove
     from attnio.proofs.derivation import derivation_obligations
-    from attnio.proofs.shape_derivation import shape_derivation_obligations
 
-    steps = [*derivation_obligations(), *shape_derivation_obligations()]
-    return [prove(step) for step in steps]
+    return [prove(step) for step in derivation_obligations()]
 
 
 @pytest.fixture

@@ -150,11 +150,7 @@ def test_derivations_are_built_once_per_catalog(monkeypatch):
 
 def test_derivation_steps_are_proved(derivation_outcomes):
     """Every algebraic step of every derivation is proved by z3."""
-    from attnio.proofs.shape_derivation import shape_derivation_obligations
-
-    assert len(derivation_outcomes) == len(derivation_obligations()) + len(
-        shape_derivation_obligations()
-    )
+    assert len(derivation_outcomes) == len(derivation_obligations())
     for outcome in derivation_outcomes:
         assert isinstance(outcome.result, Proved), outcome.obligation.name
 
