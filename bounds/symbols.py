@@ -54,8 +54,8 @@ MEANINGS: dict[str, str] = {
     "Z_QK": "the number of nonzeros of the score matrix $Q K^{T}$",
     "s": "the fraction of nonzero blocks of a block mask, each block weighted by its rows",
     "s_c": "the same fraction with each block weighted by its columns",
-    "B": "a bound on the entries of $Q$ and $K$",
-    "epsilon": "the additive error of the approximation",
+    "B": "a bound on the entries of $Q$ and $K$ (and of $V$, $dO$ where a record says so)",
+    "epsilon": "the additive entrywise error of the approximation",
     "g": "the degree of the polynomial approximating $\\exp$",
     "r": "the rank of the feature map, $\\binom{d+g}{g}$ for the standard map",
 }

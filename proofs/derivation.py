@@ -1612,6 +1612,64 @@ processor-time net z3 proves the Theta record's backward claim for FlashAttentio
 it at C = 410 in 0.5 s and against the Min at no C up to 4096."""
 
 
+def _approximate_compulsory() -> Derivation:
+    """Compulsory I/O of any algorithm meeting error epsilon with entries bounded by B."""
+    from attnio.bounds.symbols import entry_bound, eps
+
+    B = entry_bound  # the records' printed name
+
+    file = "approximate-compulsory.md"
+    fwd, bwd = get("approximate-forward-compulsory"), get("approximate-backward-lower")
+    halves, rest = _pos("b", integer=True), _pos("a", integer=True)
+    u, h, h4 = _pos("u"), _pos("h"), _pos("h4")
+    e_u, e_h = sp.exp(-2 * d * B**2), 1 - sp.exp(-2 * B**2)  # u and h as the records write them
+    total = _loads + _stores
+    b_n = sp.floor(n / 2)
+
+    def below(record: Bound, label: str, changes: list[sp.Expr], words: str) -> Obligation:
+        claim = sp.And(*(sp.Lt(2 * eps, change) for change in changes))
+        return _step(file, label, claim, _record_conditions(record), (record.name,), words)
+
+    steps = (
+        _step(file, "halves",
+              sp.And(3 * b_n >= n, 2 * (n - b_n) >= n, n - b_n <= 2 * b_n), (n >= 2,), (),
+              "b = floor(n/2) keys of one sign and a = n - b of the other: 3b >= n, 2a >= n, "
+              "a <= 2b"),
+        _step(file, "forward-keys",
+              sp.Ge(2 * B * halves * h * u / n**2, 2 * B * h * u / (3 * n), evaluate=False),
+              (3 * halves >= n,), (fwd.name,),
+              "a flipped key entry moves an output by at least 2Bhu/(3n)"),
+        below(fwd, "forward-threshold",
+              [2 * B * e_u / n, 2 * B * e_h * e_u / (3 * n), B**3 * e_u],
+              "under the record's threshold 2 eps is below every forward move"),
+        _step(file, "forward-sum", sp.Ge(total, fwd.explicit, evaluate=False),
+              (_loads >= 3 * n * d, _stores >= n * d), (fwd.name,),
+              "3nd input loads and nd output stores give the record"),
+        _step(file, "backward-keys",
+              sp.Ge(B * halves * h * u / n, B * h * u / 3, evaluate=False),
+              (3 * halves >= n,), (bwd.name,),
+              "a flipped key entry moves dV by at least Bhu/3"),
+        _step(file, "backward-queries",
+              sp.Ge(B * rest * h4 * u / n**2, B * h * u / (2 * n), evaluate=False),
+              (2 * rest >= n, h4 >= h), (bwd.name,),
+              "a flipped query entry moves dV by at least Bhu/(2n)"),
+        below(bwd, "backward-threshold",
+              [2 * B * e_u / n, B**3 * e_u**2 / n, B * e_h * e_u / 3, B * e_h * e_u / (2 * n)],
+              "under the record's threshold 2 eps is below every backward move"),
+        _step(file, "backward-sum", sp.Ge(total, bwd.explicit, evaluate=False),
+              (_loads >= 4 * n * d, _stores >= 3 * n * d), (bwd.name,),
+              "4nd input loads and 3nd output stores give the record"),
+    )  # fmt: skip
+    unchecked = (
+        "a deterministic run that never loads an input word x cannot tell two inputs "
+        "differing only in x apart, so it leaves the same output on both",
+        "an output word never stored keeps starting contents the algorithm is not told",
+        "on the hard input every flipped word moves some output entry by the stated amount "
+        "(the identity (*), the mean value theorem for tanh, linearity of dQ in V)",
+    )
+    return Derivation(file, (fwd.name, bwd.name), steps, unchecked, complete=True)
+
+
 def minorant(record: str) -> sp.Expr | None:
     """A smooth term at most ``record``'s explicit bound, for count <= C * lower claims."""
     return MINORANTS.get(record)
@@ -1657,6 +1715,7 @@ def _build() -> tuple[Derivation, ...]:
         _families(),
         _segments(),
         _accumulators(),
+        _approximate_compulsory(),
     )
 
 
