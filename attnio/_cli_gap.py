@@ -28,14 +28,25 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         epilog="examples:\n"
         "  attnio gap --regime dense --pass forward --n 65536 --d 128 --M 65536\n"
         "  attnio gap --pass backward --n 8192 --d 64 --M 1024 --json\n"
+        "  attnio gap --regime approximate --method polynomial --degree 2 --pass forward "
+        "--n 65536 --d 32 --M 4096\n"
         "  attnio gap --pass forward --n 65536 --d 128 --M 65536 "
         "--count '4*n*d + 2*n**2*d**2/M'   # your kernel",
     )
     parser.add_argument(
         "--regime",
         default="dense",
-        help="dense (default); sparse and approximate: not yet (no derived lower bound "
-        "beyond the compulsory I/O, no mask)",
+        help="dense (default) or approximate (with --method, --degree); sparse: not yet "
+        "(no mask modelled)",
+    )
+    parser.add_argument(
+        "--method",
+        help="approximate: the approximation, polynomial (the default there)",
+    )
+    parser.add_argument(
+        "--degree",
+        type=integer(1),
+        help="approximate, polynomial: degree g of the feature map (default 2)",
     )
     parser.add_argument(
         "--pass", dest="pass_", required=True, choices=("forward", "backward"), help="the pass"
@@ -68,7 +79,15 @@ def run(args: argparse.Namespace) -> int:
     from attnio.proofs.gap import measure_gap
 
     point = {"n": args.n, "d": args.d, "M": args.M}
-    gap = measure_gap(args.regime, args.pass_, point, count=args.count, mask=args.mask)
+    gap = measure_gap(
+        args.regime,
+        args.pass_,
+        point,
+        count=args.count,
+        mask=args.mask,
+        method=args.method,
+        degree=args.degree,
+    )
     if args.json:
         json.dump({"schema": JSON_SCHEMA_VERSION, **gap.to_dict()}, sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -64,12 +64,21 @@ GRAPH_NOTE = (
 )
 """Which computation each side of the ratio is about, printed with every gap."""
 
+POLYNOMIAL_NOTE = (
+    "approximate, polynomial method: the derived lower bound is the compulsory I/O of the "
+    "method's own graph (attnio pebble --dag approx-forward / approx-backward), the only "
+    "derived bound for it yet; no derivation bounds its products psi(K)^T V and phi(Q) W "
+    "beyond reading and writing every word, so the ratio is an upper end of the true gap"
+)
+"""The note of an approximate gap: which bound the lower side is and what is missing."""
+
+METHODS = ("polynomial",)
+"""The approximation methods ``attnio gap --regime approximate`` knows."""
+
 NOT_YET = {
     "sparse": "not yet: attnio models no mask for --regime sparse (causal, window, "
     "block-sparse); its only derived lower bound is the compulsory I/O, in the number of "
     "allowed pairs Z (sparse-forward-compulsory, sparse-backward-compulsory)",
-    "approximate": "not yet: attnio has no derived lower bound for --regime approximate "
-    "(approximate-forward-compulsory is stated-secondary, the backward records are open)",
 }
 """Why ``attnio gap`` refuses a regime today."""
 
@@ -103,6 +112,8 @@ class Gap:
     upper: Standing
     count: str | None = None
     interval: Interval | None = None
+    note: str = GRAPH_NOTE
+    method: dict[str, object] | None = None
 
     @property
     def point(self) -> dict[str, int]:
@@ -143,6 +154,7 @@ class Gap:
             "regime": self.window.regime,
             "pass": self.window.pass_,
             "mask": None,
+            "method": self.method,
             "point": dict(self.point),
             "cell": self.cell,
             "ratio": float(numeric(self.ratio)),
@@ -156,7 +168,7 @@ class Gap:
             "counts": [s.to_dict() for s in self.window.counts],
             "derived_lowers": [s.to_dict() for s in self.window.lowers],
             "other_lowers": [s.to_dict() for s in self.window.others],
-            "note": GRAPH_NOTE,
+            "note": self.note,
         }
 
 
@@ -190,13 +202,15 @@ def measure_gap(
     mask: str | None = None,
     constant: bool = True,
     records: Iterable[Bound] | None = None,
+    method: str | None = None,
+    degree: int | None = None,
 ) -> Gap:
     """The gap at ``point``: best count (or ``count``) over the best derived lower bound.
 
     Parameters
     ----------
     regime, pass_ : str
-        ``dense`` (``sparse`` and ``approximate``: not yet, :data:`NOT_YET`); ``forward``
+        ``dense`` or ``approximate`` (``sparse``: not yet, :data:`NOT_YET`); ``forward``
         or ``backward``.
     point : mapping
         ``n``, ``d``, ``M`` (positive integers).
@@ -209,6 +223,9 @@ def measure_gap(
         Look up the tightness table's interval for the best schedule (about a second).
     records : iterable of Bound, optional
         The records to read (default: the catalog).
+    method, degree : str and int, optional
+        ``approximate`` only: the method (``polynomial``, the default) and its degree g
+        (default 2); the point gains the feature rank ``r = C(d + g, g)``.
 
     Raises
     ------
@@ -224,8 +241,10 @@ def measure_gap(
     """
     if regime in NOT_YET:
         raise GapError(f"gap: --regime {regime}: {NOT_YET[regime]}")
-    if regime != "dense":
+    if regime not in ("dense", "approximate"):
         raise GapError(f"gap: --regime {regime!r} is not one of: dense, sparse, approximate")
+    if regime == "dense" and (method is not None or degree is not None):
+        raise GapError("gap: --method and --degree apply to --regime approximate only")
     if pass_ not in ("forward", "backward"):
         raise GapError(f"gap: --pass {pass_!r} is not one of: forward, backward")
     if mask is not None and mask != "none":
@@ -239,6 +258,9 @@ def measure_gap(
             raise GapError(f"gap: give --{name}")
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise GapError(f"gap: --{name} {value!r} must be a positive integer")
+    chosen = None
+    if regime == "approximate":
+        point, chosen = _polynomial_point(point, method, degree)
     window = find_window(regime, pass_, point, records=records)
     where = f"{regime} {pass_} at {format_point(point)}"
     if window.lower is None:
@@ -254,12 +276,33 @@ def measure_gap(
         )
     else:
         upper = window.upper
+    if chosen is not None:
+        return Gap(window, window.lower, upper, count, None, POLYNOMIAL_NOTE, chosen)
     interval = None
     if constant and count is None:
         from .tightness import constant_interval
 
         interval = constant_interval(pass_, cache_of(point), upper.record)
     return Gap(window, window.lower, upper, count, interval)
+
+
+def _polynomial_point(
+    point: Mapping[str, int], method: str | None, degree: int | None
+) -> tuple[dict[str, int], dict[str, object]]:
+    """The point with the feature rank r of the polynomial method at ``degree``."""
+    from attnio.bounds.symbols import feature_rank
+
+    method = "polynomial" if method is None else method
+    if method not in METHODS:
+        raise GapError(f"gap: --method {method!r} is not one of: {', '.join(METHODS)}")
+    degree = 2 if degree is None else degree
+    if isinstance(degree, bool) or not isinstance(degree, int) or degree < 1:
+        raise GapError(f"gap: --degree {degree!r} must be a positive integer")
+    d = point.get("d")
+    if not isinstance(d, int) or isinstance(d, bool) or d < 1:
+        raise GapError(f"gap: --d {d!r} must be a positive integer")
+    rank = int(feature_rank(d, degree))
+    return {**point, "r": rank}, {"name": method, "degree": degree, "r": rank}
 
 
 def _region(relations: Iterable[sp.Basic]) -> list[str]:
@@ -318,7 +361,12 @@ def describe_gap(gap: Gap) -> str:
             f"{s.algorithm} {format_ratio(numeric(s.value / lower.value), 4)}" for s in others
         )
         lines.append(f"  other schedules     {shown} (count / best derived lower)")
-    lines.append(f"  note                {GRAPH_NOTE}")
+    if gap.method is not None:
+        lines.append(
+            f"  method              {gap.method['name']}, degree {gap.method['degree']}, "
+            f"r = {gap.method['r']} features"
+        )
+    lines.append(f"  note                {gap.note}")
     for other in gap.window.others:
         if numeric(other.value) > numeric(lower.value):
             lines.append(
@@ -332,7 +380,9 @@ __all__ = [
     "COUNT_EVIDENCE",
     "COUNT_RECORD",
     "GRAPH_NOTE",
+    "METHODS",
     "NOT_YET",
+    "POLYNOMIAL_NOTE",
     "Gap",
     "cache_of",
     "describe_gap",
