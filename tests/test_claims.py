@@ -445,3 +445,27 @@ def test_a_lower_bound_the_sharp_records_imply_is_proved() -> None:
     (2026-11-26) covers what the compulsory I/O does not: proved, not only consistent."""
     (report,) = check([_bound(n**2 / M)], skip=NO_NUMERICS)
     assert report.verdict == "proved" and not report.refutations()
+
+
+@pytest.mark.parametrize(
+    ("fields", "match"),
+    [
+        ({"epsilon": "1/10"}, "applies only to regime 'approximate'"),
+        ({"regime": "approximate", "epsilon": "-1"}, "'epsilon' = '-1' must be a positive"),
+        ({"regime": "approximate", "entry_bound": "n"}, "'entry_bound' = 'n' must be a positive"),
+        ({"regime": "approximate", "epsilon": True}, "'epsilon' must be a positive number"),
+    ],
+)
+def test_accuracy_fields_are_checked(fields: dict, match: str) -> None:
+    """epsilon and entry_bound apply to approximate claims only and must be positive numbers."""
+    with pytest.raises(ClaimError, match=match):
+        _claim(**fields)
+
+
+def test_accuracy_fields_become_conditions() -> None:
+    """epsilon = E and entry_bound = X add epsilon <= E and B <= X to the claim's conditions."""
+    claim = _claim(regime="approximate", conditions="n >= 2", epsilon="1/1000", entry_bound=0.5)
+    assert claim.bound.conditions == sp.And(
+        n >= 2, sp.Symbol("epsilon", positive=True) <= sp.Rational(1, 1000),
+        sp.Symbol("B", positive=True) <= sp.Rational(1, 2),
+    )  # fmt: skip
