@@ -1623,7 +1623,7 @@ def _approximate_compulsory() -> Derivation:
     gfwd, gbwd = get("polynomial-forward-compulsory"), get("polynomial-backward-compulsory")
     halves, rest = _pos("b", integer=True), _pos("a", integer=True)
     u, h, h4 = _pos("u"), _pos("h"), _pos("h4")
-    e_u, e_h = sp.exp(-2 * d * B**2), 1 - sp.exp(-2 * B**2)  # u and h as the records write them
+    big, e_h = sp.exp(2 * d * B**2), 1 - sp.exp(-2 * B**2)  # 1/u and h as the records write them
     total = _loads + _stores
     b_n = sp.floor(n / 2)
 
@@ -1641,7 +1641,7 @@ def _approximate_compulsory() -> Derivation:
               (3 * halves >= n,), (fwd.name,),
               "a flipped key entry moves an output by at least 2Bhu/(3n)"),
         below(fwd, "forward-threshold",
-              [2 * B * e_u / n, 2 * B * e_h * e_u / (3 * n), B**3 * e_u],
+              [2 * B / (n * big), 2 * B * e_h / (3 * n * big), B**3 / big],
               "under the record's threshold 2 eps is below every forward move"),
         _step(file, "forward-sum", sp.Ge(total, fwd.explicit, evaluate=False),
               (_loads >= 3 * n * d, _stores >= n * d), (fwd.name,),
@@ -1655,7 +1655,8 @@ def _approximate_compulsory() -> Derivation:
               (2 * rest >= n, h4 >= h), (bwd.name,),
               "a flipped query entry moves dV by at least Bhu/(2n)"),
         below(bwd, "backward-threshold",
-              [2 * B * e_u / n, B**3 * e_u**2 / n, B * e_h * e_u / 3, B * e_h * e_u / (2 * n)],
+              [2 * B / (n * big), B**3 / (n * big**2), B * e_h / (3 * big),
+               B * e_h / (2 * n * big)],
               "under the record's threshold 2 eps is below every backward move"),
         _step(file, "backward-sum", sp.Ge(total, bwd.explicit, evaluate=False),
               (_loads >= 4 * n * d, _stores >= 3 * n * d), (bwd.name,),

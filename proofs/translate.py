@@ -27,8 +27,8 @@ A rational power ``x**(p/q)`` becomes ``r**p`` for a fresh ``r >= 0`` with
 ``x >= 0 -> r**q = x``; division ``a / b`` stays SMT-LIB's total real division.
 ``exp(x)`` becomes a fresh real ``e`` with only facts every true exponential
 satisfies: ``e > 0``, ``e >= 1 + x``, ``x = 0 -> e = 1``, monotonicity
-between any two exponentials (``x1 <= x2 -> e1 <= e2``) and ``exp(2x) = exp(x)^2``
-when both occur; a proof from these
+between any two exponentials (``x1 <= x2 -> e1 <= e2``), ``exp(2x) = exp(x)^2`` and
+``exp(x) exp(-x) = 1`` when both occur; a proof from these
 holds for the real exp (the approximate-attention thresholds of
 ``bounds/catalog.toml`` need no more).
 Every definition is satisfiable for every value of the original symbols, so
@@ -214,6 +214,8 @@ class Translator:
                     self.definitions.append(e == e2 * e2)
                 elif sp.expand(arg2 - 2 * arg) == 0:
                     self.definitions.append(e2 == e * e)
+                elif sp.expand(arg + arg2) == 0:  # sympy writes 1/exp(x) as exp(-x)
+                    self.definitions.append(e * e2 == 1)
             self._exponentials.append((arg, x, e))
             self._fresh[key] = e
         return self._fresh[key]
