@@ -113,6 +113,95 @@ def error_bound(degree: int, radius: float) -> float:
     return _output_bound(interpolation_error(degree, radius), radius, 1.0)
 
 
+def derivative_error(degree: int, radius: float) -> float:
+    """Return ``delta' = e^R (2R)^g / g!``, a bound on ``|p' - exp|`` on [-R, R].
+
+    p interpolates exp at g + 1 distinct nodes, so by Rolle ``exp - p`` has a zero
+    strictly between consecutive nodes: p' (degree g - 1) interpolates exp' = exp at
+    those g distinct points, and the interpolation remainder gives ``|exp(x) - p'(x)|
+    = exp(eta) |prod (x - xi_i)| / g! <= e^R (2R)^g / g!`` on [-R, R]. ``inf`` for
+    degree 0 (p' = 0, no interpolation) and where it exceeds the floats.
+
+    Examples
+    --------
+    >>> round(derivative_error(2, 1.0), 6) == round(math.e * 2.0, 6)
+    True
+    """
+    if isinstance(degree, bool) or not isinstance(degree, int) or degree < 0:
+        raise AlgorithmParameterError(f"degree={degree!r} must be a nonnegative integer")
+    if not (radius > 0 and math.isfinite(radius)):
+        raise AlgorithmParameterError(f"score radius {radius!r} must be positive and finite")
+    if degree == 0:
+        return math.inf
+    log_delta = radius + degree * math.log(2 * radius) - math.lgamma(degree + 1)
+    return math.exp(log_delta) if log_delta < 700 else math.inf
+
+
+@dataclass(frozen=True)
+class GradientBounds:
+    """Entrywise bounds on the error of the approximate gradient against the exact one."""
+
+    dQ: float  # noqa: N815 (the paper's name)
+    dK: float  # noqa: N815 (the paper's name)
+    dV: float  # noqa: N815 (the paper's name)
+
+
+def gradient_error_bounds(n: int, d: int, degree: int, entry_bound: float) -> GradientBounds:
+    """Return bounds on ``|dQ~ - dQ|``, ``|dK~ - dK|``, ``|dV~ - dV|`` entrywise.
+
+    dQ~, dK~, dV~ are the exact gradients of ``sum(dO * O~)``, O~ polynomial attention
+    at ``degree`` on ``[-R, R]``, ``R = d B^2``; dQ, dK, dV those of exact attention
+    (D23's formulas: ``dV = P^T dO``, ``dP = dO V^T``, ``D = rowsum(dO * O)``, ``dS = P o
+    (dP - D)``, ``dQ = dS K``, ``dK = dS^T Q``). Assumptions: every entry of Q, K, V and
+    dO lies in [-B, B] (``B = entry_bound``) and ``delta < e^-R``
+    (:func:`interpolation_error`); otherwise the bounds are ``inf``.
+
+    Derivation (docs/results.md#approximate). Scores lie in [-R, R], so ``A = e^s >=
+    e^-R`` and ``|p(s) - A| <= delta <= eta A`` with ``eta = delta e^R < 1``;
+    likewise ``|p'(s) - A| <= eta' A``, ``eta' = delta' e^R``
+    (:func:`derivative_error`). Row sums: ``l~ = l (1 + e)``, ``|e| <= eta``. Hence
+
+    - ``|P~ - P| <= rho P``, ``rho = 2 eta / (1 - eta)``;
+    - the gradient of O~ in the scores is ``dS~ = (p'(s) / l~) o (dP - D~)`` with ``D~ =
+      rowsum(dO * O~)``, and ``|p'(s) / l~ - P| <= rho' P``, ``rho' = (eta + eta') /
+      (1 - eta)``;
+    - ``|dP| <= R``, ``|D| <= R`` (``|O| <= B``), ``|D~ - D| <= rho R``, so ``|dS~ - dS|
+      <= sigma P`` with ``sigma = R (rho' (2 + rho) + rho)``;
+    - rows of P sum to 1 and columns to at most ``C = min(n, e^{2R})`` (``P_ij <=
+      e^{2R} / n``): ``|dV~ - dV| <= rho B C``, ``|dQ~ - dQ| <= sigma B``,
+      ``|dK~ - dK| <= sigma B C``.
+
+    Each bound adds :data:`ROUNDING_SLACK` times ``1 + n B`` for float64 rounding.
+
+    Examples
+    --------
+    >>> b = gradient_error_bounds(8, 2, 6, 0.5)
+    >>> 0 < b.dQ < 1 and b.dK <= 8 * b.dQ and b.dV < b.dK
+    True
+    >>> gradient_error_bounds(8, 2, 1, 2.0).dQ
+    inf
+    """
+    for name, value in (("n", n), ("d", d)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise AlgorithmParameterError(f"{name}={value!r} must be a positive integer")
+    if not (entry_bound > 0 and math.isfinite(entry_bound)):
+        raise AlgorithmParameterError(f"entry_bound={entry_bound!r} must be positive and finite")
+    radius = d * entry_bound**2
+    eta = interpolation_error(degree, radius) * math.exp(radius)
+    eta_prime = derivative_error(degree, radius) * math.exp(radius)
+    if not eta < 1 or not math.isfinite(eta_prime):
+        return GradientBounds(math.inf, math.inf, math.inf)
+    rho = 2 * eta / (1 - eta)
+    rho_prime = (eta + eta_prime) / (1 - eta)
+    sigma = radius * (rho_prime * (2 + rho) + rho)
+    columns = min(float(n), math.exp(min(2 * radius, 700.0)))
+    slack = ROUNDING_SLACK * (1 + n * entry_bound)
+    B = entry_bound
+    return GradientBounds(
+        dQ=sigma * B + slack, dK=sigma * B * columns + slack, dV=rho * B * columns + slack
+    )
+
+
 def least_degree(radius: float, epsilon: float, max_degree: int = MAX_DEGREE) -> int | None:
     """Return the least degree g <= ``max_degree`` whose :func:`error_bound` is at most
     ``epsilon``, or None: polynomial attention at that degree is within ``epsilon *

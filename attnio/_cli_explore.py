@@ -46,7 +46,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "--mask", default="causal", help="sparse kinds: causal, full, band:W, local:W"
     )
     parser.add_argument(
-        "--degree", type=count(), default=2, help="approx-forward: degree of the feature map"
+        "--degree", type=count(), default=2, help="approx kinds: degree of the feature map"
     )
     parser.add_argument("--M", type=count(), help="red pebbles shown first (default: minimum + 1)")
     parser.add_argument(

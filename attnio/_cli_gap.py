@@ -33,6 +33,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "  attnio gap --pass backward --n 8192 --d 64 --M 1024 --json\n"
         "  attnio gap --pass forward --n-q 1 --n-kv 65536 --heads-q 32 --heads-kv 8 "
         "--d 128 --M 65536   # decode, grouped-query heads\n"
+        "  attnio gap --regime approximate --method polynomial --degree 2 --pass forward "
+        "--n 65536 --d 32 --M 4096\n"
         "  attnio gap --pass forward --n 65536 --d 128 --M 65536 "
         "--count '4*n*d + 2*n**2*d**2/M'   # your kernel\n"
         "  attnio gap --regime sparse --mask causal --pass forward --n 65536 --d 128 --M 65536\n"
@@ -42,8 +44,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "--regime",
         default="dense",
-        help="dense (default), or sparse with --mask (its only derived lower bound is the "
-        "compulsory I/O); approximate: not yet",
+        help="dense (default); sparse with --mask (its only derived lower bound is the "
+        "compulsory I/O); approximate with --method, --degree",
+    )
+    parser.add_argument(
+        "--method",
+        help="approximate: the approximation, polynomial (the default there)",
+    )
+    parser.add_argument(
+        "--degree",
+        type=integer(1),
+        help="approximate, polynomial: degree g of the feature map (default 2)",
     )
     parser.add_argument(
         "--pass", dest="pass_", required=True, choices=("forward", "backward"), help="the pass"
@@ -124,6 +135,8 @@ def run(args: argparse.Namespace) -> int:
         mask=args.mask,
         window=args.window,
         block_mask=args.block_mask,
+        method=args.method,
+        degree=args.degree,
     )
     if args.json:
         json.dump({"schema": JSON_SCHEMA_VERSION, **gap.to_dict()}, sys.stdout, indent=2)

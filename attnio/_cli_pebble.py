@@ -87,7 +87,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "--degree",
         type=count(),
-        help="approx-forward: degree g of the feature map (default 2)",
+        help="approx-forward, approx-backward: degree g of the feature map (default 2)",
     )
     parser.add_argument(
         "--block",

@@ -343,7 +343,7 @@ def _pebble_units(
         sparse = kind.startswith("sparse")
         for n_, d_ in itertools.product(_integers(table, "n", where), _integers(table, "d", where)):
             for mask, degree in itertools.product(
-                masks if sparse else [None], degrees if kind == "approx-forward" else [None]
+                masks if sparse else [None], degrees if kind.startswith("approx") else [None]
             ):
                 desc: dict = {"kind": kind, "n": n_, "d": d_, "tree": tree}
                 extra = {}

@@ -17,6 +17,8 @@ field of its own (``constant``)::
     algorithm = "flash"            # upper bounds: the algorithm whose cost this is
     constant = 4                   # tight claims: E / C <= Q <= C * E (default 1)
     status = "claimed"             # optional, default claimed
+    epsilon = "1/1000"             # approximate: the claim's accuracy, adds epsilon <= 1/1000
+    entry_bound = "1/2"            # approximate: the entries' bound, adds B <= 1/2
 
 Expressions and conditions use the catalog's symbols (n, d, M, Z, Z_in, Z_QK, s,
 s_c, B, epsilon, g, r; for shapes n_q, n_kv, h_q, h_kv in place of n: docs/notation.md)
@@ -40,10 +42,16 @@ from .claim import Claim
 from .errors import ClaimError, ClaimFileError
 
 FIELDS = (*(key for key in reader.FIELDS if key not in ("reduces_to", "source_range")),
-          "constant")  # fmt: skip
+          "constant", "epsilon", "entry_bound")  # fmt: skip
 """The keys a ``[[bound]]`` table may have: a catalog record's, less ``reduces_to`` (a
 catalog's link between its own records) and ``source_range`` (the range a cited paper
-states, which a claim does not quote), plus ``constant``."""
+states, which a claim does not quote), plus ``constant``, ``epsilon`` and ``entry_bound``."""
+
+ACCURACY = {"epsilon": "epsilon", "entry_bound": "B"}
+"""The accuracy fields of an approximate claim and the symbol each bounds from above:
+``epsilon = E`` adds the condition ``epsilon <= E`` (the claim is about every algorithm
+within that error), ``entry_bound = X`` adds ``B <= X`` (on inputs with entries within
+that bound), as ``--epsilon`` does on the command line."""
 
 REQUIRED = ("name", "kind", "regime", "pass")
 """The keys every ``[[bound]]`` table must have (and ``expression`` or ``asymptotic``)."""
@@ -127,15 +135,40 @@ def _rate(table: object, index: int) -> object:
     return {**table, "asymptotic": inner}
 
 
+def _accuracy(table: object, index: int) -> object:
+    """``table`` with its accuracy fields (:data:`ACCURACY`) turned into conditions; they
+    apply to approximate claims only and must be positive numbers or expressions."""
+    if not isinstance(table, dict) or not any(key in table for key in ACCURACY):
+        return table
+    where = f"claim {table.get('name', f'number {index}')!r}"
+    if table.get("regime") != "approximate":
+        given = ", ".join(key for key in ACCURACY if key in table)
+        raise ClaimError(f"{where}: field {given} applies only to regime 'approximate'")
+    table = dict(table)
+    parts = [] if table.get("conditions") is None else [f"({table['conditions']})"]
+    for key, symbol in ACCURACY.items():
+        if key not in table:
+            continue
+        value = table.pop(key)
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            raise ClaimError(f"{where}: field {key!r} must be a positive number, got {value!r}")
+        parsed = parse_expression(str(value), field=key, claim=where)
+        if not (parsed.is_number and parsed.is_positive and parsed.is_finite):
+            raise ClaimError(f"{where}: field {key!r} = {value!r} must be a positive number")
+        parts.append(f"{symbol} <= {value}")
+    table["conditions"] = " and ".join(parts)
+    return table
+
+
 def claim_from_table(table: object, index: int = 1) -> Claim:
     """Build one :class:`Claim` from a ``[[bound]]`` table (``index`` counts from 1)."""
-    table = _rate(table, index)
+    table = _accuracy(_rate(table, index), index)
     try:
         bound = reader.record_from_table(
             table,
             index,
             noun="claim",
-            fields=[key for key in FIELDS if key != "constant"],
+            fields=[key for key in FIELDS if key not in ("constant", *ACCURACY)],
             required=REQUIRED,
             defaults=DEFAULTS,
             own=("constant", "window"),

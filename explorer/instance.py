@@ -56,6 +56,7 @@ _REGIMES = {
     "sparse-forward": ("sparse", "forward"),
     "sparse-backward": ("sparse", "backward"),
     "approx-forward": ("approximate", "forward"),
+    "approx-backward": ("approximate", "backward"),
 }
 
 _SEARCH_ITERATIONS = 2000

@@ -51,6 +51,8 @@ __all__ = [
     "KINDS",
     "TREE_SHAPES",
     "BuilderSpec",
+    "approx_backward",
+    "approx_backward_vertices",
     "approx_forward",
     "approx_forward_vertices",
     "attention_backward",
@@ -856,29 +858,7 @@ def approx_forward(n_: int, d_: int, degree: int, *, tree: str = "chain") -> Dag
     """
     _check_size(n=n_, d=d_, degree=degree)
     b = _Builder(tree)
-    Q = b.matrix("Q", n_, d_)
-    K = b.matrix("K", n_, d_)
-    V = b.matrix("V", n_, d_)
-    monos = _monomials(d_, degree)
-    fk = [_features(b, "phiK", K, j, monos) for j in range(n_)]
-    fq = [_features(b, "phiQ", Q, i, monos) for i in range(n_)]
-    W0 = [b.tree(f"W[one,{k}]", [int(V[j, k]) for j in range(n_)]) for k in range(d_)]
-    W = {}
-    for a, combo in enumerate(monos):
-        for k in range(d_):
-            terms = [b.vertex(f"phiKV[{j},{a},{k}]", (fk[j][combo], V[j, k])) for j in range(n_)]
-            W[a, k] = b.tree(f"W[{a},{k}]", terms)
-    w = [b.tree(f"w[{a}]", [fk[j][combo] for j in range(n_)]) for a, combo in enumerate(monos)]
-    for i in range(n_):
-        terms = [b.vertex(f"phiQw[{i},{a}]", (fq[i][combo], w[a])) for a, combo in enumerate(monos)]
-        den = b.tree(f"den[{i}]", terms)
-        for k in range(d_):
-            terms = [W0[k]] + [
-                b.vertex(f"phiQW[{i},{a},{k}]", (fq[i][combo], W[a, k]))
-                for a, combo in enumerate(monos)
-            ]
-            num = b.tree(f"num[{i},{k}]", terms)
-            b.vertex(f"out[{i},{k}]", (num, den))
+    _approx_forward(b, n_, d_, degree)
     return b.dag()
 
 
@@ -900,6 +880,159 @@ def approx_forward_vertices() -> sp.Expr:
         + n * (r1 - 1)
         + 2 * n * d * r1
         + n * d
+    )
+
+
+def _approx_forward(b: _Builder, n_: int, d_: int, degree: int) -> dict:
+    """Add the inputs Q, K, V and the forward graph of :func:`approx_forward`; return its parts."""
+    Q = b.matrix("Q", n_, d_)
+    K = b.matrix("K", n_, d_)
+    V = b.matrix("V", n_, d_)
+    monos = _monomials(d_, degree)
+    fk = [_features(b, "phiK", K, j, monos) for j in range(n_)]
+    fq = [_features(b, "phiQ", Q, i, monos) for i in range(n_)]
+    W0 = [b.tree(f"W[one,{k}]", [int(V[j, k]) for j in range(n_)]) for k in range(d_)]
+    W = {}
+    for a, combo in enumerate(monos):
+        for k in range(d_):
+            terms = [b.vertex(f"phiKV[{j},{a},{k}]", (fk[j][combo], V[j, k])) for j in range(n_)]
+            W[a, k] = b.tree(f"W[{a},{k}]", terms)
+    w = [b.tree(f"w[{a}]", [fk[j][combo] for j in range(n_)]) for a, combo in enumerate(monos)]
+    den, out = [], {}
+    for i in range(n_):
+        terms = [b.vertex(f"phiQw[{i},{a}]", (fq[i][combo], w[a])) for a, combo in enumerate(monos)]
+        den.append(b.tree(f"den[{i}]", terms))
+        for k in range(d_):
+            terms = [W0[k]] + [
+                b.vertex(f"phiQW[{i},{a},{k}]", (fq[i][combo], W[a, k]))
+                for a, combo in enumerate(monos)
+            ]
+            num = b.tree(f"num[{i},{k}]", terms)
+            out[i, k] = b.vertex(f"out[{i},{k}]", (num, den[i]))
+    return {"Q": Q, "K": K, "V": V, "monos": monos, "fk": fk, "fq": fq, "W": W, "w": w,
+            "den": den, "out": out}  # fmt: skip
+
+
+def _monomial_adjoint(
+    b: _Builder, name: str, X: np.ndarray, row: int, feat: dict, monos: list, seed: dict
+) -> None:
+    """Reverse-mode pull-back of the cotangents ``seed`` (one per monomial) to row ``row`` of X.
+
+    Each monomial of degree >= 2 is the product of its prefix and its last coordinate
+    (:func:`_features`), so its total adjoint (its seed plus one product per monomial
+    extending it) sends one product to its prefix and one to its last coordinate. The
+    sums are trees; the roots ``name[row,c]`` are the outputs.
+    """
+    children: dict[tuple[int, ...], list[int]] = {m: [] for m in monos}
+    last: dict[int, list[int]] = {c: [] for c in range(X.shape[1])}
+    for combo in reversed(monos):  # longer monomials first: their adjoints are complete
+        terms = [seed[combo]] + children[combo]
+        if len(combo) == 1:
+            c = combo[0]
+            b.tree(f"{name}[{row},{c}]", terms + last[c])
+            continue
+        label = ".".join(str(x) for x in combo)
+        total = b.tree(f"{name}bar[{row}]^{label}", terms)
+        prefix, c = combo[:-1], combo[-1]
+        children[prefix].append(b.vertex(f"{name}barX[{row}]^{label}", (total, int(X[row, c]))))
+        last[c].append(b.vertex(f"{name}barP[{row}]^{label}", (total, feat[prefix])))
+
+
+def approx_backward(n_: int, d_: int, degree: int, *, tree: str = "chain") -> Dag:
+    """Element-level graph of the gradient of low-rank polynomial attention.
+
+    The forward graph of :func:`approx_forward` (the output is recomputed, as the
+    low-rank backward schedule does, so O and L are not inputs) and the reverse-mode
+    graph of ``sum(dO * out)`` with respect to Q, K, V, the formulas of
+    :func:`attnio.algorithms.approximate.approximate_gradients`: ``dnum_ik = dO_ik /
+    den_i``; ``dden_i`` from ``rowsum(dO * out)`` and ``den_i``; ``dphi_ia`` (non-constant
+    features a) a tree over ``dnum_ik W_ak`` and ``dden_i w_a``; ``dW_ak = sum_i
+    phi(q_i)_a dnum_ik`` (the constant row is a tree over dnum); ``dw_a = sum_i
+    phi(q_i)_a dden_i``; ``dpsi_ja`` a tree over ``V_jk dW_ak`` and ``dw_a``; ``dV_jk`` a
+    tree over ``dW_0k`` and ``psi(k_j)_a dW_ak``; dQ and dK pull dphi and dpsi back
+    through the monomials (:func:`_monomial_adjoint`). Constants (the polynomial's
+    coefficients, the constant feature) are fused into the vertices that use them.
+    Inputs Q, K, V, dO; outputs (sinks) dQ, dK, dV.
+
+    Raises
+    ------
+    PebbleParameterError
+        ``degree`` < 1 (as :func:`approx_forward`).
+
+    Examples
+    --------
+    >>> g_ = approx_backward(2, 2, 2)
+    >>> g_.num_vertices == approx_backward_vertices().subs({n: 2, d: 2, g: 2})
+    True
+    """
+    _check_size(n=n_, d=d_, degree=degree)
+    b = _Builder(tree)
+    f = _approx_forward(b, n_, d_, degree)
+    Q, K, V, monos, fk, fq = f["Q"], f["K"], f["V"], f["monos"], f["fk"], f["fq"]
+    dO = b.matrix("dO", n_, d_)
+    dnum = {(i, k): b.vertex(f"dnum[{i},{k}]", (dO[i, k], f["den"][i]))
+            for i in range(n_) for k in range(d_)}  # fmt: skip
+    dden = []
+    for i in range(n_):
+        terms = [b.vertex(f"dOO[{i},{k}]", (dO[i, k], f["out"][i, k])) for k in range(d_)]
+        dden.append(b.vertex(f"dden[{i}]", (b.tree(f"D[{i}]", terms), f["den"][i])))
+    dphi = {}
+    for i in range(n_):
+        for a, combo in enumerate(monos):
+            terms = [b.vertex(f"dnumW[{i},{a},{k}]", (dnum[i, k], f["W"][a, k])) for k in range(d_)]
+            terms.append(b.vertex(f"ddenw[{i},{a}]", (dden[i], f["w"][a])))
+            dphi[combo] = dphi.get(combo, {}) | {i: b.tree(f"dphi[{i},{a}]", terms)}
+    dW0 = [b.tree(f"dW[one,{k}]", [dnum[i, k] for i in range(n_)]) for k in range(d_)]
+    dW = {}
+    for a, combo in enumerate(monos):
+        for k in range(d_):
+            terms = [b.vertex(f"phiQdnum[{i},{a},{k}]", (fq[i][combo], dnum[i, k]))
+                     for i in range(n_)]  # fmt: skip
+            dW[a, k] = b.tree(f"dW[{a},{k}]", terms)
+    dw = []
+    for a, combo in enumerate(monos):
+        terms = [b.vertex(f"phiQdden[{i},{a}]", (fq[i][combo], dden[i])) for i in range(n_)]
+        dw.append(b.tree(f"dw[{a}]", terms))
+    for j in range(n_):
+        seed = {}
+        for a, combo in enumerate(monos):
+            terms = [b.vertex(f"VdW[{j},{a},{k}]", (V[j, k], dW[a, k])) for k in range(d_)]
+            seed[combo] = b.tree(f"dpsi[{j},{a}]", [*terms, dw[a]])
+        for k in range(d_):
+            terms = [dW0[k]] + [
+                b.vertex(f"psidW[{j},{a},{k}]", (fk[j][combo], dW[a, k]))
+                for a, combo in enumerate(monos)
+            ]
+            b.tree(f"dV[{j},{k}]", terms)
+        _monomial_adjoint(b, "dK", K, j, fk[j], monos, seed)
+    for i in range(n_):
+        seed = {combo: dphi[combo][i] for combo in monos}
+        _monomial_adjoint(b, "dQ", Q, i, fq[i], monos, seed)
+    return b.dag()
+
+
+def approx_backward_vertices() -> sp.Expr:
+    """Vertices of :func:`approx_backward`, with r = C(d + g, g) features (r - 1 non-constant).
+
+    The forward graph with dO as a fourth input (:func:`approx_forward_vertices` + nd);
+    dnum nd; dden 2nd; dphi n (r - 1)(2d + 1); dW's constant row d(n - 1); the other rows
+    of dW (r - 1) d (2n - 1); dw (r - 1)(2n - 1); dpsi 2nd(r - 1); dV 2nd(r - 1); the
+    pull-backs through the monomials of degree >= 2, four vertices each (two products,
+    two tree additions), for every row of Q and of K: 8n(r - 1 - d).
+    """
+    r1 = feature_rank(d, g) - 1
+    return (
+        approx_forward_vertices()
+        + n * d
+        + n * d
+        + 2 * n * d
+        + n * r1 * (2 * d + 1)
+        + d * (n - 1)
+        + r1 * d * (2 * n - 1)
+        + r1 * (2 * n - 1)
+        + 2 * n * d * r1
+        + 2 * n * d * r1
+        + 8 * n * (r1 - d)
     )
 
 
@@ -1065,6 +1198,14 @@ BUILDERS: dict[str, BuilderSpec] = {
             approx_forward_vertices,
             ("tree", "degree"),
         ),
+        BuilderSpec(
+            "approx-backward",
+            Pass.BACKWARD,
+            Regime.APPROXIMATE,
+            approx_backward,
+            approx_backward_vertices,
+            ("tree", "degree"),
+        ),
     )
 }
 """Every DAG family, by kind: the one table the command line and the checks read."""
@@ -1160,9 +1301,9 @@ def build(
     """Build the DAG family ``kind`` (one of :data:`KINDS`).
 
     ``mask`` (an array, or a spec for :func:`mask_from_spec`; default causal) is
-    used by the sparse kinds; ``degree`` by ``"approx-forward"``; ``block`` (keys per
-    block) by ``"online-forward"``, ``"blockwise-forward"``, ``"stationary-forward"`` and
-    ``"twopass-forward"``. The vertex count
+    used by the sparse kinds; ``degree`` by ``"approx-forward"`` and ``"approx-backward"``;
+    ``block`` (keys per block) by ``"online-forward"``, ``"blockwise-forward"``,
+    ``"stationary-forward"`` and ``"twopass-forward"``. The vertex count
     is estimated first (:func:`estimate_vertices`); a graph above ``max_vertices``
     is refused before anything is allocated.
 

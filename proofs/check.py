@@ -289,6 +289,29 @@ def confirm(obligation: Obligation, point: dict[str, sp.Expr]) -> tuple[bool, st
     return False, f"the claim evaluates to {held} there"
 
 
+_SHRINK = (10, 30, 60, 120)
+"""Powers of two by which :func:`_with_smaller_reals` divides one real symbol."""
+
+
+def _with_smaller_reals(
+    points: list[dict[str, sp.Expr]], obligation: Obligation
+) -> list[dict[str, sp.Expr]]:
+    """The points, then each with one positive real (non-integer) symbol divided by 2^k.
+
+    z3 sees ``exp`` only through facts every exponential satisfies, so a model's value of
+    a small real such as epsilon may exceed a threshold the true exp sets; a smaller value
+    often meets it. Every candidate is re-evaluated with sympy before it is accepted.
+    """
+    symbols = _symbols(obligation)
+    reals = [name for name, sym in symbols.items() if sym.is_positive and not sym.is_integer]
+    out = list(points)
+    for point in points:
+        for name in reals:
+            if name in point:
+                out.extend({**point, name: point[name] / 2**k} for k in _SHRINK)
+    return out
+
+
 def _witness(query: _Query, timeout_ms: int) -> dict[str, sp.Expr] | None:
     """A sympy-confirmed point of the assumptions, or None if z3 cannot find one."""
     for integers in (False, True):
@@ -302,7 +325,7 @@ def _witness(query: _Query, timeout_ms: int) -> dict[str, sp.Expr] | None:
                 f"{'integer' if integers else 'real'} point, so any claim would hold vacuously"
             )
         if answer == z3.sat:
-            for point in q.points(solver.model()):
+            for point in _with_smaller_reals(q.points(solver.model()), query.obligation):
                 subs = {
                     sym: point[name]
                     for name, sym in _symbols(query.obligation).items()

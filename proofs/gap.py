@@ -87,19 +87,29 @@ SHAPE_NOTE = (
 SHAPE_PARAMETERS = ("n_q", "n_kv", "h_q", "h_kv")
 """The point's sizes in place of n for a shape (docs/notation.md)."""
 
-NOT_YET = {
-    "approximate": "not yet: attnio has no derived lower bound for --regime approximate "
-    "(approximate-forward-compulsory is stated-secondary, the backward records are open)",
-}
-"""Why ``attnio gap`` refuses a regime today."""
+POLYNOMIAL_NOTE = (
+    "approximate, polynomial method: the derived lower bound is the compulsory I/O of the "
+    "method's own graph (attnio pebble --dag approx-forward / approx-backward), the only "
+    "derived bound for it yet; no derivation bounds its products psi(K)^T V and phi(Q) W "
+    "beyond reading and writing every word, so the ratio is an upper end of the true gap"
+)
+"""The note of an approximate gap: which bound the lower side is and what is missing."""
+
+METHODS = ("polynomial",)
+"""The approximation methods ``attnio gap --regime approximate`` knows."""
 
 
-def note_of(point: Mapping[str, int], mask: Mask | None = None) -> str:
+def note_of(
+    point: Mapping[str, int], mask: Mask | None = None, method: Mapping | None = None
+) -> str:
     """What the two sides of the ratio are about: :data:`MASK_NOTE` for a mask,
-    :data:`SHAPE_NOTE` at a shape point (both with the compulsory I/O as the only derived
-    lower bound, which holds for every graph), :data:`GRAPH_NOTE` otherwise."""
+    :data:`POLYNOMIAL_NOTE` for an approximation method, :data:`SHAPE_NOTE` at a shape
+    point (each with a compulsory I/O as the only derived lower bound, which holds for
+    every graph with those inputs and outputs), :data:`GRAPH_NOTE` otherwise."""
     if mask is not None:
         return MASK_NOTE
+    if method is not None:
+        return POLYNOMIAL_NOTE
     return SHAPE_NOTE if "n_q" in point else GRAPH_NOTE
 
 
@@ -135,6 +145,7 @@ class Gap:
     count: str | None = None
     interval: Interval | None = None
     mask: Mask | None = None
+    method: dict[str, object] | None = None
 
     @property
     def point(self) -> dict[str, int]:
@@ -175,6 +186,7 @@ class Gap:
             "regime": self.window.regime,
             "pass": self.window.pass_,
             "mask": None if self.mask is None else _mask_dict(self.mask),
+            "method": self.method,
             "point": dict(self.point),
             "cell": self.cell,
             "ratio": float(numeric(self.ratio)),
@@ -188,7 +200,7 @@ class Gap:
             "counts": [s.to_dict() for s in self.window.counts],
             "derived_lowers": [s.to_dict() for s in self.window.lowers],
             "other_lowers": [s.to_dict() for s in self.window.others],
-            "note": note_of(self.point, self.mask),
+            "note": note_of(self.point, self.mask, self.method),
         }
 
 
@@ -264,21 +276,23 @@ def _check_arguments(
     mask: str | Mask | None,
     window: int | None,
     block_mask: str | None,
+    method: str | None = None,
+    degree: int | None = None,
 ) -> None:
-    """One :class:`GapError` for a regime, pass, mask option or size :func:`measure_gap`
-    does not take."""
-    if regime in NOT_YET:
-        raise GapError(f"gap: --regime {regime}: {NOT_YET[regime]}")
-    if regime not in ("dense", "sparse"):
+    """One :class:`GapError` for a regime, pass, mask or method option or size
+    :func:`measure_gap` does not take."""
+    if regime not in ("dense", "sparse", "approximate"):
         raise GapError(f"gap: --regime {regime!r} is not one of: dense, sparse, approximate")
+    if regime != "approximate" and (method is not None or degree is not None):
+        raise GapError("gap: --method and --degree apply to --regime approximate only")
     if pass_ not in ("forward", "backward"):
         raise GapError(f"gap: --pass {pass_!r} is not one of: forward, backward")
     masked = mask is not None and mask != "none"
-    if regime == "dense" and (masked or window is not None or block_mask is not None):
+    if regime != "sparse" and (masked or window is not None or block_mask is not None):
         given = f"--mask {mask}" if masked else (
             f"--window {window}" if window is not None else "--block-mask")  # fmt: skip
         raise GapError(
-            f"gap: {given} applies to --regime sparse; dense attention has no mask (--mask none)"
+            f"gap: {given} applies to --regime sparse; {regime} attention has no mask (--mask none)"
         )
     shaped = any(name in point for name in SHAPE_PARAMETERS)
     if shaped and regime != "dense":
@@ -307,13 +321,15 @@ def measure_gap(
     block_mask: str | None = None,
     constant: bool = True,
     records: Iterable[Bound] | None = None,
+    method: str | None = None,
+    degree: int | None = None,
 ) -> Gap:
     """The gap at ``point``: best count (or ``count``) over the best derived lower bound.
 
     Parameters
     ----------
     regime, pass_ : str
-        ``dense`` or ``sparse`` (``approximate``: not yet, :data:`NOT_YET`); ``forward``
+        ``dense``, ``sparse`` or ``approximate``; ``forward``
         or ``backward``.
     point : mapping
         ``n``, ``d``, ``M`` (positive integers); for ``sparse`` the mask's Z and w are
@@ -335,6 +351,9 @@ def measure_gap(
         Look up the tightness table's interval for the best schedule (about a second).
     records : iterable of Bound, optional
         The records to read (default: the catalog).
+    method, degree : str and int, optional
+        ``approximate`` only: the method (``polynomial``, the default) and its degree g
+        (default 2); the point gains the feature rank ``r = C(d + g, g)``.
 
     Raises
     ------
@@ -348,14 +367,18 @@ def measure_gap(
     >>> gap.upper.algorithm, bool(gap.ratio >= 1)
     ('row-streaming', True)
     """
-    _check_arguments(regime, pass_, point, mask, window, block_mask)
-    chosen = None
+    _check_arguments(regime, pass_, point, mask, window, block_mask, method, degree)
+    chosen = method_ = None
     if regime == "sparse":
         chosen = build_mask(mask, point["n"], window=window, block_mask=block_mask)
         point = {**point, **chosen.point()}
+    if regime == "approximate":
+        point, method_ = _polynomial_point(point, method, degree)
     family = None if chosen is None else chosen.family.name
     window_ = find_window(regime, pass_, point, records=records, mask=family)
     where = f"{regime} {pass_} at {format_point(point)}"
+    if method_ is not None:
+        where += f" ({method_['name']}, degree {method_['degree']})"
     if chosen is not None:
         where += f" (mask {chosen.spec})"
     if window_.lower is None:
@@ -370,11 +393,30 @@ def measure_gap(
     else:
         upper = window_.upper
     interval = None
-    if constant and count is None and chosen is None and "n_q" not in point:
+    if constant and count is None and regime == "dense" and "n_q" not in point:
         from .tightness import constant_interval
 
         interval = constant_interval(pass_, cache_of(point), upper.record)
-    return Gap(window_, window_.lower, upper, count, interval, chosen)
+    return Gap(window_, window_.lower, upper, count, interval, chosen, method_)
+
+
+def _polynomial_point(
+    point: Mapping[str, int], method: str | None, degree: int | None
+) -> tuple[dict[str, int], dict[str, object]]:
+    """The point with the feature rank r of the polynomial method at ``degree``."""
+    from attnio.bounds.symbols import feature_rank
+
+    method = "polynomial" if method is None else method
+    if method not in METHODS:
+        raise GapError(f"gap: --method {method!r} is not one of: {', '.join(METHODS)}")
+    degree = 2 if degree is None else degree
+    if isinstance(degree, bool) or not isinstance(degree, int) or degree < 1:
+        raise GapError(f"gap: --degree {degree!r} must be a positive integer")
+    d = point.get("d")
+    if not isinstance(d, int) or isinstance(d, bool) or d < 1:
+        raise GapError(f"gap: --d {d!r} must be a positive integer")
+    rank = int(feature_rank(d, degree))
+    return {**point, "r": rank}, {"name": method, "degree": degree, "r": rank}
 
 
 def _region(relations: Iterable[sp.Basic]) -> list[str]:
@@ -438,7 +480,7 @@ def describe_gap(gap: Gap) -> str:
             f"{s.algorithm} {format_ratio(numeric(s.value / lower.value), 4)}" for s in others
         )
         lines.append(f"  other schedules     {shown} (count / best derived lower)")
-    lines.append(f"  note                {note_of(point, gap.mask)}")
+    lines.append(f"  note                {note_of(point, gap.mask, gap.method)}")
     for other in gap.window.others:
         if numeric(other.value) > numeric(lower.value):
             lines.append(
@@ -453,7 +495,8 @@ __all__ = [
     "COUNT_RECORD",
     "GRAPH_NOTE",
     "MASK_NOTE",
-    "NOT_YET",
+    "METHODS",
+    "POLYNOMIAL_NOTE",
     "SHAPE_NOTE",
     "Gap",
     "build_mask",

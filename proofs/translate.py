@@ -1,7 +1,7 @@
 """Translation of sympy expressions into z3 terms, by one explicit dispatch table.
 
 The translator knows symbols, rational numbers, sums, products, powers with
-rational exponents, ``Min``, ``Max``, ``Piecewise``, ``floor``, ``ceiling``,
+rational exponents, ``exp``, ``Min``, ``Max``, ``Piecewise``, ``floor``, ``ceiling``,
 ``Mod``, relations and the Boolean connectives. Anything else raises
 :class:`~attnio.proofs.errors.UnsupportedExpression` naming the expression: no
 string fallback, no approximation.
@@ -25,6 +25,12 @@ Every arithmetic term is a z3 ``Real``. Two modes:
 
 A rational power ``x**(p/q)`` becomes ``r**p`` for a fresh ``r >= 0`` with
 ``x >= 0 -> r**q = x``; division ``a / b`` stays SMT-LIB's total real division.
+``exp(x)`` becomes a fresh real ``e`` with only facts every true exponential
+satisfies: ``e > 0``, ``e >= 1 + x``, ``x = 0 -> e = 1``, monotonicity
+between any two exponentials (``x1 <= x2 -> e1 <= e2``), ``exp(2x) = exp(x)^2`` and
+``exp(x) exp(-x) = 1`` when both occur; a proof from these
+holds for the real exp (the approximate-attention thresholds of
+``bounds/catalog.toml`` need no more).
 Every definition is satisfiable for every value of the original symbols, so
 the translation never makes assumptions inconsistent (no vacuous proofs).
 """
@@ -71,6 +77,7 @@ class Translator:
     domains: list[z3.BoolRef] = field(default_factory=list)
     _fresh: dict[tuple, z3.ArithRef] = field(default_factory=dict)
     _roundings: list[tuple] = field(default_factory=list)
+    _exponentials: list[tuple] = field(default_factory=list)
 
     # ------------------------------------------------------------ public API
     def translate(self, expr: sp.Basic) -> z3.ExprRef:
@@ -189,6 +196,28 @@ class Translator:
                     self.definitions.append(z3.Implies(a2 * b <= a * b2, k2 <= k))
             self._roundings.append((up, a, b, k))
             self._fresh[key] = k
+        return self._fresh[key]
+
+    def _exp(self, expr: sp.exp) -> z3.ArithRef:
+        key = ("exp", expr.args[0])
+        if key not in self._fresh:
+            x = self.translate(expr.args[0])
+            e = z3.Real(f"exp_{len(self._fresh)}")
+            self.definitions.append(e > 0)
+            self.definitions.append(e >= 1 + x)
+            self.definitions.append(z3.Implies(x == 0, e == 1))
+            arg = expr.args[0]
+            for arg2, x2, e2 in self._exponentials:  # exp is increasing
+                self.definitions.append(z3.Implies(x <= x2, e <= e2))
+                self.definitions.append(z3.Implies(x2 <= x, e2 <= e))
+                if sp.expand(arg - 2 * arg2) == 0:  # sympy writes exp(x)**2 as exp(2x)
+                    self.definitions.append(e == e2 * e2)
+                elif sp.expand(arg2 - 2 * arg) == 0:
+                    self.definitions.append(e2 == e * e)
+                elif sp.expand(arg + arg2) == 0:  # sympy writes 1/exp(x) as exp(-x)
+                    self.definitions.append(e * e2 == 1)
+            self._exponentials.append((arg, x, e))
+            self._fresh[key] = e
         return self._fresh[key]
 
     def _floor(self, expr: sp.floor) -> z3.ArithRef:
@@ -311,6 +340,7 @@ _DISPATCH: dict[type, Callable[[Translator, sp.Basic], z3.ExprRef]] = {
     sp.Add: Translator._add,
     sp.Mul: Translator._mul,
     sp.Pow: Translator._pow,
+    sp.exp: Translator._exp,
     sp.Min: Translator._min,
     sp.Max: Translator._max,
     sp.Piecewise: Translator._piecewise,

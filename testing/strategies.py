@@ -409,7 +409,7 @@ class DagInstance:
     """An attention DAG from a builder with the parameters it was built at.
 
     Attributes: ``kind`` (one of :data:`attnio.pebble.KINDS`), ``n``, ``d``, ``mask``
-    (sparse kinds), ``degree`` (``approx-forward``), ``dag``, and ``params``: the
+    (sparse kinds), ``degree`` (the approx kinds), ``dag``, and ``params``: the
     values of n, d and, for sparse kinds, Z (the mask's allowed pairs) to evaluate a
     bound at.
     """
@@ -447,7 +447,7 @@ def attention_dags(
     if kind.startswith("sparse"):
         mask = draw(masks(n))
         return DagInstance(kind, n, d, build(kind, n, d, mask=mask), mask=mask)
-    if kind == "approx-forward":
+    if kind.startswith("approx"):
         degree = draw(st.integers(1, max_degree))
         return DagInstance(kind, n, d, build(kind, n, d, degree=degree), degree=degree)
     return DagInstance(kind, n, d, build(kind, n, d))

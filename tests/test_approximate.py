@@ -161,3 +161,43 @@ def test_least_degree_is_least(radius, exponent):
         return
     assert error_bound(degree, radius) <= epsilon
     assert degree == 0 or error_bound(degree - 1, radius) > epsilon
+
+
+@settings(max_examples=examples(40), derandomize=True, deadline=None)
+@given(
+    n=st.integers(1, 16),
+    d=st.integers(1, 3),
+    degree=st.integers(1, 10),
+    entry_bound=st.sampled_from([0.3, 0.5, 0.7, 1.0]),
+    corners=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_gradient_error_within_derived_bound(n, d, degree, entry_bound, corners, seed):
+    """The approximate gradient (the low-rank backward's) stays within gradient_error_bounds of
+    the exact attention gradient on inputs with entries in [-B, B], uniform or at the corners."""
+    import numpy as np
+
+    from attnio.algorithms.approximate import approximate_gradients, gradient_error_bounds
+    from attnio.algorithms.reference import gradients
+
+    bounds = gradient_error_bounds(n, d, degree, entry_bound)
+    rng = np.random.default_rng(seed)
+    if corners:
+        Q, K, V, dO = (entry_bound * rng.choice([-1.0, 1.0], (n, d)) for _ in range(4))
+    else:
+        Q, K, V, dO = (rng.uniform(-entry_bound, entry_bound, (n, d)) for _ in range(4))
+    dQ, dK, dV = approximate_gradients(Q, K, V, dO, approximate_exp(degree, d * entry_bound**2))
+    exact = gradients(Q, K, V, dO)
+    assert np.max(np.abs(dQ - exact.dQ)) <= bounds.dQ
+    assert np.max(np.abs(dK - exact.dK)) <= bounds.dK
+    assert np.max(np.abs(dV - exact.dV)) <= bounds.dV
+
+
+def test_gradient_error_bound_is_finite_and_shrinks_with_degree():
+    """The gradient bound is infinite when delta >= e^-R and decreases to 0 as the degree grows,
+    so the property test above is not vacuous."""
+    from attnio.algorithms.approximate import gradient_error_bounds
+
+    assert math.isinf(gradient_error_bounds(8, 2, 1, 1.0).dQ)
+    values = [gradient_error_bounds(8, 2, g, 0.5).dK for g in (6, 10, 14)]
+    assert values[0] > values[1] > values[2] and values[0] < 0.1

@@ -17,6 +17,8 @@ from attnio.pebble.builders import (
     BUILDERS,
     KINDS,
     TREE_SHAPES,
+    approx_backward,
+    approx_backward_vertices,
     approx_forward,
     approx_forward_vertices,
     attention_backward,
@@ -83,6 +85,21 @@ def test_approx_counts(n_: int, d_: int, g_: int, tree: str) -> None:
     """The polynomial-attention graph has the count its formula states."""
     built = approx_forward(n_, d_, g_, tree=tree)
     assert built.num_vertices == approx_forward_vertices().subs({n: n_, d: d_, g: g_})
+
+
+@settings(max_examples=examples(20))
+@given(sizes, st.integers(1, 3), st.integers(1, 3), trees)
+def test_approx_backward_counts(n_: int, d_: int, g_: int, tree: str) -> None:
+    """The polynomial-attention gradient graph has the count its formula states, its inputs
+    are Q, K, V, dO and its sinks are exactly the entries of dQ, dK and dV."""
+    built = approx_backward(n_, d_, g_, tree=tree)
+    assert built.num_vertices == approx_backward_vertices().subs({n: n_, d: d_, g: g_})
+    sinks = sorted(built.labels[v].rpartition("=")[2] for v in built.outputs)
+    entries = [f"{x}[{i},{k}]" for x in ("dK", "dQ", "dV") for i in range(n_) for k in range(d_)]
+    assert sinks == sorted(entries)
+    assert sorted(built.labels[v][:2] for v in built.inputs) == sorted(
+        ["Q[", "K[", "V[", "dO"] * (n_ * d_)
+    )
 
 
 @pytest.mark.parametrize("kind", ["forward", "backward"])
@@ -173,6 +190,7 @@ def test_masks_from_specs(tmp_path) -> None:
         (lambda: sparse_forward(2, 1, np.ones((3, 3), bool)), "shape"),
         (lambda: sparse_forward(2, 1, np.full((2, 2), 2)), "0/1"),
         (lambda: approx_forward(2, 2, 0), "degree=0"),
+        (lambda: approx_backward(2, 2, 0), "degree=0"),
         (lambda: build("attention-sideways", 2, 2), "dag="),
         (lambda: mask_from_spec("band:x", 3), "width"),
         (lambda: mask_from_spec("stripes", 3), "causal"),

@@ -517,3 +517,27 @@ def test_shape_claims_are_checked_against_the_shape_records() -> None:
     assert lower.verdict == "proved"
     (high,) = check([_bound(4 * d * h_kv * n_kv)], skip=NO_NUMERICS)
     assert high.verdict != "proved"
+
+
+@pytest.mark.parametrize(
+    ("fields", "match"),
+    [
+        ({"epsilon": "1/10"}, "applies only to regime 'approximate'"),
+        ({"regime": "approximate", "epsilon": "-1"}, "'epsilon' = '-1' must be a positive"),
+        ({"regime": "approximate", "entry_bound": "n"}, "'entry_bound' = 'n' must be a positive"),
+        ({"regime": "approximate", "epsilon": True}, "'epsilon' must be a positive number"),
+    ],
+)
+def test_accuracy_fields_are_checked(fields: dict, match: str) -> None:
+    """epsilon and entry_bound apply to approximate claims only and must be positive numbers."""
+    with pytest.raises(ClaimError, match=match):
+        _claim(**fields)
+
+
+def test_accuracy_fields_become_conditions() -> None:
+    """epsilon = E and entry_bound = X add epsilon <= E and B <= X to the claim's conditions."""
+    claim = _claim(regime="approximate", conditions="n >= 2", epsilon="1/1000", entry_bound=0.5)
+    assert claim.bound.conditions == sp.And(
+        n >= 2, sp.Symbol("epsilon", positive=True) <= sp.Rational(1, 1000),
+        sp.Symbol("B", positive=True) <= sp.Rational(1, 2),
+    )  # fmt: skip

@@ -129,3 +129,25 @@ def test_miss_is_a_certificate_or_nothing() -> None:
     assert text is not None and "no finite error bound" in text and "> epsilon = 1/10" in text
     assert miss(4, 3, sp.Rational(1, 4), sp.Rational(1, 10), 16) is None
     assert miss(4, 3, sp.Integer(1), sp.Rational(1, 10), 1) is None
+
+
+def test_accuracy_fields_refute_only_with_a_run_within_the_claims_epsilon() -> None:
+    """A claims file's epsilon and entry_bound fields scope an approximate claim: with
+    epsilon = 1/100 and entry_bound = 1/2 a run guaranteed within 1/100 refutes 100 n d; with
+    epsilon = 10^-40 no run of any degree up to MAX_DEGREE is guaranteed within it, so
+    nothing refutes the same expression."""
+
+    def claim(epsilon: str):
+        text = (
+            '[[bound]]\nname = "mine"\nkind = "lower"\nregime = "approximate"\n'
+            f'pass = "forward"\nexpression = "100*n*d"\nepsilon = "{epsilon}"\n'
+            'entry_bound = "1/2"\n'
+        )
+        return parse_claims(text)[0]
+
+    coarse = claim("1/100")
+    assert str(coarse.bound.conditions) == "(B <= 1/2) & (epsilon <= 1/100)"
+    (item,) = counting_evidence(coarse)
+    assert item.verdict == "refuted" and "within the claim's epsilon" in item.summary
+    (item,) = counting_evidence(claim("1/10**40"))
+    assert item.verdict != "refuted"

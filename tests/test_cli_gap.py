@@ -38,6 +38,19 @@ def test_text_names_schedule_lower_bound_ratio_and_evidence(capsys) -> None:
     assert "combinatorial lemmas proved by hand" in out and "small cache" in out
 
 
+def test_approximate_json_has_the_same_interface(capsys) -> None:
+    """--regime approximate --method polynomial --degree 2: ratio, lower and upper with record
+    and value, and the method with its degree and rank."""
+    argv = ["gap", "--regime", "approximate", "--method", "polynomial", "--degree", "2"]
+    assert main([*argv, "--pass", "backward", "--n", "65536", "--d", "32", "--M", "16384",
+                 "--json"]) == 0  # fmt: skip
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["lower"]["record"] == "polynomial-backward-compulsory"
+    assert payload["upper"]["record"] == "low-rank-backward-count"
+    assert payload["ratio"] == pytest.approx(payload["upper"]["value"] / payload["lower"]["value"])
+    assert payload["method"] == {"name": "polynomial", "degree": 2, "r": 561}
+
+
 def test_count_replaces_the_best_schedule(capsys) -> None:
     """--count EXPR: the user's count is the upper end, its record --count."""
     code = main(["gap", "--pass", "forward", *POINT, "--count", "2*n**2*d**2/M", "--json"])
@@ -57,8 +70,9 @@ def test_count_replaces_the_best_schedule(capsys) -> None:
         ([*SPARSE, "--mask", "window", "--window", "70000", *POINT], "window=70000 does not fit"),
         ([*SPARSE, "--mask", "causal", "--window", "8", *POINT], "--window 8 applies only"),
         ([*SPARSE, "--mask", "block", *POINT], "--block-mask"),
-        (["--regime", "approximate", "--pass", "forward", *POINT], "not yet"),
         (["--regime", "dense", "--mask", "causal", "--pass", "forward", *POINT], "applies to"),
+        (["--regime", "approximate", "--method", "taylor", "--pass", "forward", *POINT], "taylor"),
+        (["--degree", "2", "--pass", "forward", *POINT], "approximate only"),
         (["--regime", "quantum", "--pass", "forward", *POINT], "not one of"),
         (["--pass", "sideways", *POINT], "invalid choice"),
         (["--pass", "forward", *POINT, "--count", "import os"], "--count"),

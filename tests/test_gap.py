@@ -58,7 +58,9 @@ def test_a_user_count_replaces_the_best_schedule() -> None:
         ({"regime": "sparse", "mask": "window", "window": 65537}, "window=65537 does not fit"),
         ({"regime": "sparse", "mask": "window"}, "needs --window"),
         ({"regime": "sparse", "mask": "stripes"}, "stripes"),
-        ({"regime": "approximate"}, "not yet"),
+        ({"regime": "approximate", "method": "taylor"}, "--method 'taylor' is not one of"),
+        ({"regime": "approximate", "degree": 0}, "--degree 0 must be a positive integer"),
+        ({"method": "polynomial"}, "apply to --regime approximate only"),
         ({"regime": "quantum"}, "is not one of: dense, sparse, approximate"),
         ({"mask": "causal"}, "--mask causal applies to --regime sparse"),
         ({"window": 8}, "--window 8 applies to --regime sparse"),
@@ -106,3 +108,19 @@ def test_a_masked_user_count_may_use_z_and_w() -> None:
     gap = measure_gap("sparse", "forward", POINT, mask="window", window=1024, count="Z*d + w")
     z = 1024 * 65536 - 1024 * 1023 // 2
     assert gap.upper.value == z * 128 + 1024
+
+
+@pytest.mark.parametrize("pass_", ["forward", "backward"])
+def test_approximate_gap_is_the_low_rank_count_over_the_graph_compulsory(pass_: str) -> None:
+    """--regime approximate, polynomial, degree 2: the point gains r = C(d + 2, 2); the upper
+    end is the low-rank count (4nd forward, 9nd backward when [W | w] fits) and the lower the
+    compulsory I/O of the method's graph (4nd, 7nd); blocked, the ratio exceeds 1."""
+    resident = measure_gap("approximate", pass_, {"n": 65536, "d": 16, "M": 65536}, degree=2)
+    n, d = 65536, 16
+    assert resident.point["r"] == 153 and resident.method["degree"] == 2
+    assert resident.upper.record == f"low-rank-{pass_}-count"
+    assert resident.lower.record == f"polynomial-{pass_}-compulsory"
+    want = (4 * n * d, 4 * n * d) if pass_ == "forward" else (9 * n * d, 7 * n * d)
+    assert (resident.upper.value, resident.lower.value) == want
+    blocked = measure_gap("approximate", pass_, {"n": n, "d": 32, "M": 4096}, degree=2)
+    assert blocked.ratio > 3 and "compulsory I/O of the method's own graph" in describe_gap(blocked)

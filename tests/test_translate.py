@@ -71,7 +71,7 @@ def test_domains_follow_assumptions():
 
 @pytest.mark.parametrize(
     "expr",
-    [sp.sin(n), sp.Float(1.5) * n, sp.pi * n, n**d, sp.exp(M), sp.Abs(n - d), sp.log(n)],
+    [sp.sin(n), sp.Float(1.5) * n, sp.pi * n, n**d, sp.Abs(n - d), sp.log(n)],
 )
 def test_unsupported_expression_is_named(expr):
     """Anything outside the dispatch table raises UnsupportedExpression naming it."""
@@ -101,3 +101,23 @@ def test_catalog_translates():
             if expr is not None:
                 translator.translate(expr)
         translator.translate_bool(bound.conditions)
+
+
+def test_exp_is_known_only_by_true_facts():
+    """exp becomes a fresh positive real with e >= 1 + x, monotone, exp(2x) = exp(x)^2: a
+    claim that follows from those is proved, one the true exp refutes is not."""
+    from attnio.proofs.check import check
+    from attnio.proofs.obligation import Expectation, Obligation
+
+    x = sp.Symbol("x", positive=True)
+
+    def status(claim: sp.Basic) -> str:
+        obligation = Obligation(
+            "demo/exp", "derivation", claim, (x < 1,), Expectation.HOLDS, (), ""
+        )
+        return check(obligation).status
+
+    assert status(sp.Ge(sp.exp(x), 1 + x, evaluate=False)) == "proved"
+    assert status(sp.Le(sp.exp(-2 * x), sp.exp(-x), evaluate=False)) == "proved"
+    assert status(sp.Le(sp.exp(x), 1 + x, evaluate=False)) != "proved"
+    assert status(sp.Gt(sp.exp(-x), 1 - x / 2, evaluate=False)) != "proved"
