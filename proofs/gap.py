@@ -376,11 +376,7 @@ def measure_gap(
         point, method_ = _polynomial_point(point, method, degree)
     family = None if chosen is None else chosen.family.name
     window_ = find_window(regime, pass_, point, records=records, mask=family)
-    where = f"{regime} {pass_} at {format_point(point)}"
-    if method_ is not None:
-        where += f" ({method_['name']}, degree {method_['degree']})"
-    if chosen is not None:
-        where += f" (mask {chosen.spec})"
+    where = _where(regime, pass_, point, chosen, method_)
     if window_.lower is None:
         raise GapError(f"gap: no derived lower bound of the catalog applies {where}")
     if not window_.lower.value.is_positive:
@@ -398,6 +394,18 @@ def measure_gap(
 
         interval = constant_interval(pass_, cache_of(point), upper.record)
     return Gap(window_, window_.lower, upper, count, interval, chosen, method_)
+
+
+def _where(
+    regime: str, pass_: str, point: Mapping[str, int], mask: Mask | None, method: Mapping | None
+) -> str:
+    """``dense forward at n=..., d=..., M=...`` and the method or mask, for error messages."""
+    where = f"{regime} {pass_} at {format_point(point)}"
+    if method is not None:
+        where += f" ({method['name']}, degree {method['degree']})"
+    if mask is not None:
+        where += f" (mask {mask.spec})"
+    return where
 
 
 def _polynomial_point(
