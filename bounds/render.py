@@ -25,7 +25,7 @@ from .citations import citations, cite_latex, entries
 from .errors import FilterError
 from .forms import forms
 from .labels import label
-from .record import Bound, Cache, Kind, Pass, Regime, Status
+from .record import SHAPE_PARAMETERS, Bound, Cache, Kind, Pass, Regime, Status
 from .schema import JSON_SCHEMA_VERSION
 from .srepr import parse_srepr
 
@@ -128,7 +128,10 @@ def latex_escape(text: str) -> str:
 PRODUCT = r"\,\penalty900 "
 """The product sign of table cells: a thin space where a line may break if it must."""
 
-_PRINT_ORDER = ("n", "d", "M", "Z", "Z_in", "Z_QK", "s", "s_c", "w", "r", "g", "B", "epsilon")
+_PRINT_ORDER = (
+    "n", "d", "M", "Z", "Z_in", "Z_QK", "s", "s_c", "w", "r", "g", "B", "epsilon",
+    "n_q", "n_kv", "h_q", "h_kv",
+)  # fmt: skip
 """Factors print in this order (n^2 d / M, as papers write them), whatever sympy's sort."""
 
 
@@ -630,6 +633,8 @@ _SIDES = {
     "lower-small": "lower bounds for a small cache",
     "upper": "tight and upper bounds",
     "counts": "algorithms' exact I/O counts",
+    "shapes": "rectangular and grouped-query shapes",
+    "masks": "causal, sliding-window and band masks",
 }
 """The floats of a regime and pass: its lower bounds, its tight and upper bounds, and the
 exact counts of its algorithms (:func:`is_exact_count`)."""
@@ -644,16 +649,23 @@ def _sided(bounds: Sequence[Bound]) -> list[tuple[tuple, list[Bound]]]:
     the explicit forms, the algorithms' exact counts outgrew a two-column page beside the
     published upper bounds, so they got a third. With the accumulator bounds the dense
     forward lower bounds outgrew a two-column page too, so the small-cache lower bounds
-    have a float of their own (the other lower bounds keep the label ``...-lower``).
+    have a float of their own (the other lower bounds keep the label ``...-lower``). The
+    records of other shapes (in n_q, n_kv, h_q, h_kv) and of one mask family have a float
+    of their own each.
     """
     found = []
-    for (regime, pass_), rows in _groups(bounds):
+    for (regime, pass_), every in _groups(bounds):
+        shaped = [b for b in every if set(b.parameters) & SHAPE_PARAMETERS]
+        masked = [b for b in every if b.mask is not None]
+        rows = [b for b in every if b not in shaped and b not in masked]
         lower = [b for b in rows if b.kind is Kind.LOWER]
         sides = {
             "lower": [b for b in lower if b.cache is not Cache.SMALL],
             "lower-small": [b for b in lower if b.cache is Cache.SMALL],
             "upper": [b for b in rows if b.kind is not Kind.LOWER and not is_exact_count(b)],
             "counts": [b for b in rows if is_exact_count(b)],
+            "shapes": shaped,
+            "masks": masked,
         }
         found += [((regime, pass_, side), part) for side, part in sides.items() if part]
     return found
