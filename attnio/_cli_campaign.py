@@ -107,7 +107,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "--figures",
         metavar="DIR",
-        help="report: also write a Q(M) figure per DAG instance into DIR (PDF and PNG)",
+        help="report: also write an IO(M) figure per DAG instance into DIR (PDF and PNG)",
     )
     parser.add_argument(
         "--bib",

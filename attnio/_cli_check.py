@@ -102,7 +102,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "condition epsilon <= EPS)",
     )
     one.add_argument(
-        "--constant", type=float, help="tight claims: C in E / C <= Q <= C * E (default 1)"
+        "--constant", type=float, help="tight claims: C in E / C <= IO <= C * E (default 1)"
     )
     one.add_argument(
         "--mask",

@@ -22,7 +22,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         description="Draw an attention DAG (or a graph file) and play the red-blue pebble "
         "game on it (docs/game.md): watch the proven optimal pebbling move by move, try "
         "moves by hand (an illegal move is refused, naming its rule), run the solvers, "
-        "and compare with the catalog's bounds and this DAG's Q(M) curve. Serves a page "
+        "and compare with the catalog's bounds and this DAG's IO(M) curve. Serves a page "
         "on 127.0.0.1 until Ctrl-C (exit code 130), or writes one self-contained HTML "
         "file with --html. Nothing is fetched from the network.",
         epilog="examples:\n"

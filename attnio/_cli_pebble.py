@@ -329,7 +329,7 @@ def run(args: argparse.Namespace) -> int:
         done = sum(p.optimal for p in stop.results) if args.exact else len(stop.results)
         return interrupted(
             f"{len(stop.results)} pebbling(s) reported above ({done} finished); "
-            "bounds lower <= Q <= upper are proven"
+            "bounds lower <= IO <= upper are proven"
         )
     return _write_report(dag, args, results, partial=False)
 

@@ -1,6 +1,6 @@
-"""The campaign report: exact optima, bound comparisons, refutations, Q(M) figures.
+"""The campaign report: exact optima, bound comparisons, refutations, IO(M) figures.
 
-Every pebbling result is a proven fact about its DAG: ``lower <= Q(G, M) <= upper``
+Every pebbling result is a proven fact about its DAG: ``lower <= IO(G, M) <= upper``
 (an exact result proves both; a heuristic pebbling, replayed, proves the upper one).
 A catalog lower bound L that applies to the DAG's cell is
 
@@ -40,8 +40,8 @@ class Comparison:
     verdict: str
     """``confirmed``, ``undecided`` or ``refuted``; against a count, ``consistent`` or ``refuted``."""
     by: str = "pebbling"
-    """``pebbling`` (``lower <= Q <= upper`` proven) or ``count`` (``upper`` words moved by
-    a simulated algorithm, so ``Q <= upper``; ``lower`` is 0)."""
+    """``pebbling`` (``lower <= IO <= upper`` proven) or ``count`` (``upper`` words moved by
+    a simulated algorithm, so ``IO <= upper``; ``lower`` is 0)."""
 
     def to_dict(self) -> dict:
         """Plain values."""
@@ -101,7 +101,7 @@ class Report:
 
     def markdown(self) -> str:
         """The report as Markdown: optima table, refutations, count checks, errors."""
-        lines = ["## Q(G, M): proven optima (a range where only bounds are proven)", ""]
+        lines = ["## IO(G, M): proven optima (a range where only bounds are proven)", ""]
         for (inst, variant), row in sorted(self.optima.items()):
             Ms = sorted(row)
             lines += [f"**{inst}, {variant}**", ""]
@@ -359,7 +359,7 @@ def _compare_count(report: Report, record: dict, bounds: Sequence[Bound | str] |
 
 
 def write_figures(report: Report, folder: str) -> list[str]:
-    """Write one Q(M) figure per DAG instance and variant into ``folder`` (PDF and PNG).
+    """Write one IO(M) figure per DAG instance and variant into ``folder`` (PDF and PNG).
 
     Drawn by :mod:`attnio.figures`, like ``attnio plot pebbling``: proven optima as
     filled markers, proven bounds as bars, and the compared lower bounds, each only

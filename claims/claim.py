@@ -70,7 +70,7 @@ class Claim:
     bound : Bound
         The record: kind, regime, pass, cache, explicit expression, conditions.
     constant : sympy.Rational
-        For ``tight`` claims, C in E / C <= Q <= C * E (at least 1); 1 otherwise.
+        For ``tight`` claims, C in E / C <= IO <= C * E (at least 1); 1 otherwise.
     """
 
     bound: Bound

@@ -4,9 +4,9 @@ On the builder DAGs of the claim's regime and pass (:mod:`attnio.pebble.builders
 dense forward and backward, sparse forward and backward for a mask) the claim is judged
 at every memory size M inside its scope, from the least memory in which the DAG can be
 pebbled at all up to the number of vertices |V| (and at larger M, where nothing is
-ever evicted and Q(G, M) = Q(G, |V|)):
+ever evicted and IO(G, M) = Q(G, |V|)):
 
-- the claim's lower side must not exceed an upper bound on the optimum Q(G, M): the
+- the claim's lower side must not exceed an upper bound on the optimum IO(G, M): the
   proven optimum of :func:`attnio.pebble.exact.solve_exact`, or the cost of any
   pebbling it or the heuristic order search found (a real pebbling, replayed by
   :func:`attnio.pebble.replay`; its move file is the refutation);
@@ -23,13 +23,13 @@ forward claims n = 1 with d up to 4 (M on both sides of d^2) and n = 2, d = 1; f
 backward n = 1, d <= 2; for sparse claims n = 1, every mask with no empty row at n = 2,
 d = 1 (up to permuting queries and keys, which gives an isomorphic DAG) and, forward,
 the causal and diagonal masks at n = 3. Larger DAGs (n = 2 with d = 2, the backward
-at n = 2) stay open at small M under the state limit and are pebbled heuristically. Q(G, M) never grows with M, and equals Q(G, |V|) from the
+at n = 2) stay open at small M under the state limit and are pebbled heuristically. IO(G, M) never grows with M, and equals Q(G, |V|) from the
 first M where a pebbling reaches that value, so each DAG is solved at the M in the
 claim's scope until that happens and the rest is known.
 
 This is the red-blue pebble game (HK81) on SY24's forward graph and the
 FlashAttention-2 backward graph, recomputation allowed; the catalog's lower bounds
-are statements in that model. An upper bound below Q(G, M) means no schedule of
+are statements in that model. An upper bound below IO(G, M) means no schedule of
 that graph achieves it. The search stops at a state limit, never a time limit, so
 the verdicts do not depend on the machine's load.
 """
@@ -90,7 +90,7 @@ HEURISTIC = {
 a causal mask for the sparse ones: that many M from the DAG's minimum on, and M = |V|."""
 
 LARGE_MEMORIES = tuple(2**k for k in range(4, 21))
-"""Memory sizes beyond |V| at which a claim is also judged (Q(G, M) = Q(G, |V|) there)."""
+"""Memory sizes beyond |V| at which a claim is also judged (IO(G, M) = Q(G, |V|) there)."""
 
 MAX_REFUTATIONS = 3
 """Most pebbling refutations reported per claim (one per DAG)."""
@@ -174,7 +174,7 @@ def _causal(kind: str, n: int) -> Mask:
 
 @dataclass(frozen=True)
 class _Bounds:
-    """Proven bounds on Q(G, M) and a replayed pebbling of cost ``upper`` with ``memory``
+    """Proven bounds on IO(G, M) and a replayed pebbling of cost ``upper`` with ``memory``
     red pebbles (at most M: a pebbling with fewer red pebbles is one with more)."""
 
     lower: int
@@ -188,9 +188,9 @@ class _Bounds:
 
 
 class _Frontier:
-    """Q(G, M) of one DAG at increasing M, solved only where it is not yet known.
+    """IO(G, M) of one DAG at increasing M, solved only where it is not yet known.
 
-    Q is non-increasing in M and Q(G, M) >= Q(G, |V|) for every M, so once a pebbling at
+    Q is non-increasing in M and IO(G, M) >= Q(G, |V|) for every M, so once a pebbling at
     some M costs Q(G, |V|), every larger M has that optimum, with that pebbling.
     """
 
@@ -200,7 +200,7 @@ class _Frontier:
         dag, _ = _dag(*self.key)
         self.size = dag.num_vertices
         top = _exact(*self.key, self.size, max_states)
-        self.floor = top.lower  # a lower bound on Q(G, M) at every M
+        self.floor = top.lower  # a lower bound on IO(G, M) at every M
         self.settled: tuple[int, _Bounds] | None = None
 
     def at(self, M: int) -> _Bounds:

@@ -15,7 +15,7 @@ field of its own (``constant``)::
     asymptotic = "Omega(n**2*d**2/M)"  # optional: Omega (lower), O (upper), Theta (tight)
     source = "my draft, Thm 2"     # optional
     algorithm = "flash"            # upper bounds: the algorithm whose cost this is
-    constant = 4                   # tight claims: E / C <= Q <= C * E (default 1)
+    constant = 4                   # tight claims: E / C <= IO <= C * E (default 1)
     status = "claimed"             # optional, default claimed
     epsilon = "1/1000"             # approximate: the claim's accuracy, adds epsilon <= 1/1000
     entry_bound = "1/2"            # approximate: the entries' bound, adds B <= 1/2

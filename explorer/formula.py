@@ -73,8 +73,8 @@ def _pieces(expr: sp.Basic) -> list[tuple[sp.Basic, sp.Basic]]:
 
 
 def statement_svgs(bound: Bound) -> list[str]:
-    """The record's statement typeset, one SVG per line: ``Q >= explicit`` for an explicit
-    lower bound, ``Q <= ...`` for an upper bound, ``I/O = ...`` for an algorithm's exact
+    """The record's statement typeset, one SVG per line: ``IO >= explicit`` for an explicit
+    lower bound, ``IO <= ...`` for an upper bound, ``I/O = ...`` for an algorithm's exact
     count (its words moved, not the optimum IO), else the
     asymptotic ``Omega(...)``, ``O(...)`` or ``Theta(...)``; a piecewise form one line per piece."""
     if bound.explicit is None:

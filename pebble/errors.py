@@ -90,7 +90,7 @@ class SearchInterrupted(KeyboardInterrupt):
 
     ``results`` lists the pebblings finished before the interrupt and, for the
     exact search, the interrupted size itself: its certificate and proven bounds
-    ``lower <= Q <= upper`` (``optimal`` only if they met).
+    ``lower <= IO <= upper`` (``optimal`` only if they met).
     """
 
     def __init__(self, results: list) -> None:

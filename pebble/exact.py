@@ -1,11 +1,11 @@
-"""Exact red-blue pebbling: the proven minimum I/O Q(G, M) of small DAGs, with a certificate.
+"""Exact red-blue pebbling: the proven minimum I/O IO(G, M) of small DAGs, with a certificate.
 
 :func:`solve_exact` runs A* (numba kernels in :mod:`._exact_kernels`) over game states
 ``(red set, blue set, computed set)`` encoded as one-word bit sets, so graphs of at most
 62 vertices; in practice the reach is a few dozen vertices (Q is PSPACE-complete to
 compute, DL18; NP-hard in the one-shot variant, PW20). The result carries an optimal move
 sequence that :func:`attnio.pebble.moves.replay` re-checks before it is returned. Under
-a state or time limit the search stops and reports proven bounds ``lower <= Q <= upper``
+a state or time limit the search stops and reports proven bounds ``lower <= IO <= upper``
 with ``optimal=False``; it never claims an optimum it did not prove.
 
 The game (docs/game.md, HK81; one-shot PW20) and the conventions of ``replay``:
@@ -149,7 +149,7 @@ properties established before it.
     red-pebble count), so an automorphism ``s`` maps the transitions of a state ``x``
     one to one onto those of ``s(x)``, with equal costs, and goal states onto goal
     states; the cheapest completion of ``x`` and of ``s(x)`` cost the same, and a
-    cheapest path over representatives costs Q(G, M). Any admissible heuristic value of
+    cheapest path over representatives costs IO(G, M). Any admissible heuristic value of
     ``s(x)`` bounds the remaining cost of ``x`` as well (the pattern databases are not
     symmetric, which costs consistency but not admissibility; the search re-opens
     states). Each transition records which automorphism it applied, and the certificate
@@ -372,8 +372,8 @@ def solve_exact(
     Returns
     -------
     Pebbling
-        ``optimal=True`` and ``io == lower == upper == Q(G, M)`` when proven; otherwise
-        ``optimal=False``, ``lower <= Q(G, M) <= upper == io``. ``moves`` is a pebbling
+        ``optimal=True`` and ``io == lower == upper == IO(G, M)`` when proven; otherwise
+        ``optimal=False``, ``lower <= IO(G, M) <= upper == io``. ``moves`` is a pebbling
         of cost ``io`` that :func:`~attnio.pebble.moves.replay` accepts;
         ``method`` is ``"exact"``. ``states_explored`` counts expanded states, in the
         standard variant including those of the one-shot search that seeds the upper
@@ -690,7 +690,7 @@ def _astar(
     the kernel stops (table or queue full) before :func:`._exact_kernels.search_bytes`
     would exceed it, counting a doubling's old and new slots together. With
     ``expansions``, stop (status ``_PROBE_DONE``) once that many states are expanded
-    without an end. Returns proven bounds ``lower <= Q <= upper``.
+    without an end. Returns proven bounds ``lower <= IO <= upper``.
     """
     width = int(kern.key_columns(params)[3])
     keys = np.empty((max_states, width), dtype=np.int64)
@@ -977,7 +977,7 @@ class _Progress:
         self._progress.update(
             self._task,
             description=(
-                f"{self._title}: {lower} <= Q <= {upper}, {expanded:,} expanded, "
+                f"{self._title}: {lower} <= IO <= {upper}, {expanded:,} expanded, "
                 f"{int(counters[kern.C_STATES]):,} stored, {rate:,.0f}/s"
             ),
         )

@@ -5,7 +5,7 @@
 nothing else: no pruning, no heuristic, no macro moves. Its only conventions are the
 ones :func:`attnio.pebble.moves.replay` pins (a move must change the state; ``delete``
 removes a red pebble; blue pebbles are never removed), so every path it explores is a
-pebbling ``replay`` accepts, and the optimum it returns is Q(G, M) by the correctness of
+pebbling ``replay`` accepts, and the optimum it returns is IO(G, M) by the correctness of
 Dijkstra's algorithm with nonnegative costs (load and store cost 1, compute and delete 0).
 
 It is exponential and pure Python: meant for graphs of at most about ten vertices.
@@ -31,7 +31,7 @@ __all__ = ["reference_optimum"]
 def reference_optimum(
     dag: Dag, M: int, *, variant: str = "standard", max_states: int = 2_000_000
 ) -> tuple[int, list[Move]]:
-    """Return Q(G, M) and an optimal pebbling, by plain Dijkstra over all game states.
+    """Return IO(G, M) and an optimal pebbling, by plain Dijkstra over all game states.
 
     Parameters
     ----------

@@ -4,7 +4,7 @@
 
 - ``io``, ``loads``, ``stores``: the cost of the pebbling found (``io = loads + stores``);
 - ``optimal``: ``True`` only when the search proved ``io`` minimal, never otherwise;
-- ``lower``, ``upper``: proven bounds on Q(G, M) (``lower`` may be a trivial bound,
+- ``lower``, ``upper``: proven bounds on IO(G, M) (``lower`` may be a trivial bound,
   ``upper == io`` for any complete pebbling);
 - ``variant`` (``"standard"`` or ``"oneshot"``), ``M``, ``vertices``;
 - ``states_explored``: states the search expanded (0 for a plain heuristic);

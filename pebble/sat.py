@@ -21,13 +21,13 @@ is any number of red deletions followed by at most one load, store or compute:
 - cost: at most ``k`` of the ``load``/``store`` variables are true.
 
 Every model decodes to a move list that :func:`~attnio.pebble.moves.replay` accepts
-(the driver checks it), so the minimum found is always at least Q(G, M).
+(the driver checks it), so the minimum found is always at least IO(G, M).
 
 Horizon. Grouping each run of deletions with the move after it (and dropping trailing
 deletions), a pebbling with ``q`` I/O moves and ``c`` computes fits in ``q + c`` steps.
 In the one-shot variant ``c`` is at most the number of non-inputs ``n``, so when the
 least satisfiable bound is ``k`` and ``T >= k - 1 + n``, every pebbling cheaper than
-``k`` would have fitted the horizon and none exists: ``k = Q(G, M)`` is *proven*. In
+``k`` would have fitted the horizon and none exists: ``k = IO(G, M)`` is *proven*. In
 the standard variant recomputation makes ``c`` unbounded a priori, so the result is
 only "optimal within horizon T" (an upper bound on Q), and is reported as such.
 
@@ -65,7 +65,7 @@ STATUSES = ("optimal", "optimal-within-horizon", "none-within-horizon", "unknown
 class SatOptimum:
     """The outcome of :func:`sat_optimum`.
 
-    ``status`` is one of :data:`STATUSES`: ``"optimal"`` (``io`` is Q(G, M), proven via
+    ``status`` is one of :data:`STATUSES`: ``"optimal"`` (``io`` is IO(G, M), proven via
     the one-shot horizon argument), ``"optimal-within-horizon"`` (``io`` is the least
     cost of a pebbling of at most ``horizon`` steps, an upper bound on Q),
     ``"none-within-horizon"`` (no pebbling fits, ``io`` is None) or ``"unknown"`` (z3 gave
@@ -82,7 +82,7 @@ class SatOptimum:
 
     @property
     def proven(self) -> bool:
-        """True when ``io`` is proven to be Q(G, M)."""
+        """True when ``io`` is proven to be IO(G, M)."""
         return self.status == "optimal"
 
 

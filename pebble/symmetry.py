@@ -15,7 +15,7 @@ image state ``s(x)`` (each field of the state, a vertex set, mapped element-wise
 the same costs, and maps goal states (every output blue) to goal states. Hence the
 cheapest cost to finish from ``x`` and from ``s(x)`` are equal, and A* may store and
 expand one representative per set of symmetric states: the cheapest path over
-representatives costs exactly Q(G, M). The representative :func:`canonical_state`
+representatives costs exactly IO(G, M). The representative :func:`canonical_state`
 picks is the smallest image of the state, field by field as integers, over a fixed
 list of automorphisms (identity first); it is always *some* image of the state, so the
 argument above holds for any list of automorphisms, a whole group or a part of one

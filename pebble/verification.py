@@ -3,7 +3,7 @@
 Each check takes no argument and returns ``(passed, detail)``: ``True``,
 ``False``, or ``None`` when it had nothing to check (skipped, never counted as
 passed). The first line of a docstring is the check's title. A heuristic
-pebbling's cost is a proven upper bound on Q(G, M) (the replayer re-checks every
+pebbling's cost is a proven upper bound on IO(G, M) (the replayer re-checks every
 one), so an explicit catalog lower bound above it is refuted; the exact optimum
 (:func:`attnio.pebble.exact.solve_exact`) is checked only where it was proven.
 

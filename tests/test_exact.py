@@ -85,7 +85,7 @@ def test_each_rule_preserves_the_optimum(rule, instance, variant):
 @settings(max_examples=examples(30))
 @given(pebbling_instances(max_vertices=8, extra=2), variants)
 def test_more_memory_never_costs_more(instance, variant):
-    """Q(G, M + 1) <= Q(G, M) for both variants."""
+    """IO(G, M + 1) <= IO(G, M) for both variants."""
     dag, M = instance
     small = solve_exact(dag, M, variant=variant)
     large = solve_exact(dag, M + 1, variant=variant)
@@ -112,7 +112,7 @@ def test_relabelling_changes_nothing(data, instance, variant):
 @settings(max_examples=examples(30))
 @given(pebbling_instances(min_vertices=5, max_vertices=8, extra=2), variants, st.integers(1, 200))
 def test_state_limit_reports_sound_bounds(instance, variant, max_states):
-    """With a tiny state table the result is lower <= Q <= upper, optimal only if proven."""
+    """With a tiny state table the result is lower <= IO <= upper, optimal only if proven."""
     dag, M = instance
     truth = solve_exact(dag, M, variant=variant).io
     result = solve_exact(dag, M, variant=variant, max_states=max_states)
