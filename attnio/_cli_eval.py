@@ -9,7 +9,7 @@ import sys
 NAME = "eval"
 HELP = "evaluate catalog bounds at a point (--n, --d, --M, ...)"
 
-PARAMETERS = ("n", "d", "M", "Z", "Z_in", "Z_QK", "s", "s_c", "B", "epsilon", "g", "r",
+PARAMETERS = ("n", "d", "M", "Z", "Z_in", "Z_QK", "s", "s_c", "w", "B", "epsilon", "g", "r",
               "n_q", "n_kv", "h_q", "h_kv")  # fmt: skip
 """The catalog's symbols (attnio.bounds.symbols.ALL), one option each; kept here as text so
 that ``attnio --help`` imports no sympy (a test checks the two agree)."""
@@ -26,7 +26,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "keep is evaluated. A record whose conditions do not hold at the point is listed as "
         "not applying, with its conditions; one that needs a parameter not given is an error "
         "when named, and listed as such otherwise. Values of integer symbols (n, d, M, Z, "
-        "Z_in, Z_QK, g, r, n_q, n_kv, h_q, h_kv) must be integers; the others may be fractions such as 1/2 or 0.1.",
+        "Z_in, Z_QK, w, g, r, n_q, n_kv, h_q, h_kv) must be integers; the others may be fractions such as 1/2 or 0.1.",
         epilog="examples:\n"
         "  attnio eval dense-forward-compulsory --n 1024 --d 64 --M 4096\n"
         "  attnio eval flash2-forward-count dense-forward-lower-large-sharp "

@@ -122,6 +122,10 @@ def _applicable_lower(
         if bound.kind.value not in ("lower", "tight") or bound.explicit is None:
             continue
         params = {"n": n_, "d": d_, "M": M, **extra}
+        # a record in parameters the instance lacks (a shape's n_q ...) or about one mask
+        # family speaks of other instances
+        if set(bound.parameters) - set(params) or bound.mask is not None:
+            continue
         if not bound.applies(**params):
             continue
         yield bound.name, int(sp.ceiling(bound.evaluate(**params)))

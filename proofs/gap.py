@@ -329,8 +329,7 @@ def measure_gap(
     Parameters
     ----------
     regime, pass_ : str
-        ``dense``, ``sparse`` or ``approximate``; ``forward``
-        or ``backward``.
+        ``dense``, ``sparse`` or ``approximate``; ``forward`` or ``backward``.
     point : mapping
         ``n``, ``d``, ``M`` (positive integers); for ``sparse`` the mask's Z and w are
         added (:meth:`attnio.bounds.masks.Mask.point`); or, for dense attention of another
@@ -342,9 +341,7 @@ def measure_gap(
     mask : str or Mask, optional
         ``sparse`` only, and required there: a family name (``causal``, ``window``,
         ``band``, ``block``, ``full``), a spec (``window:1024``) or a ``.json``/``.npy``
-        file; its records (``mask``) are read at its Z and w. The only derived lower
-        bound for masks is the compulsory I/O (:data:`MASK_NOTE`); no constant interval
-        is recorded for them.
+        file; its records (``mask``) are read at its Z and w (no constant interval).
     window, block_mask : optional
         ``--window W`` of ``window`` and ``band``; ``--block-mask FILE`` of ``block``.
     constant : bool

@@ -29,6 +29,7 @@ def test_table_prints_every_format(capsys: pytest.CaptureFixture, fmt: str) -> N
     regime, pass and side.
     """
     from attnio.bounds.labels import label
+    from attnio.bounds.record import SHAPE_PARAMETERS
     from attnio.bounds.render import (
         STATUS_MARKS,
         explicit_relation,
@@ -61,9 +62,15 @@ def test_table_prints_every_format(capsys: pytest.CaptureFixture, fmt: str) -> N
         "lower": "lower bounds",
         "lower-small": "lower bounds for a small cache",
         "upper": "tight and upper bounds",
+        "shapes": "rectangular and grouped-query shapes",
+        "masks": "causal, sliding-window and band masks",
     }
 
     def side(b) -> str:
+        if set(b.parameters) & SHAPE_PARAMETERS:
+            return "shapes"
+        if b.mask is not None:
+            return "masks"
         if b.kind.value != "lower":
             return "upper"
         return "lower-small" if b.cache.value == "small" else "lower"
@@ -71,7 +78,11 @@ def test_table_prints_every_format(capsys: pytest.CaptureFixture, fmt: str) -> N
     expected = [
         (
             f"{b.regime.value.capitalize()} attention, {b.pass_.value} pass, "
-            + ("algorithms' exact I/O counts" if is_exact_count(b) else sides[side(b)]),
+            + (
+                "algorithms' exact I/O counts"
+                if is_exact_count(b) and side(b) not in ("shapes", "masks")
+                else sides[side(b)]
+            ),
             latex_escape(label(b)),
             latex_statement(b) if b.explicit is None else f"${explicit_relation(b)} ",
             STATUS_MARKS[b.status][0],

@@ -35,7 +35,7 @@ def test_sparse_counts_equal_dense_at_full_density():
 
 def test_counts_are_integers_at_integer_points():
     """Every count evaluates to a nonnegative integer where its conditions hold."""
-    params = {"n": 37, "d": 5, "M": 333, "r": 21, "n_q": 3, "n_kv": 37, "h_q": 4, "h_kv": 2}
+    params = {"n": 37, "d": 5, "M": 333, "r": 21, "n_q": 3, "n_kv": 37, "h_q": 4, "h_kv": 2, "w": 5}
     masks = {
         # flash blocks at d = 5, M = 333 are 5 x 11: each row band allows two column bands
         "block-sparse-flash": {"s": sp.Rational(1, 2)},

@@ -23,6 +23,7 @@ from attnio.algorithms.masks import (
 from attnio.algorithms.tiling import square_tile
 from attnio.bounds import get
 from attnio.pebble.builders import mask_from_spec
+from attnio.pebble.errors import PebbleParameterError
 from strategies import block_masks, examples, tile_masks
 
 
@@ -114,8 +115,13 @@ def test_pattern_mask_is_the_least_block_mask_covering_its_pattern(spec, n, shap
         for j, (c0, c1) in enumerate(blocks(n, cols)):
             assert coarse[i, j] == pattern[r0:r1, c0:c1].any()
     assert allowed_pairs(coarse, n, rows, cols) == int(fine.sum())
-    if spec in ("full", "causal") or spec.startswith(("band", "local")):
+    width = int(spec.partition(":")[2] or 0)
+    fits = width <= (n - 1 if spec.startswith("band") else n)
+    if spec in ("full", "causal") or (spec.startswith(("band", "local")) and fits):
         assert (pattern == mask_from_spec(spec, n)).all()
+    elif spec.startswith(("band", "local")):  # a window wider than n is one clear error there
+        with pytest.raises(PebbleParameterError, match="does not fit"):
+            mask_from_spec(spec, n)
     if spec == "diagonal":
         assert (pattern == np.eye(n, dtype=bool)).all()
 

@@ -33,7 +33,7 @@ def test_square_single_head_is_the_square_graph(n_, d_):
         assert _edges(a) == _edges(b)
 
 
-@pytest.mark.parametrize("shape, d_", itertools.product(SHAPES, (1, 2)))
+@pytest.mark.parametrize("shape, d_", list(itertools.product(SHAPES, (1, 2))))
 def test_vertex_formulas(shape, d_):
     """The vertex formulas equal the built graphs' vertex counts."""
     values = {n_q: shape[0], n_kv: shape[1], h_q: shape[2], h_kv: shape[3], d: d_}

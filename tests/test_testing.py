@@ -83,6 +83,8 @@ def test_attention_dags_are_the_builders_graphs(instance: DagInstance) -> None:
         formula = builders.attention_backward_vertices().subs(subs)
     elif instance.kind == "approx-forward":
         formula = builders.approx_forward_vertices().subs({**subs, g: instance.degree})
+    elif instance.kind == "approx-backward":
+        formula = builders.approx_backward_vertices().subs({**subs, g: instance.degree})
     elif builders.BUILDERS[instance.kind].variant_of is not None:  # key blocks of 1
         formula = builders.BUILDERS[instance.kind].vertex_count(instance.n, instance.d)
     elif instance.kind == "sparse-forward":
