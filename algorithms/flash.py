@@ -20,6 +20,8 @@ DFE22 Algorithm 1, Algorithm 4, Theorem 2, Theorem 5, Proposition 4; D23 Algorit
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from attnio.bounds.blocks import (
@@ -116,33 +118,14 @@ def flash_forward(
                 lnew[...] = alpha * li + S.sum(axis=1, keepdims=True)
                 Oi[...] = (li * alpha * Oi + S @ Vj) / lnew
             if mc.trace is not None:
-                _trace_forward1(mc.trace, r0, r1, j, c0, c1, d, j == len(cols) - 1)
+                _trace_forward(
+                    mc.trace, r0, r1, j, c0, c1, d, renormalise=True, last=j == len(cols) - 1
+                )
             store("Oi", "O", r0, r1, 0, d)
             store("lnew", "l", r0, r1, 0, 1)
             store("mnew", "m", r0, r1, 0, 1)
             free("Qi", "Oi", "li", "mi", "S", "mnew", "lnew")
         free("Kj", "Vj")
-
-
-def _trace_forward1(tr, r0: int, r1: int, c: int, c0: int, c1: int, d: int, last: bool) -> None:
-    """The vertices of :func:`attnio.pebble.builders.blockwise_forward` (``block`` = B_c) one
-    step of FlashAttention forward computes; alpha and alpha l are registers the machine
-    does not charge."""
-    for a, i in enumerate(range(r0, r1)):
-        for jj, j in enumerate(range(c0, c1)):
-            tr.compute(f"S[{i},{j}]", "S", (a, jj))
-        tr.compute(f"m[{i},{c}]", "mnew", a)
-        for jj, j in enumerate(range(c0, c1)):
-            tr.compute(f"Pt[{i},{j}]", "S", (a, jj))
-        if c:
-            tr.compute(f"alpha[{i},{c}]")
-            tr.compute(f"alpha*l[{i},{c}]")
-        tr.compute(f"l[{i},{c}]", "lnew", a)
-        for k in range(d):
-            tr.compute(f"O[{i},{k}]" if last else f"O[{i},{k},{c}]", "Oi", (a, k))
-        if c:
-            tr.release(f"alpha*l[{i},{c}]")
-            tr.release(f"alpha[{i},{c}]")
 
 
 def _zero_dq(mc: TwoLevelMachine, rows: list[tuple[int, int]], d: int) -> None:
@@ -199,7 +182,9 @@ def flash_backward(
             if mc.trace is not None:
                 for a, i in enumerate(range(r0, r1)):
                     mc.trace.compute(f"D[{i}]", "Di", a)  # recomputed in every inner step
-                trace_backward_step(mc.trace, n, d, r0, r1, c0, c1, "S", "dP")
+                trace_backward_step(
+                    mc.trace, d, range(r0, r1), range(c0, c1), "S", "dP", (r0, c0), c0, (n, None)
+                )
             store("dQi", "dQ", r0, r1, 0, d)
             free("Qi", "Oi", "dOi", "dQi", "Li", "S", "dP", "Di")
         store("dKj", "dK", c0, c1, 0, d)
@@ -215,24 +200,44 @@ def _chain(name: str, leaf: str, t: int, count: int) -> str:
 
 
 def trace_backward_step(
-    tr, n: int, d: int, r0: int, r1: int, c0: int, c1: int, p_buf: str, ds_buf: str, k0: int = 0
+    tr,
+    d: int,
+    rows: Sequence[int],
+    keys: Sequence[int],
+    p_buf: str,
+    ds_buf: str,
+    origin: tuple[int, int],
+    key_row0: int,
+    chains: tuple[int, object | None],
 ) -> None:
-    """Vertices of :func:`attnio.pebble.builders.attention_backward` (chain trees) one step
-    of a backward schedule computes, for query rows r0..r1 and keys c0..c1: P_ij into
-    ``p_buf``, dS_ij into ``ds_buf`` (words (row, key) of an (r1 - r0) x (c1 - c0) block),
-    the next term of the chains dV_j, dK_j (buffers ``dVj``, ``dKj``, row j - c0 + k0) and
-    dQ_i (buffer ``dQi``, row i - r0). The dV and dK chains run over i and the dQ chain over
-    j in increasing order, the order every schedule accumulates them in."""
-    for a, i in enumerate(range(r0, r1)):
-        for b, j in enumerate(range(c0, c1)):
+    """Vertices of :func:`attnio.pebble.builders.attention_backward` (chain trees; with
+    intervals, :func:`~attnio.pebble.builders.masked_backward`) one step of a backward
+    schedule computes for the query ``rows`` and ``keys``: P_ij into ``p_buf`` and dS_ij into
+    ``ds_buf`` (word (i - origin[0], j - origin[1])), the next term of the chains dV_j, dK_j
+    (buffers ``dVj``, ``dKj``, row j - key_row0) and dQ_i (buffer ``dQi``, row i - origin[0]).
+    ``chains`` is (n, None) for dense attention, or (n, intervals) with arrays ``start``,
+    ``stop`` (each query's keys) and ``first``, ``last`` (each key's queries): the dV and dK
+    chains run over a key's queries and the dQ chain over a query's keys in increasing
+    order, the order every schedule accumulates them in."""
+    n, span = chains
+    for i in rows:
+        a = i - origin[0]
+        for j in keys:
+            b = j - origin[1]
+            if span is None:
+                ti, ci, tj, cj = i, n, j, n
+            else:
+                ti, ci = i - int(span.first[j]), int(span.last[j] - span.first[j])
+                tj, cj = j - int(span.start[i]), int(span.stop[i] - span.start[i])
             tr.compute(f"P[{i},{j}]", p_buf, (a, b))
             for k in range(d):
-                label = _chain(f"dV[{j},{k}]", f"PdO[{i},{j},{k}]", i, n)
-                tr.compute(label, "dVj", (b + k0, k))
+                label = _chain(f"dV[{j},{k}]", f"PdO[{i},{j},{k}]", ti, ci)
+                tr.compute(label, "dVj", (j - key_row0, k))
             tr.compute(f"dS[{i},{j}]", ds_buf, (a, b))
             for l in range(d):
-                tr.compute(_chain(f"dQ[{i},{l}]", f"dSK[{i},{j},{l}]", j, n), "dQi", (a, l))
-                tr.compute(_chain(f"dK[{j},{l}]", f"dSQ[{i},{j},{l}]", i, n), "dKj", (b + k0, l))
+                tr.compute(_chain(f"dQ[{i},{l}]", f"dSK[{i},{j},{l}]", tj, cj), "dQi", (a, l))
+                label = _chain(f"dK[{j},{l}]", f"dSQ[{i},{j},{l}]", ti, ci)
+                tr.compute(label, "dKj", (j - key_row0, l))
 
 
 def store_dvec(machine: TwoLevelMachine, n: int, d: int) -> None:
@@ -282,7 +287,7 @@ def flash2_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
                 Oi[...] = alpha * Oi + S @ Vj
                 mi[...] = mnew
             if mc.trace is not None:
-                _trace_forward2(mc.trace, r0, r1, c, c0, c1, d)
+                _trace_forward(mc.trace, r0, r1, c, c0, c1, d, renormalise=False, last=False)
             free("Kj", "Vj", "S", "mnew")
         if numeric:
             Oi /= li
@@ -297,24 +302,35 @@ def flash2_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
         free("Qi", "Oi", "li", "mi")
 
 
-def _trace_forward2(tr, r0: int, r1: int, c: int, c0: int, c1: int, d: int) -> None:
-    """The vertices of :func:`attnio.pebble.builders.online_forward` (``block`` = B_c) one
-    key block computes, row by row; the rescale factor alpha is a register the machine
-    does not charge."""
+def _trace_forward(
+    tr, r0: int, r1: int, c: int, c0: int, c1: int, d: int, *, renormalise: bool, last: bool
+) -> None:
+    """The vertices one key block ``c`` (keys c0..c1) of a FlashAttention forward step
+    computes for the query rows r0..r1, row by row: those of
+    :func:`attnio.pebble.builders.online_forward` (FlashAttention-2) or, with
+    ``renormalise``, of :func:`~attnio.pebble.builders.blockwise_forward` (FlashAttention,
+    the output divided by the running sum every block; ``last``: the block giving O). The
+    rescale factor alpha (and FlashAttention's alpha l) are registers the machine does not
+    charge."""
     for a, i in enumerate(range(r0, r1)):
         for jj, j in enumerate(range(c0, c1)):
             tr.compute(f"S[{i},{j}]", "S", (a, jj))
         tr.compute(f"m[{i},{c}]", "mnew", a)
         for jj, j in enumerate(range(c0, c1)):
             tr.compute(f"Pt[{i},{j}]", "S", (a, jj))
-        if c:
-            tr.compute(f"alpha[{i},{c}]")
-        tr.compute(f"l[{i},{c}]", "li", a)
+        scalars = [f"alpha[{i},{c}]", f"alpha*l[{i},{c}]"][: (1 + renormalise) * (c > 0)]
+        for scalar in scalars:
+            tr.compute(scalar)
+        tr.compute(f"l[{i},{c}]", "lnew" if renormalise else "li", a)
         for k in range(d):
-            tr.compute(f"acc[{i},{k},{c}]", "Oi", (a, k))
-        if c:
-            tr.release(f"alpha[{i},{c}]")
-        tr.bind("mi", a, f"m[{i},{c}]")
+            if renormalise:
+                tr.compute(f"O[{i},{k}]" if last else f"O[{i},{k},{c}]", "Oi", (a, k))
+            else:
+                tr.compute(f"acc[{i},{k},{c}]", "Oi", (a, k))
+        for scalar in reversed(scalars):
+            tr.release(scalar)
+        if not renormalise:
+            tr.bind("mi", a, f"m[{i},{c}]")
 
 
 def flash2_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
@@ -348,7 +364,9 @@ def flash2_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
                 dQi += dP @ Kj
                 dKj += dP.T @ Qi
             if mc.trace is not None:
-                trace_backward_step(mc.trace, n, d, r0, r1, c0, c1, "S", "dP")
+                trace_backward_step(
+                    mc.trace, d, range(r0, r1), range(c0, c1), "S", "dP", (r0, c0), c0, (n, None)
+                )
             store("dQi", "dQ", r0, r1, 0, d)
             free("Qi", "dOi", "dQi", "Li", "Di", "S", "dP")
         store("dKj", "dK", c0, c1, 0, d)

@@ -41,8 +41,8 @@ from attnio.bounds.masks import Mask
 
 from .errors import BlocksDoNotFitError, MaskError
 from .flash import store_dvec
-from .machine import TwoLevelMachine, blocks
-from .streaming import backward_block, forward_block
+from .machine import TwoLevelMachine
+from .streaming import Intervals, interval_backward, interval_forward
 
 
 def _intervals(mask: Mask, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -57,41 +57,20 @@ def _intervals(mask: Mask, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     return keys[:, 0], keys[:, 1], queries[:, 0], queries[:, 1]
 
 
+def _span(mask: Mask, n: int) -> Intervals:
+    start, stop, first, last = _intervals(mask, n)
+    return Intervals(start, stop, first, last)
+
+
 def masked_row_streaming_forward(machine: TwoLevelMachine, n: int, d: int, *, mask: Mask) -> None:
     """Forward pass: resident query blocks, each streaming only the keys its rows attend to.
 
     Block ``[r0, r1)`` streams the keys ``[lo(r0), hi(r1 - 1))``; for each key j and
     each chunk of d rows, the rows whose interval holds j (known from i and j, no mask
-    word) are updated as in :func:`~attnio.algorithms.streaming.row_streaming_forward`.
+    word) are updated as in :func:`~attnio.algorithms.streaming.row_streaming_forward`
+    (both are :func:`~attnio.algorithms.streaming.interval_forward`).
     """
-    br = forward_block(d, machine.M)
-    start, stop, _, _ = _intervals(mask, n)
-    mc, numeric = machine, machine.numeric
-    mc.create("O", n, d)
-    mc.create("L", n, 1)
-    for b, (r0, r1) in enumerate(blocks(n, br)):
-        mc.step(f"forward, query block {b}")
-        Qi = mc.load("Qi", "Q", r0, r1, 0, d)
-        Oi = mc.alloc("Oi", r1 - r0, d)
-        Li = mc.alloc("Li", r1 - r0, fill=-np.inf)
-        for j in range(int(start[r0]), int(stop[r1 - 1])):
-            kj = mc.load("kj", "K", j, j + 1, 0, d)
-            vj = mc.load("vj", "V", j, j + 1, 0, d)
-            for a0, a1 in blocks(r1 - r0, d):
-                mc.alloc("s", a1 - a0)  # the chunk's scores and new log-sum-exps
-                mc.alloc("t", a1 - a0)
-                if numeric:
-                    rows = np.arange(r0 + a0, r0 + a1)
-                    ok = a0 + np.flatnonzero((start[rows] <= j) & (j < stop[rows]))
-                    score = Qi[ok] @ kj.T
-                    new = np.logaddexp(Li[ok], score)
-                    Oi[ok] = np.exp(Li[ok] - new) * Oi[ok] + np.exp(score - new) * vj
-                    Li[ok] = new
-                mc.free("s", "t")
-            mc.free("kj", "vj")
-        mc.store("Oi", "O", r0, r1, 0, d)
-        mc.store("Li", "L", r0, r1, 0, 1)
-        mc.free("Qi", "Oi", "Li")
+    interval_forward(machine, d, _span(mask, n), [(0, n, "")])
 
 
 def masked_row_streaming_backward(machine: TwoLevelMachine, n: int, d: int, *, mask: Mask) -> None:
@@ -99,44 +78,9 @@ def masked_row_streaming_backward(machine: TwoLevelMachine, n: int, d: int, *, m
 
     Block ``[c0, c1)`` streams the queries ``[qlo(c0), qhi(c1 - 1))``; dQ_i is created
     (not read) in the block of query i's first key and read, updated and written back
-    in the later ones. Inside the block the allowed pairs come from i and j alone.
+    in the later ones (:func:`~attnio.algorithms.streaming.interval_backward`).
     """
-    bc = backward_block(d, machine.M)
-    start, stop, first, last = _intervals(mask, n)
-    mc, numeric = machine, machine.numeric
-    for name in ("dQ", "dK", "dV"):
-        mc.create(name, n, d)
-    store_dvec(mc, n, d)
-    for b, (c0, c1) in enumerate(blocks(n, bc)):
-        mc.step(f"backward, key block {b}")
-        Kj = mc.load("Kj", "K", c0, c1, 0, d)
-        Vj = mc.load("Vj", "V", c0, c1, 0, d)
-        dKj = mc.alloc("dKj", c1 - c0, d)
-        dVj = mc.alloc("dVj", c1 - c0, d)
-        for i in range(int(first[c0]), int(last[c1 - 1])):
-            qi = mc.load("qi", "Q", i, i + 1, 0, d)
-            dOi = mc.load("dOi", "dO", i, i + 1, 0, d)
-            Li = mc.load("Li", "L", i, i + 1, 0, 1)
-            Di = mc.load("Di", "Dvec", i, i + 1, 0, 1)
-            fresh = start[i] >= c0  # this block holds query i's first key
-            dQi = mc.alloc("dQi", 1, d) if fresh else mc.load("dQi", "dQ", i, i + 1, 0, d)
-            for a0, a1 in blocks(c1 - c0, d):
-                mc.alloc("p", a1 - a0)  # the chunk's P_ij and dS_ij
-                mc.alloc("ds", a1 - a0)
-                if numeric:
-                    keys = np.arange(c0 + a0, c0 + a1)
-                    ok = a0 + np.flatnonzero((start[i] <= keys) & (keys < stop[i]))
-                    prob = np.exp(Kj[ok] @ qi.T - Li)  # P_ij on the allowed keys
-                    dVj[ok] += prob * dOi
-                    grad = prob * (Vj[ok] @ dOi.T - Di)  # dS_ij
-                    dQi += grad.T @ Kj[ok]
-                    dKj[ok] += grad * qi
-                mc.free("p", "ds")
-            mc.store("dQi", "dQ", i, i + 1, 0, d)
-            mc.free("qi", "dOi", "Li", "Di", "dQi")
-        mc.store("dKj", "dK", c0, c1, 0, d)
-        mc.store("dVj", "dV", c0, c1, 0, d)
-        mc.free("Kj", "Vj", "dKj", "dVj")
+    interval_backward(machine, d, _span(mask, n), [(0, n, "")])
 
 
 def _widest(begin: np.ndarray, end: np.ndarray) -> int:
