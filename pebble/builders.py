@@ -65,6 +65,8 @@ __all__ = [
     "causal_mask",
     "estimate_vertices",
     "mask_from_spec",
+    "masked_backward",
+    "masked_streaming_forward",
     "online_forward",
     "online_forward_vertices",
     "sparse_backward",
@@ -165,9 +167,12 @@ def _check_size(**sizes: int) -> None:
         positive_integer(name, value, PebbleParameterError)
 
 
-def _check_mask(mask: object, n_: int) -> np.ndarray:
+def _check_mask(mask: object, n_: int | None) -> np.ndarray:
+    """The mask as a boolean array; ``n_ = None`` takes any rows x keys shape."""
     array = np.asarray(mask)
-    if array.shape != (n_, n_):
+    if n_ is None and (array.ndim != 2 or 0 in array.shape):
+        raise PebbleParameterError(f"mask of shape {array.shape} must be a rows x keys matrix")
+    if n_ is not None and array.shape != (n_, n_):
         raise PebbleParameterError(
             f"mask of shape {array.shape} must have shape (n, n) = ({n_}, {n_})"
         )
@@ -641,19 +646,50 @@ def streaming_forward(n_: int, d_: int, *, tree: str = "chain") -> Dag:
     True
     """
     _check_size(n=n_, d=d_)
+    return masked_streaming_forward(np.ones((n_, n_), dtype=bool), d_, tree=tree)
+
+
+def masked_streaming_forward(mask: object, d_: int, *, tree: str = "chain") -> Dag:
+    """The graph of :func:`streaming_forward` over the allowed pairs of a rows x keys mask.
+
+    Query row i runs its recurrence over its allowed keys j in increasing order: the
+    first key starts it (L_i = S_ij, o_ik = W_ij V_jk), every later one updates it, the
+    last gives O_ik. This is the graph row streaming computes restricted to a causal,
+    window or band mask (``attnio.algorithms.interval_masks``) and, for a block-diagonal
+    mask over head-major stacked rows (query rows of group k against the keys of
+    key/value head k), the graph of grouped-query row streaming
+    (``attnio.algorithms.shapes``). Inputs Q (rows x d), K and V (keys x d). With Z
+    allowed pairs it has rows d + 2 keys d + Z (5d + 4) - rows (2d + 3) vertices.
+
+    Raises
+    ------
+    PebbleParameterError
+        ``mask`` is not a boolean (or 0/1) matrix, or has an empty row.
+
+    Examples
+    --------
+    >>> rows, keys, Z_, d_ = 3, 3, 6, 2  # the causal mask of 3 rows
+    >>> masked_streaming_forward(causal_mask(3), d_).num_vertices == (
+    ...     rows * d_ + 2 * keys * d_ + Z_ * (5 * d_ + 4) - rows * (2 * d_ + 3))
+    True
+    """
+    allowed = _check_mask(mask, None)
+    _check_size(d=d_)
+    rows, keys = allowed.shape
     b = _Builder(tree)
-    Q = b.matrix("Q", n_, d_)
-    K = b.matrix("K", n_, d_)
-    V = b.matrix("V", n_, d_)
-    for i in range(n_):
+    Q = b.matrix("Q", rows, d_)
+    K = b.matrix("K", keys, d_)
+    V = b.matrix("V", keys, d_)
+    for i in range(rows):
         lse = None
         acc: list[int] = []
-        for j in range(n_):
+        attended = np.flatnonzero(allowed[i]).tolist()
+        for j in attended:
             terms = [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
             s = b.tree(f"S[{i},{j}]", terms)
             new = s if lse is None else b.vertex(f"lse[{i},{j}]", (lse, s))
             w = b.vertex(f"W[{i},{j}]", (b.vertex(f"S-lse[{i},{j}]", (s, new)),))
-            last = j == n_ - 1
+            last = j == attended[-1]
             if lse is None:
                 for k in range(d_):
                     name = f"PV[{i},{j},{k}]" + (f"=O[{i},{k}]" if last else "")
@@ -680,16 +716,17 @@ def streaming_forward_vertices() -> sp.Expr:
 # --------------------------------------------------------------------- backward
 
 
-def _backward(b: _Builder, n_: int, d_: int, allowed: np.ndarray) -> None:
-    Q = b.matrix("Q", n_, d_)
-    K = b.matrix("K", n_, d_)
-    V = b.matrix("V", n_, d_)
-    O = b.matrix("O", n_, d_)
-    dO = b.matrix("dO", n_, d_)
-    L = [b.vertex(f"L[{i}]") for i in range(n_)]
-    pairs = [(i, j) for i in range(n_) for j in range(n_) if allowed[i, j]]
-    row = [[j for j in range(n_) if allowed[i, j]] for i in range(n_)]
-    col = [[i for i in range(n_) if allowed[i, j]] for j in range(n_)]
+def _backward(b: _Builder, d_: int, allowed: np.ndarray) -> None:
+    rows, keys = allowed.shape
+    Q = b.matrix("Q", rows, d_)
+    K = b.matrix("K", keys, d_)
+    V = b.matrix("V", keys, d_)
+    O = b.matrix("O", rows, d_)
+    dO = b.matrix("dO", rows, d_)
+    L = [b.vertex(f"L[{i}]") for i in range(rows)]
+    pairs = [(i, j) for i in range(rows) for j in range(keys) if allowed[i, j]]
+    row = [[j for j in range(keys) if allowed[i, j]] for i in range(rows)]
+    col = [[i for i in range(rows) if allowed[i, j]] for j in range(keys)]
     qk = {
         (i, j): [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
         for i, j in pairs
@@ -699,7 +736,7 @@ def _backward(b: _Builder, n_: int, d_: int, allowed: np.ndarray) -> None:
     P = {(i, j): b.vertex(f"P[{i},{j}]", (shifted[i, j],)) for i, j in pairs}
     pdo = {
         (j, k): [b.vertex(f"PdO[{i},{j},{k}]", (P[i, j], dO[i, k])) for i in col[j]]
-        for j in range(n_)
+        for j in range(keys)
         for k in range(d_)
         if col[j]
     }
@@ -710,20 +747,20 @@ def _backward(b: _Builder, n_: int, d_: int, allowed: np.ndarray) -> None:
         for i, j in pairs
     }
     dP = {(i, j): b.tree(f"dP[{i},{j}]", dov[i, j]) for i, j in pairs}
-    doo = [[b.vertex(f"dOO[{i},{k}]", (dO[i, k], O[i, k])) for k in range(d_)] for i in range(n_)]
-    Dvec = [b.tree(f"D[{i}]", doo[i]) for i in range(n_)]
+    doo = [[b.vertex(f"dOO[{i},{k}]", (dO[i, k], O[i, k])) for k in range(d_)] for i in range(rows)]
+    Dvec = [b.tree(f"D[{i}]", doo[i]) for i in range(rows)]
     diff = {(i, j): b.vertex(f"dP-D[{i},{j}]", (dP[i, j], Dvec[i])) for i, j in pairs}
     dS = {(i, j): b.vertex(f"dS[{i},{j}]", (P[i, j], diff[i, j])) for i, j in pairs}
     dsk = {
         (i, l): [b.vertex(f"dSK[{i},{j},{l}]", (dS[i, j], K[j, l])) for j in row[i]]
-        for i in range(n_)
+        for i in range(rows)
         for l in range(d_)
     }
     for i, l in dsk:
         b.tree(f"dQ[{i},{l}]", dsk[i, l])
     dsq = {
         (j, l): [b.vertex(f"dSQ[{i},{j},{l}]", (dS[i, j], Q[i, l])) for i in col[j]]
-        for j in range(n_)
+        for j in range(keys)
         for l in range(d_)
         if col[j]
     }
@@ -748,7 +785,7 @@ def attention_backward(n_: int, d_: int, *, tree: str = "chain") -> Dag:
     """
     _check_size(n=n_, d=d_)
     b = _Builder(tree)
-    _backward(b, n_, d_, np.ones((n_, n_), dtype=bool))
+    _backward(b, d_, np.ones((n_, n_), dtype=bool))
     return b.dag()
 
 
@@ -776,7 +813,34 @@ def sparse_backward(n_: int, d_: int, mask: object, *, tree: str = "chain") -> D
     _check_size(n=n_, d=d_)
     allowed = _check_mask(mask, n_)
     b = _Builder(tree)
-    _backward(b, n_, d_, allowed)
+    _backward(b, d_, allowed)
+    return b.dag()
+
+
+def masked_backward(mask: object, d_: int, *, tree: str = "chain") -> Dag:
+    """The graph of :func:`sparse_backward` for a rows x keys mask.
+
+    Inputs Q, O, dO (rows x d), L (rows), K and V (keys x d); the dQ trees run over each
+    query's allowed keys and the dK, dV trees over each key's queries, in increasing
+    order. For a block-diagonal mask over head-major stacked rows it is
+    :func:`attnio.pebble.shapes.gqa_backward` with the heads' rows stacked (labels
+    ``Q[h n_q + i, l]`` instead of ``Q[h,i,l]``): the graph grouped-query row streaming
+    computes.
+
+    Raises
+    ------
+    PebbleParameterError
+        ``mask`` is not a boolean (or 0/1) matrix, or has an empty row.
+
+    Examples
+    --------
+    >>> masked_backward(causal_mask(2), 1).num_vertices
+    44
+    """
+    allowed = _check_mask(mask, None)
+    _check_size(d=d_)
+    b = _Builder(tree)
+    _backward(b, d_, allowed)
     return b.dag()
 
 

@@ -588,6 +588,46 @@ _ALL = tuple(dict.fromkeys(name for name, _ in CLASSES))
 
 _REPLAYED = "tests/test_trace.py replays its run as a pebbling of this graph"
 
+_REPLAYED_MASKED = (
+    "tests/test_trace.py replays its run (n <= 5, d <= 2, every odd M up to 60) as a "
+    "pebbling of this graph at exactly the machine's count"
+)
+
+_MASKED_FORWARD = (
+    "builders.masked_streaming_forward of the mask (the recurrence over each row's keys)"
+)
+
+_MASKED_BACKWARD = "builders.masked_backward of the mask (sparse-backward's graph); chain trees"
+
+_NO_MASK_CLASS = (
+    "no derivation of proofs/derivations states a class of masked graphs (their bounds "
+    "count all n^2 pairs), so the tightness table divides by none of them; the compulsory "
+    "I/O (inputs read, outputs written) covers every pebbling of any graph"
+)
+
+_NO_SHAPE_CLASS = (
+    "no derivation states a class of grouped-query or n_q x n_kv graphs, so only the "
+    "compulsory I/O covers it (with one head and n_q = n_kv it is row streaming's graph)"
+)
+
+_SLIDING = (
+    "not built: the row's scores are all in fast memory and reduced at once (maximum, sum, "
+    "then weights exp(S_ij - L_i)), a graph no builder makes; no export yet. No derivation "
+    "states a class of masked graphs; only the compulsory I/O covers it"
+)
+
+_BLOCK_SPARSE = (
+    "not built: the schedule skips masked blocks of FlashAttention's (or square tiling's) "
+    "recurrences, whose graph restricted to a block mask no builder makes; no export yet. "
+    "No derivation states a class of masked graphs; only the compulsory I/O covers it"
+)
+
+_APPROXIMATE = (
+    "not exported: low-rank attention's computation (feature maps, the key-feature sums, "
+    "the approx-backward graph) is another function than attention, so no bound of a "
+    "dense derivation's class covers it; no trace is recorded yet"
+)
+
 COVERAGE: dict[tuple[str, Pass], Coverage] = {
     ("row-streaming", Pass.FORWARD): Coverage(
         "streaming-forward",
@@ -605,7 +645,7 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         "attention-backward",
         "chain trees",
         _ALL,
-        f"{_REPLAYED} at the machine's count with M red pebbles",
+        f"{_REPLAYED} at the machine's count with M + 2 red pebbles",
     ),
     ("flash2", Pass.BACKWARD): Coverage(
         "attention-backward",
@@ -617,7 +657,7 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         "attention-backward",
         "chain trees; D_i recomputed in every step (a recomputation, same graph)",
         _ALL,
-        f"{_REPLAYED} at the machine's count less its 2nd zero words of dQ, with M red pebbles",
+        f"{_REPLAYED} at the machine's count less its 2nd zero words of dQ, with M + 2 red pebbles",
     ),
     ("flash", Pass.FORWARD): Coverage(
         "blockwise-forward",
@@ -656,7 +696,7 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         "attention-backward",
         "chain trees; P and dS stored and read back (stores of intermediates)",
         _ALL,
-        f"{_REPLAYED} at the machine's count with M + 1 red pebbles",
+        f"{_REPLAYED} at the machine's count with M + 2 red pebbles",
     ),
     ("output-stationary", Pass.BACKWARD): Coverage(
         "attention-backward",
@@ -664,6 +704,60 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         _ALL,
         f"{_REPLAYED} at the machine's count with M red pebbles",
     ),
+    ("causal-row-streaming", Pass.FORWARD): Coverage(
+        "streaming-forward",
+        _MASKED_FORWARD,
+        (),
+        f"{_REPLAYED_MASKED} with M red pebbles; {_NO_MASK_CLASS}",
+    ),
+    ("causal-row-streaming", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        _MASKED_BACKWARD,
+        (),
+        f"{_REPLAYED_MASKED} with M + 2 red pebbles; {_NO_MASK_CLASS}",
+    ),
+    ("window-row-streaming", Pass.FORWARD): Coverage(
+        "streaming-forward",
+        _MASKED_FORWARD,
+        (),
+        f"{_REPLAYED_MASKED} with M red pebbles; {_NO_MASK_CLASS}",
+    ),
+    ("window-row-streaming", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        _MASKED_BACKWARD,
+        (),
+        f"{_REPLAYED_MASKED} with M + 2 red pebbles; {_NO_MASK_CLASS}",
+    ),
+    ("gqa-row-streaming", Pass.FORWARD): Coverage(
+        "streaming-forward",
+        "builders.masked_streaming_forward of the heads' block diagonal, rows stacked head-major",
+        (),
+        f"{_REPLAYED_MASKED} with M red pebbles; {_NO_SHAPE_CLASS}",
+    ),
+    ("gqa-row-streaming", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "builders.masked_backward of the heads' block diagonal (shapes.gqa_backward with "
+        "its heads stacked); chain trees",
+        (),
+        f"{_REPLAYED_MASKED} with M + 2 red pebbles; {_NO_SHAPE_CLASS}",
+    ),
+    ("window-sliding", Pass.FORWARD): Coverage(None, "", (), _SLIDING),
+    ("window-sliding", Pass.BACKWARD): Coverage(None, "", (), _SLIDING),
+    ("band-sliding", Pass.FORWARD): Coverage(None, "", (), _SLIDING),
+    ("band-sliding", Pass.BACKWARD): Coverage(None, "", (), _SLIDING),
+    ("split-kv-decode", Pass.FORWARD): Coverage(
+        None,
+        "",
+        (),
+        "not built: its graph has per-chunk partial outputs and log-sum-exps merged by a "
+        "second recurrence (stored and read back), a graph no builder makes and no "
+        f"derivation's class names; no export. {_NO_SHAPE_CLASS}",
+    ),
+    ("block-sparse-flash", Pass.FORWARD): Coverage(None, "", (), _BLOCK_SPARSE),
+    ("block-sparse-flash", Pass.BACKWARD): Coverage(None, "", (), _BLOCK_SPARSE),
+    ("sparse-square-tiling", Pass.FORWARD): Coverage(None, "", (), _BLOCK_SPARSE),
+    ("low-rank", Pass.FORWARD): Coverage(None, "", (), _APPROXIMATE),
+    ("low-rank", Pass.BACKWARD): Coverage(None, "", (), _APPROXIMATE),
 }
 """(schedule, pass) -> the graph it computes and the derivations whose class holds it.
 
