@@ -623,9 +623,9 @@ _BLOCK_SPARSE = (
 )
 
 _APPROXIMATE = (
-    "not exported: low-rank attention's computation (feature maps, the key-feature sums, "
-    "the approx-backward graph) is another function than attention, so no bound of a "
-    "dense derivation's class covers it; no trace is recorded yet"
+    "not exported yet: its graph is approx-backward (the output recomputed, the monomials' "
+    "adjoints), but the run records no trace; it computes another function than "
+    "attention, so no derivation's class covers it and only the compulsory I/O bounds it"
 )
 
 COVERAGE: dict[tuple[str, Pass], Coverage] = {
@@ -756,7 +756,17 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
     ("block-sparse-flash", Pass.FORWARD): Coverage(None, "", (), _BLOCK_SPARSE),
     ("block-sparse-flash", Pass.BACKWARD): Coverage(None, "", (), _BLOCK_SPARSE),
     ("sparse-square-tiling", Pass.FORWARD): Coverage(None, "", (), _BLOCK_SPARSE),
-    ("low-rank", Pass.FORWARD): Coverage(None, "", (), _APPROXIMATE),
+    ("sparse-square-tiling", Pass.BACKWARD): Coverage(None, "", (), _BLOCK_SPARSE),
+    ("low-rank", Pass.FORWARD): Coverage(
+        "approx-forward",
+        "chain trees; [W | w] stored and read back when it does not stay resident",
+        (),
+        "tests/test_trace.py replays its run (n <= 4, d <= 2, degree <= 2, every M up to "
+        "60) as a pebbling of this graph at the machine's count less the constant words of "
+        "the constant feature's row, with M + 2 red pebbles; it computes another function "
+        "than attention, so no derivation's class (all of exact attention) covers it and "
+        "only the compulsory I/O bounds it",
+    ),
     ("low-rank", Pass.BACKWARD): Coverage(None, "", (), _APPROXIMATE),
 }
 """(schedule, pass) -> the graph it computes and the derivations whose class holds it.

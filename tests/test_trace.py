@@ -252,3 +252,36 @@ def test_interval_and_shape_runs_replay_at_the_machines_count(pass_: str) -> Non
             compared += 1
     assert compared > 100
     assert most == extra
+
+
+def test_low_rank_forward_replays_at_the_machines_count() -> None:
+    """The low-rank (polynomial-method) forward at n in {2, 3, 4}, d in {1, 2}, degree in
+    {1, 2} and every M up to 60 at which it fits is a legal pebbling of approx_forward
+    (chain trees) with M + 2 red pebbles, attained; its I/O is the machine's count less
+    exactly the constant words of the constant feature's row of [W | w] (w_0 = n, no
+    vertex): none when [W | w] stays resident, else its one store and one load per
+    query row block."""
+    import math
+    from functools import partial
+
+    from attnio.algorithms import approximate
+
+    most = -(10**9)
+    for n in (2, 3, 4):
+        for d in (1, 2):
+            for degree in (1, 2):
+                dag = builders.approx_forward(n, d, degree)
+                runner = partial(approximate.low_rank_forward, degree=degree, approx=None)
+                for M in range(3, 61):
+                    try:
+                        moves, counts = record(runner, dag, n, d, M, dict.fromkeys("QKV", (n, d)))
+                    except BlocksDoNotFitError:
+                        continue
+                    rank = math.comb(d + degree, degree)
+                    resident, _, rows = approximate.schedule(n, d, rank, M)
+                    constants = 0 if resident else 1 + -(-n // rows)
+                    result = replay(dag, moves.moves, M + 2)
+                    assert moves.unmatched == constants, (n, d, degree, M)
+                    assert result.io == counts.io - constants, (n, d, degree, M)
+                    most = max(most, result.peak_red - M)
+    assert most == 2
