@@ -113,15 +113,28 @@ def stream_query_block(mc: TwoLevelMachine, d: int, r0: int, r1: int, span: Inte
     Qi = mc.load("Qi", "Q", r0, r1, 0, d)
     Oi = mc.alloc("Oi", r1 - r0, d)
     Li = mc.alloc("Li", r1 - r0, fill=-np.inf)
+    # every row of the block attends to every key it streams (dense, grouped heads)
+    whole = (start[r0:r1] == start[r0]).all() and (stop[r0:r1] == stop[r1 - 1]).all()
     for j in range(int(start[r0]), int(stop[r1 - 1])):
         kj = mc.load("kj", "K", j, j + 1, 0, d)
         vj = mc.load("vj", "V", j, j + 1, 0, d)
         for a0, a1 in blocks(r1 - r0, d):
-            mc.alloc("s", a1 - a0)  # the chunk's scores and new log-sum-exps
-            mc.alloc("t", a1 - a0)
-            rows = np.arange(r0 + a0, r0 + a1)
-            ok = a0 + np.flatnonzero((start[rows] <= j) & (j < stop[rows]))
-            if numeric:
+            s = mc.alloc("s", a1 - a0)  # the chunk's scores and new log-sum-exps
+            t = mc.alloc("t", a1 - a0)
+            if whole:
+                ok = np.arange(a0, a1)
+            else:
+                rows = np.arange(r0 + a0, r0 + a1)
+                ok = a0 + np.flatnonzero((start[rows] <= j) & (j < stop[rows]))
+            if numeric and whole:  # in place, on the chunk's slices
+                s[...] = Qi[a0:a1] @ kj.T
+                np.logaddexp(Li[a0:a1], s, out=t)
+                np.exp(Li[a0:a1] - t, out=Li[a0:a1])  # the old rows' weight
+                np.exp(s - t, out=s)  # the new key's weight
+                Oi[a0:a1] *= Li[a0:a1]
+                Oi[a0:a1] += s * vj
+                Li[a0:a1] = t
+            elif numeric:
                 score = Qi[ok] @ kj.T
                 new = np.logaddexp(Li[ok], score)
                 Oi[ok] = np.exp(Li[ok] - new) * Oi[ok] + np.exp(score - new) * vj
@@ -224,8 +237,11 @@ def interval_backward(
                 for a0, a1 in blocks(c1 - c0, d):
                     mc.alloc("p", a1 - a0)  # the chunk's P_ij and dS_ij
                     mc.alloc("ds", a1 - a0)
-                    keys = np.arange(c0 + a0, c0 + a1)
-                    ok = a0 + np.flatnonzero((start[i] <= keys) & (keys < stop[i]))
+                    if start[i] <= c0 + a0 and c0 + a1 <= stop[i]:  # every key of the chunk
+                        ok = slice(a0, a1)
+                    else:
+                        keys = np.arange(c0 + a0, c0 + a1)
+                        ok = a0 + np.flatnonzero((start[i] <= keys) & (keys < stop[i]))
                     if numeric:
                         prob = np.exp(Kj[ok] @ qi.T - Li)  # P_ij on the attended keys
                         dVj[ok] += prob * dOi
@@ -233,7 +249,8 @@ def interval_backward(
                         dQi += grad.T @ Kj[ok]
                         dKj[ok] += grad * qi
                     if mc.trace is not None:
-                        js = (c0 + ok).tolist()
+                        whole = isinstance(ok, slice)
+                        js = list(range(c0 + a0, c0 + a1)) if whole else (c0 + ok).tolist()
                         trace_backward_step(
                             mc.trace, d, [i], js, "p", "ds", (i, c0 + a0), c0, (span.keys, span)
                         )
