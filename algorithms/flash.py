@@ -209,6 +209,7 @@ def trace_backward_step(
     origin: tuple[int, int],
     key_row0: int,
     chains: tuple[int, object | None],
+    dq_buffers: str | None = None,
 ) -> None:
     """Vertices of :func:`attnio.pebble.builders.attention_backward` (chain trees; with
     intervals, :func:`~attnio.pebble.builders.masked_backward`) one step of a backward
@@ -218,7 +219,8 @@ def trace_backward_step(
     ``chains`` is (n, None) for dense attention, or (n, intervals) with arrays ``start``,
     ``stop`` (each query's keys) and ``first``, ``last`` (each key's queries): the dV and dK
     chains run over a key's queries and the dQ chain over a query's keys in increasing
-    order, the order every schedule accumulates them in."""
+    order, the order every schedule accumulates them in. ``dq_buffers`` (a format such as
+    ``"dQ{}"``): query i's dQ row is its own one-row buffer instead."""
     n, span = chains
     for i in rows:
         a = i - origin[0]
@@ -234,8 +236,9 @@ def trace_backward_step(
                 label = _chain(f"dV[{j},{k}]", f"PdO[{i},{j},{k}]", ti, ci)
                 tr.compute(label, "dVj", (j - key_row0, k))
             tr.compute(f"dS[{i},{j}]", ds_buf, (a, b))
+            dq, row = ("dQi", a) if dq_buffers is None else (dq_buffers.format(i), 0)
             for l in range(d):
-                tr.compute(_chain(f"dQ[{i},{l}]", f"dSK[{i},{j},{l}]", tj, cj), "dQi", (a, l))
+                tr.compute(_chain(f"dQ[{i},{l}]", f"dSK[{i},{j},{l}]", tj, cj), dq, (row, l))
                 label = _chain(f"dK[{j},{l}]", f"dSQ[{i},{j},{l}]", ti, ci)
                 tr.compute(label, "dKj", (j - key_row0, l))
 

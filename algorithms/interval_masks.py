@@ -40,7 +40,7 @@ import numpy as np
 from attnio.bounds.masks import Mask
 
 from .errors import BlocksDoNotFitError, MaskError
-from .flash import store_dvec
+from .flash import store_dvec, trace_backward_step
 from .machine import TwoLevelMachine
 from .streaming import Intervals, interval_backward, interval_forward
 
@@ -161,6 +161,7 @@ def sliding_backward(machine: TwoLevelMachine, n: int, d: int, *, mask: Mask) ->
     store_dvec(mc, n, d)
     names = ("q", "dO", "L", "D", "dQ")
     held = low = 0  # queries [low, held) resident
+    span = (n, _span(mask, n)) if mc.trace is not None else None
 
     def leave(i: int) -> None:
         mc.store(f"dQ{i}", "dQ", i, i + 1, 0, d)
@@ -180,8 +181,8 @@ def sliding_backward(machine: TwoLevelMachine, n: int, d: int, *, mask: Mask) ->
             held += 1
         kj = mc.load("kj", "K", j, j + 1, 0, d)
         vj = mc.load("vj", "V", j, j + 1, 0, d)
-        dkj = mc.alloc("dkj", 1, d)
-        dvj = mc.alloc("dvj", 1, d)
+        dkj = mc.alloc("dKj", 1, d)
+        dvj = mc.alloc("dVj", 1, d)
         width = int(last[j] - first[j])
         p = mc.alloc("p", width)
         ds = mc.alloc("ds", width)
@@ -197,8 +198,13 @@ def sliding_backward(machine: TwoLevelMachine, n: int, d: int, *, mask: Mask) ->
             dkj[...] = ds.T @ Qw
             for t, i in enumerate(rows):
                 mc.data(f"dQ{i}")[...] += ds[t, 0] * kj
-        mc.store("dkj", "dK", j, j + 1, 0, d)
-        mc.store("dvj", "dV", j, j + 1, 0, d)
-        mc.free("kj", "vj", "dkj", "dvj", "p", "ds")
+        if mc.trace is not None:
+            for i in range(int(first[j]), int(last[j])):
+                trace_backward_step(
+                    mc.trace, d, [i], [j], "p", "ds", (int(first[j]), j), j, span, "dQ{}"
+                )
+        mc.store("dKj", "dK", j, j + 1, 0, d)
+        mc.store("dVj", "dV", j, j + 1, 0, d)
+        mc.free("kj", "vj", "dKj", "dVj", "p", "ds")
     for i in range(low, held):
         leave(i)

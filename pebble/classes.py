@@ -611,9 +611,10 @@ _NO_SHAPE_CLASS = (
 )
 
 _SLIDING = (
-    "not built: the row's scores are all in fast memory and reduced at once (maximum, sum, "
-    "then weights exp(S_ij - L_i)), a graph no builder makes; no export yet. No derivation "
-    "states a class of masked graphs; only the compulsory I/O covers it"
+    "not built: the forward reduces a row's scores at once (maximum m_i, sum of "
+    "exp(S_ij - m_i), L_i = m_i + log l_i, then weights exp(S_ij - L_i)), a graph no "
+    "builder makes; no export yet. No derivation states a class of masked graphs; only "
+    "the compulsory I/O covers it"
 )
 
 _BLOCK_SPARSE = (
@@ -742,9 +743,19 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         f"{_REPLAYED_MASKED} with M + 2 red pebbles; {_NO_SHAPE_CLASS}",
     ),
     ("window-sliding", Pass.FORWARD): Coverage(None, "", (), _SLIDING),
-    ("window-sliding", Pass.BACKWARD): Coverage(None, "", (), _SLIDING),
+    ("window-sliding", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        _MASKED_BACKWARD,
+        (),
+        f"{_REPLAYED_MASKED} with M + 2 red pebbles; {_NO_MASK_CLASS}",
+    ),
     ("band-sliding", Pass.FORWARD): Coverage(None, "", (), _SLIDING),
-    ("band-sliding", Pass.BACKWARD): Coverage(None, "", (), _SLIDING),
+    ("band-sliding", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        _MASKED_BACKWARD,
+        (),
+        f"{_REPLAYED_MASKED} with M + 2 red pebbles; {_NO_MASK_CLASS}",
+    ),
     ("split-kv-decode", Pass.FORWARD): Coverage(
         None,
         "",

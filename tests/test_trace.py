@@ -212,7 +212,7 @@ below, attained; the backward's as dense row streaming's, at M = 25, d = 2)."""
 @pytest.mark.parametrize("pass_", ["forward", "backward"])
 def test_interval_and_shape_runs_replay_at_the_machines_count(pass_: str) -> None:
     """Masked row streaming (every sample causal, window and band mask at n in {1, 2, 3,
-    5}) and grouped-query row streaming (SHAPES), d in {1, 2}, every odd M up to 60 at
+    5}), the sliding backward (window and band) and grouped-query row streaming (SHAPES), d in {1, 2}, every odd M up to 60 at
     which they fit: each run is a legal pebbling of the streaming forward graph or the
     backward graph (chain trees) restricted to its attended pairs (the block diagonal of
     the heads for GQA, rows stacked head-major), with M + INTERVAL_EXTRA red pebbles,
@@ -226,6 +226,9 @@ def test_interval_and_shape_runs_replay_at_the_machines_count(pass_: str) -> Non
         for d in (1, 2):
             runner = getattr(interval_masks, f"masked_row_streaming_{pass_}")
             runs.append((partial(runner, mask=mask), mask.allowed(), mask.n, d))
+            if pass_ == "backward" and mask.family.name != "causal":
+                runner = partial(interval_masks.sliding_backward, mask=mask)
+                runs.append((runner, mask.allowed(), mask.n, d))
     for shape in SHAPES:
         for d in (1, 2):
             runner = getattr(shapes, f"gqa_row_streaming_{pass_}")
