@@ -139,7 +139,7 @@ def split_kv_decode_forward(
             for b, (r0, r1) in enumerate(blocks(rows, br)):
                 mc.step(f"split forward, kv head {k}, chunk {c}, query block {b}")
                 q0 = k * rows
-                stream_query_block(mc, d, q0 + r0, q0 + r1, span)
+                stream_query_block(mc, d, q0 + r0, q0 + r1, span, f"Op[{c},{{i}},{{k}}]")
                 p0 = c * total + q0
                 mc.store("Oi", "Opart", p0 + r0, p0 + r1, 0, d)
                 mc.store("Li", "Lpart", p0 + r0, p0 + r1, 0, 1)
@@ -158,10 +158,35 @@ def split_kv_decode_forward(
                 o *= np.exp(ell - t)
                 o += np.exp(lc - t) * oc
                 ell[...] = t
+            if mc.trace is not None:
+                _trace_combine(mc.trace, i, c, c == len(chunks) - 1, d)
             mc.free("oc", "lc")
         mc.store("o", "O", i, i + 1, 0, d)
         mc.store("l", "L", i, i + 1, 0, 1)
         mc.free("o", "l")
+
+
+def _trace_combine(tr, i: int, c: int, last: bool, d: int) -> None:
+    """The vertices of :func:`attnio.pebble.builders.split_streaming_forward` one chunk of
+    row i's merge computes (buffers ``o``, ``l``; the loaded partials in ``oc``, ``lc``);
+    the merged log-sum-exp before it is stored and the weights are registers."""
+    merged = f"L[{i}]" if last else f"Lm[{i},{c}]"  # for c = 0: the partial L in lc
+    if c:
+        tr.compute(merged)
+        tr.compute(f"gamma[{i},{c}]")
+    tr.compute(f"delta[{i},{c}]")
+    for k in range(d):
+        name = f"O[{i},{k}]" if last else f"om[{i},{k},{c}]"
+        if c:
+            tr.compute(f"gamma*o[{i},{k},{c}]", "o", (0, k))
+        tr.compute(name, "o", (0, k))
+    tr.release(f"delta[{i},{c}]")
+    if c:
+        tr.release(f"gamma[{i},{c}]")
+        tr.bind("l", 0, merged)
+        tr.release(merged)
+    else:
+        tr.copy("l", 0, "lc", 0)  # logaddexp(-inf, L_0) = L_0
 
 
 def _heads(X: np.ndarray, heads: int) -> list[np.ndarray]:

@@ -100,7 +100,9 @@ class Intervals:
         return (self.start[:, None] <= j) & (j < self.stop[:, None])
 
 
-def stream_query_block(mc: TwoLevelMachine, d: int, r0: int, r1: int, span: Intervals) -> None:
+def stream_query_block(
+    mc: TwoLevelMachine, d: int, r0: int, r1: int, span: Intervals, out: str = "O[{i},{k}]"
+) -> None:
     """Load query rows [r0, r1) as ``Qi``, stream the keys their intervals reach past them.
 
     Leaves the block's output rows ``Oi`` and log-sum-exps ``Li`` allocated (the caller
@@ -108,6 +110,7 @@ def stream_query_block(mc: TwoLevelMachine, d: int, r0: int, r1: int, span: Inte
     row at a time; for each key j and each chunk of d rows, the rows whose interval
     holds j (known from i and j, no mask word) get s = q_i . k_j and
     L' = logaddexp(L_i, s): o_i <- exp(L_i - L') o_i + exp(s - L') v_j, L_i <- L'.
+    ``out`` labels the block's last output values in a trace (``i``, ``k`` filled in).
     """
     numeric, start, stop = mc.numeric, span.start, span.stop
     Qi = mc.load("Qi", "Q", r0, r1, 0, d)
@@ -140,13 +143,15 @@ def stream_query_block(mc: TwoLevelMachine, d: int, r0: int, r1: int, span: Inte
                 Oi[ok] = np.exp(Li[ok] - new) * Oi[ok] + np.exp(score - new) * vj
                 Li[ok] = new
             if mc.trace is not None:
-                _trace_forward(mc.trace, r0, a0, ok, j, span, d)
+                _trace_forward(mc.trace, r0, a0, ok, j, span, d, out)
             mc.free("s", "t")
         mc.free("kj", "vj")
     mc.free("Qi")
 
 
-def _trace_forward(tr, r0: int, a0: int, ok: np.ndarray, j: int, span: Intervals, d: int) -> None:
+def _trace_forward(
+    tr, r0: int, a0: int, ok: np.ndarray, j: int, span: Intervals, d: int, out: str
+) -> None:
     """The vertices of :func:`attnio.pebble.builders.masked_streaming_forward` this step
     computes (words of the chunk buffers ``s`` and ``t`` at row a - a0)."""
     for a in ok.tolist():
@@ -164,7 +169,7 @@ def _trace_forward(tr, r0: int, a0: int, ok: np.ndarray, j: int, span: Intervals
             if j > head:
                 tr.compute(f"beta*o[{i},{k},{j}]", "Oi", (a, k))
             name = (
-                f"O[{i},{k}]"
+                out.format(i=i, k=k)
                 if j == end
                 else (f"o[{i},{k},{j}]" if j > head else f"PV[{i},{j},{k}]")
             )

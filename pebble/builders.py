@@ -73,6 +73,7 @@ __all__ = [
     "sparse_backward_vertices",
     "sparse_forward",
     "sparse_forward_vertices",
+    "split_streaming_forward",
     "stationary_forward",
     "stationary_forward_vertices",
     "streaming_forward",
@@ -681,27 +682,90 @@ def masked_streaming_forward(mask: object, d_: int, *, tree: str = "chain") -> D
     K = b.matrix("K", keys, d_)
     V = b.matrix("V", keys, d_)
     for i in range(rows):
-        lse = None
-        acc: list[int] = []
-        attended = np.flatnonzero(allowed[i]).tolist()
-        for j in attended:
-            terms = [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
-            s = b.tree(f"S[{i},{j}]", terms)
-            new = s if lse is None else b.vertex(f"lse[{i},{j}]", (lse, s))
-            w = b.vertex(f"W[{i},{j}]", (b.vertex(f"S-lse[{i},{j}]", (s, new)),))
-            last = j == attended[-1]
-            if lse is None:
-                for k in range(d_):
-                    name = f"PV[{i},{j},{k}]" + (f"=O[{i},{k}]" if last else "")
-                    acc.append(b.vertex(name, (w, V[j, k])))
-            else:
-                beta = b.vertex(f"beta[{i},{j}]", (b.vertex(f"lse-lse[{i},{j}]", (lse, new)),))
-                for k in range(d_):
-                    kept = b.vertex(f"beta*o[{i},{k},{j}]", (beta, acc[k]))
-                    pv = b.vertex(f"PV[{i},{j},{k}]", (w, V[j, k]))
-                    name = f"O[{i},{k}]" if last else f"o[{i},{k},{j}]"
-                    acc[k] = b.vertex(name, (kept, pv))
-            lse = new
+        _streaming_row(b, i, np.flatnonzero(allowed[i]).tolist(), d_, Q, K, V, f"O[{i},{{}}]")
+    return b.dag()
+
+
+def _streaming_row(b: _Builder, i: int, attended: list, d_: int, Q, K, V, out: str) -> tuple:
+    """Row i's running log-sum-exp recurrence over the keys ``attended``; the last values
+    of the output row are labelled ``out.format(k)``. Return (last L, last output row)."""
+    lse = None
+    acc: list[int] = []
+    for j in attended:
+        terms = [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
+        s = b.tree(f"S[{i},{j}]", terms)
+        new = s if lse is None else b.vertex(f"lse[{i},{j}]", (lse, s))
+        w = b.vertex(f"W[{i},{j}]", (b.vertex(f"S-lse[{i},{j}]", (s, new)),))
+        last = j == attended[-1]
+        if lse is None:
+            for k in range(d_):
+                name = f"PV[{i},{j},{k}]" + (f"={out.format(k)}" if last else "")
+                acc.append(b.vertex(name, (w, V[j, k])))
+        else:
+            beta = b.vertex(f"beta[{i},{j}]", (b.vertex(f"lse-lse[{i},{j}]", (lse, new)),))
+            for k in range(d_):
+                kept = b.vertex(f"beta*o[{i},{k},{j}]", (beta, acc[k]))
+                pv = b.vertex(f"PV[{i},{j},{k}]", (w, V[j, k]))
+                name = out.format(k) if last else f"o[{i},{k},{j}]"
+                acc[k] = b.vertex(name, (kept, pv))
+        lse = new
+    return lse, acc
+
+
+def split_streaming_forward(mask: object, d_: int, starts: object, *, tree: str = "chain") -> Dag:
+    """The graph of split-KV decoding: :func:`masked_streaming_forward` per chunk of keys,
+    then the chunks' partial results merged by a second running log-sum-exp.
+
+    Each row's attended keys are cut into chunks, a new one at every key in ``starts``
+    (FlashDecoding's split of the KV sequence). Chunk c of row i runs the recurrence of
+    :func:`masked_streaming_forward` over its keys, ending in the partial output
+    ``Op[c,i,k]`` and the partial log-sum-exp (the chunk's last L). The merge, in chunk
+    order: Lm_i^(0) = the first partial L; Lm_i^(c) = logaddexp(Lm_i^(c-1), L_c) for
+    c >= 1; the weights delta_ic = exp(L_c - Lm_i^(c)) (a subtraction, then exp) and, for
+    c >= 1, gamma_ic = exp(Lm_i^(c-1) - Lm_i^(c)); the output
+    om_ik^(c) = gamma_ic om_ik^(c-1) + delta_ic Op[c,i,k] (om^(0) = delta_i0 Op[0,i,k]);
+    the last om is O_ik and the last Lm is L_i (outputs both).
+
+    Examples
+    --------
+    >>> g_ = split_streaming_forward(np.ones((1, 4), dtype=bool), 1, [0, 2])
+    >>> [label for label in g_.labels if label.startswith(("Lm[", "L["))]
+    ['Lm[0,1]=L[0]']
+    """
+    allowed = _check_mask(mask, None)
+    _check_size(d=d_)
+    cuts = {int(j) for j in np.asarray(starts).ravel()}
+    rows, keys = allowed.shape
+    b = _Builder(tree)
+    Q = b.matrix("Q", rows, d_)
+    K = b.matrix("K", keys, d_)
+    V = b.matrix("V", keys, d_)
+    for i in range(rows):
+        chunks: list[list[int]] = []
+        for j in np.flatnonzero(allowed[i]).tolist():
+            if not chunks or j in cuts:
+                chunks.append([])
+            chunks[-1].append(j)
+        ell = None
+        out: list[int] = []
+        for c, chunk in enumerate(chunks):
+            part, partial = _streaming_row(b, i, chunk, d_, Q, K, V, f"Op[{c},{i},{{}}]")
+            last = c == len(chunks) - 1
+            new = part if ell is None else b.vertex(f"Lm[{i},{c}]", (ell, part))
+            if last:
+                b.labels[new] += f"=L[{i}]"
+            delta = b.vertex(f"delta[{i},{c}]", (b.vertex(f"Lp-Lm[{i},{c}]", (part, new)),))
+            if ell is not None:
+                gamma = b.vertex(f"gamma[{i},{c}]", (b.vertex(f"Lm-Lm[{i},{c}]", (ell, new)),))
+            for k in range(d_):
+                name = f"O[{i},{k}]" if last else f"om[{i},{k},{c}]"
+                if ell is None:
+                    out.append(b.vertex(name, (delta, partial[k])))
+                else:
+                    kept = b.vertex(f"gamma*o[{i},{k},{c}]", (gamma, out[k]))
+                    fresh = b.vertex(f"delta*o[{i},{k},{c}]", (delta, partial[k]))
+                    out[k] = b.vertex(name, (kept, fresh))
+            ell = new
     return b.dag()
 
 

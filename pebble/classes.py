@@ -568,7 +568,8 @@ class Coverage:
     Attributes
     ----------
     kind : str or None
-        The builder kind of the graph the schedule computes (``None``: not built).
+        The builder kind of the graph the schedule computes (``None``: no kind of
+        :data:`~attnio.pebble.builders.BUILDERS`; ``options`` names the builder if any).
     options : str
         The builder options that make it the schedule's graph.
     covered : tuple of str
@@ -758,11 +759,12 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
     ),
     ("split-kv-decode", Pass.FORWARD): Coverage(
         None,
-        "",
+        "builders.split_streaming_forward of the heads' block diagonal, chunks of kv_chunk "
+        "keys (no kind of attnio pebble --dag)",
         (),
-        "not built: its graph has per-chunk partial outputs and log-sum-exps merged by a "
-        "second recurrence (stored and read back), a graph no builder makes and no "
-        f"derivation's class names; no export. {_NO_SHAPE_CLASS}",
+        "tests/test_trace.py replays its run (a few shapes, d <= 2, every M up to 60) as a "
+        "pebbling of this graph at the machine's count less the h_q n_q words of L it "
+        f"stores twice when there is one chunk, with M red pebbles; {_NO_SHAPE_CLASS}",
     ),
     ("block-sparse-flash", Pass.FORWARD): Coverage(None, "", (), _BLOCK_SPARSE),
     ("block-sparse-flash", Pass.BACKWARD): Coverage(None, "", (), _BLOCK_SPARSE),

@@ -288,3 +288,36 @@ def test_low_rank_forward_replays_at_the_machines_count() -> None:
                     assert result.io == counts.io - constants, (n, d, degree, M)
                     most = max(most, result.peak_red - M)
     assert most == 2
+
+
+def test_split_kv_decode_replays_at_the_machines_count() -> None:
+    """Split-KV decoding (SHAPES and one long KV row, d in {1, 2}, every M up to 60 at
+    which it fits) is a legal pebbling of split_streaming_forward (its chunks' starts
+    from kv_chunk) with M red pebbles; its I/O is the machine's count less exactly the
+    words it stores twice: with one chunk the merged L_i is the chunk's partial L_i,
+    written to Lpart and to L (h_q n_q words); with more, none."""
+    from functools import partial
+
+    from attnio.algorithms import shapes
+
+    most, compared = -(10**9), 0
+    for shape in [*SHAPES, (1, 5, 1, 1)]:
+        n_q, n_kv, hq, hk = shape
+        for d in (1, 2):
+            for M in range(3, 61):
+                chunk = shapes.kv_chunk(d, M)
+                starts = [k * n_kv + j for k in range(hk) for j in range(0, n_kv, chunk)]
+                dag = builders.split_streaming_forward(_stacked_mask(shape), d, starts)
+                arrays = {"Q": (hq * n_q, d), "K": (hk * n_kv, d), "V": (hk * n_kv, d)}
+                runner = partial(shapes.split_kv_decode_forward, shape=shape)
+                try:
+                    moves, counts = record(runner, dag, n_q, d, M, arrays)
+                except BlocksDoNotFitError:
+                    continue
+                twice = hq * n_q if chunk >= n_kv else 0
+                result = replay(dag, moves.moves, M)
+                assert moves.unmatched == twice, (shape, d, M)
+                assert result.io == counts.io - twice, (shape, d, M)
+                most = max(most, result.peak_red - M)
+                compared += 1
+    assert compared > 100 and most == 0
