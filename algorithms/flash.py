@@ -128,6 +128,12 @@ def flash_forward(
         free("Kj", "Vj")
 
 
+def element_mask(block_mask: np.ndarray, n: int, br: int, bc: int) -> np.ndarray:
+    """The n x n mask of the pairs a (T_r, T_c) block mask of br x bc blocks allows."""
+    full = np.kron(np.asarray(block_mask, dtype=bool), np.ones((br, bc), dtype=bool))
+    return full[:n, :n]
+
+
 def _zero_dq(mc: TwoLevelMachine, rows: list[tuple[int, int]], d: int) -> None:
     """Initialise dQ = 0 in slow memory: per row block, store a zero block (alloc, store, free)."""
     mc.step("initialise dQ = 0 in slow memory")
@@ -153,6 +159,9 @@ def flash_backward(
     for name in ("dQ", "dK", "dV"):
         mc.create(name, n, d)
     _zero_dq(mc, rows, d)
+    chains = (n, None)
+    if mc.trace is not None and block_mask is not None:
+        chains = (n, chain_ranks(element_mask(block_mask, n, br, bc)))
     load, store, alloc, free = mc.load, mc.store, mc.alloc, mc.free
     for j, (c0, c1) in enumerate(cols):
         mc.step(f"backward, column block {j}")
@@ -183,7 +192,7 @@ def flash_backward(
                 for a, i in enumerate(range(r0, r1)):
                     mc.trace.compute(f"D[{i}]", "Di", a)  # recomputed in every inner step
                 trace_backward_step(
-                    mc.trace, d, range(r0, r1), range(c0, c1), "S", "dP", (r0, c0), c0, (n, None)
+                    mc.trace, d, range(r0, r1), range(c0, c1), "S", "dP", (r0, c0), c0, chains
                 )
             store("dQi", "dQ", r0, r1, 0, d)
             free("Qi", "Oi", "dOi", "dQi", "Li", "S", "dP", "Di")
@@ -199,6 +208,19 @@ def _chain(name: str, leaf: str, t: int, count: int) -> str:
     return leaf if t == 0 else f"{name}+{t}"
 
 
+def chain_ranks(allowed: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Positions of each attended pair in the backward graph's chains, for a rows x keys
+    mask: (the pair's place among its query's keys, each query's number of keys, its
+    place among its key's queries, each key's number of queries)."""
+    allowed = np.asarray(allowed, dtype=bool)
+    return (
+        np.cumsum(allowed, axis=1) - 1,
+        allowed.sum(axis=1),
+        np.cumsum(allowed, axis=0) - 1,
+        allowed.sum(axis=0),
+    )
+
+
 def trace_backward_step(
     tr,
     d: int,
@@ -208,29 +230,28 @@ def trace_backward_step(
     ds_buf: str,
     origin: tuple[int, int],
     key_row0: int,
-    chains: tuple[int, object | None],
+    chains: tuple[int, tuple | None],
     dq_buffers: str | None = None,
 ) -> None:
-    """Vertices of :func:`attnio.pebble.builders.attention_backward` (chain trees; with
-    intervals, :func:`~attnio.pebble.builders.masked_backward`) one step of a backward
+    """Vertices of :func:`attnio.pebble.builders.attention_backward` (chain trees; with a
+    mask, :func:`~attnio.pebble.builders.masked_backward`) one step of a backward
     schedule computes for the query ``rows`` and ``keys``: P_ij into ``p_buf`` and dS_ij into
     ``ds_buf`` (word (i - origin[0], j - origin[1])), the next term of the chains dV_j, dK_j
     (buffers ``dVj``, ``dKj``, row j - key_row0) and dQ_i (buffer ``dQi``, row i - origin[0]).
-    ``chains`` is (n, None) for dense attention, or (n, intervals) with arrays ``start``,
-    ``stop`` (each query's keys) and ``first``, ``last`` (each key's queries): the dV and dK
-    chains run over a key's queries and the dQ chain over a query's keys in increasing
-    order, the order every schedule accumulates them in. ``dq_buffers`` (a format such as
-    ``"dQ{}"``): query i's dQ row is its own one-row buffer instead."""
-    n, span = chains
+    ``chains`` is (n, None) for dense attention, or (n, :func:`chain_ranks` of the mask):
+    the dV and dK chains run over a key's queries and the dQ chain over a query's keys in
+    increasing order, the order every schedule accumulates them in. ``dq_buffers`` (a
+    format such as ``"dQ{}"``): query i's dQ row is its own one-row buffer instead."""
+    n, ranks = chains
     for i in rows:
         a = i - origin[0]
         for j in keys:
             b = j - origin[1]
-            if span is None:
-                ti, ci, tj, cj = i, n, j, n
+            if ranks is None:
+                tj, cj, ti, ci = j, n, i, n
             else:
-                ti, ci = i - int(span.first[j]), int(span.last[j] - span.first[j])
-                tj, cj = j - int(span.start[i]), int(span.stop[i] - span.start[i])
+                tj, cj = int(ranks[0][i, j]), int(ranks[1][i])
+                ti, ci = int(ranks[2][i, j]), int(ranks[3][j])
             tr.compute(f"P[{i},{j}]", p_buf, (a, b))
             for k in range(d):
                 label = _chain(f"dV[{j},{k}]", f"PdO[{i},{j},{k}]", ti, ci)

@@ -40,7 +40,7 @@ import numpy as np
 from attnio.bounds.masks import Mask
 
 from .errors import BlocksDoNotFitError, MaskError
-from .flash import store_dvec, trace_backward_step
+from .flash import chain_ranks, store_dvec, trace_backward_step
 from .machine import TwoLevelMachine
 from .streaming import Intervals, interval_backward, interval_forward
 
@@ -161,7 +161,7 @@ def sliding_backward(machine: TwoLevelMachine, n: int, d: int, *, mask: Mask) ->
     store_dvec(mc, n, d)
     names = ("q", "dO", "L", "D", "dQ")
     held = low = 0  # queries [low, held) resident
-    span = (n, _span(mask, n)) if mc.trace is not None else None
+    chains = (n, chain_ranks(_span(mask, n).allowed())) if mc.trace is not None else None
 
     def leave(i: int) -> None:
         mc.store(f"dQ{i}", "dQ", i, i + 1, 0, d)
@@ -201,7 +201,7 @@ def sliding_backward(machine: TwoLevelMachine, n: int, d: int, *, mask: Mask) ->
         if mc.trace is not None:
             for i in range(int(first[j]), int(last[j])):
                 trace_backward_step(
-                    mc.trace, d, [i], [j], "p", "ds", (int(first[j]), j), j, span, "dQ{}"
+                    mc.trace, d, [i], [j], "p", "ds", (int(first[j]), j), j, chains, "dQ{}"
                 )
         mc.store("dKj", "dK", j, j + 1, 0, d)
         mc.store("dVj", "dV", j, j + 1, 0, d)

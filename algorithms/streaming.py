@@ -35,7 +35,7 @@ import numpy as np
 from attnio.bounds.blocks import ROW_STREAMING_BACKWARD_BLOCKS, ROW_STREAMING_FORWARD_BLOCKS
 
 from .errors import BlocksDoNotFitError
-from .flash import store_dvec, trace_backward_step
+from .flash import chain_ranks, store_dvec, trace_backward_step
 from .machine import TwoLevelMachine, blocks
 
 
@@ -224,6 +224,7 @@ def interval_backward(
     for name in ("dK", "dV"):
         mc.create(name, span.keys, d)
     store_dvec(mc, span.rows, d)
+    chains = (span.keys, chain_ranks(span.allowed())) if mc.trace is not None else None
     for g0, g1, label in groups:
         for b, (c0, c1) in enumerate(blocks(g1 - g0, bc)):
             mc.step(f"backward, {label}key block {b}")
@@ -257,7 +258,7 @@ def interval_backward(
                         whole = isinstance(ok, slice)
                         js = list(range(c0 + a0, c0 + a1)) if whole else (c0 + ok).tolist()
                         trace_backward_step(
-                            mc.trace, d, [i], js, "p", "ds", (i, c0 + a0), c0, (span.keys, span)
+                            mc.trace, d, [i], js, "p", "ds", (i, c0 + a0), c0, chains
                         )
                     mc.free("p", "ds")
                 mc.store("dQi", "dQ", i, i + 1, 0, d)
