@@ -86,6 +86,10 @@ def flash_forward(
     mc.create("O", n, d)
     mc.create("l", n, 1)
     mc.create("m", n, 1)
+    visited = [  # the column blocks each row block computes
+        [j for j in range(len(cols)) if block_mask is None or block_mask[i, j]]
+        for i in range(len(rows))
+    ]
     mc.step("initialise O = 0, l = 0, m = -inf in slow memory")
     for r0, r1 in rows:
         mc.alloc("Oi", r1 - r0, d)
@@ -118,8 +122,18 @@ def flash_forward(
                 lnew[...] = alpha * li + S.sum(axis=1, keepdims=True)
                 Oi[...] = (li * alpha * Oi + S @ Vj) / lnew
             if mc.trace is not None:
+                seen = visited[i]
                 _trace_forward(
-                    mc.trace, r0, r1, j, c0, c1, d, renormalise=True, last=j == len(cols) - 1
+                    mc.trace,
+                    r0,
+                    r1,
+                    j,
+                    c0,
+                    c1,
+                    d,
+                    renormalise=True,
+                    last=j == seen[-1],
+                    first=seen[0],
                 )
             store("Oi", "O", r0, r1, 0, d)
             store("lnew", "l", r0, r1, 0, 1)
@@ -327,7 +341,17 @@ def flash2_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
 
 
 def _trace_forward(
-    tr, r0: int, r1: int, c: int, c0: int, c1: int, d: int, *, renormalise: bool, last: bool
+    tr,
+    r0: int,
+    r1: int,
+    c: int,
+    c0: int,
+    c1: int,
+    d: int,
+    *,
+    renormalise: bool,
+    last: bool,
+    first: int = 0,
 ) -> None:
     """The vertices one key block ``c`` (keys c0..c1) of a FlashAttention forward step
     computes for the query rows r0..r1, row by row: those of
@@ -335,14 +359,15 @@ def _trace_forward(
     ``renormalise``, of :func:`~attnio.pebble.builders.blockwise_forward` (FlashAttention,
     the output divided by the running sum every block; ``last``: the block giving O). The
     rescale factor alpha (and FlashAttention's alpha l) are registers the machine does not
-    charge."""
+    charge. ``first`` is the first key block the rows compute (a block mask skips some).
+    """
     for a, i in enumerate(range(r0, r1)):
         for jj, j in enumerate(range(c0, c1)):
             tr.compute(f"S[{i},{j}]", "S", (a, jj))
         tr.compute(f"m[{i},{c}]", "mnew", a)
         for jj, j in enumerate(range(c0, c1)):
             tr.compute(f"Pt[{i},{j}]", "S", (a, jj))
-        scalars = [f"alpha[{i},{c}]", f"alpha*l[{i},{c}]"][: (1 + renormalise) * (c > 0)]
+        scalars = [f"alpha[{i},{c}]", f"alpha*l[{i},{c}]"][: (1 + renormalise) * (c > first)]
         for scalar in scalars:
             tr.compute(scalar)
         tr.compute(f"l[{i},{c}]", "lnew" if renormalise else "li", a)

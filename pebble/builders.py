@@ -343,19 +343,32 @@ def sy24_forward_vertices() -> sp.Expr:
 
 
 def _online_row(
-    b: _Builder, i: int, n_: int, d_: int, Q, K, V, block: int, renormalise: bool = False
+    b: _Builder,
+    i: int,
+    n_: int,
+    d_: int,
+    Q,
+    K,
+    V,
+    block: int,
+    renormalise: bool = False,
+    allowed: np.ndarray | None = None,
 ) -> None:
     """One query row of FlashAttention-2's forward graph, keys in blocks of ``block``
-    (``renormalise``: FlashAttention's, the output divided by the running sum every block)."""
-    S = []
-    for j in range(n_):
-        terms = [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
-        S.append(b.tree(f"S[{i},{j}]", terms))
+    (``renormalise``: FlashAttention's, the output divided by the running sum every block;
+    ``allowed``: only the key blocks with an allowed key of row i, whole)."""
+    every = [(c, j, min(j + block, n_)) for c, j in enumerate(range(0, n_, block))]
+    visited = [span for span in every if allowed is None or allowed[i, span[1] : span[2]].any()]
+    S = {}
+    for _, j0, j1 in visited:
+        for j in range(j0, j1):
+            terms = [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
+            S[j] = b.tree(f"S[{i},{j}]", terms)
     m = ell = None
     acc: list[int | None] = [None] * d_
-    spans = [(j, min(j + block, n_)) for j in range(0, n_, block)]
+    spans = [(j0, j1) for _, j0, j1 in every]
     if renormalise:
-        _renormalised_row(b, i, n_, d_, V, S, spans)
+        _renormalised_row(b, i, n_, d_, V, S, visited)
         return
     for c, (j0, j1) in enumerate(spans):
         keys = range(j0, j1)
@@ -384,14 +397,15 @@ def _online_row(
     b.vertex(f"L[{i}]", (m, ell))
 
 
-def _renormalised_row(b: _Builder, i: int, n_: int, d_: int, V, S: list, spans: list) -> None:
+def _renormalised_row(b: _Builder, i: int, n_: int, d_: int, V, S: dict, spans: list) -> None:
+    """FlashAttention's row over the key blocks ``spans`` ((block index, first, stop))."""
     m = ell = None
     out: list[int] = []
-    for c, (j0, j1) in enumerate(spans):
+    for c, j0, j1 in spans:
         keys = range(j0, j1)
         m_new = b.tree(f"m[{i},{c}]", ([] if m is None else [m]) + [S[j] for j in keys])
         P = [b.vertex(f"Pt[{i},{j}]", (b.vertex(f"S-m[{i},{j}]", (S[j], m_new)),)) for j in keys]
-        last = c == len(spans) - 1
+        last = c == spans[-1][0]
         if m is None:
             ell = b.tree(f"l[{i},{c}]", P)
             kept = [[] for _ in range(d_)]
@@ -408,7 +422,9 @@ def _renormalised_row(b: _Builder, i: int, n_: int, d_: int, V, S: list, spans: 
         out, m = new, m_new
 
 
-def blockwise_forward(n_: int, d_: int, *, tree: str = "chain", block: int = 1) -> Dag:
+def blockwise_forward(
+    n_: int, d_: int, *, tree: str = "chain", block: int = 1, mask: object = None
+) -> Dag:
     """FlashAttention's forward graph (DFE22 Alg. 1): online softmax, the output renormalised
     after every key block of ``block`` keys.
 
@@ -417,6 +433,9 @@ def blockwise_forward(n_: int, d_: int, *, tree: str = "chain", block: int = 1) 
     alpha_i^(c) l_i^(c-1) (shared with the running sum), the product with O_ik^(c-1), a tree
     over it and the block's products, a division. The last O_ik^(c) is the output O_ik;
     the running statistics are not outputs (the schedule stores them as intermediates).
+    With an n x n ``mask``, row i runs over the key blocks holding an allowed key only
+    (each whole, labels keeping the block's index): block-sparse FlashAttention's graph
+    (DFE22 Prop 4) for the pairs its block mask allows.
 
     Examples
     --------
@@ -429,8 +448,9 @@ def blockwise_forward(n_: int, d_: int, *, tree: str = "chain", block: int = 1) 
     Q = b.matrix("Q", n_, d_)
     K = b.matrix("K", n_, d_)
     V = b.matrix("V", n_, d_)
+    allowed = None if mask is None else _check_mask(mask, n_)
     for i in range(n_):
-        _online_row(b, i, n_, d_, Q, K, V, block, renormalise=True)
+        _online_row(b, i, n_, d_, Q, K, V, block, renormalise=True, allowed=allowed)
     return b.dag()
 
 

@@ -619,10 +619,10 @@ _SLIDING = (
 )
 
 _BLOCK_SPARSE = (
-    "no export yet: the run records no trace with a block mask (the forward's graph, "
-    "FlashAttention's or SY24's restricted to a block mask, is not built; the tiled "
-    "backward's chain positions do not follow a mask). No derivation states a class of "
-    "masked graphs; only the compulsory I/O covers it"
+    "no export yet: square tiling's trace with a tile mask is not written (SY24's graph "
+    "restricted to a mask is not built; the tiled backward's chain positions do not "
+    "follow a mask). No derivation states a class of masked graphs; only the compulsory "
+    "I/O covers it"
 )
 
 _APPROXIMATE = (
@@ -767,7 +767,15 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         "pebbling of this graph at the machine's count less the h_q n_q words of L it "
         f"stores twice when there is one chunk, with M red pebbles; {_NO_SHAPE_CLASS}",
     ),
-    ("block-sparse-flash", Pass.FORWARD): Coverage(None, "", (), _BLOCK_SPARSE),
+    ("block-sparse-flash", Pass.FORWARD): Coverage(
+        "blockwise-forward",
+        "block = B_c of FLASH_FORWARD_BLOCKS; mask = the pairs its blocks allow "
+        "(flash.element_mask): each row's visited key blocks only",
+        (),
+        "tests/test_trace.py replays its run (n <= 5, d <= 2, every M up to 60, random "
+        "block masks) as a pebbling of this graph at the machine's count less its 2nd + 4n "
+        f"constant words, with M + 6 red pebbles; {_NO_MASK_CLASS}",
+    ),
     ("block-sparse-flash", Pass.BACKWARD): Coverage(
         "attention-backward",
         "builders.masked_backward of the pairs its blocks allow (flash.element_mask); "
