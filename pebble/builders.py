@@ -295,14 +295,15 @@ def sparse_forward_vertices() -> sp.Expr:
     return 3 * n * d + Z * d + Z * (d - 1) + Z + (Z - n) + Z + Z * d + d * (Z - n)
 
 
-def sy24_forward(n_: int, d_: int, *, tree: str = "chain") -> Dag:
+def sy24_forward(n_: int, d_: int, *, tree: str = "chain", mask: object = None) -> Dag:
     """SY24's forward graph: O = D^{-1} (A V), the products A_ij V_jk first, the row scaling last.
 
     Stages: inputs Q, K, V; products Q_il K_jl and the trees of S_ij; A_ij = exp(S_ij);
     row-sum trees l_i; products A_ij V_jk (labelled ``"AV[i,j,k]"``); summation trees
     U_ik over j; the outputs O_ik = U_ik / l_i. Unlike :func:`attention_forward` a
     product A_ij V_jk needs only its own pair's score, so a schedule can pebble a row in
-    one pass over the keys.
+    one pass over the keys. With an n x n ``mask``, only the allowed pairs (the row sums
+    and the sums U over each row's allowed keys): sparse square tiling's graph.
 
     Examples
     --------
@@ -315,17 +316,18 @@ def sy24_forward(n_: int, d_: int, *, tree: str = "chain") -> Dag:
     Q = b.matrix("Q", n_, d_)
     K = b.matrix("K", n_, d_)
     V = b.matrix("V", n_, d_)
-    keys = range(n_)
+    allowed = np.ones((n_, n_), dtype=bool) if mask is None else _check_mask(mask, n_)
+    keys = [np.flatnonzero(allowed[i]).tolist() for i in range(n_)]
     prod = {
         (i, j): [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
         for i in range(n_)
-        for j in keys
+        for j in keys[i]
     }
     S = {pair: b.tree(f"S[{pair[0]},{pair[1]}]", terms) for pair, terms in prod.items()}
     A = {(i, j): b.vertex(f"exp[{i},{j}]", (S[i, j],)) for i, j in S}
-    ell = [b.tree(f"rowsum[{i}]", [A[i, j] for j in keys]) for i in range(n_)]
+    ell = [b.tree(f"rowsum[{i}]", [A[i, j] for j in keys[i]]) for i in range(n_)]
     av = {
-        (i, k): [b.vertex(f"AV[{i},{j},{k}]", (A[i, j], V[j, k])) for j in keys]
+        (i, k): [b.vertex(f"AV[{i},{j},{k}]", (A[i, j], V[j, k])) for j in keys[i]]
         for i in range(n_)
         for k in range(d_)
     }

@@ -618,12 +618,6 @@ _SLIDING = (
     "the compulsory I/O covers it"
 )
 
-_BLOCK_SPARSE = (
-    "no export yet: square tiling's trace with a tile mask is not written (SY24's graph "
-    "restricted to a mask is not built; the tiled backward's chain positions do not "
-    "follow a mask). No derivation states a class of masked graphs; only the compulsory "
-    "I/O covers it"
-)
 
 _APPROXIMATE = (
     "not exported yet: its graph is approx-backward (the output recomputed, the monomials' "
@@ -786,8 +780,25 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         "words of dQ and the zero dK, dV rows of unattended keys, with M + 2 red pebbles; "
         f"{_NO_MASK_CLASS}",
     ),
-    ("sparse-square-tiling", Pass.FORWARD): Coverage(None, "", (), _BLOCK_SPARSE),
-    ("sparse-square-tiling", Pass.BACKWARD): Coverage(None, "", (), _BLOCK_SPARSE),
+    ("sparse-square-tiling", Pass.FORWARD): Coverage(
+        "sy24-forward",
+        "chain trees; mask = the pairs its tiles allow (flash.element_mask); A and D "
+        "stored and read back",
+        (),
+        "tests/test_trace.py replays its run (n <= 5, d <= 2, every M up to 60, random "
+        "tile masks) as a pebbling of this graph at the machine's count less only words of "
+        "rows with one allowed key (l_i = A_ij moved as both), with M + 2 red pebbles; "
+        f"{_NO_MASK_CLASS}",
+    ),
+    ("sparse-square-tiling", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "builders.masked_backward of the pairs its tiles allow; chain trees; P and dS "
+        "stored and read back",
+        (),
+        "tests/test_trace.py replays its run (n <= 5, d <= 2, every M up to 60, random "
+        "tile masks) as a pebbling of this graph at the machine's count less the zero dK, "
+        f"dV rows of unattended keys, with M + 2 red pebbles; {_NO_MASK_CLASS}",
+    ),
     ("low-rank", Pass.FORWARD): Coverage(
         "approx-forward",
         "chain trees; [W | w] stored and read back when it does not stay resident",

@@ -369,3 +369,58 @@ def test_block_sparse_flash_replays_at_the_machines_count(pass_: str) -> None:
                 most = max(most, result.peak_red - M)
                 compared += 1
     assert compared > 50 and most == extra
+
+
+@pytest.mark.parametrize("pass_", ["forward", "backward"])
+def test_sparse_square_tiling_replays_at_the_machines_count(pass_: str) -> None:
+    """Sparse square tiling (n in {2, 3, 4, 5}, d in {1, 2}, every M up to 60 at which it
+    fits, random tile masks with a tile in every row, seed 0) is a legal pebbling of its
+    graph for the pairs its tiles allow, with M + 2 red pebbles, attained: forward,
+    sy24_forward with the mask, at the machine's count less only words of rows with one
+    allowed key (their l_i is A_ij, stored and loaded as both; at most 3 a row, none
+    without such a row); backward, masked_backward (chain trees), at the count less
+    exactly the zero dK, dV rows (2d words) of each key no query attends to."""
+    from functools import partial
+
+    import numpy as np
+
+    from attnio.algorithms import sparse
+
+    rng = np.random.default_rng(0)
+    most, compared = -(10**9), 0
+    for n in (2, 3, 4, 5):
+        for d in (1, 2):
+            for M in range(3, 61):
+                try:
+                    side = tiling.square_tile(M)
+                except BlocksDoNotFitError:
+                    continue
+                tiles = -(-n // side)
+                tile_mask = rng.random((tiles, tiles)) < 0.6
+                tile_mask[np.arange(tiles), rng.integers(0, tiles, tiles)] = True
+                allowed = flash.element_mask(tile_mask, n, side, side)
+                if pass_ == "forward":
+                    dag = builders.sy24_forward(n, d, mask=allowed)
+                    arrays = dict.fromkeys(FORWARD_INPUTS, (n, d))
+                    runner = sparse.sparse_square_tiling_forward
+                else:
+                    dag = builders.masked_backward(allowed, d)
+                    arrays = {x: (n, d) for x in ("Q", "K", "V", "O", "dO")} | {"L": (n, 1)}
+                    runner = sparse.sparse_tiled_backward
+                try:
+                    moves, counts = record(
+                        partial(runner, block_mask=tile_mask), dag, n, d, M, arrays
+                    )
+                except BlocksDoNotFitError:
+                    continue
+                result = replay(dag, moves.moves, M + 2)
+                if pass_ == "forward":
+                    single = int((allowed.sum(axis=1) == 1).sum())
+                    assert moves.unmatched <= 3 * single, (n, d, M)
+                else:
+                    empty = int((~allowed.any(axis=0)).sum())
+                    assert moves.unmatched == 2 * d * empty, (n, d, M)
+                assert result.io == counts.io - moves.unmatched, (n, d, M)
+                most = max(most, result.peak_red - M)
+                compared += 1
+    assert compared > 50 and most == 2
