@@ -130,11 +130,47 @@ def sliding_forward(machine: TwoLevelMachine, n: int, d: int, *, mask: Mask) -> 
             total = np.exp(s - top).sum()
             Li[...] = top + np.log(total)
             oi[...] = (np.exp(s - Li).T @ Vw).reshape(1, d)
+        if mc.trace is not None:
+            _trace_sliding_row(mc.trace, i, int(start[i]), int(stop[i]), d)
         mc.store("oi", "O", i, i + 1, 0, d)
         mc.store("Li", "L", i, i + 1, 0, 1)
         mc.free("qi", "oi", "Li", "s")
     for j in range(low, held):
         mc.free(f"k{j}", f"v{j}")
+
+
+def _trace_chain(name: str, leaf: str, t: int, count: int) -> str:
+    if t == count - 1:
+        return name
+    return leaf if t == 0 else f"{name}+{t}"
+
+
+def _trace_sliding_row(tr, i: int, lo: int, hi: int, d: int) -> None:
+    """The vertices of :func:`attnio.pebble.builders.sliding_forward_graph` (chain trees)
+    row i computes: S_ij into ``s``; m_i and l_i in registers the machine does not
+    charge (its maximum and sum are temporaries); L_i into ``Li``; W_ij over S_ij in
+    ``s``; the chains O_ik into ``oi``."""
+    count = hi - lo
+    for t, j in enumerate(range(lo, hi)):
+        tr.compute(f"S[{i},{j}]", "s", t)
+    for name, leaf, first in ((f"m[{i}]", f"S[{i},{lo}]", 1), (f"l[{i}]", f"e[{i},{lo}]", 0)):
+        held = None  # the running maximum, then the running sum: one register each
+        for t in range(first, count):
+            label = _trace_chain(name, leaf, t, count)
+            tr.compute(label)
+            if held is not None:
+                tr.release(held)
+            held = label
+        if held is None:  # one key: m_i is S_ij
+            tr.compute(name)
+    tr.compute(f"L[{i}]", "Li", 0)
+    tr.release(f"m[{i}]")
+    tr.release(f"l[{i}]")
+    for t, j in enumerate(range(lo, hi)):
+        tr.compute(f"W[{i},{j}]", "s", t)
+    for k in range(d):
+        for t, j in enumerate(range(lo, hi)):
+            tr.compute(_trace_chain(f"O[{i},{k}]", f"PV[{i},{j},{k}]", t, count), "oi", (0, k))
 
 
 def sliding_backward(machine: TwoLevelMachine, n: int, d: int, *, mask: Mask) -> None:

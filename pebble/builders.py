@@ -69,6 +69,7 @@ __all__ = [
     "masked_streaming_forward",
     "online_forward",
     "online_forward_vertices",
+    "sliding_forward_graph",
     "sparse_backward",
     "sparse_backward_vertices",
     "sparse_forward",
@@ -732,6 +733,47 @@ def _streaming_row(b: _Builder, i: int, attended: list, d_: int, Q, K, V, out: s
                 acc[k] = b.vertex(name, (kept, pv))
         lse = new
     return lse, acc
+
+
+def sliding_forward_graph(mask: object, d_: int, *, tree: str = "chain") -> Dag:
+    """The graph of the sliding-window forward (``attnio.algorithms.interval_masks``):
+    each row's scores reduced at once, then the output in one pass.
+
+    Per query row i over its allowed keys: the scores S_ij; their maximum m_i (a tree);
+    l_i = sum_j exp(S_ij - m_i) (a subtraction and exp per key, then a tree);
+    L_i = m_i + log l_i; the weights W_ij = exp(S_ij - L_i) (a subtraction, then exp); the
+    products W_ij V_jk and their trees O_ik. Outputs O and L.
+
+    Examples
+    --------
+    >>> sliding_forward_graph(causal_mask(2), 1).num_vertices  # 6 inputs, rows 7 and 16
+    29
+    """
+    allowed = _check_mask(mask, None)
+    _check_size(d=d_)
+    rows, keys = allowed.shape
+    b = _Builder(tree)
+    Q = b.matrix("Q", rows, d_)
+    K = b.matrix("K", keys, d_)
+    V = b.matrix("V", keys, d_)
+    for i in range(rows):
+        attended = np.flatnonzero(allowed[i]).tolist()
+        S = {}
+        for j in attended:
+            terms = [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
+            S[j] = b.tree(f"S[{i},{j}]", terms)
+        m = b.tree(f"m[{i}]", [S[j] for j in attended])
+        shifted = [
+            b.vertex(f"e[{i},{j}]", (b.vertex(f"S-m[{i},{j}]", (S[j], m)),)) for j in attended
+        ]
+        ell = b.tree(f"l[{i}]", shifted)
+        lse = b.vertex(f"L[{i}]", (m, ell))
+        W = {
+            j: b.vertex(f"W[{i},{j}]", (b.vertex(f"S-L[{i},{j}]", (S[j], lse)),)) for j in attended
+        }
+        for k in range(d_):
+            b.tree(f"O[{i},{k}]", [b.vertex(f"PV[{i},{j},{k}]", (W[j], V[j, k])) for j in attended])
+    return b.dag()
 
 
 def split_streaming_forward(mask: object, d_: int, starts: object, *, tree: str = "chain") -> Dag:

@@ -612,10 +612,11 @@ _NO_SHAPE_CLASS = (
 )
 
 _SLIDING = (
-    "not built: the forward reduces a row's scores at once (maximum m_i, sum of "
-    "exp(S_ij - m_i), L_i = m_i + log l_i, then weights exp(S_ij - L_i)), a graph no "
-    "builder makes; no export yet. No derivation states a class of masked graphs; only "
-    "the compulsory I/O covers it"
+    "tests/test_trace.py replays its run (the sample window and band masks, n <= 6, "
+    "d <= 2, odd M up to 90) as a pebbling of this graph (a row's scores reduced at once: "
+    "maximum, sum, L_i, then the weights) at exactly the machine's count with M + 2 red "
+    "pebbles; no derivation states a class of masked graphs, so only the compulsory I/O "
+    "covers it"
 )
 
 
@@ -738,14 +739,24 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         (),
         f"{_REPLAYED_MASKED} with M + 2 red pebbles; {_NO_SHAPE_CLASS}",
     ),
-    ("window-sliding", Pass.FORWARD): Coverage(None, "", (), _SLIDING),
+    ("window-sliding", Pass.FORWARD): Coverage(
+        None,
+        "builders.sliding_forward_graph of the mask (no kind of attnio pebble --dag); chain trees",
+        (),
+        _SLIDING,
+    ),
     ("window-sliding", Pass.BACKWARD): Coverage(
         "attention-backward",
         _MASKED_BACKWARD,
         (),
         f"{_REPLAYED_MASKED} with M + 2 red pebbles; {_NO_MASK_CLASS}",
     ),
-    ("band-sliding", Pass.FORWARD): Coverage(None, "", (), _SLIDING),
+    ("band-sliding", Pass.FORWARD): Coverage(
+        None,
+        "builders.sliding_forward_graph of the mask (no kind of attnio pebble --dag); chain trees",
+        (),
+        _SLIDING,
+    ),
     ("band-sliding", Pass.BACKWARD): Coverage(
         "attention-backward",
         _MASKED_BACKWARD,

@@ -290,6 +290,38 @@ def test_low_rank_forward_replays_at_the_machines_count() -> None:
     assert most == 2
 
 
+def test_sliding_forward_replays_at_the_machines_count() -> None:
+    """The window and band sliding forward (every sample mask at n in {1, 2, 3, 5, 6},
+    d in {1, 2}, every M up to 90 at which it fits) is a legal pebbling of
+    sliding_forward_graph (chain trees) with M + 2 red pebbles, attained (the running
+    maximum and sum in registers), at exactly the machine's count."""
+    from functools import partial
+
+    from attnio.algorithms import interval_masks
+    from attnio.bounds.masks import sample_masks
+
+    most, compared = -(10**9), 0
+    for family in ("window", "band"):
+        for n in (1, 2, 3, 5, 6):
+            for mask in sample_masks(family, n):
+                for d in (1, 2):
+                    dag = builders.sliding_forward_graph(mask.allowed(), d)
+                    runner = partial(interval_masks.sliding_forward, mask=mask)
+                    for M in range(3, 91, 2):
+                        try:
+                            moves, counts = record(
+                                runner, dag, n, d, M, dict.fromkeys(FORWARD_INPUTS, (n, d))
+                            )
+                        except BlocksDoNotFitError:
+                            continue
+                        result = replay(dag, moves.moves, M + 2)
+                        assert moves.unmatched == 0, (mask.spec, d, M)
+                        assert result.io == counts.io, (mask.spec, d, M)
+                        most = max(most, result.peak_red - M)
+                        compared += 1
+    assert compared > 100 and most == 2
+
+
 def test_split_kv_decode_replays_at_the_machines_count() -> None:
     """Split-KV decoding (SHAPES and one long KV row, d in {1, 2}, every M up to 60 at
     which it fits) is a legal pebbling of split_streaming_forward (its chunks' starts
