@@ -621,9 +621,12 @@ _SLIDING = (
 
 
 _APPROXIMATE = (
-    "not exported yet: its graph is approx-backward (the output recomputed, the monomials' "
-    "adjoints), but the run records no trace; it computes another function than "
-    "attention, so no derivation's class covers it and only the compulsory I/O bounds it"
+    "not exported: the run records no trace, and approx-backward is not its graph as it "
+    "stands: the schedule pulls dQ and dK back through each feature block's monomials by "
+    "the product rule (approximate.monomial_vjp, a product of the other coordinates per "
+    "coordinate), not through the monomials' prefix chain as approx-backward's reverse "
+    "mode does; a builder of that graph is missing. It computes another function than "
+    "attention, so no derivation's class covers it; only the compulsory I/O bounds it"
 )
 
 COVERAGE: dict[tuple[str, Pass], Coverage] = {
