@@ -590,7 +590,7 @@ _ALL = tuple(dict.fromkeys(name for name, _ in CLASSES))
 _REPLAYED = "tests/test_trace.py replays its run as a pebbling of this graph"
 
 _REPLAYED_MASKED = (
-    "tests/test_trace.py replays its run (n <= 5, d <= 2, every odd M up to 60) as a "
+    "tests/test_trace.py replays its run (n <= 5, d <= 2, M = 1 mod 4 up to 60) as a "
     "pebbling of this graph at exactly the machine's count"
 )
 
@@ -613,10 +613,10 @@ _NO_SHAPE_CLASS = (
 
 _SLIDING = (
     "tests/test_trace.py replays its run (the sample window and band masks, n <= 6, "
-    "d <= 2, odd M up to 90) as a pebbling of this graph (a row's scores reduced at once: "
-    "maximum, sum, L_i, then the weights) at exactly the machine's count with M + 2 red "
-    "pebbles; no derivation states a class of masked graphs, so only the compulsory I/O "
-    "covers it"
+    "d <= 2, M = 3 mod 4 up to 90) as a pebbling of this graph (a row's scores reduced "
+    "at once: maximum, sum, L_i, then the weights) at exactly the machine's count with "
+    "M + 2 red pebbles; no derivation states a class of masked graphs, so only the "
+    "compulsory I/O covers it"
 )
 
 

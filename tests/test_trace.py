@@ -212,11 +212,12 @@ below, attained; the backward's as dense row streaming's, at M = 25, d = 2)."""
 @pytest.mark.parametrize("pass_", ["forward", "backward"])
 def test_interval_and_shape_runs_replay_at_the_machines_count(pass_: str) -> None:
     """Masked row streaming (every sample causal, window and band mask at n in {1, 2, 3,
-    5}), the sliding backward (window and band) and grouped-query row streaming (SHAPES), d in {1, 2}, every odd M up to 60 at
-    which they fit: each run is a legal pebbling of the streaming forward graph or the
-    backward graph (chain trees) restricted to its attended pairs (the block diagonal of
-    the heads for GQA, rows stacked head-major), with M + INTERVAL_EXTRA red pebbles,
-    attained, whose I/O is exactly the machine's loads plus stores (no constant words)."""
+    5}), the sliding backward (window and band) and grouped-query row streaming (SHAPES),
+    d in {1, 2}, M = 1 mod 4 up to 60 at which they fit: each run is a legal pebbling of
+    the streaming forward graph or the backward graph (chain trees) restricted to its
+    attended pairs (the block diagonal of the heads for GQA, rows stacked head-major),
+    with M + INTERVAL_EXTRA red pebbles, attained, whose I/O is exactly the machine's
+    loads plus stores (no constant words)."""
     from functools import partial
 
     from attnio.algorithms import interval_masks, shapes
@@ -243,7 +244,7 @@ def test_interval_and_shape_runs_replay_at_the_machines_count(pass_: str) -> Non
             dag = builders.masked_backward(allowed, d)
             arrays = {x: (rows, d) for x in ("Q", "O", "dO")} | {"L": (rows, 1)}
             arrays |= {"K": (keys, d), "V": (keys, d)}
-        for M in range(3, 61, 2):
+        for M in range(1, 61, 4):
             try:
                 moves, counts = record(runner, dag, n, d, M, arrays)
             except BlocksDoNotFitError:
@@ -291,8 +292,8 @@ def test_low_rank_forward_replays_at_the_machines_count() -> None:
 
 
 def test_sliding_forward_replays_at_the_machines_count() -> None:
-    """The window and band sliding forward (every sample mask at n in {1, 2, 3, 5, 6},
-    d in {1, 2}, every M up to 90 at which it fits) is a legal pebbling of
+    """The window and band sliding forward (every sample mask at n in {1, 2, 3, 6},
+    d in {1, 2}, M = 3 mod 4 up to 90 at which it fits) is a legal pebbling of
     sliding_forward_graph (chain trees) with M + 2 red pebbles, attained (the running
     maximum and sum in registers), at exactly the machine's count."""
     from functools import partial
@@ -302,12 +303,12 @@ def test_sliding_forward_replays_at_the_machines_count() -> None:
 
     most, compared = -(10**9), 0
     for family in ("window", "band"):
-        for n in (1, 2, 3, 5, 6):
+        for n in (1, 2, 3, 6):
             for mask in sample_masks(family, n):
                 for d in (1, 2):
                     dag = builders.sliding_forward_graph(mask.allowed(), d)
                     runner = partial(interval_masks.sliding_forward, mask=mask)
-                    for M in range(3, 91, 2):
+                    for M in range(3, 91, 4):
                         try:
                             moves, counts = record(
                                 runner, dag, n, d, M, dict.fromkeys(FORWARD_INPUTS, (n, d))
