@@ -343,7 +343,15 @@ def schedule(n: int, d: int, r: int, M: int) -> tuple[bool, int, int]:
 
 
 def _accumulate_key_features(
-    mc: TwoLevelMachine, W: np.ndarray | None, n: int, d: int, R: int, degree: int, f0: int, f1: int
+    mc: TwoLevelMachine,
+    W: np.ndarray | None,
+    n: int,
+    d: int,
+    R: int,
+    degree: int,
+    f0: int,
+    f1: int,
+    buffer: str,
 ) -> None:
     """Add psi(K)^T [V | 1] (feature rows f0:f1) into the fast block ``W`` = [W | w].
 
@@ -358,13 +366,89 @@ def _accumulate_key_features(
             psi = key_features(Kb, degree, f0, f1)
             W[:, :d] += psi.T @ Vb
             W[:, d] += psi.sum(axis=0)
+        if mc.trace is not None:
+            _trace_key_features(mc.trace, n, d, degree, i0, i1, f0, f1, buffer)
         mc.free("Kb", "Vb", "psi")
+
+
+def _monomial_label(name: str, row: int, combo: tuple[int, ...], inputs: str) -> str:
+    """The vertex of :func:`attnio.pebble.builders.approx_forward` for monomial ``combo``
+    of row ``row``: the input coordinate for degree 1, ``name[row]^a.b`` above."""
+    if len(combo) == 1:
+        return f"{inputs}[{row},{combo[0]}]"
+    return f"{name}[{row}]^" + ".".join(str(x) for x in combo)
+
+
+def _chain(name: str, leaf: str, t: int, count: int) -> str:
+    """Label of the t-th vertex of a chain summation of ``count`` terms (the builders')."""
+    if t == count - 1:
+        return name
+    return leaf if t == 0 else f"{name}+{t}"
+
+
+def _place(tr, label: str, buf: str, at: tuple[int, int] | int, computed: bool) -> None:
+    """Put vertex ``label`` into a word: compute it, or bind it when it is an input."""
+    if computed:
+        tr.compute(label, buf, at)
+    else:
+        tr.bind(buf, at, label)
+
+
+def _trace_key_features(
+    tr, n: int, d: int, degree: int, i0: int, i1: int, f0: int, f1: int, buffer: str
+) -> None:
+    """The vertices of :func:`attnio.pebble.builders.approx_forward` one key row block adds
+    to feature rows f0..f1 of [W | w] (buffer ``buffer``): per key row j, its monomials
+    psi_j (buffer ``psi``; feature 0 is the constant 1, no vertex), the next term of the
+    chains W[a, k] = sum_j psi_ja V_jk (feature 0: the column sums of V) and
+    w[a] = sum_j psi_ja (feature 0: the constant n, no vertex)."""
+    indices, _ = _monomials(d, degree)
+    for j in range(i0, i1):
+        for f in range(f0, f1):
+            combo, a = indices[f], f - 1
+            if combo:
+                label = _monomial_label("phiK", j, combo, "K")
+                _place(tr, label, "psi", f - f0, len(combo) > 1)
+            for k in range(d):
+                if combo:
+                    term = _chain(f"W[{a},{k}]", f"phiKV[{j},{a},{k}]", j, n)
+                    tr.compute(term, buffer, (f - f0, k))
+                else:
+                    term = _chain(f"W[one,{k}]", f"V[{j},{k}]", j, n)
+                    _place(tr, term, buffer, (f - f0, k), j > 0)
+            if combo:
+                term = _chain(f"w[{a}]", _monomial_label("phiK", j, combo, "K"), j, n)
+                _place(tr, term, buffer, (f - f0, d), j > 0 or len(combo) > 1)
+
+
+def _trace_query_features(tr, d: int, degree: int, i0: int, i1: int, f0: int, f1: int) -> None:
+    """The vertices of :func:`attnio.pebble.builders.approx_forward` one feature block of the
+    output pass adds for query rows i0..i1: the monomials phi_i (buffer ``phi``), the next
+    term of the chains num[i, k] (buffer ``num``; its first term is W[one, k]) and den[i]
+    (buffer ``den``; the constant feature's term is a fused constant)."""
+    indices, _ = _monomials(d, degree)
+    r = len(indices)
+    for i in range(i0, i1):
+        for f in range(f0, f1):
+            combo, a = indices[f], f - 1
+            if combo:
+                _place(tr, _monomial_label("phiQ", i, combo, "Q"), "phi", f - f0, len(combo) > 1)
+                tr.compute(_chain(f"den[{i}]", f"phiQw[{i},{a}]", a, r - 1), "den", i - i0)
+            for k in range(d):
+                if combo:
+                    tr.compute(_chain(f"num[{i},{k}]", "", f, r), "num", (i - i0, k))
+                else:
+                    tr.bind("num", (i - i0, k), f"W[one,{k}]")
 
 
 def low_rank_forward(
     machine: TwoLevelMachine, n: int, d: int, *, degree: int, approx: Approximation | None
 ) -> None:
-    """Run the streaming polynomial-attention schedule: reads Q, K, V; writes O."""
+    """Run the streaming polynomial-attention schedule: reads Q, K, V; writes O.
+
+    With a :class:`~attnio.algorithms.trace.Trace` attached, the run is recorded as a
+    pebbling of :func:`attnio.pebble.builders.approx_forward` (chain trees).
+    """
     mc, numeric = machine, machine.numeric
     r = feature_rank(d, degree)
     resident, F, R = schedule(n, d, r, machine.M)
@@ -375,7 +459,7 @@ def low_rank_forward(
     for f, (f0, f1) in enumerate(feature_blocks):
         mc.step(f"build [W | w] rows {f0}:{f1} from K, V")
         W = mc.alloc(f"W{f}", f1 - f0, d + 1)
-        _accumulate_key_features(mc, W, n, d, R, degree, f0, f1)
+        _accumulate_key_features(mc, W, n, d, R, degree, f0, f1, f"W{f}")
         if not resident:
             mc.store(f"W{f}", "W", f0, f1, 0, d + 1)
             mc.free(f"W{f}")
@@ -391,11 +475,17 @@ def low_rank_forward(
                 phi = query_features(Qb, approx, f0, f1)
                 num += phi @ W[:, :d]
                 den += phi @ W[:, d:]
+            if mc.trace is not None:
+                _trace_query_features(mc.trace, d, degree, i0, i1, f0, f1)
             mc.free("phi")
             if not resident:
                 mc.free("Wf")
         if numeric:
             num /= den
+        if mc.trace is not None:
+            for i in range(i0, i1):
+                for k in range(d):
+                    mc.trace.compute(f"out[{i},{k}]", "num", (i - i0, k))
         mc.store("num", "O", i0, i1, 0, d)
         mc.free("Qb", "num", "den")
     if resident:
@@ -460,7 +550,7 @@ def low_rank_backward(
     mc.step("pass 1: [W | w] = psi(K)^T [V | 1]")
     for f0, f1 in feature_blocks:
         W = mc.alloc("W", f1 - f0, d + 1)
-        _accumulate_key_features(mc, W, n, d, R, degree, f0, f1)
+        _accumulate_key_features(mc, W, n, d, R, degree, f0, f1, "W")
         if not resident:
             mc.store("W", "W", f0, f1, 0, d + 1)
             mc.free("W")

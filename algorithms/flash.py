@@ -20,6 +20,8 @@ DFE22 Algorithm 1, Algorithm 4, Theorem 2, Theorem 5, Proposition 4; D23 Algorit
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from attnio.bounds.blocks import (
@@ -84,6 +86,10 @@ def flash_forward(
     mc.create("O", n, d)
     mc.create("l", n, 1)
     mc.create("m", n, 1)
+    visited = [  # the column blocks each row block computes
+        [j for j in range(len(cols)) if block_mask is None or block_mask[i, j]]
+        for i in range(len(rows))
+    ]
     mc.step("initialise O = 0, l = 0, m = -inf in slow memory")
     for r0, r1 in rows:
         mc.alloc("Oi", r1 - r0, d)
@@ -116,7 +122,19 @@ def flash_forward(
                 lnew[...] = alpha * li + S.sum(axis=1, keepdims=True)
                 Oi[...] = (li * alpha * Oi + S @ Vj) / lnew
             if mc.trace is not None:
-                _trace_forward1(mc.trace, r0, r1, j, c0, c1, d, j == len(cols) - 1)
+                seen = visited[i]
+                _trace_forward(
+                    mc.trace,
+                    r0,
+                    r1,
+                    j,
+                    c0,
+                    c1,
+                    d,
+                    renormalise=True,
+                    last=j == seen[-1],
+                    first=seen[0],
+                )
             store("Oi", "O", r0, r1, 0, d)
             store("lnew", "l", r0, r1, 0, 1)
             store("mnew", "m", r0, r1, 0, 1)
@@ -124,25 +142,10 @@ def flash_forward(
         free("Kj", "Vj")
 
 
-def _trace_forward1(tr, r0: int, r1: int, c: int, c0: int, c1: int, d: int, last: bool) -> None:
-    """The vertices of :func:`attnio.pebble.builders.blockwise_forward` (``block`` = B_c) one
-    step of FlashAttention forward computes; alpha and alpha l are registers the machine
-    does not charge."""
-    for a, i in enumerate(range(r0, r1)):
-        for jj, j in enumerate(range(c0, c1)):
-            tr.compute(f"S[{i},{j}]", "S", (a, jj))
-        tr.compute(f"m[{i},{c}]", "mnew", a)
-        for jj, j in enumerate(range(c0, c1)):
-            tr.compute(f"Pt[{i},{j}]", "S", (a, jj))
-        if c:
-            tr.compute(f"alpha[{i},{c}]")
-            tr.compute(f"alpha*l[{i},{c}]")
-        tr.compute(f"l[{i},{c}]", "lnew", a)
-        for k in range(d):
-            tr.compute(f"O[{i},{k}]" if last else f"O[{i},{k},{c}]", "Oi", (a, k))
-        if c:
-            tr.release(f"alpha*l[{i},{c}]")
-            tr.release(f"alpha[{i},{c}]")
+def element_mask(block_mask: np.ndarray, n: int, br: int, bc: int) -> np.ndarray:
+    """The n x n mask of the pairs a (T_r, T_c) block mask of br x bc blocks allows."""
+    full = np.kron(np.asarray(block_mask, dtype=bool), np.ones((br, bc), dtype=bool))
+    return full[:n, :n]
 
 
 def _zero_dq(mc: TwoLevelMachine, rows: list[tuple[int, int]], d: int) -> None:
@@ -170,6 +173,9 @@ def flash_backward(
     for name in ("dQ", "dK", "dV"):
         mc.create(name, n, d)
     _zero_dq(mc, rows, d)
+    chains = (n, None)
+    if mc.trace is not None and block_mask is not None:
+        chains = (n, chain_ranks(element_mask(block_mask, n, br, bc)))
     load, store, alloc, free = mc.load, mc.store, mc.alloc, mc.free
     for j, (c0, c1) in enumerate(cols):
         mc.step(f"backward, column block {j}")
@@ -199,7 +205,9 @@ def flash_backward(
             if mc.trace is not None:
                 for a, i in enumerate(range(r0, r1)):
                     mc.trace.compute(f"D[{i}]", "Di", a)  # recomputed in every inner step
-                trace_backward_step(mc.trace, n, d, r0, r1, c0, c1, "S", "dP")
+                trace_backward_step(
+                    mc.trace, d, range(r0, r1), range(c0, c1), "S", "dP", (r0, c0), c0, chains
+                )
             store("dQi", "dQ", r0, r1, 0, d)
             free("Qi", "Oi", "dOi", "dQi", "Li", "S", "dP", "Di")
         store("dKj", "dK", c0, c1, 0, d)
@@ -214,25 +222,60 @@ def _chain(name: str, leaf: str, t: int, count: int) -> str:
     return leaf if t == 0 else f"{name}+{t}"
 
 
+def chain_ranks(allowed: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Positions of each attended pair in the backward graph's chains, for a rows x keys
+    mask: (the pair's place among its query's keys, each query's number of keys, its
+    place among its key's queries, each key's number of queries)."""
+    allowed = np.asarray(allowed, dtype=bool)
+    return (
+        np.cumsum(allowed, axis=1) - 1,
+        allowed.sum(axis=1),
+        np.cumsum(allowed, axis=0) - 1,
+        allowed.sum(axis=0),
+    )
+
+
 def trace_backward_step(
-    tr, n: int, d: int, r0: int, r1: int, c0: int, c1: int, p_buf: str, ds_buf: str, k0: int = 0
+    tr,
+    d: int,
+    rows: Sequence[int],
+    keys: Sequence[int],
+    p_buf: str,
+    ds_buf: str,
+    origin: tuple[int, int],
+    key_row0: int,
+    chains: tuple[int, tuple | None],
+    dq_buffers: str | None = None,
 ) -> None:
-    """Vertices of :func:`attnio.pebble.builders.attention_backward` (chain trees) one step
-    of a backward schedule computes, for query rows r0..r1 and keys c0..c1: P_ij into
-    ``p_buf``, dS_ij into ``ds_buf`` (words (row, key) of an (r1 - r0) x (c1 - c0) block),
-    the next term of the chains dV_j, dK_j (buffers ``dVj``, ``dKj``, row j - c0 + k0) and
-    dQ_i (buffer ``dQi``, row i - r0). The dV and dK chains run over i and the dQ chain over
-    j in increasing order, the order every schedule accumulates them in."""
-    for a, i in enumerate(range(r0, r1)):
-        for b, j in enumerate(range(c0, c1)):
+    """Vertices of :func:`attnio.pebble.builders.attention_backward` (chain trees; with a
+    mask, :func:`~attnio.pebble.builders.masked_backward`) one step of a backward
+    schedule computes for the query ``rows`` and ``keys``: P_ij into ``p_buf`` and dS_ij into
+    ``ds_buf`` (word (i - origin[0], j - origin[1])), the next term of the chains dV_j, dK_j
+    (buffers ``dVj``, ``dKj``, row j - key_row0) and dQ_i (buffer ``dQi``, row i - origin[0]).
+    ``chains`` is (n, None) for dense attention, or (n, :func:`chain_ranks` of the mask):
+    the dV and dK chains run over a key's queries and the dQ chain over a query's keys in
+    increasing order, the order every schedule accumulates them in. ``dq_buffers`` (a
+    format such as ``"dQ{}"``): query i's dQ row is its own one-row buffer instead."""
+    n, ranks = chains
+    for i in rows:
+        a = i - origin[0]
+        for j in keys:
+            b = j - origin[1]
+            if ranks is None:
+                tj, cj, ti, ci = j, n, i, n
+            else:
+                tj, cj = int(ranks[0][i, j]), int(ranks[1][i])
+                ti, ci = int(ranks[2][i, j]), int(ranks[3][j])
             tr.compute(f"P[{i},{j}]", p_buf, (a, b))
             for k in range(d):
-                label = _chain(f"dV[{j},{k}]", f"PdO[{i},{j},{k}]", i, n)
-                tr.compute(label, "dVj", (b + k0, k))
+                label = _chain(f"dV[{j},{k}]", f"PdO[{i},{j},{k}]", ti, ci)
+                tr.compute(label, "dVj", (j - key_row0, k))
             tr.compute(f"dS[{i},{j}]", ds_buf, (a, b))
+            dq, row = ("dQi", a) if dq_buffers is None else (dq_buffers.format(i), 0)
             for l in range(d):
-                tr.compute(_chain(f"dQ[{i},{l}]", f"dSK[{i},{j},{l}]", j, n), "dQi", (a, l))
-                tr.compute(_chain(f"dK[{j},{l}]", f"dSQ[{i},{j},{l}]", i, n), "dKj", (b + k0, l))
+                tr.compute(_chain(f"dQ[{i},{l}]", f"dSK[{i},{j},{l}]", tj, cj), dq, (row, l))
+                label = _chain(f"dK[{j},{l}]", f"dSQ[{i},{j},{l}]", ti, ci)
+                tr.compute(label, "dKj", (j - key_row0, l))
 
 
 def store_dvec(machine: TwoLevelMachine, n: int, d: int) -> None:
@@ -282,7 +325,7 @@ def flash2_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
                 Oi[...] = alpha * Oi + S @ Vj
                 mi[...] = mnew
             if mc.trace is not None:
-                _trace_forward2(mc.trace, r0, r1, c, c0, c1, d)
+                _trace_forward(mc.trace, r0, r1, c, c0, c1, d, renormalise=False, last=False)
             free("Kj", "Vj", "S", "mnew")
         if numeric:
             Oi /= li
@@ -297,24 +340,46 @@ def flash2_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
         free("Qi", "Oi", "li", "mi")
 
 
-def _trace_forward2(tr, r0: int, r1: int, c: int, c0: int, c1: int, d: int) -> None:
-    """The vertices of :func:`attnio.pebble.builders.online_forward` (``block`` = B_c) one
-    key block computes, row by row; the rescale factor alpha is a register the machine
-    does not charge."""
+def _trace_forward(
+    tr,
+    r0: int,
+    r1: int,
+    c: int,
+    c0: int,
+    c1: int,
+    d: int,
+    *,
+    renormalise: bool,
+    last: bool,
+    first: int = 0,
+) -> None:
+    """The vertices one key block ``c`` (keys c0..c1) of a FlashAttention forward step
+    computes for the query rows r0..r1, row by row: those of
+    :func:`attnio.pebble.builders.online_forward` (FlashAttention-2) or, with
+    ``renormalise``, of :func:`~attnio.pebble.builders.blockwise_forward` (FlashAttention,
+    the output divided by the running sum every block; ``last``: the block giving O). The
+    rescale factor alpha (and FlashAttention's alpha l) are registers the machine does not
+    charge. ``first`` is the first key block the rows compute (a block mask skips some).
+    """
     for a, i in enumerate(range(r0, r1)):
         for jj, j in enumerate(range(c0, c1)):
             tr.compute(f"S[{i},{j}]", "S", (a, jj))
         tr.compute(f"m[{i},{c}]", "mnew", a)
         for jj, j in enumerate(range(c0, c1)):
             tr.compute(f"Pt[{i},{j}]", "S", (a, jj))
-        if c:
-            tr.compute(f"alpha[{i},{c}]")
-        tr.compute(f"l[{i},{c}]", "li", a)
+        scalars = [f"alpha[{i},{c}]", f"alpha*l[{i},{c}]"][: (1 + renormalise) * (c > first)]
+        for scalar in scalars:
+            tr.compute(scalar)
+        tr.compute(f"l[{i},{c}]", "lnew" if renormalise else "li", a)
         for k in range(d):
-            tr.compute(f"acc[{i},{k},{c}]", "Oi", (a, k))
-        if c:
-            tr.release(f"alpha[{i},{c}]")
-        tr.bind("mi", a, f"m[{i},{c}]")
+            if renormalise:
+                tr.compute(f"O[{i},{k}]" if last else f"O[{i},{k},{c}]", "Oi", (a, k))
+            else:
+                tr.compute(f"acc[{i},{k},{c}]", "Oi", (a, k))
+        for scalar in reversed(scalars):
+            tr.release(scalar)
+        if not renormalise:
+            tr.bind("mi", a, f"m[{i},{c}]")
 
 
 def flash2_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
@@ -348,7 +413,9 @@ def flash2_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
                 dQi += dP @ Kj
                 dKj += dP.T @ Qi
             if mc.trace is not None:
-                trace_backward_step(mc.trace, n, d, r0, r1, c0, c1, "S", "dP")
+                trace_backward_step(
+                    mc.trace, d, range(r0, r1), range(c0, c1), "S", "dP", (r0, c0), c0, (n, None)
+                )
             store("dQi", "dQ", r0, r1, 0, d)
             free("Qi", "dOi", "dQi", "Li", "Di", "S", "dP")
         store("dKj", "dK", c0, c1, 0, d)

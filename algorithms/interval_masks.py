@@ -40,9 +40,9 @@ import numpy as np
 from attnio.bounds.masks import Mask
 
 from .errors import BlocksDoNotFitError, MaskError
-from .flash import store_dvec
-from .machine import TwoLevelMachine, blocks
-from .streaming import backward_block, forward_block
+from .flash import chain_ranks, store_dvec, trace_backward_step
+from .machine import TwoLevelMachine
+from .streaming import Intervals, interval_backward, interval_forward
 
 
 def _intervals(mask: Mask, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -57,41 +57,20 @@ def _intervals(mask: Mask, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     return keys[:, 0], keys[:, 1], queries[:, 0], queries[:, 1]
 
 
+def _span(mask: Mask, n: int) -> Intervals:
+    start, stop, first, last = _intervals(mask, n)
+    return Intervals(start, stop, first, last)
+
+
 def masked_row_streaming_forward(machine: TwoLevelMachine, n: int, d: int, *, mask: Mask) -> None:
     """Forward pass: resident query blocks, each streaming only the keys its rows attend to.
 
     Block ``[r0, r1)`` streams the keys ``[lo(r0), hi(r1 - 1))``; for each key j and
     each chunk of d rows, the rows whose interval holds j (known from i and j, no mask
-    word) are updated as in :func:`~attnio.algorithms.streaming.row_streaming_forward`.
+    word) are updated as in :func:`~attnio.algorithms.streaming.row_streaming_forward`
+    (both are :func:`~attnio.algorithms.streaming.interval_forward`).
     """
-    br = forward_block(d, machine.M)
-    start, stop, _, _ = _intervals(mask, n)
-    mc, numeric = machine, machine.numeric
-    mc.create("O", n, d)
-    mc.create("L", n, 1)
-    for b, (r0, r1) in enumerate(blocks(n, br)):
-        mc.step(f"forward, query block {b}")
-        Qi = mc.load("Qi", "Q", r0, r1, 0, d)
-        Oi = mc.alloc("Oi", r1 - r0, d)
-        Li = mc.alloc("Li", r1 - r0, fill=-np.inf)
-        for j in range(int(start[r0]), int(stop[r1 - 1])):
-            kj = mc.load("kj", "K", j, j + 1, 0, d)
-            vj = mc.load("vj", "V", j, j + 1, 0, d)
-            for a0, a1 in blocks(r1 - r0, d):
-                mc.alloc("s", a1 - a0)  # the chunk's scores and new log-sum-exps
-                mc.alloc("t", a1 - a0)
-                if numeric:
-                    rows = np.arange(r0 + a0, r0 + a1)
-                    ok = a0 + np.flatnonzero((start[rows] <= j) & (j < stop[rows]))
-                    score = Qi[ok] @ kj.T
-                    new = np.logaddexp(Li[ok], score)
-                    Oi[ok] = np.exp(Li[ok] - new) * Oi[ok] + np.exp(score - new) * vj
-                    Li[ok] = new
-                mc.free("s", "t")
-            mc.free("kj", "vj")
-        mc.store("Oi", "O", r0, r1, 0, d)
-        mc.store("Li", "L", r0, r1, 0, 1)
-        mc.free("Qi", "Oi", "Li")
+    interval_forward(machine, d, _span(mask, n), [(0, n, "")])
 
 
 def masked_row_streaming_backward(machine: TwoLevelMachine, n: int, d: int, *, mask: Mask) -> None:
@@ -99,44 +78,9 @@ def masked_row_streaming_backward(machine: TwoLevelMachine, n: int, d: int, *, m
 
     Block ``[c0, c1)`` streams the queries ``[qlo(c0), qhi(c1 - 1))``; dQ_i is created
     (not read) in the block of query i's first key and read, updated and written back
-    in the later ones. Inside the block the allowed pairs come from i and j alone.
+    in the later ones (:func:`~attnio.algorithms.streaming.interval_backward`).
     """
-    bc = backward_block(d, machine.M)
-    start, stop, first, last = _intervals(mask, n)
-    mc, numeric = machine, machine.numeric
-    for name in ("dQ", "dK", "dV"):
-        mc.create(name, n, d)
-    store_dvec(mc, n, d)
-    for b, (c0, c1) in enumerate(blocks(n, bc)):
-        mc.step(f"backward, key block {b}")
-        Kj = mc.load("Kj", "K", c0, c1, 0, d)
-        Vj = mc.load("Vj", "V", c0, c1, 0, d)
-        dKj = mc.alloc("dKj", c1 - c0, d)
-        dVj = mc.alloc("dVj", c1 - c0, d)
-        for i in range(int(first[c0]), int(last[c1 - 1])):
-            qi = mc.load("qi", "Q", i, i + 1, 0, d)
-            dOi = mc.load("dOi", "dO", i, i + 1, 0, d)
-            Li = mc.load("Li", "L", i, i + 1, 0, 1)
-            Di = mc.load("Di", "Dvec", i, i + 1, 0, 1)
-            fresh = start[i] >= c0  # this block holds query i's first key
-            dQi = mc.alloc("dQi", 1, d) if fresh else mc.load("dQi", "dQ", i, i + 1, 0, d)
-            for a0, a1 in blocks(c1 - c0, d):
-                mc.alloc("p", a1 - a0)  # the chunk's P_ij and dS_ij
-                mc.alloc("ds", a1 - a0)
-                if numeric:
-                    keys = np.arange(c0 + a0, c0 + a1)
-                    ok = a0 + np.flatnonzero((start[i] <= keys) & (keys < stop[i]))
-                    prob = np.exp(Kj[ok] @ qi.T - Li)  # P_ij on the allowed keys
-                    dVj[ok] += prob * dOi
-                    grad = prob * (Vj[ok] @ dOi.T - Di)  # dS_ij
-                    dQi += grad.T @ Kj[ok]
-                    dKj[ok] += grad * qi
-                mc.free("p", "ds")
-            mc.store("dQi", "dQ", i, i + 1, 0, d)
-            mc.free("qi", "dOi", "Li", "Di", "dQi")
-        mc.store("dKj", "dK", c0, c1, 0, d)
-        mc.store("dVj", "dV", c0, c1, 0, d)
-        mc.free("Kj", "Vj", "dKj", "dVj")
+    interval_backward(machine, d, _span(mask, n), [(0, n, "")])
 
 
 def _widest(begin: np.ndarray, end: np.ndarray) -> int:
@@ -186,11 +130,47 @@ def sliding_forward(machine: TwoLevelMachine, n: int, d: int, *, mask: Mask) -> 
             total = np.exp(s - top).sum()
             Li[...] = top + np.log(total)
             oi[...] = (np.exp(s - Li).T @ Vw).reshape(1, d)
+        if mc.trace is not None:
+            _trace_sliding_row(mc.trace, i, int(start[i]), int(stop[i]), d)
         mc.store("oi", "O", i, i + 1, 0, d)
         mc.store("Li", "L", i, i + 1, 0, 1)
         mc.free("qi", "oi", "Li", "s")
     for j in range(low, held):
         mc.free(f"k{j}", f"v{j}")
+
+
+def _trace_chain(name: str, leaf: str, t: int, count: int) -> str:
+    if t == count - 1:
+        return name
+    return leaf if t == 0 else f"{name}+{t}"
+
+
+def _trace_sliding_row(tr, i: int, lo: int, hi: int, d: int) -> None:
+    """The vertices of :func:`attnio.pebble.builders.sliding_forward_graph` (chain trees)
+    row i computes: S_ij into ``s``; m_i and l_i in registers the machine does not
+    charge (its maximum and sum are temporaries); L_i into ``Li``; W_ij over S_ij in
+    ``s``; the chains O_ik into ``oi``."""
+    count = hi - lo
+    for t, j in enumerate(range(lo, hi)):
+        tr.compute(f"S[{i},{j}]", "s", t)
+    for name, leaf, first in ((f"m[{i}]", f"S[{i},{lo}]", 1), (f"l[{i}]", f"e[{i},{lo}]", 0)):
+        held = None  # the running maximum, then the running sum: one register each
+        for t in range(first, count):
+            label = _trace_chain(name, leaf, t, count)
+            tr.compute(label)
+            if held is not None:
+                tr.release(held)
+            held = label
+        if held is None:  # one key: m_i is S_ij
+            tr.compute(name)
+    tr.compute(f"L[{i}]", "Li", 0)
+    tr.release(f"m[{i}]")
+    tr.release(f"l[{i}]")
+    for t, j in enumerate(range(lo, hi)):
+        tr.compute(f"W[{i},{j}]", "s", t)
+    for k in range(d):
+        for t, j in enumerate(range(lo, hi)):
+            tr.compute(_trace_chain(f"O[{i},{k}]", f"PV[{i},{j},{k}]", t, count), "oi", (0, k))
 
 
 def sliding_backward(machine: TwoLevelMachine, n: int, d: int, *, mask: Mask) -> None:
@@ -217,6 +197,7 @@ def sliding_backward(machine: TwoLevelMachine, n: int, d: int, *, mask: Mask) ->
     store_dvec(mc, n, d)
     names = ("q", "dO", "L", "D", "dQ")
     held = low = 0  # queries [low, held) resident
+    chains = (n, chain_ranks(_span(mask, n).allowed())) if mc.trace is not None else None
 
     def leave(i: int) -> None:
         mc.store(f"dQ{i}", "dQ", i, i + 1, 0, d)
@@ -236,8 +217,8 @@ def sliding_backward(machine: TwoLevelMachine, n: int, d: int, *, mask: Mask) ->
             held += 1
         kj = mc.load("kj", "K", j, j + 1, 0, d)
         vj = mc.load("vj", "V", j, j + 1, 0, d)
-        dkj = mc.alloc("dkj", 1, d)
-        dvj = mc.alloc("dvj", 1, d)
+        dkj = mc.alloc("dKj", 1, d)
+        dvj = mc.alloc("dVj", 1, d)
         width = int(last[j] - first[j])
         p = mc.alloc("p", width)
         ds = mc.alloc("ds", width)
@@ -253,8 +234,13 @@ def sliding_backward(machine: TwoLevelMachine, n: int, d: int, *, mask: Mask) ->
             dkj[...] = ds.T @ Qw
             for t, i in enumerate(rows):
                 mc.data(f"dQ{i}")[...] += ds[t, 0] * kj
-        mc.store("dkj", "dK", j, j + 1, 0, d)
-        mc.store("dvj", "dV", j, j + 1, 0, d)
-        mc.free("kj", "vj", "dkj", "dvj", "p", "ds")
+        if mc.trace is not None:
+            for i in range(int(first[j]), int(last[j])):
+                trace_backward_step(
+                    mc.trace, d, [i], [j], "p", "ds", (int(first[j]), j), j, chains, "dQ{}"
+                )
+        mc.store("dKj", "dK", j, j + 1, 0, d)
+        mc.store("dVj", "dV", j, j + 1, 0, d)
+        mc.free("kj", "vj", "dKj", "dVj", "p", "ds")
     for i in range(low, held):
         leave(i)

@@ -40,9 +40,14 @@ import numpy as np
 from attnio.bounds.shape import check_shape
 
 from .errors import AlgorithmParameterError
-from .flash import store_dvec
 from .machine import TwoLevelMachine, blocks
-from .streaming import backward_block, forward_block
+from .streaming import (
+    Intervals,
+    forward_block,
+    interval_backward,
+    interval_forward,
+    stream_query_block,
+)
 
 Shape = tuple[int, int, int, int]
 """(n_q, n_kv, heads_q, heads_kv)."""
@@ -74,30 +79,14 @@ def kv_chunk(d: int, M: int) -> int:
     return max(1, M // (2 * d))
 
 
-def _stream_block(mc: TwoLevelMachine, d: int, r0: int, r1: int, k0: int, k1: int) -> tuple:
-    """Load query rows [r0, r1); stream K, V rows [k0, k1) past them; return (Oi, Li) buffers."""
-    numeric = mc.numeric
-    Qi = mc.load("Qi", "Q", r0, r1, 0, d)
-    Oi = mc.alloc("Oi", r1 - r0, d)
-    Li = mc.alloc("Li", r1 - r0, fill=-np.inf)
-    for j in range(k0, k1):
-        kj = mc.load("kj", "K", j, j + 1, 0, d)
-        vj = mc.load("vj", "V", j, j + 1, 0, d)
-        for a0, a1 in blocks(r1 - r0, d):
-            s = mc.alloc("s", a1 - a0)
-            t = mc.alloc("t", a1 - a0)
-            if numeric:
-                s[...] = Qi[a0:a1] @ kj.T
-                np.logaddexp(Li[a0:a1], s, out=t)
-                np.exp(Li[a0:a1] - t, out=Li[a0:a1])
-                np.exp(s - t, out=s)
-                Oi[a0:a1] *= Li[a0:a1]
-                Oi[a0:a1] += s * vj
-                Li[a0:a1] = t
-            mc.free("s", "t")
-        mc.free("kj", "vj")
-    mc.free("Qi")
-    return Oi, Li
+def _span(shape: Shape) -> Intervals:
+    """The stacked rows' intervals: the query rows of group k attend to the n_kv keys of
+    key/value head k, and those keys to the group's rows (a block diagonal)."""
+    n_q, n_kv, hq, hk = shape
+    rows = hq // hk * n_q
+    head = np.arange(hq * n_q) // rows * n_kv
+    group = np.arange(hk * n_kv) // n_kv * rows
+    return Intervals(head, head + n_kv, group, group + rows)
 
 
 def gqa_row_streaming_forward(
@@ -105,65 +94,27 @@ def gqa_row_streaming_forward(
 ) -> None:
     """Forward pass, group-aware row streaming; writes O and L (module docstring).
 
-    ``shape`` is (n_q, n_kv, heads_q, heads_kv); ``None`` is (n, n, 1, 1).
+    ``shape`` is (n_q, n_kv, heads_q, heads_kv); ``None`` is (n, n, 1, 1). It is
+    :func:`~attnio.algorithms.streaming.interval_forward` with a group of query rows per
+    key/value head, each row attending to its head's keys.
     """
-    n_q, n_kv, hq, hk = _shape(n, shape)
+    n_q, _, hq, hk = shape = _shape(n, shape)
     rows = hq // hk * n_q
-    br = forward_block(d, machine.M)
-    mc = machine
-    mc.create("O", hq * n_q, d)
-    mc.create("L", hq * n_q, 1)
-    for k in range(hk):
-        for b, (r0, r1) in enumerate(blocks(rows, br)):
-            mc.step(f"forward, kv head {k}, query block {b}")
-            q0 = k * rows
-            _stream_block(mc, d, q0 + r0, q0 + r1, k * n_kv, (k + 1) * n_kv)
-            mc.store("Oi", "O", q0 + r0, q0 + r1, 0, d)
-            mc.store("Li", "L", q0 + r0, q0 + r1, 0, 1)
-            mc.free("Oi", "Li")
+    groups = [(k * rows, (k + 1) * rows, f"kv head {k}, ") for k in range(hk)]
+    interval_forward(machine, d, _span(shape), groups)
 
 
 def gqa_row_streaming_backward(
     machine: TwoLevelMachine, n: int, d: int, *, shape: Shape | None = None
 ) -> None:
-    """Backward pass (FA2 formulation), group-aware row streaming; writes dQ, dK, dV."""
-    n_q, n_kv, hq, hk = _shape(n, shape)
-    rows = hq // hk * n_q
-    bc = backward_block(d, machine.M)
-    mc, numeric = machine, machine.numeric
-    mc.create("dQ", hq * n_q, d)
-    for name in ("dK", "dV"):
-        mc.create(name, hk * n_kv, d)
-    store_dvec(mc, hq * n_q, d)
-    for k in range(hk):
-        for b, (c0, c1) in enumerate(blocks(n_kv, bc)):
-            mc.step(f"backward, kv head {k}, key block {b}")
-            c0, c1 = c0 + k * n_kv, c1 + k * n_kv
-            Kj = mc.load("Kj", "K", c0, c1, 0, d)
-            Vj = mc.load("Vj", "V", c0, c1, 0, d)
-            dKj = mc.alloc("dKj", c1 - c0, d)
-            dVj = mc.alloc("dVj", c1 - c0, d)
-            for i in range(k * rows, (k + 1) * rows):
-                qi = mc.load("qi", "Q", i, i + 1, 0, d)
-                dOi = mc.load("dOi", "dO", i, i + 1, 0, d)
-                Li = mc.load("Li", "L", i, i + 1, 0, 1)
-                Di = mc.load("Di", "Dvec", i, i + 1, 0, 1)
-                dQi = mc.alloc("dQi", 1, d) if b == 0 else mc.load("dQi", "dQ", i, i + 1, 0, d)
-                for a0, a1 in blocks(c1 - c0, d):
-                    p = mc.alloc("p", a1 - a0)
-                    ds = mc.alloc("ds", a1 - a0)
-                    if numeric:
-                        np.exp(Kj[a0:a1] @ qi.T - Li, out=p)
-                        dVj[a0:a1] += p * dOi
-                        ds[...] = p * (Vj[a0:a1] @ dOi.T - Di)
-                        dQi += ds.T @ Kj[a0:a1]
-                        dKj[a0:a1] += ds * qi
-                    mc.free("p", "ds")
-                mc.store("dQi", "dQ", i, i + 1, 0, d)
-                mc.free("qi", "dOi", "Li", "Di", "dQi")
-            mc.store("dKj", "dK", c0, c1, 0, d)
-            mc.store("dVj", "dV", c0, c1, 0, d)
-            mc.free("Kj", "Vj", "dKj", "dVj")
+    """Backward pass (FA2 formulation), group-aware row streaming; writes dQ, dK, dV.
+
+    :func:`~attnio.algorithms.streaming.interval_backward` with a group of key rows per
+    key/value head; the query rows of every head of the group stream past each block.
+    """
+    _, n_kv, _, hk = shape = _shape(n, shape)
+    groups = [(k * n_kv, (k + 1) * n_kv, f"kv head {k}, ") for k in range(hk)]
+    interval_backward(machine, d, _span(shape), groups)
 
 
 def split_kv_decode_forward(
@@ -183,10 +134,12 @@ def split_kv_decode_forward(
     mc.create("Lpart", len(chunks) * total, 1)
     for k in range(hk):
         for c, (j0, j1) in enumerate(chunks):
+            key0 = np.full(total, k * n_kv + j0, dtype=np.int64)
+            span = Intervals(key0, key0 + (j1 - j0), key0[:0], key0[:0])  # keys only
             for b, (r0, r1) in enumerate(blocks(rows, br)):
                 mc.step(f"split forward, kv head {k}, chunk {c}, query block {b}")
                 q0 = k * rows
-                _stream_block(mc, d, q0 + r0, q0 + r1, k * n_kv + j0, k * n_kv + j1)
+                stream_query_block(mc, d, q0 + r0, q0 + r1, span, f"Op[{c},{{i}},{{k}}]")
                 p0 = c * total + q0
                 mc.store("Oi", "Opart", p0 + r0, p0 + r1, 0, d)
                 mc.store("Li", "Lpart", p0 + r0, p0 + r1, 0, 1)
@@ -205,10 +158,35 @@ def split_kv_decode_forward(
                 o *= np.exp(ell - t)
                 o += np.exp(lc - t) * oc
                 ell[...] = t
+            if mc.trace is not None:
+                _trace_combine(mc.trace, i, c, c == len(chunks) - 1, d)
             mc.free("oc", "lc")
         mc.store("o", "O", i, i + 1, 0, d)
         mc.store("l", "L", i, i + 1, 0, 1)
         mc.free("o", "l")
+
+
+def _trace_combine(tr, i: int, c: int, last: bool, d: int) -> None:
+    """The vertices of :func:`attnio.pebble.builders.split_streaming_forward` one chunk of
+    row i's merge computes (buffers ``o``, ``l``; the loaded partials in ``oc``, ``lc``);
+    the merged log-sum-exp before it is stored and the weights are registers."""
+    merged = f"L[{i}]" if last else f"Lm[{i},{c}]"  # for c = 0: the partial L in lc
+    if c:
+        tr.compute(merged)
+        tr.compute(f"gamma[{i},{c}]")
+    tr.compute(f"delta[{i},{c}]")
+    for k in range(d):
+        name = f"O[{i},{k}]" if last else f"om[{i},{k},{c}]"
+        if c:
+            tr.compute(f"gamma*o[{i},{k},{c}]", "o", (0, k))
+        tr.compute(name, "o", (0, k))
+    tr.release(f"delta[{i},{c}]")
+    if c:
+        tr.release(f"gamma[{i},{c}]")
+        tr.bind("l", 0, merged)
+        tr.release(merged)
+    else:
+        tr.copy("l", 0, "lc", 0)  # logaddexp(-inf, L_0) = L_0
 
 
 def _heads(X: np.ndarray, heads: int) -> list[np.ndarray]:

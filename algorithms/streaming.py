@@ -27,12 +27,15 @@ with one-row streamed blocks.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 import numpy as np
 
 from attnio.bounds.blocks import ROW_STREAMING_BACKWARD_BLOCKS, ROW_STREAMING_FORWARD_BLOCKS
 
 from .errors import BlocksDoNotFitError
-from .flash import store_dvec, trace_backward_step
+from .flash import chain_ranks, store_dvec, trace_backward_step
 from .machine import TwoLevelMachine, blocks
 
 
@@ -55,50 +58,107 @@ def backward_block(d: int, M: int) -> int:
     return _block(ROW_STREAMING_BACKWARD_BLOCKS, d, M)
 
 
-def row_streaming_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
-    """Forward pass: resident query blocks, K and V streamed one row at a time; writes O and L.
+@dataclass(frozen=True)
+class Intervals:
+    """Which keys each query row attends to, one interval a row, moving right with the row.
 
-    For each key j and query row i of the block, with s = q_i . k_j and
-    L' = logaddexp(L_i, s): o_i <- exp(L_i - L') o_i + exp(s - L') v_j, L_i <- L'.
+    Query row i (of ``rows``, stacked head-major for several heads) attends to the keys
+    ``[start[i], stop[i])`` of ``keys`` key rows; key j is attended to by the queries
+    ``[first[j], last[j])``. Dense attention is one interval ``[0, n)`` for every row; a
+    causal, window or band mask, and the block diagonal of grouped-query heads, are
+    others. The schedules below read only these arrays.
     """
-    br = forward_block(d, machine.M)
-    mc, numeric = machine, machine.numeric
-    mc.create("O", n, d)
-    mc.create("L", n, 1)
-    for b, (r0, r1) in enumerate(blocks(n, br)):
-        mc.step(f"forward, query block {b}")
-        Qi = mc.load("Qi", "Q", r0, r1, 0, d)
-        Oi = mc.alloc("Oi", r1 - r0, d)
-        Li = mc.alloc("Li", r1 - r0, fill=-np.inf)
-        for j in range(n):
-            kj = mc.load("kj", "K", j, j + 1, 0, d)
-            vj = mc.load("vj", "V", j, j + 1, 0, d)
-            for a0, a1 in blocks(r1 - r0, d):
-                s = mc.alloc("s", a1 - a0)
-                t = mc.alloc("t", a1 - a0)
-                if numeric:
-                    s[...] = Qi[a0:a1] @ kj.T
-                    np.logaddexp(Li[a0:a1], s, out=t)
-                    np.exp(Li[a0:a1] - t, out=Li[a0:a1])  # the old rows' weight
-                    np.exp(s - t, out=s)  # the new key's weight
-                    Oi[a0:a1] *= Li[a0:a1]
-                    Oi[a0:a1] += s * vj
-                    Li[a0:a1] = t
-                if mc.trace is not None:
-                    _trace_forward(mc.trace, r0, a0, a1, j, n, d)
-                mc.free("s", "t")
-            mc.free("kj", "vj")
-        mc.store("Oi", "O", r0, r1, 0, d)
-        mc.store("Li", "L", r0, r1, 0, 1)
-        mc.free("Qi", "Oi", "Li")
+
+    start: np.ndarray
+    stop: np.ndarray
+    first: np.ndarray
+    last: np.ndarray
+
+    @property
+    def rows(self) -> int:
+        """Query rows."""
+        return len(self.start)
+
+    @property
+    def keys(self) -> int:
+        """Key rows."""
+        return len(self.first)
+
+    @classmethod
+    def dense(cls, rows: int, keys: int) -> Intervals:
+        """Every query row attends to every key."""
+        return cls(
+            np.zeros(rows, dtype=np.int64),
+            np.full(rows, keys, dtype=np.int64),
+            np.zeros(keys, dtype=np.int64),
+            np.full(keys, rows, dtype=np.int64),
+        )
+
+    def allowed(self) -> np.ndarray:
+        """The rows x keys boolean matrix of attended pairs (the graph builders' mask)."""
+        j = np.arange(self.keys)
+        return (self.start[:, None] <= j) & (j < self.stop[:, None])
 
 
-def _trace_forward(tr, r0: int, a0: int, a1: int, j: int, n: int, d: int) -> None:
-    """The vertices of :func:`attnio.pebble.builders.streaming_forward` this step computes."""
-    for a in range(a0, a1):
+def stream_query_block(
+    mc: TwoLevelMachine, d: int, r0: int, r1: int, span: Intervals, out: str = "O[{i},{k}]"
+) -> None:
+    """Load query rows [r0, r1) as ``Qi``, stream the keys their intervals reach past them.
+
+    Leaves the block's output rows ``Oi`` and log-sum-exps ``Li`` allocated (the caller
+    stores and frees them); frees ``Qi``. The keys ``[start[r0], stop[r1 - 1])`` stream one
+    row at a time; for each key j and each chunk of d rows, the rows whose interval
+    holds j (known from i and j, no mask word) get s = q_i . k_j and
+    L' = logaddexp(L_i, s): o_i <- exp(L_i - L') o_i + exp(s - L') v_j, L_i <- L'.
+    ``out`` labels the block's last output values in a trace (``i``, ``k`` filled in).
+    """
+    numeric, start, stop = mc.numeric, span.start, span.stop
+    Qi = mc.load("Qi", "Q", r0, r1, 0, d)
+    Oi = mc.alloc("Oi", r1 - r0, d)
+    Li = mc.alloc("Li", r1 - r0, fill=-np.inf)
+    # every row of the block attends to every key it streams (dense, grouped heads)
+    whole = (start[r0:r1] == start[r0]).all() and (stop[r0:r1] == stop[r1 - 1]).all()
+    for j in range(int(start[r0]), int(stop[r1 - 1])):
+        kj = mc.load("kj", "K", j, j + 1, 0, d)
+        vj = mc.load("vj", "V", j, j + 1, 0, d)
+        for a0, a1 in blocks(r1 - r0, d):
+            s = mc.alloc("s", a1 - a0)  # the chunk's scores and new log-sum-exps
+            t = mc.alloc("t", a1 - a0)
+            if whole:
+                ok = np.arange(a0, a1)
+            else:
+                rows = np.arange(r0 + a0, r0 + a1)
+                ok = a0 + np.flatnonzero((start[rows] <= j) & (j < stop[rows]))
+            if numeric and whole:  # in place, on the chunk's slices
+                s[...] = Qi[a0:a1] @ kj.T
+                np.logaddexp(Li[a0:a1], s, out=t)
+                np.exp(Li[a0:a1] - t, out=Li[a0:a1])  # the old rows' weight
+                np.exp(s - t, out=s)  # the new key's weight
+                Oi[a0:a1] *= Li[a0:a1]
+                Oi[a0:a1] += s * vj
+                Li[a0:a1] = t
+            elif numeric:
+                score = Qi[ok] @ kj.T
+                new = np.logaddexp(Li[ok], score)
+                Oi[ok] = np.exp(Li[ok] - new) * Oi[ok] + np.exp(score - new) * vj
+                Li[ok] = new
+            if mc.trace is not None:
+                _trace_forward(mc.trace, r0, a0, ok, j, span, d, out)
+            mc.free("s", "t")
+        mc.free("kj", "vj")
+    mc.free("Qi")
+
+
+def _trace_forward(
+    tr, r0: int, a0: int, ok: np.ndarray, j: int, span: Intervals, d: int, out: str
+) -> None:
+    """The vertices of :func:`attnio.pebble.builders.masked_streaming_forward` this step
+    computes (words of the chunk buffers ``s`` and ``t`` at row a - a0)."""
+    for a in ok.tolist():
         i, w = r0 + a, a - a0
+        head, end = int(span.start[i]), int(span.stop[i]) - 1
         tr.compute(f"S[{i},{j}]", "s", w)
-        if j == 0:  # t = logaddexp(-inf, s) = s; the old rows' weight exp(-inf) = 0
+        if j == head:  # t = logaddexp(-inf, s) = s; the old rows' weight exp(-inf) = 0
             tr.bind("t", w, f"S[{i},{j}]")
             tr.bind("Li", a, None)
         else:
@@ -106,46 +166,117 @@ def _trace_forward(tr, r0: int, a0: int, a1: int, j: int, n: int, d: int) -> Non
             tr.compute(f"beta[{i},{j}]", "Li", a)
         tr.compute(f"W[{i},{j}]", "s", w)
         for k in range(d):
-            if j:
+            if j > head:
                 tr.compute(f"beta*o[{i},{k},{j}]", "Oi", (a, k))
-            name = f"O[{i},{k}]" if j == n - 1 else (f"o[{i},{k},{j}]" if j else f"PV[{i},{j},{k}]")
+            name = (
+                out.format(i=i, k=k)
+                if j == end
+                else (f"o[{i},{k},{j}]" if j > head else f"PV[{i},{j},{k}]")
+            )
             tr.compute(name, "Oi", (a, k))
-        tr.bind("Li", a, f"S[{i},{j}]" if j == 0 else f"lse[{i},{j}]")
+        tr.bind("Li", a, f"S[{i},{j}]" if j == head else f"lse[{i},{j}]")
+
+
+def interval_forward(
+    machine: TwoLevelMachine,
+    d: int,
+    span: Intervals,
+    groups: Sequence[tuple[int, int, str]],
+) -> None:
+    """Row streaming forward over query intervals; writes O and L (rows x d, rows x 1).
+
+    ``groups`` are (first row, stop row, step label): the query rows of a group are cut
+    into resident blocks of :func:`forward_block` rows, each streaming the keys its
+    intervals reach (:func:`stream_query_block`). One group of all rows is row streaming
+    (dense or masked); a group per key/value head is the grouped-query schedule.
+    """
+    br = forward_block(d, machine.M)
+    mc = machine
+    mc.create("O", span.rows, d)
+    mc.create("L", span.rows, 1)
+    for g0, g1, label in groups:
+        for b, (r0, r1) in enumerate(blocks(g1 - g0, br)):
+            mc.step(f"forward, {label}query block {b}")
+            stream_query_block(mc, d, g0 + r0, g0 + r1, span)
+            mc.store("Oi", "O", g0 + r0, g0 + r1, 0, d)
+            mc.store("Li", "L", g0 + r0, g0 + r1, 0, 1)
+            mc.free("Oi", "Li")
+
+
+def interval_backward(
+    machine: TwoLevelMachine,
+    d: int,
+    span: Intervals,
+    groups: Sequence[tuple[int, int, str]],
+) -> None:
+    """Row streaming backward (FA2 formulation) over key intervals; writes dQ, dK, dV.
+
+    ``groups`` are (first key, stop key, step label): the key rows of a group are cut
+    into resident blocks of :func:`backward_block` rows with their dK, dV rows; block
+    ``[c0, c1)`` streams the queries ``[first[c0], last[c1 - 1])``. dQ_i is created (not
+    read) in the block of query i's first key and read, updated and written back in the
+    later ones. Inside a block the attended pairs come from i and j alone.
+    """
+    bc = backward_block(d, machine.M)
+    start, stop, first, last = span.start, span.stop, span.first, span.last
+    mc, numeric = machine, machine.numeric
+    mc.create("dQ", span.rows, d)
+    for name in ("dK", "dV"):
+        mc.create(name, span.keys, d)
+    store_dvec(mc, span.rows, d)
+    chains = (span.keys, chain_ranks(span.allowed())) if mc.trace is not None else None
+    for g0, g1, label in groups:
+        for b, (c0, c1) in enumerate(blocks(g1 - g0, bc)):
+            mc.step(f"backward, {label}key block {b}")
+            c0, c1 = c0 + g0, c1 + g0
+            Kj = mc.load("Kj", "K", c0, c1, 0, d)
+            Vj = mc.load("Vj", "V", c0, c1, 0, d)
+            dKj = mc.alloc("dKj", c1 - c0, d)
+            dVj = mc.alloc("dVj", c1 - c0, d)
+            for i in range(int(first[c0]), int(last[c1 - 1])):
+                qi = mc.load("qi", "Q", i, i + 1, 0, d)
+                dOi = mc.load("dOi", "dO", i, i + 1, 0, d)
+                Li = mc.load("Li", "L", i, i + 1, 0, 1)
+                Di = mc.load("Di", "Dvec", i, i + 1, 0, 1)
+                fresh = start[i] >= c0  # this block holds query i's first key
+                dQi = mc.alloc("dQi", 1, d) if fresh else mc.load("dQi", "dQ", i, i + 1, 0, d)
+                for a0, a1 in blocks(c1 - c0, d):
+                    mc.alloc("p", a1 - a0)  # the chunk's P_ij and dS_ij
+                    mc.alloc("ds", a1 - a0)
+                    if start[i] <= c0 + a0 and c0 + a1 <= stop[i]:  # every key of the chunk
+                        ok = slice(a0, a1)
+                    else:
+                        keys = np.arange(c0 + a0, c0 + a1)
+                        ok = a0 + np.flatnonzero((start[i] <= keys) & (keys < stop[i]))
+                    if numeric:
+                        prob = np.exp(Kj[ok] @ qi.T - Li)  # P_ij on the attended keys
+                        dVj[ok] += prob * dOi
+                        grad = prob * (Vj[ok] @ dOi.T - Di)  # dS_ij
+                        dQi += grad.T @ Kj[ok]
+                        dKj[ok] += grad * qi
+                    if mc.trace is not None:
+                        whole = isinstance(ok, slice)
+                        js = list(range(c0 + a0, c0 + a1)) if whole else (c0 + ok).tolist()
+                        trace_backward_step(
+                            mc.trace, d, [i], js, "p", "ds", (i, c0 + a0), c0, chains
+                        )
+                    mc.free("p", "ds")
+                mc.store("dQi", "dQ", i, i + 1, 0, d)
+                mc.free("qi", "dOi", "Li", "Di", "dQi")
+            mc.store("dKj", "dK", c0, c1, 0, d)
+            mc.store("dVj", "dV", c0, c1, 0, d)
+            mc.free("Kj", "Vj", "dKj", "dVj")
+
+
+def row_streaming_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
+    """Forward pass: resident query blocks, K and V streamed one row at a time; writes O and L.
+
+    For each key j and query row i of the block, with s = q_i . k_j and
+    L' = logaddexp(L_i, s): o_i <- exp(L_i - L') o_i + exp(s - L') v_j, L_i <- L'.
+    """
+    interval_forward(machine, d, Intervals.dense(n, n), [(0, n, "")])
 
 
 def row_streaming_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
     """Backward pass (FA2 formulation): resident key blocks, query rows streamed; writes dQ, dK, dV."""
-    bc = backward_block(d, machine.M)
-    mc, numeric = machine, machine.numeric
-    for name in ("dQ", "dK", "dV"):
-        mc.create(name, n, d)
-    store_dvec(mc, n, d)
-    for b, (c0, c1) in enumerate(blocks(n, bc)):
-        mc.step(f"backward, key block {b}")
-        Kj = mc.load("Kj", "K", c0, c1, 0, d)
-        Vj = mc.load("Vj", "V", c0, c1, 0, d)
-        dKj = mc.alloc("dKj", c1 - c0, d)
-        dVj = mc.alloc("dVj", c1 - c0, d)
-        for i in range(n):
-            qi = mc.load("qi", "Q", i, i + 1, 0, d)
-            dOi = mc.load("dOi", "dO", i, i + 1, 0, d)
-            Li = mc.load("Li", "L", i, i + 1, 0, 1)
-            Di = mc.load("Di", "Dvec", i, i + 1, 0, 1)
-            dQi = mc.alloc("dQi", 1, d) if b == 0 else mc.load("dQi", "dQ", i, i + 1, 0, d)
-            for a0, a1 in blocks(c1 - c0, d):
-                p = mc.alloc("p", a1 - a0)
-                ds = mc.alloc("ds", a1 - a0)
-                if numeric:
-                    np.exp(Kj[a0:a1] @ qi.T - Li, out=p)  # P_ij
-                    dVj[a0:a1] += p * dOi
-                    ds[...] = p * (Vj[a0:a1] @ dOi.T - Di)  # dS_ij
-                    dQi += ds.T @ Kj[a0:a1]
-                    dKj[a0:a1] += ds * qi
-                if mc.trace is not None:
-                    trace_backward_step(mc.trace, n, d, i, i + 1, c0 + a0, c0 + a1, "p", "ds", a0)
-                mc.free("p", "ds")
-            mc.store("dQi", "dQ", i, i + 1, 0, d)
-            mc.free("qi", "dOi", "Li", "Di", "dQi")
-        mc.store("dKj", "dK", c0, c1, 0, d)
-        mc.store("dVj", "dV", c0, c1, 0, d)
-        mc.free("Kj", "Vj", "dKj", "dVj")
+    interval_backward(machine, d, Intervals.dense(n, n), [(0, n, "")])

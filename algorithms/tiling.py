@@ -37,6 +37,7 @@ import numpy as np
 from attnio.bounds.blocks import SQUARE_TILES
 
 from .errors import BlocksDoNotFitError
+from .flash import chain_ranks, element_mask
 from .machine import TwoLevelMachine, blocks
 
 Hook = Callable[[int, int, int], None]
@@ -125,6 +126,14 @@ def square_tiling_forward(
     """Run SY24 Alg. 1: writes A = exp(Q K^T), D = A 1 and O = D^{-1} A V to slow memory."""
     mc, tile = machine, square_tile(machine.M)
     numeric = mc.numeric
+    ranks = None
+    if tile_mask is not None and mc.trace is not None:
+        ranks = chain_ranks(element_mask(tile_mask, n, tile, tile))
+
+    def place(i: int, j: int) -> tuple[int, int]:
+        """Pair (i, j)'s place in row i's chains and their length (the masked graph's)."""
+        return (j, n) if ranks is None else (int(ranks[0][i, j]), int(ranks[1][i]))
+
     mc.create("A", n, n)
     mc.create("D", n, 1)
     mc.create("O", n, d)
@@ -141,7 +150,8 @@ def square_tiling_forward(
             for a, i in enumerate(range(i0, i1)):
                 for b, j in enumerate(range(j0, j1)):
                     mc.trace.compute(f"exp[{i},{j}]", "C", (a, b))
-                    mc.trace.compute(chain_term(f"rowsum[{i}]", f"exp[{i},{j}]", j, n), "Di", a)
+                    label = chain_term(f"rowsum[{i}]", f"exp[{i},{j}]", *place(i, j))
+                    mc.trace.compute(label, "Di", a)
 
     def close_rowsum(ib: int, i0: int, i1: int) -> None:
         mc.store("Di", "D", i0, i1, 0, 1)
@@ -186,7 +196,7 @@ def square_tiling_forward(
         epilogue=normalise,
         row_end=lambda ib, i0, i1: mc.free("Di"),
         active_inner=None if tile_mask is None else (lambda ib, jb, kb: tile_mask[ib, kb]),
-        terms=lambda i, k, j: chain_term(f"U[{i},{k}]", f"AV[{i},{j},{k}]", j, n),
+        terms=lambda i, k, j: chain_term(f"U[{i},{k}]", f"AV[{i},{j},{k}]", *place(i, j)),
     )
 
 
@@ -197,15 +207,28 @@ def chain_term(name: str, leaf: str, t: int, count: int) -> str:
     return leaf if t == 0 else f"{name}+{t}"
 
 
-def backward_terms(n: int, d: int) -> dict[str, Callable[[int, int, int], str]]:
+def backward_terms(
+    n: int, d: int, allowed: np.ndarray | None = None
+) -> dict[str, Callable[[int, int, int], str]]:
     """The ``terms`` of each tiled product of the backward graph (chain trees): for the
-    output named, (row, column, inner index) -> the label of the vertex adding that term."""
+    output named, (row, column, inner index) -> the label of the vertex adding that term.
+    With an n x n ``allowed`` mask, the graph is
+    :func:`~attnio.pebble.builders.masked_backward`'s: the chains of dQ_i run over query
+    i's allowed keys, those of dV_j and dK_j over key j's queries."""
+    ranks = None if allowed is None else chain_ranks(allowed)
+
+    def by_key(i: int, j: int) -> tuple[int, int]:  # (place, count) in dQ_i's chain
+        return (j, n) if ranks is None else (int(ranks[0][i, j]), int(ranks[1][i]))
+
+    def by_query(i: int, j: int) -> tuple[int, int]:  # in dV_j's and dK_j's chains
+        return (i, n) if ranks is None else (int(ranks[2][i, j]), int(ranks[3][j]))
+
     return {
         "S": lambda i, j, l: chain_term(f"S[{i},{j}]", f"QK[{i},{j},{l}]", l, d),
         "dP": lambda i, j, k: chain_term(f"dP[{i},{j}]", f"dOV[{i},{j},{k}]", k, d),
-        "dV": lambda j, k, i: chain_term(f"dV[{j},{k}]", f"PdO[{i},{j},{k}]", i, n),
-        "dQ": lambda i, l, j: chain_term(f"dQ[{i},{l}]", f"dSK[{i},{j},{l}]", j, n),
-        "dK": lambda j, l, i: chain_term(f"dK[{j},{l}]", f"dSQ[{i},{j},{l}]", i, n),
+        "dV": lambda j, k, i: chain_term(f"dV[{j},{k}]", f"PdO[{i},{j},{k}]", *by_query(i, j)),
+        "dQ": lambda i, l, j: chain_term(f"dQ[{i},{l}]", f"dSK[{i},{j},{l}]", *by_key(i, j)),
+        "dK": lambda j, l, i: chain_term(f"dK[{j},{l}]", f"dSQ[{i},{j},{l}]", *by_query(i, j)),
     }
 
 
@@ -254,7 +277,10 @@ def tiled_backward(
 
     mc, tile = machine, square_tile(machine.M)
     numeric = mc.numeric
-    terms = backward_terms(n, d)
+    allowed = None
+    if tile_mask is not None and mc.trace is not None:
+        allowed = element_mask(tile_mask, n, tile, tile)
+    terms = backward_terms(n, d, allowed)
     for name, rows, cols in (
         ("Dvec", n, 1),
         ("P", n, n),

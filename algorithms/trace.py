@@ -218,6 +218,17 @@ class Trace:
         self._hold(v)
         self._release(old)
 
+    def copy(
+        self, buf: str, at: tuple[int, int] | int, src: str, src_at: tuple[int, int] | int
+    ) -> None:
+        """Word ``at`` of ``buf`` now holds what word ``src_at`` of ``src`` holds (a copy)."""
+        v = self._fast[src][self._word(src, src_at)]
+        word = self._word(buf, at)
+        old = self._fast[buf][word]
+        self._fast[buf][word] = v
+        self._hold(v)
+        self._release(old)
+
 
 def record(
     runner: Callable[[TwoLevelMachine, int, int], None],

@@ -65,12 +65,16 @@ __all__ = [
     "causal_mask",
     "estimate_vertices",
     "mask_from_spec",
+    "masked_backward",
+    "masked_streaming_forward",
     "online_forward",
     "online_forward_vertices",
+    "sliding_forward_graph",
     "sparse_backward",
     "sparse_backward_vertices",
     "sparse_forward",
     "sparse_forward_vertices",
+    "split_streaming_forward",
     "stationary_forward",
     "stationary_forward_vertices",
     "streaming_forward",
@@ -165,9 +169,12 @@ def _check_size(**sizes: int) -> None:
         positive_integer(name, value, PebbleParameterError)
 
 
-def _check_mask(mask: object, n_: int) -> np.ndarray:
+def _check_mask(mask: object, n_: int | None) -> np.ndarray:
+    """The mask as a boolean array; ``n_ = None`` takes any rows x keys shape."""
     array = np.asarray(mask)
-    if array.shape != (n_, n_):
+    if n_ is None and (array.ndim != 2 or 0 in array.shape):
+        raise PebbleParameterError(f"mask of shape {array.shape} must be a rows x keys matrix")
+    if n_ is not None and array.shape != (n_, n_):
         raise PebbleParameterError(
             f"mask of shape {array.shape} must have shape (n, n) = ({n_}, {n_})"
         )
@@ -289,14 +296,15 @@ def sparse_forward_vertices() -> sp.Expr:
     return 3 * n * d + Z * d + Z * (d - 1) + Z + (Z - n) + Z + Z * d + d * (Z - n)
 
 
-def sy24_forward(n_: int, d_: int, *, tree: str = "chain") -> Dag:
+def sy24_forward(n_: int, d_: int, *, tree: str = "chain", mask: object = None) -> Dag:
     """SY24's forward graph: O = D^{-1} (A V), the products A_ij V_jk first, the row scaling last.
 
     Stages: inputs Q, K, V; products Q_il K_jl and the trees of S_ij; A_ij = exp(S_ij);
     row-sum trees l_i; products A_ij V_jk (labelled ``"AV[i,j,k]"``); summation trees
     U_ik over j; the outputs O_ik = U_ik / l_i. Unlike :func:`attention_forward` a
     product A_ij V_jk needs only its own pair's score, so a schedule can pebble a row in
-    one pass over the keys.
+    one pass over the keys. With an n x n ``mask``, only the allowed pairs (the row sums
+    and the sums U over each row's allowed keys): sparse square tiling's graph.
 
     Examples
     --------
@@ -309,17 +317,18 @@ def sy24_forward(n_: int, d_: int, *, tree: str = "chain") -> Dag:
     Q = b.matrix("Q", n_, d_)
     K = b.matrix("K", n_, d_)
     V = b.matrix("V", n_, d_)
-    keys = range(n_)
+    allowed = np.ones((n_, n_), dtype=bool) if mask is None else _check_mask(mask, n_)
+    keys = [np.flatnonzero(allowed[i]).tolist() for i in range(n_)]
     prod = {
         (i, j): [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
         for i in range(n_)
-        for j in keys
+        for j in keys[i]
     }
     S = {pair: b.tree(f"S[{pair[0]},{pair[1]}]", terms) for pair, terms in prod.items()}
     A = {(i, j): b.vertex(f"exp[{i},{j}]", (S[i, j],)) for i, j in S}
-    ell = [b.tree(f"rowsum[{i}]", [A[i, j] for j in keys]) for i in range(n_)]
+    ell = [b.tree(f"rowsum[{i}]", [A[i, j] for j in keys[i]]) for i in range(n_)]
     av = {
-        (i, k): [b.vertex(f"AV[{i},{j},{k}]", (A[i, j], V[j, k])) for j in keys]
+        (i, k): [b.vertex(f"AV[{i},{j},{k}]", (A[i, j], V[j, k])) for j in keys[i]]
         for i in range(n_)
         for k in range(d_)
     }
@@ -337,19 +346,32 @@ def sy24_forward_vertices() -> sp.Expr:
 
 
 def _online_row(
-    b: _Builder, i: int, n_: int, d_: int, Q, K, V, block: int, renormalise: bool = False
+    b: _Builder,
+    i: int,
+    n_: int,
+    d_: int,
+    Q,
+    K,
+    V,
+    block: int,
+    renormalise: bool = False,
+    allowed: np.ndarray | None = None,
 ) -> None:
     """One query row of FlashAttention-2's forward graph, keys in blocks of ``block``
-    (``renormalise``: FlashAttention's, the output divided by the running sum every block)."""
-    S = []
-    for j in range(n_):
-        terms = [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
-        S.append(b.tree(f"S[{i},{j}]", terms))
+    (``renormalise``: FlashAttention's, the output divided by the running sum every block;
+    ``allowed``: only the key blocks with an allowed key of row i, whole)."""
+    every = [(c, j, min(j + block, n_)) for c, j in enumerate(range(0, n_, block))]
+    visited = [span for span in every if allowed is None or allowed[i, span[1] : span[2]].any()]
+    S = {}
+    for _, j0, j1 in visited:
+        for j in range(j0, j1):
+            terms = [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
+            S[j] = b.tree(f"S[{i},{j}]", terms)
     m = ell = None
     acc: list[int | None] = [None] * d_
-    spans = [(j, min(j + block, n_)) for j in range(0, n_, block)]
+    spans = [(j0, j1) for _, j0, j1 in every]
     if renormalise:
-        _renormalised_row(b, i, n_, d_, V, S, spans)
+        _renormalised_row(b, i, n_, d_, V, S, visited)
         return
     for c, (j0, j1) in enumerate(spans):
         keys = range(j0, j1)
@@ -378,14 +400,15 @@ def _online_row(
     b.vertex(f"L[{i}]", (m, ell))
 
 
-def _renormalised_row(b: _Builder, i: int, n_: int, d_: int, V, S: list, spans: list) -> None:
+def _renormalised_row(b: _Builder, i: int, n_: int, d_: int, V, S: dict, spans: list) -> None:
+    """FlashAttention's row over the key blocks ``spans`` ((block index, first, stop))."""
     m = ell = None
     out: list[int] = []
-    for c, (j0, j1) in enumerate(spans):
+    for c, j0, j1 in spans:
         keys = range(j0, j1)
         m_new = b.tree(f"m[{i},{c}]", ([] if m is None else [m]) + [S[j] for j in keys])
         P = [b.vertex(f"Pt[{i},{j}]", (b.vertex(f"S-m[{i},{j}]", (S[j], m_new)),)) for j in keys]
-        last = c == len(spans) - 1
+        last = c == spans[-1][0]
         if m is None:
             ell = b.tree(f"l[{i},{c}]", P)
             kept = [[] for _ in range(d_)]
@@ -402,7 +425,9 @@ def _renormalised_row(b: _Builder, i: int, n_: int, d_: int, V, S: list, spans: 
         out, m = new, m_new
 
 
-def blockwise_forward(n_: int, d_: int, *, tree: str = "chain", block: int = 1) -> Dag:
+def blockwise_forward(
+    n_: int, d_: int, *, tree: str = "chain", block: int = 1, mask: object = None
+) -> Dag:
     """FlashAttention's forward graph (DFE22 Alg. 1): online softmax, the output renormalised
     after every key block of ``block`` keys.
 
@@ -411,6 +436,9 @@ def blockwise_forward(n_: int, d_: int, *, tree: str = "chain", block: int = 1) 
     alpha_i^(c) l_i^(c-1) (shared with the running sum), the product with O_ik^(c-1), a tree
     over it and the block's products, a division. The last O_ik^(c) is the output O_ik;
     the running statistics are not outputs (the schedule stores them as intermediates).
+    With an n x n ``mask``, row i runs over the key blocks holding an allowed key only
+    (each whole, labels keeping the block's index): block-sparse FlashAttention's graph
+    (DFE22 Prop 4) for the pairs its block mask allows.
 
     Examples
     --------
@@ -423,8 +451,9 @@ def blockwise_forward(n_: int, d_: int, *, tree: str = "chain", block: int = 1) 
     Q = b.matrix("Q", n_, d_)
     K = b.matrix("K", n_, d_)
     V = b.matrix("V", n_, d_)
+    allowed = None if mask is None else _check_mask(mask, n_)
     for i in range(n_):
-        _online_row(b, i, n_, d_, Q, K, V, block, renormalise=True)
+        _online_row(b, i, n_, d_, Q, K, V, block, renormalise=True, allowed=allowed)
     return b.dag()
 
 
@@ -641,31 +670,166 @@ def streaming_forward(n_: int, d_: int, *, tree: str = "chain") -> Dag:
     True
     """
     _check_size(n=n_, d=d_)
+    return masked_streaming_forward(np.ones((n_, n_), dtype=bool), d_, tree=tree)
+
+
+def masked_streaming_forward(mask: object, d_: int, *, tree: str = "chain") -> Dag:
+    """The graph of :func:`streaming_forward` over the allowed pairs of a rows x keys mask.
+
+    Query row i runs its recurrence over its allowed keys j in increasing order: the
+    first key starts it (L_i = S_ij, o_ik = W_ij V_jk), every later one updates it, the
+    last gives O_ik. This is the graph row streaming computes restricted to a causal,
+    window or band mask (``attnio.algorithms.interval_masks``) and, for a block-diagonal
+    mask over head-major stacked rows (query rows of group k against the keys of
+    key/value head k), the graph of grouped-query row streaming
+    (``attnio.algorithms.shapes``). Inputs Q (rows x d), K and V (keys x d). With Z
+    allowed pairs it has rows d + 2 keys d + Z (5d + 4) - rows (2d + 3) vertices.
+
+    Raises
+    ------
+    PebbleParameterError
+        ``mask`` is not a boolean (or 0/1) matrix, or has an empty row.
+
+    Examples
+    --------
+    >>> rows, keys, Z_, d_ = 3, 3, 6, 2  # the causal mask of 3 rows
+    >>> masked_streaming_forward(causal_mask(3), d_).num_vertices == (
+    ...     rows * d_ + 2 * keys * d_ + Z_ * (5 * d_ + 4) - rows * (2 * d_ + 3))
+    True
+    """
+    allowed = _check_mask(mask, None)
+    _check_size(d=d_)
+    rows, keys = allowed.shape
     b = _Builder(tree)
-    Q = b.matrix("Q", n_, d_)
-    K = b.matrix("K", n_, d_)
-    V = b.matrix("V", n_, d_)
-    for i in range(n_):
-        lse = None
-        acc: list[int] = []
-        for j in range(n_):
+    Q = b.matrix("Q", rows, d_)
+    K = b.matrix("K", keys, d_)
+    V = b.matrix("V", keys, d_)
+    for i in range(rows):
+        _streaming_row(b, i, np.flatnonzero(allowed[i]).tolist(), d_, Q, K, V, f"O[{i},{{}}]")
+    return b.dag()
+
+
+def _streaming_row(b: _Builder, i: int, attended: list, d_: int, Q, K, V, out: str) -> tuple:
+    """Row i's running log-sum-exp recurrence over the keys ``attended``; the last values
+    of the output row are labelled ``out.format(k)``. Return (last L, last output row)."""
+    lse = None
+    acc: list[int] = []
+    for j in attended:
+        terms = [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
+        s = b.tree(f"S[{i},{j}]", terms)
+        new = s if lse is None else b.vertex(f"lse[{i},{j}]", (lse, s))
+        w = b.vertex(f"W[{i},{j}]", (b.vertex(f"S-lse[{i},{j}]", (s, new)),))
+        last = j == attended[-1]
+        if lse is None:
+            for k in range(d_):
+                name = f"PV[{i},{j},{k}]" + (f"={out.format(k)}" if last else "")
+                acc.append(b.vertex(name, (w, V[j, k])))
+        else:
+            beta = b.vertex(f"beta[{i},{j}]", (b.vertex(f"lse-lse[{i},{j}]", (lse, new)),))
+            for k in range(d_):
+                kept = b.vertex(f"beta*o[{i},{k},{j}]", (beta, acc[k]))
+                pv = b.vertex(f"PV[{i},{j},{k}]", (w, V[j, k]))
+                name = out.format(k) if last else f"o[{i},{k},{j}]"
+                acc[k] = b.vertex(name, (kept, pv))
+        lse = new
+    return lse, acc
+
+
+def sliding_forward_graph(mask: object, d_: int, *, tree: str = "chain") -> Dag:
+    """The graph of the sliding-window forward (``attnio.algorithms.interval_masks``):
+    each row's scores reduced at once, then the output in one pass.
+
+    Per query row i over its allowed keys: the scores S_ij; their maximum m_i (a tree);
+    l_i = sum_j exp(S_ij - m_i) (a subtraction and exp per key, then a tree);
+    L_i = m_i + log l_i; the weights W_ij = exp(S_ij - L_i) (a subtraction, then exp); the
+    products W_ij V_jk and their trees O_ik. Outputs O and L.
+
+    Examples
+    --------
+    >>> sliding_forward_graph(causal_mask(2), 1).num_vertices  # 6 inputs, rows 7 and 16
+    29
+    """
+    allowed = _check_mask(mask, None)
+    _check_size(d=d_)
+    rows, keys = allowed.shape
+    b = _Builder(tree)
+    Q = b.matrix("Q", rows, d_)
+    K = b.matrix("K", keys, d_)
+    V = b.matrix("V", keys, d_)
+    for i in range(rows):
+        attended = np.flatnonzero(allowed[i]).tolist()
+        S = {}
+        for j in attended:
             terms = [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
-            s = b.tree(f"S[{i},{j}]", terms)
-            new = s if lse is None else b.vertex(f"lse[{i},{j}]", (lse, s))
-            w = b.vertex(f"W[{i},{j}]", (b.vertex(f"S-lse[{i},{j}]", (s, new)),))
-            last = j == n_ - 1
-            if lse is None:
-                for k in range(d_):
-                    name = f"PV[{i},{j},{k}]" + (f"=O[{i},{k}]" if last else "")
-                    acc.append(b.vertex(name, (w, V[j, k])))
-            else:
-                beta = b.vertex(f"beta[{i},{j}]", (b.vertex(f"lse-lse[{i},{j}]", (lse, new)),))
-                for k in range(d_):
-                    kept = b.vertex(f"beta*o[{i},{k},{j}]", (beta, acc[k]))
-                    pv = b.vertex(f"PV[{i},{j},{k}]", (w, V[j, k]))
-                    name = f"O[{i},{k}]" if last else f"o[{i},{k},{j}]"
-                    acc[k] = b.vertex(name, (kept, pv))
-            lse = new
+            S[j] = b.tree(f"S[{i},{j}]", terms)
+        m = b.tree(f"m[{i}]", [S[j] for j in attended])
+        shifted = [
+            b.vertex(f"e[{i},{j}]", (b.vertex(f"S-m[{i},{j}]", (S[j], m)),)) for j in attended
+        ]
+        ell = b.tree(f"l[{i}]", shifted)
+        lse = b.vertex(f"L[{i}]", (m, ell))
+        W = {
+            j: b.vertex(f"W[{i},{j}]", (b.vertex(f"S-L[{i},{j}]", (S[j], lse)),)) for j in attended
+        }
+        for k in range(d_):
+            b.tree(f"O[{i},{k}]", [b.vertex(f"PV[{i},{j},{k}]", (W[j], V[j, k])) for j in attended])
+    return b.dag()
+
+
+def split_streaming_forward(mask: object, d_: int, starts: object, *, tree: str = "chain") -> Dag:
+    """The graph of split-KV decoding: :func:`masked_streaming_forward` per chunk of keys,
+    then the chunks' partial results merged by a second running log-sum-exp.
+
+    Each row's attended keys are cut into chunks, a new one at every key in ``starts``
+    (FlashDecoding's split of the KV sequence). Chunk c of row i runs the recurrence of
+    :func:`masked_streaming_forward` over its keys, ending in the partial output
+    ``Op[c,i,k]`` and the partial log-sum-exp (the chunk's last L). The merge, in chunk
+    order: Lm_i^(0) = the first partial L; Lm_i^(c) = logaddexp(Lm_i^(c-1), L_c) for
+    c >= 1; the weights delta_ic = exp(L_c - Lm_i^(c)) (a subtraction, then exp) and, for
+    c >= 1, gamma_ic = exp(Lm_i^(c-1) - Lm_i^(c)); the output
+    om_ik^(c) = gamma_ic om_ik^(c-1) + delta_ic Op[c,i,k] (om^(0) = delta_i0 Op[0,i,k]);
+    the last om is O_ik and the last Lm is L_i (outputs both).
+
+    Examples
+    --------
+    >>> g_ = split_streaming_forward(np.ones((1, 4), dtype=bool), 1, [0, 2])
+    >>> [label for label in g_.labels if label.startswith(("Lm[", "L["))]
+    ['Lm[0,1]=L[0]']
+    """
+    allowed = _check_mask(mask, None)
+    _check_size(d=d_)
+    cuts = {int(j) for j in np.asarray(starts).ravel()}
+    rows, keys = allowed.shape
+    b = _Builder(tree)
+    Q = b.matrix("Q", rows, d_)
+    K = b.matrix("K", keys, d_)
+    V = b.matrix("V", keys, d_)
+    for i in range(rows):
+        chunks: list[list[int]] = []
+        for j in np.flatnonzero(allowed[i]).tolist():
+            if not chunks or j in cuts:
+                chunks.append([])
+            chunks[-1].append(j)
+        ell = None
+        out: list[int] = []
+        for c, chunk in enumerate(chunks):
+            part, partial = _streaming_row(b, i, chunk, d_, Q, K, V, f"Op[{c},{i},{{}}]")
+            last = c == len(chunks) - 1
+            new = part if ell is None else b.vertex(f"Lm[{i},{c}]", (ell, part))
+            if last:
+                b.labels[new] += f"=L[{i}]"
+            delta = b.vertex(f"delta[{i},{c}]", (b.vertex(f"Lp-Lm[{i},{c}]", (part, new)),))
+            if ell is not None:
+                gamma = b.vertex(f"gamma[{i},{c}]", (b.vertex(f"Lm-Lm[{i},{c}]", (ell, new)),))
+            for k in range(d_):
+                name = f"O[{i},{k}]" if last else f"om[{i},{k},{c}]"
+                if ell is None:
+                    out.append(b.vertex(name, (delta, partial[k])))
+                else:
+                    kept = b.vertex(f"gamma*o[{i},{k},{c}]", (gamma, out[k]))
+                    fresh = b.vertex(f"delta*o[{i},{k},{c}]", (delta, partial[k]))
+                    out[k] = b.vertex(name, (kept, fresh))
+            ell = new
     return b.dag()
 
 
@@ -680,16 +844,17 @@ def streaming_forward_vertices() -> sp.Expr:
 # --------------------------------------------------------------------- backward
 
 
-def _backward(b: _Builder, n_: int, d_: int, allowed: np.ndarray) -> None:
-    Q = b.matrix("Q", n_, d_)
-    K = b.matrix("K", n_, d_)
-    V = b.matrix("V", n_, d_)
-    O = b.matrix("O", n_, d_)
-    dO = b.matrix("dO", n_, d_)
-    L = [b.vertex(f"L[{i}]") for i in range(n_)]
-    pairs = [(i, j) for i in range(n_) for j in range(n_) if allowed[i, j]]
-    row = [[j for j in range(n_) if allowed[i, j]] for i in range(n_)]
-    col = [[i for i in range(n_) if allowed[i, j]] for j in range(n_)]
+def _backward(b: _Builder, d_: int, allowed: np.ndarray) -> None:
+    rows, keys = allowed.shape
+    Q = b.matrix("Q", rows, d_)
+    K = b.matrix("K", keys, d_)
+    V = b.matrix("V", keys, d_)
+    O = b.matrix("O", rows, d_)
+    dO = b.matrix("dO", rows, d_)
+    L = [b.vertex(f"L[{i}]") for i in range(rows)]
+    pairs = [(i, j) for i in range(rows) for j in range(keys) if allowed[i, j]]
+    row = [[j for j in range(keys) if allowed[i, j]] for i in range(rows)]
+    col = [[i for i in range(rows) if allowed[i, j]] for j in range(keys)]
     qk = {
         (i, j): [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
         for i, j in pairs
@@ -699,7 +864,7 @@ def _backward(b: _Builder, n_: int, d_: int, allowed: np.ndarray) -> None:
     P = {(i, j): b.vertex(f"P[{i},{j}]", (shifted[i, j],)) for i, j in pairs}
     pdo = {
         (j, k): [b.vertex(f"PdO[{i},{j},{k}]", (P[i, j], dO[i, k])) for i in col[j]]
-        for j in range(n_)
+        for j in range(keys)
         for k in range(d_)
         if col[j]
     }
@@ -710,20 +875,20 @@ def _backward(b: _Builder, n_: int, d_: int, allowed: np.ndarray) -> None:
         for i, j in pairs
     }
     dP = {(i, j): b.tree(f"dP[{i},{j}]", dov[i, j]) for i, j in pairs}
-    doo = [[b.vertex(f"dOO[{i},{k}]", (dO[i, k], O[i, k])) for k in range(d_)] for i in range(n_)]
-    Dvec = [b.tree(f"D[{i}]", doo[i]) for i in range(n_)]
+    doo = [[b.vertex(f"dOO[{i},{k}]", (dO[i, k], O[i, k])) for k in range(d_)] for i in range(rows)]
+    Dvec = [b.tree(f"D[{i}]", doo[i]) for i in range(rows)]
     diff = {(i, j): b.vertex(f"dP-D[{i},{j}]", (dP[i, j], Dvec[i])) for i, j in pairs}
     dS = {(i, j): b.vertex(f"dS[{i},{j}]", (P[i, j], diff[i, j])) for i, j in pairs}
     dsk = {
         (i, l): [b.vertex(f"dSK[{i},{j},{l}]", (dS[i, j], K[j, l])) for j in row[i]]
-        for i in range(n_)
+        for i in range(rows)
         for l in range(d_)
     }
     for i, l in dsk:
         b.tree(f"dQ[{i},{l}]", dsk[i, l])
     dsq = {
         (j, l): [b.vertex(f"dSQ[{i},{j},{l}]", (dS[i, j], Q[i, l])) for i in col[j]]
-        for j in range(n_)
+        for j in range(keys)
         for l in range(d_)
         if col[j]
     }
@@ -748,7 +913,7 @@ def attention_backward(n_: int, d_: int, *, tree: str = "chain") -> Dag:
     """
     _check_size(n=n_, d=d_)
     b = _Builder(tree)
-    _backward(b, n_, d_, np.ones((n_, n_), dtype=bool))
+    _backward(b, d_, np.ones((n_, n_), dtype=bool))
     return b.dag()
 
 
@@ -776,7 +941,34 @@ def sparse_backward(n_: int, d_: int, mask: object, *, tree: str = "chain") -> D
     _check_size(n=n_, d=d_)
     allowed = _check_mask(mask, n_)
     b = _Builder(tree)
-    _backward(b, n_, d_, allowed)
+    _backward(b, d_, allowed)
+    return b.dag()
+
+
+def masked_backward(mask: object, d_: int, *, tree: str = "chain") -> Dag:
+    """The graph of :func:`sparse_backward` for a rows x keys mask.
+
+    Inputs Q, O, dO (rows x d), L (rows), K and V (keys x d); the dQ trees run over each
+    query's allowed keys and the dK, dV trees over each key's queries, in increasing
+    order. For a block-diagonal mask over head-major stacked rows it is
+    :func:`attnio.pebble.shapes.gqa_backward` with the heads' rows stacked (labels
+    ``Q[h n_q + i, l]`` instead of ``Q[h,i,l]``): the graph grouped-query row streaming
+    computes.
+
+    Raises
+    ------
+    PebbleParameterError
+        ``mask`` is not a boolean (or 0/1) matrix, or has an empty row.
+
+    Examples
+    --------
+    >>> masked_backward(causal_mask(2), 1).num_vertices
+    44
+    """
+    allowed = _check_mask(mask, None)
+    _check_size(d=d_)
+    b = _Builder(tree)
+    _backward(b, d_, allowed)
     return b.dag()
 
 

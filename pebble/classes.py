@@ -568,7 +568,8 @@ class Coverage:
     Attributes
     ----------
     kind : str or None
-        The builder kind of the graph the schedule computes (``None``: not built).
+        The builder kind of the graph the schedule computes (``None``: no kind of
+        :data:`~attnio.pebble.builders.BUILDERS`; ``options`` names the builder if any).
     options : str
         The builder options that make it the schedule's graph.
     covered : tuple of str
@@ -588,6 +589,46 @@ _ALL = tuple(dict.fromkeys(name for name, _ in CLASSES))
 
 _REPLAYED = "tests/test_trace.py replays its run as a pebbling of this graph"
 
+_REPLAYED_MASKED = (
+    "tests/test_trace.py replays its run (n <= 5, d <= 2, M = 1 mod 4 up to 60) as a "
+    "pebbling of this graph at exactly the machine's count"
+)
+
+_MASKED_FORWARD = (
+    "builders.masked_streaming_forward of the mask (the recurrence over each row's keys)"
+)
+
+_MASKED_BACKWARD = "builders.masked_backward of the mask (sparse-backward's graph); chain trees"
+
+_NO_MASK_CLASS = (
+    "no derivation of proofs/derivations states a class of masked graphs (their bounds "
+    "count all n^2 pairs), so the tightness table divides by none of them; the compulsory "
+    "I/O (inputs read, outputs written) covers every pebbling of any graph"
+)
+
+_NO_SHAPE_CLASS = (
+    "no derivation states a class of grouped-query or n_q x n_kv graphs, so only the "
+    "compulsory I/O covers it (with one head and n_q = n_kv it is row streaming's graph)"
+)
+
+_SLIDING = (
+    "tests/test_trace.py replays its run (the sample window and band masks, n <= 6, "
+    "d <= 2, M = 3 mod 4 up to 90) as a pebbling of this graph (a row's scores reduced "
+    "at once: maximum, sum, L_i, then the weights) at exactly the machine's count with "
+    "M + 2 red pebbles; no derivation states a class of masked graphs, so only the "
+    "compulsory I/O covers it"
+)
+
+
+_APPROXIMATE = (
+    "not exported: the run records no trace, and approx-backward is not its graph as it "
+    "stands: the schedule pulls dQ and dK back through each feature block's monomials by "
+    "the product rule (approximate.monomial_vjp, a product of the other coordinates per "
+    "coordinate), not through the monomials' prefix chain as approx-backward's reverse "
+    "mode does; a builder of that graph is missing. It computes another function than "
+    "attention, so no derivation's class covers it; only the compulsory I/O bounds it"
+)
+
 COVERAGE: dict[tuple[str, Pass], Coverage] = {
     ("row-streaming", Pass.FORWARD): Coverage(
         "streaming-forward",
@@ -605,7 +646,7 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         "attention-backward",
         "chain trees",
         _ALL,
-        f"{_REPLAYED} at the machine's count with M red pebbles",
+        f"{_REPLAYED} at the machine's count with M + 2 red pebbles",
     ),
     ("flash2", Pass.BACKWARD): Coverage(
         "attention-backward",
@@ -617,7 +658,7 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         "attention-backward",
         "chain trees; D_i recomputed in every step (a recomputation, same graph)",
         _ALL,
-        f"{_REPLAYED} at the machine's count less its 2nd zero words of dQ, with M red pebbles",
+        f"{_REPLAYED} at the machine's count less its 2nd zero words of dQ, with M + 2 red pebbles",
     ),
     ("flash", Pass.FORWARD): Coverage(
         "blockwise-forward",
@@ -656,7 +697,7 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         "attention-backward",
         "chain trees; P and dS stored and read back (stores of intermediates)",
         _ALL,
-        f"{_REPLAYED} at the machine's count with M + 1 red pebbles",
+        f"{_REPLAYED} at the machine's count with M + 2 red pebbles",
     ),
     ("output-stationary", Pass.BACKWARD): Coverage(
         "attention-backward",
@@ -664,6 +705,125 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         _ALL,
         f"{_REPLAYED} at the machine's count with M red pebbles",
     ),
+    ("causal-row-streaming", Pass.FORWARD): Coverage(
+        "streaming-forward",
+        _MASKED_FORWARD,
+        (),
+        f"{_REPLAYED_MASKED} with M red pebbles; {_NO_MASK_CLASS}",
+    ),
+    ("causal-row-streaming", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        _MASKED_BACKWARD,
+        (),
+        f"{_REPLAYED_MASKED} with M + 2 red pebbles; {_NO_MASK_CLASS}",
+    ),
+    ("window-row-streaming", Pass.FORWARD): Coverage(
+        "streaming-forward",
+        _MASKED_FORWARD,
+        (),
+        f"{_REPLAYED_MASKED} with M red pebbles; {_NO_MASK_CLASS}",
+    ),
+    ("window-row-streaming", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        _MASKED_BACKWARD,
+        (),
+        f"{_REPLAYED_MASKED} with M + 2 red pebbles; {_NO_MASK_CLASS}",
+    ),
+    ("gqa-row-streaming", Pass.FORWARD): Coverage(
+        "streaming-forward",
+        "builders.masked_streaming_forward of the heads' block diagonal, rows stacked head-major",
+        (),
+        f"{_REPLAYED_MASKED} with M red pebbles; {_NO_SHAPE_CLASS}",
+    ),
+    ("gqa-row-streaming", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "builders.masked_backward of the heads' block diagonal (shapes.gqa_backward with "
+        "its heads stacked); chain trees",
+        (),
+        f"{_REPLAYED_MASKED} with M + 2 red pebbles; {_NO_SHAPE_CLASS}",
+    ),
+    ("window-sliding", Pass.FORWARD): Coverage(
+        None,
+        "builders.sliding_forward_graph of the mask (no kind of attnio pebble --dag); chain trees",
+        (),
+        _SLIDING,
+    ),
+    ("window-sliding", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        _MASKED_BACKWARD,
+        (),
+        f"{_REPLAYED_MASKED} with M + 2 red pebbles; {_NO_MASK_CLASS}",
+    ),
+    ("band-sliding", Pass.FORWARD): Coverage(
+        None,
+        "builders.sliding_forward_graph of the mask (no kind of attnio pebble --dag); chain trees",
+        (),
+        _SLIDING,
+    ),
+    ("band-sliding", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        _MASKED_BACKWARD,
+        (),
+        f"{_REPLAYED_MASKED} with M + 2 red pebbles; {_NO_MASK_CLASS}",
+    ),
+    ("split-kv-decode", Pass.FORWARD): Coverage(
+        None,
+        "builders.split_streaming_forward of the heads' block diagonal, chunks of kv_chunk "
+        "keys (no kind of attnio pebble --dag)",
+        (),
+        "tests/test_trace.py replays its run (a few shapes, d <= 2, every M up to 60) as a "
+        "pebbling of this graph at the machine's count less the h_q n_q words of L it "
+        f"stores twice when there is one chunk, with M red pebbles; {_NO_SHAPE_CLASS}",
+    ),
+    ("block-sparse-flash", Pass.FORWARD): Coverage(
+        "blockwise-forward",
+        "block = B_c of FLASH_FORWARD_BLOCKS; mask = the pairs its blocks allow "
+        "(flash.element_mask): each row's visited key blocks only",
+        (),
+        "tests/test_trace.py replays its run (n <= 5, d <= 2, every M up to 60, random "
+        "block masks) as a pebbling of this graph at the machine's count less its 2nd + 4n "
+        f"constant words, with M + 6 red pebbles; {_NO_MASK_CLASS}",
+    ),
+    ("block-sparse-flash", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "builders.masked_backward of the pairs its blocks allow (flash.element_mask); "
+        "chain trees; D_i recomputed in every step",
+        (),
+        "tests/test_trace.py replays its run (n <= 5, d <= 2, every M up to 60, random "
+        "block masks) as a pebbling of this graph at the machine's count less its 2nd zero "
+        "words of dQ and the zero dK, dV rows of unattended keys, with M + 2 red pebbles; "
+        f"{_NO_MASK_CLASS}",
+    ),
+    ("sparse-square-tiling", Pass.FORWARD): Coverage(
+        "sy24-forward",
+        "chain trees; mask = the pairs its tiles allow (flash.element_mask); A and D "
+        "stored and read back",
+        (),
+        "tests/test_trace.py replays its run (n <= 5, d <= 2, every M up to 60, random "
+        "tile masks) as a pebbling of this graph at the machine's count less only words of "
+        "rows with one allowed key (l_i = A_ij moved as both), with M + 2 red pebbles; "
+        f"{_NO_MASK_CLASS}",
+    ),
+    ("sparse-square-tiling", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "builders.masked_backward of the pairs its tiles allow; chain trees; P and dS "
+        "stored and read back",
+        (),
+        "tests/test_trace.py replays its run (n <= 5, d <= 2, every M up to 60, random "
+        "tile masks) as a pebbling of this graph at the machine's count less the zero dK, "
+        f"dV rows of unattended keys, with M + 2 red pebbles; {_NO_MASK_CLASS}",
+    ),
+    ("low-rank", Pass.FORWARD): Coverage(
+        "approx-forward",
+        "chain trees; [W | w] stored and read back when it does not stay resident",
+        (),
+        "tests/test_trace.py replays its run (n <= 4, d <= 2, degree <= 2, every M up to "
+        "60) as a pebbling of this graph at the machine's count less the constant words of "
+        "the constant feature's row, with M + 2 red pebbles; it computes another function "
+        "than attention, so no derivation's class (all of exact attention) covers it and "
+        "only the compulsory I/O bounds it",
+    ),
+    ("low-rank", Pass.BACKWARD): Coverage(None, "", (), _APPROXIMATE),
 }
 """(schedule, pass) -> the graph it computes and the derivations whose class holds it.
 

@@ -273,3 +273,40 @@ def test_online_block_is_checked() -> None:
     assert builders.estimate_vertices("online-forward", 3, 1, block=3) < (
         builders.estimate_vertices("online-forward", 3, 1, block=1)
     )
+
+
+def _block_diagonal(n_q: int, n_kv: int, hq: int, hk: int) -> np.ndarray:
+    rows = hq // hk * n_q
+    return (np.arange(hq * n_q) // rows)[:, None] == (np.arange(hk * n_kv) // n_kv)[None, :]
+
+
+@pytest.mark.parametrize("shape", [(1, 3, 2, 1), (2, 3, 4, 2), (3, 2, 1, 1)])
+def test_masked_graphs_are_the_sparse_and_grouped_query_graphs(shape) -> None:
+    """masked_backward of a square mask is sparse_backward (same labels, same edges);
+    of the heads' block diagonal it has gqa_backward's vertices and edges (its heads
+    stacked); masked_streaming_forward has rows d + 2 keys d + Z (5d + 4) - rows (2d + 3)
+    vertices and, with every pair allowed, is streaming_forward."""
+    from attnio.pebble.shapes import Shape, gqa_backward
+
+    mask = np.tril(np.ones((4, 4), dtype=bool))
+    a, b = builders.masked_backward(mask, 2), builders.sparse_backward(4, 2, mask)
+    assert a.labels == b.labels and np.array_equal(a.edges(), b.edges())
+    allowed = _block_diagonal(*shape)
+    stacked, heads = builders.masked_backward(allowed, 2), gqa_backward(Shape(*shape), 2)
+    assert (stacked.num_vertices, stacked.num_edges) == (heads.num_vertices, heads.num_edges)
+    rows, keys = allowed.shape
+    forward = builders.masked_streaming_forward(allowed, 2)
+    assert forward.num_vertices == rows * 2 + 2 * keys * 2 + allowed.sum() * 14 - rows * 7
+    dense, full = (
+        builders.streaming_forward(3, 2),
+        builders.masked_streaming_forward(np.ones((3, 3)), 2),
+    )
+    assert dense.labels == full.labels and np.array_equal(dense.edges(), full.edges())
+
+
+def test_masked_builders_refuse_a_bad_mask() -> None:
+    """A mask that is not a matrix, or has a row with no key, is refused by name."""
+    with pytest.raises(ParameterError, match="rows x keys"):
+        builders.masked_streaming_forward(np.ones(3, dtype=bool), 1)
+    with pytest.raises(ParameterError, match="mask row 1"):
+        builders.masked_backward(np.array([[1, 0], [0, 0]]), 1)
