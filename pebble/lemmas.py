@@ -55,16 +55,7 @@ from dataclasses import dataclass
 import z3
 
 from .builders import BUILDERS, TREE_SHAPES, build
-from .classes import (
-    _dp_trees,
-    _families,
-    _Graph,
-    _operand,
-    _pair_chains,
-    _row_sets,
-    _score_trees,
-    in_class,
-)
+from .classes import structures
 from .dag import Dag
 from .errors import PebbleParameterError
 
@@ -146,61 +137,31 @@ class Structure:
 
     @classmethod
     def of(cls, dag: Dag) -> Structure:
-        """Read the structures of ``dag`` (which must be in every class its lemmas use).
+        """Read the structures of ``dag`` (:func:`attnio.pebble.classes.structures`).
 
         Raises
         ------
         PebbleParameterError
             ``dag`` is not in the class of ``lower-families`` (every structure above).
         """
-        bad = in_class(dag, "lower-families")
-        if bad:
-            raise PebbleParameterError(f"dag is not in the lemmas' class: {bad[0]}")
-        g = _Graph(dag)
-        chains, _ = _pair_chains(g)
-        rows = _row_sets(g)[0] if g.backward else {}
-        products, acc = [], {}
-        for fam, i, j, x, u, root in _families(g):
-            y = _operand(g, fam, i, j, x)
-            assert y is not None
-            products.append((fam, i, j, x, u, y, root))
-            top = g.get(*root)
-            path, _ = g.walk(u, top)
-            acc.setdefault(root, set()).update(path)
-        stages = {"QK": _stage(g, "QK", "Q", "K")}
-        trees = {"QK": _score_trees(g)[0]}
-        if g.backward:
-            stages["dOV"] = _stage(g, "dOV", "dO", "V")
-            trees["dOV"] = _dp_trees(g)[0]
-        inputs = {key: v for key, v in g.named.items() if not g.pred[v]}
+        g = structures(dag)
         return cls(
             dag,
             g.n,
             g.d,
             g.backward,
-            tuple(products),
-            {p: frozenset(c) for p, c in chains.items()},
-            {r: frozenset(s) for r, s in rows.items()},
-            {k: frozenset(s) for k, s in acc.items()},
-            stages,
-            {s: {p: frozenset(t) for p, t in ts.items()} for s, ts in trees.items()},
-            inputs,
+            tuple(g.products),
+            {p: frozenset(c) for p, c in g.chains.items()},
+            {r: frozenset(s) for r, s in g.rows.items()},
+            {k: frozenset(s) for k, s in g.accumulators.items()},
+            {k: tuple(v) for k, v in g.stages.items()},
+            {s: {p: frozenset(t) for p, t in ts.items()} for s, ts in g.trees.items()},
+            dict(g.inputs),
         )
 
     def row(self, name: str, i: int) -> list[int]:
         """The input vertices of row ``i`` of ``name`` (Q, K, V, O, dO)."""
         return [self.inputs[name, (i, x)] for x in range(self.d)]
-
-
-def _stage(g: _Graph, product: str, left: str, right: str) -> tuple:
-    out = []
-    for i in range(g.n):
-        for j in range(g.n):
-            for x in range(g.d):
-                out.append(
-                    (i, j, x, g.get(product, i, j, x), g.get(left, i, x), g.get(right, j, x))
-                )
-    return tuple(out)
 
 
 # ------------------------------------------------------------------ the predicates
