@@ -60,6 +60,7 @@ from .dag import Dag
 from .errors import PebbleParameterError
 
 __all__ = [
+    "KINDS",
     "LEMMAS",
     "MAX_ENUMERATED",
     "USES",
@@ -68,6 +69,7 @@ __all__ = [
     "check",
     "check_exhaustively",
     "dominates",
+    "graphs",
     "holds",
     "sweep",
 ]
@@ -195,15 +197,13 @@ class _Sets:
         return not x
 
     @staticmethod
-    def count(xs: Iterable[bool]) -> int:
-        return sum(1 for x in xs if x)
-
-    @staticmethod
     def implies(a: bool, b: bool) -> bool:
         return (not a) or b
 
-    def size(self) -> int:
-        return max(len(self.dom), len(self.minimum))
+    def at_most(self, held: list[bool], pairs: list[bool], w_pairs: int, w_size: int) -> bool:
+        """Whether sum(held) <= w_pairs * sum(pairs) + w_size * max(|D|, |Min|)."""
+        size = max(len(self.dom), len(self.minimum))
+        return sum(held) <= w_pairs * sum(pairs) + w_size * size
 
 
 class _Formulas:
@@ -225,9 +225,6 @@ class _Formulas:
             z3.And(self.xv[x], *[z3.Not(self.xv[int(w)]) for w in dag.successors(x)])
             for x in range(nv)
         ]
-        self.S = z3.Int("S")
-        self.base.append(self.S >= self.count(self.xd))
-        self.base.append(self.S >= self.count(self.xm))
 
     def v(self, x: int):
         return self.xv[x]
@@ -251,16 +248,22 @@ class _Formulas:
         return z3.Not(x)
 
     @staticmethod
-    def count(xs: Iterable):
-        terms = [z3.If(x, 1, 0) for x in xs]
-        return z3.Sum(terms) if terms else z3.IntVal(0)
-
-    @staticmethod
     def implies(a, b):
         return z3.Implies(a, b)
 
-    def size(self):
-        return self.S
+    def at_most(self, held: list, pairs: list, w_pairs: int, w_size: int) -> z3.BoolRef:
+        """sum(held) <= w_pairs * sum(pairs) + w_size * max(|D|, |Min|), as the negation
+        of two pseudo-Boolean constraints (one per set the maximum may come from)."""
+        over = [
+            z3.PbGe(
+                [(h, 1) for h in held]
+                + [(p, -w_pairs) for p in pairs if w_pairs]
+                + [(x, -w_size) for x in size],
+                1,
+            )
+            for size in (self.xd, self.xm)
+        ]
+        return z3.Not(z3.And(over))
 
 
 def _clauses(s: Structure, lemma: str, o, mutant: bool = False) -> list:
@@ -306,17 +309,17 @@ def _clauses(s: Structure, lemma: str, o, mutant: bool = False) -> list:
     elif lemma in ("per-part", "touched-pairs"):
         row_q = [o.all(o.d(q) for q in s.row("Q", i)) for i in range(n)]
         row_k = [o.all(o.d(k) for k in s.row("K", j)) for j in range(n)]
-        ab = o.count(o.all([row_q[i], row_k[j]]) for i in range(n) for j in range(n))
-        size = o.size()
+        ab = [o.all([row_q[i], row_k[j]]) for i in range(n) for j in range(n)]
         if lemma == "per-part":
-            held = o.count(o.v(u) for _i, _j, _x, u, _a, _b in s.stages["QK"])
-            out.append(held <= (size * d if mutant else d * ab + 2 * size * d))
+            held = [o.v(u) for _i, _j, _x, u, _a, _b in s.stages["QK"]]
+            weights = (0, d) if mutant else (d, 2 * d)
         else:
             by_pair: dict[tuple[int, int], list[int]] = {}
             for i, j, _x, u, _a, _b in s.stages["QK"]:
                 by_pair.setdefault((i, j), []).append(u)
-            touched = o.count(o.any(o.v(u) for u in us) for us in by_pair.values())
-            out.append(touched <= (size if mutant else 2 * size + ab))
+            held = [o.any(o.v(u) for u in us) for us in by_pair.values()]
+            weights = (0, 1) if mutant else (1, 2)
+        out.append(o.at_most(held, ab, *weights))
     else:
         raise PebbleParameterError(f"lemma={lemma!r} must be one of {LEMMAS}")
     return out
@@ -399,7 +402,7 @@ def check(
     _known(s, lemma)
     start = time.perf_counter()
     o = _Formulas(s)
-    solver = z3.Solver()
+    solver = z3.SolverFor("QF_FD")  # Booleans and pseudo-Boolean sums only
     solver.set("rlimit", rlimit)
     solver.add(*o.base)
     claims = _clauses(s, lemma, o, mutant)
