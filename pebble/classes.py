@@ -73,9 +73,11 @@ __all__ = [
     "COVERAGE",
     "PROPERTIES",
     "Coverage",
+    "Structures",
     "Violation",
     "graph_pass",
     "in_class",
+    "structures",
     "violations",
 ]
 
@@ -559,6 +561,92 @@ def in_class(dag: Dag, derivation: str) -> list[Violation]:
     for prop in CLASSES[key]:
         out += violations(dag, prop)
     return out
+
+
+@dataclass(frozen=True)
+class Structures:
+    """The vertex sets of a graph in the classes, as the properties find them.
+
+    Attributes
+    ----------
+    n, d : int
+        The graph's sizes (read from the inputs Q).
+    backward : bool
+        Whether it is a backward graph.
+    inputs : dict
+        (name, index) -> input vertex.
+    products : list
+        Second-stage products: (family, i, j, x, vertex, input operand, output key).
+    chains : dict
+        Pair (i, j) -> its pair chain C_ij (``pair-chains``).
+    rows : dict
+        Row i -> its row set R_i (backward; empty forward).
+    trees : dict
+        ``"QK"`` (and backward ``"dOV"``) -> pair -> its score (dP) tree.
+    stages : dict
+        ``"QK"`` (and backward ``"dOV"``) -> (i, j, x, product, left, right) per index.
+    accumulators : dict
+        Output key -> its accumulator tree.
+    """
+
+    n: int
+    d: int
+    backward: bool
+    inputs: dict[tuple[str, tuple[int, ...]], int]
+    products: list[tuple[str, int, int, int, int, int, tuple[str, int, int]]]
+    chains: dict[tuple[int, int], set[int]]
+    rows: dict[int, set[int]]
+    trees: dict[str, dict[tuple[int, int], set[int]]]
+    stages: dict[str, list[tuple[int, int, int, int, int, int]]]
+    accumulators: dict[tuple[str, int, int], set[int]]
+
+
+def structures(dag: Dag) -> Structures:
+    """The structures of a graph of every class of its pass (``lower-families``' class).
+
+    Raises
+    ------
+    PebbleParameterError
+        ``dag`` is not in the class of ``lower-families`` (its first violation is named).
+    """
+    bad = in_class(dag, "lower-families")
+    if bad:
+        raise PebbleParameterError(f"dag is not in the lemmas' class: {bad[0]}")
+    g = _Graph(dag)
+    chains, _ = _pair_chains(g)
+    rows = _row_sets(g)[0] if g.backward else {}
+    products, acc = [], {}
+    for fam, i, j, x, u, root in _families(g):
+        y = _operand(g, fam, i, j, x)
+        assert y is not None and u >= 0
+        products.append((fam, i, j, x, u, y, root))
+        top = g.get(*root)
+        assert top is not None
+        acc.setdefault(root, set()).update(g.walk(u, top)[0])
+    names = {"QK": ("Q", "K")} | ({"dOV": ("dO", "V")} if g.backward else {})
+    stages = {
+        stage: [
+            (i, j, x, g.get(stage, i, j, x), g.get(left, i, x), g.get(right, j, x))
+            for i in range(g.n)
+            for j in range(g.n)
+            for x in range(g.d)
+        ]
+        for stage, (left, right) in names.items()
+    }
+    trees = {"QK": _score_trees(g)[0]} | ({"dOV": _dp_trees(g)[0]} if g.backward else {})
+    inputs = {key: v for key, v in g.named.items() if not g.pred[v]}
+    return Structures(
+        g.n,
+        g.d,
+        g.backward,
+        inputs,
+        products,
+        chains,
+        rows,
+        trees,
+        stages,
+        acc,  # type: ignore[arg-type]
+    )
 
 
 @dataclass(frozen=True)

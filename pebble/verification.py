@@ -317,6 +317,30 @@ def check_oneshot_not_below_standard() -> tuple[bool | None, str]:
     return (not bad), "; ".join(bad) or f"{compared} pairs ordered"
 
 
+_LEMMA_GRAPHS = (("attention-forward", 2, 1), ("attention-backward", 1, 1))
+"""Graphs whose every part ``attnio verify`` checks the part lemmas on (the full sweep:
+``benchmarks/lemmas.py`` and ``tests/test_lemmas.py``)."""
+
+
+def check_part_lemmas() -> tuple[bool | None, str]:
+    """The part lemmas of the dense derivations hold on every vertex set of small graphs."""
+    from .lemmas import LEMMAS, Structure, check
+
+    bad, checked = [], 0
+    for kind, n_, d_ in _LEMMA_GRAPHS:
+        s = Structure.of(_dense(kind, n_, d_))
+        for lemma in LEMMAS:
+            if lemma == "dp-tree" and not s.backward:
+                continue
+            result = check(s, lemma, rlimit=20_000_000)
+            checked += 1
+            if result.status != "holds":
+                bad.append(f"{lemma} on {kind} n={n_} d={d_}: {result.status}")
+    if bad:
+        return False, "; ".join(bad)
+    return True, f"{checked} lemma checks: no vertex set and dominator set violates one"
+
+
 CHECKS: tuple[Check, ...] = (
     check_vertex_counts,
     check_compulsory_matches_catalog,
@@ -326,6 +350,7 @@ CHECKS: tuple[Check, ...] = (
     check_search_improves_natural_order,
     check_exact_against_bounds,
     check_oneshot_not_below_standard,
+    check_part_lemmas,
 )
 """The checks ``attnio verify`` runs for :mod:`attnio.pebble`, in order."""
 

@@ -47,3 +47,13 @@ def test_exact_check_can_fail(monkeypatch) -> None:
     monkeypatch.setattr(verification, "_EXACT_INSTANCES", (("attention-forward", 1, 1),))
     passed, detail = verification.check_exact_against_bounds()
     assert passed is False and "fake" in detail
+
+
+def test_part_lemma_check_can_fail(monkeypatch) -> None:
+    """A lemma that z3 refutes makes the part-lemma check fail (it is not vacuous)."""
+    from attnio.pebble import lemmas
+
+    real = lemmas.check
+    monkeypatch.setattr(lemmas, "check", lambda s, lemma, **k: real(s, lemma, mutant=True, **k))
+    passed, detail = verification.check_part_lemmas()
+    assert passed is False and "score-tree" in detail
