@@ -52,7 +52,7 @@ states, which a claim does not quote), plus ``constant``, ``epsilon`` and ``entr
 
 NAMES = {"heads_q": symbols.h_q, "heads_kv": symbols.h_kv}
 """The names a claim may use for catalog symbols besides theirs: the shape's head counts as
-:data:`attnio.bounds.shape.SHAPE_NAMES` and the issue's claims format spell them."""
+:data:`attnio.bounds.shape.SHAPE_NAMES` and the command line (``--heads-q``) spell them."""
 
 ACCURACY = {"epsilon": "epsilon", "entry_bound": "B"}
 """The accuracy fields of an approximate claim and the symbol each bounds from above:
