@@ -15,6 +15,11 @@ PARAMETERS = ("n", "d", "M", "Z", "Z_in", "Z_QK", "s", "s_c", "w", "B", "epsilon
 that ``attnio --help`` imports no sympy (a test checks the two agree)."""
 
 
+SHAPE_OPTIONS = {"n_q": "--n-q", "n_kv": "--n-kv", "h_q": "--heads-q", "h_kv": "--heads-kv"}
+"""The shape's options as ``attnio gap``, ``simulate`` and ``pebble`` spell them, accepted
+by ``eval`` beside its symbol-named ones (``--h_q``)."""
+
+
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Register ``attnio eval``."""
     parser = subparsers.add_parser(
@@ -38,7 +43,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "records", metavar="RECORD", nargs="*", help="catalog record names (attnio table)"
     )
     for name in PARAMETERS:
-        parser.add_argument(f"--{name}", metavar="VALUE", help=f"the value of {name}")
+        also = (SHAPE_OPTIONS[name],) if name in SHAPE_OPTIONS else ()
+        parser.add_argument(
+            f"--{name}", *also, dest=name, metavar="VALUE", help=f"the value of {name}"
+        )
     parser.add_argument("--regime", help="without RECORD: only this regime")
     parser.add_argument("--pass", dest="pass_", help="without RECORD: only this pass")
     parser.add_argument("--cache", help="without RECORD: only this cache size")
@@ -85,6 +93,11 @@ def _rows(args: argparse.Namespace) -> list[dict[str, object]]:
     }
     if not point:
         raise ValueError("eval: give the point, e.g. --n 1024 --d 64 --M 4096")
+    if "h_q" in point and "h_kv" in point and point["h_q"] % point["h_kv"]:
+        raise ValueError(
+            f"eval: --heads-q {point['h_q']} must be a multiple of --heads-kv {point['h_kv']}: "
+            "the query heads are split into groups that share one K and V head"
+        )
     named = bool(args.records)
     if named:
         if any(getattr(args, key) is not None for key in ("regime", "pass_", "cache", "kind")):

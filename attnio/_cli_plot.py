@@ -23,19 +23,42 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "small attention DAG, with the same lower bound. --bounds adds named records (a "
         "reconstructed or stated-secondary one only so). Every option is checked before "
         "anything runs; the printed caption is short, --verbose adds which record attains "
-        "the lower bound where, --json FILE writes it all.",
+        "the lower bound where, --json FILE writes it all. 'shapes': at a fixed M, the best "
+        "schedule count and the best derived lower bound of n_q x n_kv attention with h_q "
+        "query heads grouped over h_kv, against the group size h_q / h_kv (--axis group) or "
+        "the query rows n_q from decode to prefill (--axis n_q); --table FILE (.md or .tex) "
+        "writes the same points as a table.",
         epilog="examples:\n"
         "  attnio plot algorithms --n 1024 --d 16 --sweep M=16:8192 -o io.pdf -o io.png\n"
         "  attnio plot algorithms --pass backward --algorithms flash,tiled-backward "
         "--n 256 --d 16 --sweep M=16:4096 --width two -o bwd.pdf\n"
-        "  attnio plot pebbling --n 2 --d 1 --sweep M=4:7 -o pebbling.pdf",
+        "  attnio plot pebbling --n 2 --d 1 --sweep M=4:7 -o pebbling.pdf\n"
+        "  attnio plot shapes --axis n_q --n-kv 65536 --heads-q 32 --heads-kv 8 --d 128 "
+        "--M 65536 -o nq.pdf --table nq.tex",
     )
-    parser.add_argument("what", choices=("algorithms", "pebbling"), help="what to plot")
-    parser.add_argument("--n", type=count(), required=True, help="sequence length")
+    parser.add_argument("what", choices=("algorithms", "pebbling", "shapes"), help="what to plot")
+    parser.add_argument("--n", type=count(), help="sequence length (algorithms, pebbling)")
     parser.add_argument("--d", type=count(), required=True, help="head dimension")
     parser.add_argument(
-        "--sweep", metavar="M=LO:HI", type=memory_range, required=True, help="range of M"
+        "--sweep", metavar="M=LO:HI", type=memory_range, help="range of M (algorithms, pebbling)"
     )
+    parser.add_argument(
+        "--axis", choices=("group", "n_q"), default="group",
+        help="shapes: sweep the group size h_q / h_kv over the divisors of --heads-q, or "
+        "n_q over 1, 2, 4, ... up to --n-kv (default group)",
+    )  # fmt: skip
+    parser.add_argument("--M", type=count(), help="shapes: fast-memory size")
+    parser.add_argument("--n-q", type=count(), default=1, help="shapes: query rows (default 1)")
+    parser.add_argument("--n-kv", type=count(), help="shapes: key/value rows")
+    parser.add_argument("--heads-q", type=count(), default=1, help="shapes: query heads")
+    parser.add_argument(
+        "--heads-kv", type=count(), default=1,
+        help="shapes, --axis n_q: key/value heads, a divisor of --heads-q (default 1)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--table", metavar="FILE",
+        help="shapes: also write the swept points as a table (.md Markdown, .tex booktabs)",
+    )  # fmt: skip
     parser.add_argument(
         "--algorithms",
         default="row-streaming,flash,square-tiling,standard",
@@ -106,15 +129,20 @@ def run(args: argparse.Namespace) -> int:
     from attnio.figures import algorithm_figure, details, draw, pebbling_figure, save
     from attnio.figures.data import check_bounds
 
-    lo, hi = args.sweep
-    if lo == hi:
-        raise ValueError(f"--sweep M={lo}:{hi} needs LO < HI for a figure")
     for path in args.output:
         if not path.lower().endswith(_SUFFIXES):
             raise ValueError(f"--output {path!r} must end in .pdf, .png or .svg")
         writable_file("--output", path)
     if args.json:
         writable_file("--json", args.json)
+    if args.what == "shapes":
+        return _shapes(args)
+    for option, value in (("--n", args.n), ("--sweep", args.sweep)):
+        if value is None:
+            raise ValueError(f"plot {args.what}: {option} is required")
+    lo, hi = args.sweep
+    if lo == hi:
+        raise ValueError(f"--sweep M={lo}:{hi} needs LO < HI for a figure")
     bounds = tuple(b.strip() for b in args.bounds.split(",") if b.strip())
     pass_ = args.pass_ if args.what == "algorithms" else args.dag.rsplit("-", 1)[1]
     check_bounds(pass_, list(bounds))  # every limit before any run
@@ -143,6 +171,41 @@ def run(args: argparse.Namespace) -> int:
         save(figure, path)
         print(f"wrote {path}")
     print(f"caption: {data.caption()}")
+    if args.verbose:
+        print(details(data))
+    if args.json:
+        _write_json(args.json, data, details(data))
+        print(f"wrote {args.json}")
+    return 0
+
+
+def _shapes(args: argparse.Namespace) -> int:
+    """``attnio plot shapes``: the figure (and --table) of a shape sweep at fixed M."""
+    from attnio.bounds.shape import check_shape
+    from attnio.figures import details, draw, save, shape_figure, shape_table
+
+    for option, value in (("--n-kv", args.n_kv), ("--M", args.M)):
+        if value is None:
+            raise ValueError(f"plot shapes: {option} is required")
+    if args.table and not args.table.lower().endswith((".md", ".tex")):
+        raise ValueError(f"--table {args.table!r} must end in .md or .tex")
+    if args.table:
+        writable_file("--table", args.table)
+    heads_kv = 1 if args.axis == "group" else args.heads_kv
+    check_shape(args.n_q, args.n_kv, args.heads_q, heads_kv)
+    point = {"n_q": args.n_q, "n_kv": args.n_kv, "h_q": args.heads_q, "h_kv": heads_kv,
+             "d": args.d, "M": args.M}  # fmt: skip
+    data = shape_figure(args.pass_, args.axis, point)
+    figure = draw(data, args.width)
+    for path in args.output:
+        save(figure, path)
+        print(f"wrote {path}")
+    print(f"caption: {data.caption()}")
+    if args.table:
+        fmt = "latex" if args.table.lower().endswith(".tex") else "markdown"
+        with open(args.table, "w", encoding="utf-8") as handle:
+            handle.write(shape_table(args.pass_, args.axis, point, fmt))
+        print(f"wrote {args.table}")
     if args.verbose:
         print(details(data))
     if args.json:

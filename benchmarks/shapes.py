@@ -38,9 +38,9 @@ def main() -> None:
             ratio = float(numeric(upper.value / lower.value))
             print(
                 f"{name:18} {pass_:8} {int(upper.value):>16,} {int(lower.value):>14,} "
-                f"{ratio:>9.4g}  {upper.algorithm}"
+                f"{ratio:>9.4g}  {upper.algorithm} over {lower.record}"
             )
-    print("lower bound at every point: shape-*-compulsory (the only derived shape bound)")
+    print("lower bounds: shape-*-compulsory and shape-*-lower-*-sharp (shape-lower.md)")
 
 
 if __name__ == "__main__":

@@ -171,6 +171,7 @@ def record_from_table(
     required: Iterable[str] = REQUIRED,
     defaults: Mapping[str, str] = DEFAULTS,
     own: Iterable[str] = (),
+    names: Mapping[str, sp.Symbol] | None = None,
 ) -> Bound:
     """Build one validated :class:`Bound` from a ``[[bound]]`` table.
 
@@ -188,6 +189,9 @@ def record_from_table(
         The keys allowed, the keys needed and the values of missing keys.
     own : iterable of str
         Further keys the caller reads itself (a claim's ``constant``): allowed, ignored here.
+    names : mapping of str to sympy.Symbol, optional
+        Further names the expressions may use for catalog symbols (a claim's ``heads_q``
+        for ``h_q``), passed to :func:`attnio.bounds.expression.parse_expression`.
 
     Raises
     ------
@@ -219,7 +223,9 @@ def record_from_table(
         if text is None:
             return None
         try:
-            return parse_expression(text, field=key, claim=name, relation=relation, noun=noun)
+            return parse_expression(
+                text, field=key, claim=name, relation=relation, noun=noun, names=names
+            )
         except BoundError as error:
             raise RecordError(f"{context}{error}") from None
 

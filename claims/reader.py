@@ -21,8 +21,10 @@ field of its own (``constant``)::
     entry_bound = "1/2"            # approximate: the entries' bound, adds B <= 1/2
 
 Expressions and conditions use the catalog's symbols (n, d, M, Z, Z_in, Z_QK, s,
-s_c, B, epsilon, g, r; for shapes n_q, n_kv, h_q, h_kv in place of n: docs/notation.md)
-and are read by :func:`attnio.bounds.expression.parse_expression`.
+s_c, B, epsilon, g, r; for shapes n_q, n_kv, h_q, h_kv in place of n: docs/notation.md;
+``heads_q`` and ``heads_kv`` may be written for h_q and h_kv, as the command line's
+``--heads-q`` and ``--heads-kv`` name them) and are read by
+:func:`attnio.bounds.expression.parse_expression`.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from attnio.bounds import reader, symbols
 from attnio.bounds.errors import BoundError
 from attnio.bounds.expression import parse_expression as _parse_expression
 from attnio.bounds.record import Kind
+from attnio.bounds.shape import check_shape
 
 from .claim import Claim
 from .errors import ClaimError, ClaimFileError
@@ -46,6 +49,10 @@ FIELDS = (*(key for key in reader.FIELDS if key not in ("reduces_to", "source_ra
 """The keys a ``[[bound]]`` table may have: a catalog record's, less ``reduces_to`` (a
 catalog's link between its own records) and ``source_range`` (the range a cited paper
 states, which a claim does not quote), plus ``constant``, ``epsilon`` and ``entry_bound``."""
+
+NAMES = {"heads_q": symbols.h_q, "heads_kv": symbols.h_kv}
+"""The names a claim may use for catalog symbols besides theirs: the shape's head counts as
+:data:`attnio.bounds.shape.SHAPE_NAMES` and the command line (``--heads-q``) spell them."""
 
 ACCURACY = {"epsilon": "epsilon", "entry_bound": "B"}
 """The accuracy fields of an approximate claim and the symbol each bounds from above:
@@ -97,7 +104,7 @@ def parse_claims(text: str, *, source: str = "<string>") -> list[Claim]:
 def parse_expression(text: object, *, field: str, claim: str, relation: bool = False) -> sp.Basic:
     """:func:`attnio.bounds.expression.parse_expression`, its errors as :class:`ClaimError`."""
     try:
-        return _parse_expression(text, field=field, claim=claim, relation=relation)
+        return _parse_expression(text, field=field, claim=claim, relation=relation, names=NAMES)
     except BoundError as error:
         raise ClaimError(str(error)) from None
 
@@ -172,10 +179,12 @@ def claim_from_table(table: object, index: int = 1) -> Claim:
             required=REQUIRED,
             defaults=DEFAULTS,
             own=("constant", "window"),
+            names=NAMES,
         )
     except BoundError as error:
         raise ClaimError(str(error)) from None
     where = f"claim {bound.name!r}"
+    _check_heads(bound.conditions, where)
     if "window" in table:
         bound = _with_window(bound, table["window"], where)
     constant = table.get("constant", 1)
@@ -191,6 +200,27 @@ def claim_from_table(table: object, index: int = 1) -> Claim:
         if isinstance(error, ClaimError):
             raise
         raise ClaimError(f"{where}: field 'constant' = {constant!r}: {error}") from None
+
+
+def _check_heads(conditions: sp.Basic, where: str) -> None:
+    """Refuse conditions that fix the head counts to a shape that does not group.
+
+    ``heads_q == 3 and heads_kv == 2`` admits no attention call (the query heads are
+    split into groups of one K and V head each), so any claim would hold there vacuously:
+    one line naming the values, as :func:`attnio.bounds.shape.check_shape` words it.
+    """
+    fixed: dict[sp.Symbol, sp.Basic] = {}
+    for atom in sp.And.make_args(conditions):
+        if isinstance(atom, sp.Eq):
+            for side, other in ((atom.lhs, atom.rhs), (atom.rhs, atom.lhs)):
+                if side in NAMES.values() and other.is_number:
+                    fixed[side] = other
+    if len(fixed) < 2:
+        return
+    try:
+        check_shape(1, 1, fixed[symbols.h_q], fixed[symbols.h_kv], ClaimError)
+    except ClaimError as error:
+        raise ClaimError(f"{where}: field 'conditions': {error}") from None
 
 
 def _with_window(bound, width: object, where: str):

@@ -1,4 +1,5 @@
-"""Publication figures: I/O against M for algorithms, pebblings and bounds.
+"""Publication figures: I/O against M for algorithms, pebblings and bounds; I/O of shapes
+against the group size or the query rows at fixed M (:mod:`.shapes`).
 
 ``attnio.figures`` owns the plots: :mod:`.figure` holds what one figure shows and how each
 series is drawn and described (its caption); :mod:`.data` collects it from the catalog,
@@ -11,6 +12,7 @@ from .data import algorithm_figure, pebbling_figure, sweep_figure
 from .draw import WIDTHS, draw, save
 from .errors import FigureError
 from .figure import LINE_STYLES, IOFigure, Series, caption, details, styles
+from .shapes import shape_figure, shape_table
 
 __all__ = [
     "LINE_STYLES",
@@ -24,6 +26,8 @@ __all__ = [
     "draw",
     "pebbling_figure",
     "save",
+    "shape_figure",
+    "shape_table",
     "styles",
     "sweep_figure",
 ]

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from .errors import FigureError
-from .figure import IOFigure, styles
+from .figure import AXIS_LABELS, IOFigure, styles
 
 WIDTHS = {"one": 3.05, "two": 6.25}
 """Figure width in inches: one column of a two-column article, or across both columns.
@@ -183,10 +183,10 @@ def _plot(ax, data: IOFigure) -> None:
         ax.annotate(r"$M = d^2$", (data.crossover, 1), xycoords=("data", "axes fraction"),
                     xytext=(2, -2), textcoords="offset points", ha="left", va="top",
                     fontsize=7, color="0.3")  # fmt: skip
-    ax.set_xlabel(r"fast memory $M$ (words)")
+    ax.set_xlabel(AXIS_LABELS[data.axis])
     ax.set_ylabel(r"I/O, $\mathit{IO}$ (words)")
-    ax.text(0.98, 0.97, rf"$n = {data.n},\ d = {data.d}$", transform=ax.transAxes,
-            ha="right", va="top", fontsize=7)  # fmt: skip
+    corner = data.setting if data.axis != "M" else rf"$n = {data.n},\ d = {data.d}$"
+    ax.text(0.98, 0.97, corner, transform=ax.transAxes, ha="right", va="top", fontsize=7)
     ax.grid(True, which="major", lw=0.3, alpha=0.4)
 
 

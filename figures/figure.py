@@ -52,6 +52,11 @@ class IOFigure:
     subject: str = ""
     log: bool = True
     notes: tuple[str, ...] = field(default=())
+    axis: str = "M"
+    """What the x values (``Series.memories``) are: ``M``, or for a shape figure
+    (:mod:`.shapes`) the group size ``group`` or the query rows ``n_q``."""
+    setting: str = ""
+    """The fixed sizes, as math, when ``axis`` is not ``M`` (``n`` and ``d`` otherwise)."""
 
     def caption(self) -> str:
         """Return a caption a paper can use as it is (plain text with $...$ math), written
@@ -74,6 +79,20 @@ LINE_STYLES: tuple[tuple[str, object], ...] = (
 """The lower bounds' grey line styles, in the order they are given out, with the word the
 caption uses for each (a figure shows at most this many lower bounds)."""
 _LOWER_GREY = "0.35"
+
+
+AXIS_WORDS = {
+    "M": "the fast-memory size $M$",
+    "group": "the group size $h_q / h_{kv}$ (query heads per key/value head)",
+    "n_q": "the query rows $n_q$ (decode to prefill)",
+}
+"""How a caption names each x axis."""
+AXIS_LABELS = {
+    "M": r"fast memory $M$ (words)",
+    "group": r"group size $h_q / h_{kv}$",
+    "n_q": r"query rows $n_q$",
+}
+"""Each x axis's label."""
 
 
 @dataclass(frozen=True)
@@ -133,8 +152,12 @@ def caption(data: IOFigure) -> str:
     """Return the caption of ``data`` as drawn (plain text with $...$ math): each style is
     described from :func:`styles`, the same table :func:`draw` draws with."""
     drawn = [(s, st) for s, st in zip(data.series, styles(data), strict=True) if _visible(s)]
-    parts = [f"I/O of {data.subject or 'attention'} against the fast-memory size $M$ "
-             f"($n = {data.n}$, $d = {data.d}$)."]  # fmt: skip
+    if data.axis == "M":
+        parts = [f"I/O of {data.subject or 'attention'} against the fast-memory size $M$ "
+                 f"($n = {data.n}$, $d = {data.d}$)."]  # fmt: skip
+    else:
+        parts = [f"I/O of {data.subject or 'attention'} against {AXIS_WORDS[data.axis]} "
+                 f"({data.setting})."]  # fmt: skip
     closed = [f"{_COLOUR_NAMES[_COLOURS.index(st.colour)]}, {s.label}"
               for s, st in drawn if s.kind == "closed"]  # fmt: skip
     measured = [f"{st.words.removeprefix('open ')}, {s.label}"
@@ -157,7 +180,8 @@ def caption(data: IOFigure) -> str:
                          "(an upper bound on the optimum).")  # fmt: skip
     lower = list(
         dict.fromkeys(
-            f"{st.words}, {s.label}" + (_BEST_WORDS if s.attained is not None else "")
+            f"{st.words}, {s.label}"
+            + (_BEST_WORDS.replace("each $M$", _EACH[data.axis]) if s.attained is not None else "")
             for s, st in drawn
             if s.kind == "lower"
         )
@@ -177,6 +201,7 @@ def caption(data: IOFigure) -> str:
     return " ".join(parts)
 
 
+_EACH = {"M": "each $M$", "group": "each group size", "n_q": "each $n_q$"}
 _BEST_WORDS = (
     " (at each $M$ the largest of attnio's derived lower bounds that hold there; "
     "which one, in the details)"

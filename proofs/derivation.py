@@ -102,6 +102,7 @@ FILES = (
     "lower-segments.md",
     "lower-accumulators.md",
     "shape-compulsory.md",
+    "shape-lower.md",
     "approximate-compulsory.md",
 )
 """The shipped derivation files, under :data:`DIRECTORY`, in the order they are listed."""

@@ -75,12 +75,14 @@ MASK_NOTE = (
 )
 """What the lower end of a masked gap is, printed with every sparse gap."""
 SHAPE_NOTE = (
-    "shapes (n_q x n_kv, grouped-query heads): the only derived lower bound is the "
-    "compulsory I/O (shape-*-compulsory), which charges each K and V row of a key/value head "
-    "once; where it dominates (decode), a ratio near 1 is honest only because the schedule "
-    "really reads the KV cache once (gqa-row-streaming does when a group's h_q / h_kv * n_q "
-    "query rows fit one resident block); elsewhere (prefill, small M) the ratio also holds "
-    "the n_q n_kv pair terms no derived shape bound covers yet, so it overstates the gap"
+    "shapes (n_q x n_kv, grouped-query heads): the derived lower bounds are the compulsory "
+    "I/O (shape-*-compulsory), which charges each K and V row of a key/value head once, and "
+    "the sharp bounds of lower-sharp.md over the h_q n_q n_kv pairs (shape-*-lower-*-sharp, "
+    "for the graphs of attnio.pebble.shapes); where the compulsory I/O dominates (decode), a "
+    "ratio near 1 is honest only because the schedule really reads the KV cache once "
+    "(gqa-row-streaming does when a group's h_q / h_kv * n_q query rows fit one resident "
+    "block); the dense accumulator, family and segment bounds are not generalised to shapes, "
+    "so elsewhere the ratio may overstate the gap"
 )
 """Printed with every gap at a shape point (one that names n_q, n_kv, h_q, h_kv)."""
 

@@ -71,6 +71,21 @@ def test_a_table_becomes_a_claim_with_defaults() -> None:
     assert bound.conditions is sp.true and bound.explicit == 4 * n * d and claim.constant == 1
 
 
+def test_a_claim_names_the_heads_as_the_issue_and_the_command_line_do() -> None:
+    """heads_q and heads_kv are h_q and h_kv (with n_q, n_kv): the claim reads as the shape
+    record, and conditions fixing heads that group (32:8) are accepted."""
+    from attnio.bounds.symbols import h_kv, h_q, n_kv, n_q
+
+    expression, conditions = (
+        "2*d*heads_q*n_q + 2*d*heads_kv*n_kv",
+        "heads_q == 32 and heads_kv == 8",
+    )
+    (claim,) = parse_claims(_toml(expression=expression, conditions=conditions))
+    assert claim.bound.explicit == get("shape-forward-compulsory").explicit
+    assert claim.bound.conditions == sp.And(sp.Eq(h_q, 32), sp.Eq(h_kv, 8))
+    assert {n_q, n_kv} <= claim.bound.explicit.free_symbols
+
+
 def test_cache_adds_its_relation_to_the_scope() -> None:
     """cache = small restricts the claim to M < d**2; large to M >= d**2."""
     small = _claim(cache="small", conditions="n >= d")
@@ -111,6 +126,11 @@ def test_cache_adds_its_relation_to_the_scope() -> None:
         ({"expression": 4}, "field 'expression' must be a string"),
         ({"status": "open"}, "carries no expression"),
         ({"name": ""}, "field 'name' must be a non-empty string"),
+        (
+            {"conditions": "heads_q == 3 and heads_kv == 2"},
+            "field 'conditions': heads_q=3 must be a multiple of heads_kv=2",
+        ),
+        ({"conditions": "h_kv == 0 and h_q == 4"}, "heads_kv=0 must be a positive integer"),
     ],
 )
 def test_bad_tables_give_one_line_naming_claim_and_field(fields: dict, match: str) -> None:

@@ -45,12 +45,26 @@ def test_a_cell_lists_records_that_do_not_apply_or_need_more(capsys) -> None:
     assert small["applies"] is False and "M < d**2" in small["note"]
 
 
+def test_the_shape_options_are_spelled_as_in_gap(capsys) -> None:
+    """--n-q, --n-kv, --heads-q, --heads-kv give n_q, n_kv, h_q, h_kv, as --n_q ... do."""
+    shape = ["--n-q", "1", "--n-kv", "64", "--heads-q", "4", "--heads-kv", "2", "--d", "8"]
+    assert main(["eval", "shape-forward-compulsory", *shape, "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["results"]
+    point = {"n_q": 1, "n_kv": 64, "h_q": 4, "h_kv": 2, "d": 8}
+    assert row["value"] == str(get("shape-forward-compulsory").evaluate(**point))
+
+
 def test_the_table_shows_the_value(capsys) -> None:
     """The terminal table names the record and its value."""
     assert main(["eval", "dense-forward-compulsory", "--n", "1024", "--d", "64"]) == 0
     out = capsys.readouterr().out
     assert "dense-forward-compulsory" in out and str(get("dense-forward-compulsory")
                                                      .evaluate(n=1024, d=64)) in out  # fmt: skip
+
+
+UNGROUPED = ["shape-forward-compulsory", "--n-q", "1", "--n-kv", "8", "--heads-q", "3",
+             "--heads-kv", "2", "--d", "1"]  # fmt: skip
+"""A shape whose query heads do not split into groups of its key/value heads."""
 
 
 @pytest.mark.parametrize(
@@ -64,6 +78,7 @@ def test_the_table_shows_the_value(capsys) -> None:
         (["dense-forward-compulsory"], "give the point"),
         (["--regime", "foo", "--n", "3"], "'foo' is not one of"),
         (["dense-forward-compulsory", "--regime", "dense", "--n", "3", "--d", "1"], "not both"),
+        (UNGROUPED, "--heads-q 3 must be a multiple of --heads-kv 2"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_two(capsys, argv: list, match: str) -> None:
