@@ -103,6 +103,7 @@ FILES = (
     "lower-accumulators.md",
     "shape-compulsory.md",
     "approximate-compulsory.md",
+    "polynomial-lower.md",
 )
 """The shipped derivation files, under :data:`DIRECTORY`, in the order they are listed."""
 
