@@ -1,6 +1,6 @@
 """The combinatorial lemmas of proofs/derivations/polynomial-lower.md, tested on real graphs.
 
-z3 checks the algebra of ``polynomial-forward-lower`` and ``polynomial-backward-lower``
+z3 checks the algebra of ``polynomial-forward-lower`` and ``polynomial-backward-lower-dw``
 (``derivation/polynomial-lower/*``); the face lemmas (F, W, N, dW) are hand proofs. Each
 is tested here on every segment of 1, M and 3M I/O moves of cleaned Belady pebblings of
 the builders' ``approx-forward`` and ``approx-backward`` graphs (g = 2, both tree
