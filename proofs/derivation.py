@@ -20,7 +20,7 @@ from __future__ import annotations
 import sympy as sp
 
 from attnio.bounds.catalog import loaded
-from attnio.bounds.symbols import M, d, n
+from attnio.bounds.symbols import M, d, n, r
 
 from .document import DIRECTORY, Derivation, read_derivations
 from .obligation import Obligation
@@ -36,6 +36,12 @@ MAJORANTS: dict[str, sp.Expr] = {
     "dense-backward-lower-large-segments-corner": 3 * d**2 * n**2 / M - 2 * M,
     "dense-forward-lower-large-accumulators": 32 * d**2 * n**2 / (11 * M),
     "dense-backward-lower-large-accumulators": 6 * d**2 * n**2 / M,
+    "polynomial-forward-lower": sp.Piecewise(
+        (4 * d * n, M >= 2 * d + r * (d + 2) + 1), (2 * d * n + 4 * d**2 * n * r / M, True)
+    ),
+    "polynomial-backward-lower-dw": sp.Piecewise(
+        (7 * d * n, M >= 4 * d + 2 * r * (d + 2) + 1), (7 * d * n + 8 * d**2 * n * r / M, True)
+    ),
 }
 """Per record, a simpler term at least its explicit bound (its denominator without the row
 pairs' and the products-in-D terms; for the large-cache corner records also with its
@@ -43,7 +49,10 @@ irrational leading constant rounded up to an integer): z3 compares those bounds 
 counts of the algorithms through it, by transitivity (``Obligation.via``), and not
 directly, where the mixed denominator keeps it from deciding within its budget
 (lower-families.md, section 4) or takes seconds (the corner records: 8.8 s against 0.2 s
-through 2 n^2 d^2 / M - 2M for row streaming)."""
+through 2 n^2 d^2 / M - 2M for row streaming). The polynomial records' majorants are the
+streaming counts' own shapes (4nd or 7nd when [W | w] fits, else the feature-block term's
+floor), which z3 compares with the counts without the records' cube roots; directly, it
+gave unknown after 220 s (polynomial-lower.md, section 5)."""
 
 
 MINORANTS: dict[str, sp.Expr] = {
@@ -104,6 +113,7 @@ FILES = (
     "shape-compulsory.md",
     "shape-lower.md",
     "approximate-compulsory.md",
+    "polynomial-lower.md",
 )
 """The shipped derivation files, under :data:`DIRECTORY`, in the order they are listed."""
 
