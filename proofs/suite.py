@@ -55,14 +55,29 @@ def select(pattern: str | None = None) -> list[Obligation]:
 
 THOROUGH_ONLY: tuple[str, ...] = (
     "comparison/flash-backward-count/tiled-backward-count/order-any-n",
+    "monotonicity/window-row-streaming-forward-count/explicit/d",
+    "monotonicity/window-row-streaming-backward-count/explicit/M",
+    "monotonicity/window-row-streaming-backward-count/explicit/d",
+    "monotonicity/window-row-streaming-backward-count/explicit/n",
+    "monotonicity/causal-row-streaming-forward-count/explicit/d",
+    "monotonicity/causal-row-streaming-backward-count/explicit/d",
+    "monotonicity/causal-row-streaming-backward-count/explicit/n",
+    "reduction/window-row-streaming-backward-count/explicit>=window-row-streaming-forward-count",
 )
 """Obligations only ``attnio verify --thorough`` proves: open claims that end unknown.
 
 Each is an ``open`` obligation (a claim attnio does not assert), so leaving it out can
-hide no failure. Measured (``benchmarks/verify.py --profile --thorough``): of the 346
-obligations only this one ends unknown, after a constant search up to
-:data:`~attnio.proofs.check.CONSTANT_LIMIT` that spent 13% of the catalog's z3 time
-(202 of 1,522 s summed over obligations, on 2 cores at load average 5 to 8).
+hide no failure. The first ends unknown after a constant search up to
+:data:`~attnio.proofs.check.CONSTANT_LIMIT` (13% of the catalog's z3 time when it was
+measured). The others are the monotonicity and backward-over-forward claims of the
+causal and windowed row-streaming counts, whose nested floors (a block of
+floor(M/(4d)) - 2 rows inside ceiling(n/b) and floor((n - w + 1)/b)) give z3 nonlinear
+integer queries it does not decide: measured 2026-11-27 (``attnio prove --json``, 2
+cores at load average 10, with and without z3's Groebner heuristic), each ended unknown
+in at least one run, after 62 to 636 s, several calls running far past their processor
+net because z3 did not stop at its interrupt; together they were 1,100 to 1,600 s of
+the 2,600 to 2,700 s the whole catalog took. ``attnio verify`` used to spend 6 min 34 s
+cold, most of it in them.
 """
 
 
