@@ -84,11 +84,21 @@ def test_verify_thorough_passes_every_check(capsys, monkeypatch, tmp_path) -> No
     One exception keeps the suite within its time: claims.catalog_records runs its default
     tier here (the catalog's records through the closed-form counts). Its thorough tier,
     the whole claims pipeline on every record (about ten minutes on one core), is what
-    attnio check --catalog runs; tests/test_claims_catalog.py tests both tiers' choice."""
+    attnio check --catalog runs; tests/test_claims_catalog.py tests both tiers' choice.
+    The obligations of THOROUGH_ONLY are left out too: open claims that z3 ends unknown
+    after minutes each (nested floors), so they cannot fail here, and attnio verify
+    --thorough proves them; tests/test_suite.py checks that each is an open obligation."""
     from attnio.claims import verification as claims_verification
+    from attnio.proofs import generate, suite
+    from attnio.proofs import verification as proof_verification
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setitem(claims_verification.TIERS, True, claims_verification.TIERS[False])
+    monkeypatch.setattr(
+        proof_verification,
+        "obligations",
+        lambda: [o for o in generate.obligations() if o.name not in suite.THOROUGH_ONLY],
+    )
     code, out, err = run(capsys, "verify", "--thorough", "--no-cache", "--json")
     data = json.loads(out)
     assert code == 0 and data["failed"] == 0, [r for r in data["results"] if not r["passed"]]
