@@ -32,7 +32,7 @@ from attnio.bounds.blocks import (
     BlockRule,
 )
 
-from .errors import BlocksDoNotFitError
+from .errors import AlgorithmParameterError, BlocksDoNotFitError
 from .machine import TwoLevelMachine, blocks
 
 
@@ -297,10 +297,45 @@ def store_dvec(machine: TwoLevelMachine, n: int, d: int) -> None:
         mc.free("dOr", "Or", "Dr")
 
 
-def flash2_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
-    """Run FlashAttention-2 forward (D23 Alg. 1): reads Q, K, V; writes O and L."""
+def _clip(
+    spans: tuple[np.ndarray, np.ndarray] | None, a0: int, a1: int, b0: int, b1: int
+) -> tuple[int, int]:
+    """The part of block ``[b0, b1)`` some index of ``[a0, a1)`` pairs with: spans of
+    ``[start(a), stop(a))`` intervals (``None``: all of it)."""
+    if spans is None:
+        return b0, b1
+    return max(b0, int(spans[0][a0:a1].min())), min(b1, int(spans[1][a0:a1].max()))
+
+
+def _allowed(spans: tuple[np.ndarray, np.ndarray], a0: int, a1: int, b0: int, b1: int):
+    """The (a1 - a0) x (b1 - b0) pairs ``start(a) <= b < stop(a)`` allows, from the indices."""
+    b = np.arange(b0, b1)
+    return (spans[0][a0:a1, None] <= b) & (b < spans[1][a0:a1, None])
+
+
+def _no_trace(mc: TwoLevelMachine, spans: object, name: str) -> None:
+    if spans is not None and mc.trace is not None:
+        raise AlgorithmParameterError(f"{name} with a mask records no pebbling (trace=...)")
+
+
+def flash2_forward(
+    machine: TwoLevelMachine,
+    n: int,
+    d: int,
+    *,
+    keys: tuple[np.ndarray, np.ndarray] | None = None,
+) -> None:
+    """Run FlashAttention-2 forward (D23 Alg. 1): reads Q, K, V; writes O and L.
+
+    With ``keys = (start, stop)`` query i attends to keys ``start[i] <= j < stop[i]``
+    (an interval mask, :mod:`~attnio.algorithms.interval_masks`): row block
+    ``[r0, r1)`` loads only the keys of its column blocks that one of its rows attends
+    to (for the causal mask, the blocks above the diagonal are skipped and the diagonal
+    block is cut at key r1 - 1), and masks the rest of each block from the indices.
+    """
     br, bc = forward2_blocks(d, machine.M)
     mc, numeric = machine, machine.numeric
+    _no_trace(mc, keys, "flash2 forward")
     rows, cols = blocks(n, br), blocks(n, bc)
     mc.create("O", n, d)
     mc.create("L", n, 1)
@@ -311,16 +346,22 @@ def flash2_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
         Oi = alloc("Oi", r1 - r0, d)
         li = alloc("li", r1 - r0)
         mi = alloc("mi", r1 - r0, fill=-np.inf)
-        for c, (c0, c1) in enumerate(cols):
+        for c, block in enumerate(cols):
+            c0, c1 = _clip(keys, r0, r1, *block)
+            if c0 >= c1:
+                continue
             Kj = load("Kj", "K", c0, c1, 0, d)
             Vj = load("Vj", "V", c0, c1, 0, d)
             S = alloc("S", r1 - r0, c1 - c0)
             mnew = alloc("mnew", r1 - r0)
             if numeric:
                 S[...] = Qi @ Kj.T
+                if keys is not None:
+                    S[~_allowed(keys, r0, r1, c0, c1)] = -np.inf
                 np.maximum(mi, S.max(axis=1, keepdims=True), out=mnew)
-                np.exp(S - mnew, out=S)
-                alpha = np.exp(mi - mnew)
+                shift = np.where(np.isfinite(mnew), mnew, 0.0)  # rows with no key yet
+                np.exp(S - shift, out=S)
+                alpha = np.exp(mi - shift)
                 li[...] = alpha * li + S.sum(axis=1, keepdims=True)
                 Oi[...] = alpha * Oi + S @ Vj
                 mi[...] = mnew
@@ -382,10 +423,26 @@ def _trace_forward(
             tr.bind("mi", a, f"m[{i},{c}]")
 
 
-def flash2_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
-    """Run FlashAttention-2 backward (D23 Alg. 2): Dvec first, then the column-block loop."""
+def flash2_backward(
+    machine: TwoLevelMachine,
+    n: int,
+    d: int,
+    *,
+    queries: tuple[np.ndarray, np.ndarray] | None = None,
+) -> None:
+    """Run FlashAttention-2 backward (D23 Alg. 2): Dvec first, then the column-block loop.
+
+    With ``queries = (first, last)`` key j is attended by the queries
+    ``first[j] <= i < last[j]`` (an interval mask): column block ``[c0, c1)`` loads only
+    the query rows of its row blocks that attend to one of its keys (for the causal
+    mask, the rows from c0 on) and masks the rest of each block from the indices.
+    """
     br, bc = backward2_blocks(d, machine.M)
     mc, numeric = machine, machine.numeric
+    chains: tuple[int, tuple | None] = (n, None)
+    if mc.trace is not None and queries is not None:
+        allowed = _allowed(queries, 0, n, 0, n).T  # query i x key j
+        chains = (n, chain_ranks(allowed))
     rows, cols = blocks(n, br), blocks(n, bc)
     for name in ("dQ", "dK", "dV"):
         mc.create(name, n, d)
@@ -398,7 +455,10 @@ def flash2_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
         Vj = load("Vj", "V", c0, c1, 0, d)
         dKj = alloc("dKj", c1 - c0, d)
         dVj = alloc("dVj", c1 - c0, d)
-        for r0, r1 in rows:
+        for block in rows:
+            r0, r1 = _clip(queries, c0, c1, *block)
+            if r0 >= r1:
+                continue
             Qi = load("Qi", "Q", r0, r1, 0, d)
             dOi = load("dOi", "dO", r0, r1, 0, d)
             dQi = load("dQi", "dQ", r0, r1, 0, d)
@@ -408,14 +468,18 @@ def flash2_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
             dP = alloc("dP", r1 - r0, c1 - c0)
             if numeric:
                 np.exp(Qi @ Kj.T - Li, out=S)
+                if queries is not None:
+                    S[~_allowed(queries, c0, c1, r0, r1).T] = 0.0
                 dVj += S.T @ dOi
                 dP[...] = S * (dOi @ Vj.T - Di)
                 dQi += dP @ Kj
                 dKj += dP.T @ Qi
             if mc.trace is not None:
-                trace_backward_step(
-                    mc.trace, d, range(r0, r1), range(c0, c1), "S", "dP", (r0, c0), c0, (n, None)
-                )
+                for i in range(r0, r1):  # row by row: only the pairs the mask allows
+                    seen = (
+                        range(c0, c1) if queries is None else c0 + np.flatnonzero(allowed[i, c0:c1])
+                    )
+                    trace_backward_step(mc.trace, d, [i], seen, "S", "dP", (r0, c0), c0, chains)
             store("dQi", "dQ", r0, r1, 0, d)
             free("Qi", "dOi", "dQi", "Li", "Di", "S", "dP")
         store("dKj", "dK", c0, c1, 0, d)

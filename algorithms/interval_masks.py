@@ -40,7 +40,7 @@ import numpy as np
 from attnio.bounds.masks import Mask
 
 from .errors import BlocksDoNotFitError, MaskError
-from .flash import chain_ranks, store_dvec, trace_backward_step
+from .flash import chain_ranks, flash2_backward, flash2_forward, store_dvec, trace_backward_step
 from .machine import TwoLevelMachine
 from .streaming import Intervals, interval_backward, interval_forward
 
@@ -81,6 +81,30 @@ def masked_row_streaming_backward(machine: TwoLevelMachine, n: int, d: int, *, m
     in the later ones (:func:`~attnio.algorithms.streaming.interval_backward`).
     """
     interval_backward(machine, d, _span(mask, n), [(0, n, "")])
+
+
+def masked_flash2_forward(machine: TwoLevelMachine, n: int, d: int, *, mask: Mask) -> None:
+    """FlashAttention-2 forward (D23 Alg. 1) visiting only the keys each row block attends to.
+
+    For the causal mask: row block t (rows ``[t B_r, (t + 1) B_r)``) loads the key blocks
+    up to its last row, the diagonal one cut at that row; the blocks above the diagonal
+    are skipped and the diagonal block is masked from the indices
+    (:func:`~attnio.algorithms.flash.flash2_forward` with the mask's key intervals).
+    """
+    start, stop, _, _ = _intervals(mask, n)
+    flash2_forward(machine, n, d, keys=(start, stop))
+
+
+def masked_flash2_backward(machine: TwoLevelMachine, n: int, d: int, *, mask: Mask) -> None:
+    """FlashAttention-2 backward (D23 Alg. 2) visiting only the queries each key block meets.
+
+    For the causal mask: key block t (keys ``[t B_c, (t + 1) B_c)``) streams the query
+    rows from its first key on, n - t B_c of them; the diagonal blocks are masked from
+    the indices (:func:`~attnio.algorithms.flash.flash2_backward` with the mask's query
+    intervals).
+    """
+    _, _, first, last = _intervals(mask, n)
+    flash2_backward(machine, n, d, queries=(first, last))
 
 
 def _widest(begin: np.ndarray, end: np.ndarray) -> int:

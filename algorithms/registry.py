@@ -149,6 +149,15 @@ ALGORITHMS: dict[str, Algorithm] = {
             mask_family="causal",
         ),
         Algorithm(
+            "causal-flash2",
+            {
+                "forward": interval_masks.masked_flash2_forward,
+                "backward": interval_masks.masked_flash2_backward,
+            },
+            "D23 Alg. 1 and 2 with the blocks above the diagonal skipped",
+            mask_family="causal",
+        ),
+        Algorithm(
             "window-row-streaming",
             {
                 "forward": interval_masks.masked_row_streaming_forward,

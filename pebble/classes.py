@@ -805,6 +805,22 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         (),
         f"{_REPLAYED_MASKED} with M + 2 red pebbles; {_NO_MASK_CLASS}",
     ),
+    ("causal-flash2", Pass.FORWARD): Coverage(
+        None,
+        "FlashAttention-2's online softmax over each row's causal keys (no builder takes a mask "
+        "with online_forward)",
+        (),
+        "numeric runs match NumPy's causal attention (tests/test_interval_masks.py); no "
+        f"pebbling is exported (flash2_forward refuses a trace with a mask); {_NO_MASK_CLASS}",
+    ),
+    ("causal-flash2", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        _MASKED_BACKWARD,
+        (),
+        "tests/test_trace.py replays its run (n <= 5, d <= 2, every other M up to 60) as a "
+        "pebbling of this graph at the machine's count less its 2nd zero words of dQ, with "
+        f"M + 2 red pebbles; {_NO_MASK_CLASS}",
+    ),
     ("window-row-streaming", Pass.FORWARD): Coverage(
         "streaming-forward",
         _MASKED_FORWARD,

@@ -404,6 +404,37 @@ def test_block_sparse_flash_replays_at_the_machines_count(pass_: str) -> None:
     assert compared > 50 and most == extra
 
 
+def test_causal_flash2_backward_replays_at_the_machines_count() -> None:
+    """Causal FlashAttention-2 backward (n in {1, ..., 5}, d in {1, 2}, every other M up
+    to 60 at which it fits) is a legal pebbling of masked_backward of the causal mask
+    (chain trees) with M + 2 red pebbles, attained; its I/O is the machine's count less
+    the 2nd zero words of dQ written and read back (the pairs above the diagonal, and the
+    masked part of each diagonal block, compute no vertex)."""
+    from functools import partial
+
+    from attnio.algorithms import interval_masks
+    from attnio.bounds.masks import make_mask
+
+    most, compared = -(10**9), 0
+    for n in (1, 2, 3, 4, 5):
+        mask = make_mask("causal", n)
+        runner = partial(interval_masks.masked_flash2_backward, mask=mask)
+        for d in (1, 2):
+            dag = builders.masked_backward(mask.allowed(), d)
+            arrays = {x: (n, d) for x in ("Q", "K", "V", "O", "dO")} | {"L": (n, 1)}
+            for M in range(3, 61, 2):
+                try:
+                    moves, counts = record(runner, dag, n, d, M, arrays)
+                except BlocksDoNotFitError:
+                    continue
+                result = replay(dag, moves.moves, M + 2)
+                assert moves.unmatched == 2 * n * d, (n, d, M)
+                assert result.io == counts.io - 2 * n * d, (n, d, M)
+                most = max(most, result.peak_red - M)
+                compared += 1
+    assert compared > 100 and most == 2
+
+
 @pytest.mark.parametrize("pass_", ["forward", "backward"])
 def test_sparse_square_tiling_replays_at_the_machines_count(pass_: str) -> None:
     """Sparse square tiling (n in {2, 3, 4, 5}, d in {1, 2}, every M up to 60 at which it
