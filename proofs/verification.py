@@ -126,7 +126,7 @@ def left_out() -> str:
         return ""
     _, skipped = _chosen()
     return (
-        f"left out: {len(skipped)} open obligation(s) that end unknown within the budget "
+        f"left out: {len(skipped)} open obligation(s) that end unknown or take minutes "
         "(attnio.proofs.suite.THOROUGH_ONLY) and the re-solving of the exported SMT-LIB "
         "files; run them: attnio verify --thorough"
     )
