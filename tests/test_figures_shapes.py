@@ -17,7 +17,7 @@ from attnio.figures import draw, save, shape_figure, shape_table
 from attnio.figures.shapes import shape_rows
 
 PREFILL = {"n_q": 4096, "n_kv": 65536, "h_q": 32, "h_kv": 8, "d": 128, "M": 65536}
-"""The issue's chunked-prefill point (4096 x 65536, 32:8 heads, d = 128, M = 65536)."""
+"""A chunked-prefill point (4096 x 65536, 32:8 heads, d = 128, M = 65536)."""
 
 
 def test_rows_are_the_window_at_each_swept_point():
