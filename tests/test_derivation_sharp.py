@@ -36,6 +36,7 @@ import networkx as nx
 import pytest
 
 from attnio.pebble import Dag, Move, builders, read_moves, replay, solve_heuristic
+from attnio.pebble.lemmas import dominates
 from strategies import examples
 
 FRONTIER = Path(__file__).resolve().parent.parent / "docs" / "frontier"
@@ -147,18 +148,8 @@ def _minimum_dominator(dag, part: set[int]) -> set[int]:
     return {v for v in range(dag.num_vertices) if ("in", v) in reach and ("out", v) not in reach}
 
 
-def _dominates(dag, D: set[int], part: set[int]) -> bool:
-    """Whether every path from an input to ``part`` meets D (search from the inputs)."""
-    seen, stack = set(), [int(v) for v in dag.inputs if v not in D]
-    while stack:
-        v = stack.pop()
-        if v in seen:
-            continue
-        if v in part:
-            return False
-        seen.add(v)
-        stack.extend(int(w) for w in dag.successors(v) if int(w) not in D)
-    return True
+_dominates = dominates
+"""Whether every path from an input to a part meets D (:func:`attnio.pebble.lemmas.dominates`)."""
 
 
 def _minimum_set(dag, part: set[int]) -> set[int]:
