@@ -41,7 +41,7 @@ from . import stages
 from .budget import check as check_budgeted
 from .budget import limit, searching
 from .errors import InconsistentAssumptions, ObligationError
-from .obligation import Expectation, Obligation, substitute
+from .obligation import Expectation, Obligation, chain, substitute
 from .rounding import strengthen, uses_tight_floors
 from .sampling import largest_ratio
 from .translate import Translator
@@ -372,7 +372,8 @@ TRANSITIVE_CERTIFICATE = "; certificate: TRANSITIVITY through the intermediate t
 
 
 def check_via(obligation: Obligation, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Proved | None:
-    """Prove ``lhs <= rhs`` as ``lhs <= X`` and ``X <= rhs``, X the obligation's ``via``.
+    """Prove ``lhs <= rhs`` as ``lhs <= X`` and ``X <= rhs``, X the obligation's ``via``
+    (or through each term of a chain, in order).
 
     Both steps are checked like any claim, under the obligation's assumptions. The
     result is a proof when both are proved, else None (the caller then checks the claim
@@ -397,20 +398,23 @@ def check_via(obligation: Obligation, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> P
 def _transitive(
     obligation: Obligation, check_step: Callable[[Obligation], Result], certify: bool
 ) -> Proved | None:
-    """``lhs <= X`` and ``X <= rhs`` (X the ``via`` term), each checked by ``check_step``:
-    a proof when both are proved, with both steps' queries separated by ``(reset)`` as its
-    certificate (``certify``), else None.
+    """``lhs <= X_1``, ``X_1 <= X_2``, ..., ``X_k <= rhs`` (the ``via`` chain), each
+    checked by ``check_step``: a proof when every step is proved, with the steps' queries
+    separated by ``(reset)`` as its certificate (``certify``), else None (at the first step
+    not proved: the later ones are not tried).
 
     A positive rational factor of both sides of a step (the constant of C * X <= C * R)
     is divided out: z3 proves X <= R in 0.02 s where it ends unknown on 410 X <= 410 R
     (FlashAttention backward's Theta claim, 2026-11-26)."""
     start = time.perf_counter()
-    lhs, rhs, via = obligation.claim.lhs, obligation.claim.rhs, obligation.via
+    terms = (obligation.claim.lhs, *chain(obligation), obligation.claim.rhs)
+    last = len(terms) - 2
     steps = []
-    for left, right, words in ((lhs, via, "left"), (via, rhs, "right")):
+    for index, (left, right) in enumerate(itertools.pairwise(terms)):
         (k_left, rest_left), (k_right, rest_right) = left.as_coeff_Mul(), right.as_coeff_Mul()
         if k_left == k_right and k_left.is_positive:
             left, right = rest_left, rest_right
+        words = "left" if index == 0 else "right" if index == last else f"middle {index}"
         step = Obligation(
             obligation.name,
             obligation.family,
@@ -424,20 +428,18 @@ def _transitive(
         if not isinstance(result, Proved):
             return None
         steps.append(result)
-    first, second = steps
+    between = ", then ".join(str(term) for term in chain(obligation))
     text = ""
     if certify:
         text = (
             _certificate_head(obligation)
-            + f"{TRANSITIVE_CERTIFICATE} X = {via}: the queries below, separated by (reset),\n"
-            "; must all answer unsat: first those of lhs <= X, then those of X <= rhs.\n"
-            + first.smtlib
-            + RESET
-            + second.smtlib
+            + f"{TRANSITIVE_CERTIFICATE} X = {between}: the queries below, separated by "
+            "(reset),\n; must all answer unsat: those of each step lhs <= X_1, ..., X_k <= rhs, "
+            "in order.\n" + RESET.join(step.smtlib for step in steps)
         )
     return Proved(
-        f"transitivity through {via}: {first.method}; then {second.method}",
-        second.witness,
+        f"transitivity through {between}: " + "; then ".join(step.method for step in steps),
+        steps[-1].witness,
         text,
         time.perf_counter() - start,
     )

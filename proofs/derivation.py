@@ -20,7 +20,7 @@ from __future__ import annotations
 import sympy as sp
 
 from attnio.bounds.catalog import loaded
-from attnio.bounds.symbols import M, d, n, r
+from attnio.bounds.symbols import M, d, h_kv, h_q, n, n_kv, n_q, r, s, w
 
 from .document import DIRECTORY, Derivation, read_derivations
 from .obligation import Obligation
@@ -68,6 +68,73 @@ constant search too: :func:`attnio.proofs.check.check_at`); the second step, tha
 max is at most the true one, is checked with it. Measured 2026-11-26: under the search's
 processor-time net z3 proves the Theta record's backward claim for FlashAttention through
 it at C = 410 in 0.5 s and against the Min at no C up to 4096."""
+
+
+def _streamed(fixed: sp.Expr, words: sp.Expr, pairs: sp.Expr, width: sp.Expr) -> sp.Expr:
+    """``fixed + words * pairs * width / M``: a streaming count's minorant (below)."""
+    return fixed + words * pairs * width / M
+
+
+_CAUSAL = n * (n + 1) / 2
+_WINDOW = n * w - w * (w - 1) / 2
+_GROUPED = h_q * n_q * n_kv
+
+COUNT_MINORANTS: dict[str, sp.Expr] = {
+    # row streaming: blocks of b < M/(2d + 1) query rows (forward), b < M/(4d) key rows
+    # (backward); one streamed row moves 2d words forward, 4d + 2 backward
+    "row-streaming-forward-count": _streamed(2 * d * n + n, 2 * d, n**2, 2 * d + 1),
+    "row-streaming-backward-count": _streamed(5 * d * n + n, 4 * d + 2, n**2, 4 * d),
+    "causal-row-streaming-forward-count": _streamed(2 * d * n + n, 2 * d, _CAUSAL, 2 * d + 1),
+    "causal-row-streaming-backward-count": _streamed(5 * d * n + n, 4 * d + 2, _CAUSAL, 4 * d),
+    "window-row-streaming-backward-count": _streamed(5 * d * n + n, 4 * d + 2, _WINDOW, 4 * d),
+    "gqa-row-streaming-forward-count": _streamed(
+        2 * d * h_q * n_q + h_q * n_q, 2 * d, _GROUPED, 2 * d + 1
+    ),
+    "gqa-row-streaming-backward-count": _streamed(
+        d * h_q * n_q + 4 * d * h_kv * n_kv + h_q * n_q, 4 * d + 2, _GROUPED, 4 * d
+    ),
+    # FlashAttention (-2): blocks of b <= M/(5d + 4), M/(10d + 2), M/(5d + 3), M/(9d + 2)
+    "flash-forward-count": _streamed(3 * d * n + 2 * n, 3 * d + 4, n**2, 5 * d + 4),
+    "flash-backward-count": _streamed(5 * d * n, 5 * d + 1, n**2, 10 * d + 2),
+    "flash2-forward-count": _streamed(2 * d * n + n, 2 * d, n**2, 5 * d + 3),
+    "flash2-backward-count": _streamed(7 * d * n + n, 4 * d + 2, n**2, 9 * d + 2),
+    "causal-flash2-forward-count": _streamed(2 * d * n + n, 2 * d, _CAUSAL, 5 * d + 3),
+    "causal-flash2-backward-count": _streamed(7 * d * n + n, 4 * d + 2, _CAUSAL, 9 * d + 2),
+    "block-sparse-flash-forward-count": _streamed(
+        3 * d * n + 2 * n, 3 * d + 4, s * n**2, 5 * d + 4
+    ),
+    "block-sparse-flash-backward-count": _streamed(5 * d * n, 5 * d + 1, s * n**2, 10 * d + 2),
+    # tilings: square tiles of t <= sqrt(M)/k rows, so ceiling(m/t) >= k m/sqrt(M); the
+    # Q K^T tiles' d-blocks moving n^2 words each counted once (standard: 4 sqrt(3) and
+    # 10 sqrt(3) rounded down)
+    "output-stationary-forward-count": 4 * d * n**2 / sp.sqrt(M) + n**2 + d * n + 2 * n,
+    "output-stationary-backward-count": 10 * d * n**2 / sp.sqrt(M) + 3 * n**2 + 4 * d * n + n,
+    "square-tiling-forward-count": 8 * d * n**2 / sp.sqrt(M) + n**2 + d * n + 2 * n,
+    "tiled-backward-count": 20 * d * n**2 / sp.sqrt(M) + 3 * n**2 + 5 * d * n + 3 * n,
+    "standard-forward-count": 6 * d * n**2 / sp.sqrt(M) + 4 * n**2 + d * n,
+    "standard-backward-count": 17 * d * n**2 / sp.sqrt(M) + 7 * n**2 + 5 * d * n + 3 * n,
+}
+"""Per count record, a smooth term at most its exact count: lower <= upper obligations
+go through it (``Obligation.via``, after the lower record's majorant), because z3 decides
+a smooth lower bound against a smooth term in about a second where it needs a minute, or
+does not decide within its budget, against the count's nested floors (measured
+2026-11-27: ``shape-forward-lower-large-sharp <= gqa-row-streaming-forward-count`` 73 s
+directly, 0.8 s through it; ``dense-backward-lower-small-derived <=
+row-streaming-backward-count`` unknown after 146 s at load 9, 1.0 s through it).
+
+Each is ``fixed + words * Z * k / M`` for a schedule that streams rows past resident blocks
+of b < M/k rows: a block of b rows meets at most b pairs (i, j) of the mask per row
+streamed past it, so with Z allowed pairs at least Z / b > Z k / M rows are streamed in
+all, each moving ``words`` words; ``fixed`` is what the schedule moves once. Z is n^2
+(dense), n(n + 1)/2 (causal), n w - w(w - 1)/2 (the causal window of width w <= n),
+h_q n_q n_kv (grouped heads) or s n^2 (a block-sparse mask of density s). The argument is
+not trusted: every obligation proves its step ``term <= count`` with z3 (one more step
+of the chain), and a chain that fails falls back to the claim itself."""
+
+
+def count_minorant(record: str) -> sp.Expr | None:
+    """A smooth term at most count record ``record``'s exact count (None if none)."""
+    return COUNT_MINORANTS.get(record)
 
 
 def minorant(record: str) -> sp.Expr | None:
@@ -128,10 +195,12 @@ def derivation_obligations() -> list[Obligation]:
 
 
 __all__ = [
+    "COUNT_MINORANTS",
     "DIRECTORY",
     "FILES",
     "MAJORANTS",
     "Derivation",
+    "count_minorant",
     "derivation_obligations",
     "derivations",
     "majorant",

@@ -50,7 +50,7 @@ from attnio.bounds.crossover import min_branches
 from attnio.bounds.record import BASE_PARAMETERS
 from attnio.bounds.symbols import M, d, n
 
-from .derivation import majorant, minorant
+from .derivation import count_minorant, majorant, minorant
 from .obligation import Expectation, Obligation
 
 SOLID = frozenset({Status.STATED, Status.STATED_SECONDARY, Status.DERIVED})
@@ -97,7 +97,12 @@ def _conditions(*records: Bound) -> tuple[sp.Basic, ...]:
 
 # --------------------------------------------------------------- 1. lower <= upper
 def lower_le_upper() -> list[Obligation]:
-    """Every explicit lower bound <= every explicit upper bound of its regime and pass."""
+    """Every explicit lower bound <= every explicit upper bound of its regime and pass.
+
+    Each goes through the lower record's majorant and the count's minorant where they
+    exist (:data:`~attnio.proofs.derivation.MAJORANTS`,
+    :data:`~attnio.proofs.derivation.COUNT_MINORANTS`), else it is checked directly.
+    """
     lowers = [b for b in catalog(kind=Kind.LOWER) if b.explicit is not None]
     uppers = [b for b in catalog(kind=Kind.UPPER) if b.explicit is not None]
     found = []
@@ -113,10 +118,16 @@ def lower_le_upper() -> list[Obligation]:
                 _expect(lower, upper),
                 (lower.name, upper.name),
                 f"the explicit lower bound {lower.name} is at most {upper.name} where both apply",
-                via=majorant(lower.name),
+                via=_chain(majorant(lower.name), count_minorant(upper.name)),
             )
         )
     return found
+
+
+def _chain(*terms: sp.Expr | None) -> tuple[sp.Expr, ...] | None:
+    """The intermediate terms given (None left out), or None when there are none."""
+    found = tuple(term for term in terms if term is not None)
+    return found or None
 
 
 # --------------------------------------------------------------- 2. tightness

@@ -74,11 +74,12 @@ class Obligation:
     constant : sympy.Symbol or None
         A symbol of ``claim`` to be replaced by the smallest positive integer
         that makes the claim provable (tightness constants), or ``None``.
-    via : sympy.Expr or None
-        For a claim ``lhs <= rhs``: an intermediate term X. When z3 does not decide the
-        claim directly it may prove it by transitivity, ``lhs <= X`` and ``X <= rhs``
-        under the same assumptions (:func:`attnio.proofs.check.check`); a counterexample
-        is only ever one to the claim itself. ``None`` when there is none.
+    via : sympy.Expr, tuple of sympy.Expr, or None
+        For a claim ``lhs <= rhs``: an intermediate term X, or a chain of them X_1, ...,
+        X_k. When z3 does not decide the claim directly it may prove it by transitivity,
+        ``lhs <= X_1``, ``X_1 <= X_2``, ..., ``X_k <= rhs``, each under the same
+        assumptions (:func:`attnio.proofs.check.check`); a counterexample is only ever
+        one to the claim itself. ``None`` when there is none.
 
     Examples
     --------
@@ -138,6 +139,10 @@ class Obligation:
             raise ObligationError(
                 f"obligation {self.name!r}: constant={self.constant} does not occur in the claim"
             )
+        if isinstance(self.via, list | tuple):
+            if not self.via:
+                raise ObligationError(f"obligation {self.name!r}: via=() names no term")
+            object.__setattr__(self, "via", tuple(self.via))
         if self.via is not None and not isinstance(claim, sp.Le):
             raise ObligationError(
                 f"obligation {self.name!r}: via={self.via} needs a claim lhs <= rhs, not {claim}"
@@ -149,7 +154,10 @@ class Obligation:
         # the formulas travel as trees of (constructor, arguments) and are rebuilt
         # exactly as they were, with evaluation off.
         formulas = tuple(_tree(f) for f in (self.claim, *self.assumptions))
-        via = None if self.via is None else _tree(self.via)
+        if isinstance(self.via, tuple):
+            via = (_CHAIN, tuple(_tree(term) for term in self.via))
+        else:
+            via = None if self.via is None else _tree(self.via)
         return (
             _unpickle,
             (self.name, self.family, formulas, self.expected.value, self.sources,
@@ -168,8 +176,31 @@ class Obligation:
             self.expected,
             self.sources,
             self.statement,
-            via=None if self.via is None else substitute(self.via, {self.constant: value}),
+            via=None
+            if self.via is None
+            else tuple(substitute(term, {self.constant: value}) for term in self.via)
+            if isinstance(self.via, tuple)
+            else substitute(self.via, {self.constant: value}),
         )
+
+
+def chain(obligation: Obligation) -> tuple[sp.Expr, ...]:
+    """The intermediate terms of ``obligation``'s ``via``, in order (empty without one).
+
+    Examples
+    --------
+    >>> x = sp.Symbol("x", positive=True)
+    >>> chain(Obligation("demo/c", "derivation", sp.Le(x, 4 * x, evaluate=False), (),
+    ...                  "holds", (), "", via=(2 * x, 3 * x)))
+    (2*x, 3*x)
+    """
+    if obligation.via is None:
+        return ()
+    return obligation.via if isinstance(obligation.via, tuple) else (obligation.via,)
+
+
+_CHAIN = "chain"
+"""Marks a pickled ``via`` that is a chain of terms, not one term's tree."""
 
 
 def _tree(formula: sp.Basic) -> object:
@@ -199,7 +230,10 @@ def _unpickle(
 ) -> Obligation:
     with sp.evaluate(False):
         claim, *assumptions = (_grow(tree) for tree in formulas)
-        between = None if via is None else _grow(via)
+        if isinstance(via, tuple) and via[0] == _CHAIN:
+            between = tuple(_grow(term) for term in via[1])
+        else:
+            between = None if via is None else _grow(via)
     return Obligation(name, family, claim, tuple(assumptions), expected, sources, statement,
                       constant, between)  # fmt: skip
 
@@ -282,4 +316,4 @@ def _fingerprint(claim: sp.Basic, assumptions: tuple, constant: sp.Symbol | None
     return digest.hexdigest()
 
 
-__all__ = ["FAMILIES", "Expectation", "Obligation", "fingerprint", "substitute"]
+__all__ = ["FAMILIES", "Expectation", "Obligation", "chain", "fingerprint", "substitute"]

@@ -215,6 +215,30 @@ def test_a_false_intermediate_step_never_refutes_the_claim():
     assert confirm(_ob(sp.Le(2 * x, x, evaluate=False)), false.point)[0]
 
 
+def test_a_chain_of_intermediate_terms_proves_step_by_step_and_a_broken_link_falls_back():
+    """With a chain X_1, X_2, check proves lhs <= rhs through every link (three steps, three
+    certificates, each unsat when re-solved); a chain with one false link gives no proof by
+    transitivity, and the true claim is then proved directly."""
+    import z3
+
+    from attnio.proofs.smtlib import RESET
+
+    claim = sp.Le(x, 4 * x + 1, evaluate=False)
+    result = check(_via(claim, (2 * x, 3 * x)))
+    assert isinstance(result, Proved) and result.method.startswith(
+        "transitivity through 2*x, then 3*x"
+    )
+    scripts = result.smtlib.split(RESET)
+    assert len(scripts) >= 3
+    for script in scripts:
+        context = z3.Context()
+        solver = z3.Solver(ctx=context)
+        solver.add(z3.parse_smt2_string(script, ctx=context))
+        assert solver.check() == z3.unsat
+    broken = check(_via(claim, (2 * x, x**3)))  # 2x <= x^3 fails at x = 1
+    assert isinstance(broken, Proved) and not broken.method.startswith("transitivity")
+
+
 def _via(claim, via):
     return Obligation("test/claim", "derivation", claim, (), "holds", (), "test", via=via)
 

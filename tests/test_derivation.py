@@ -54,3 +54,34 @@ def test_the_derivations_prove_the_recorded_claims() -> None:
         if now[name] != [entry["fingerprint"], entry["sources"]]
     ]
     assert not changed, f"{len(changed)} steps changed: {changed}"
+
+
+def test_every_count_minorant_is_at_most_its_count_on_a_grid() -> None:
+    """Each term of COUNT_MINORANTS names a count record and is at most that record's exact
+    count at every point of a grid inside the record's conditions (exact rationals, no z3):
+    the lower <= upper chains go through terms that hold, and a minorant typed too large
+    fails here, not only as an unknown chain step."""
+    import itertools
+
+    import sympy as sp
+
+    from attnio.bounds import Kind, get
+    from attnio.bounds.symbols import M, d, h_kv, h_q, n, n_kv, n_q, s, w
+    from attnio.proofs.derivation import COUNT_MINORANTS
+
+    grid = {
+        n: (1, 7, 64, 300), d: (1, 3, 8), M: (16, 50, 131, 1024, 4099), w: (1, 5, 64),
+        n_q: (1, 9), n_kv: (5, 200), h_q: (4, 8), h_kv: (1, 4), s: (sp.Rational(1, 4), 1),
+    }  # fmt: skip
+    for name, term in COUNT_MINORANTS.items():
+        record = get(name)
+        assert record.kind is Kind.UPPER and record.explicit is not None, name
+        symbols = sorted(record.explicit.free_symbols | term.free_symbols, key=str)
+        tried = 0
+        for values in itertools.product(*(grid[x] for x in symbols)):
+            point = dict(zip(symbols, values, strict=True))
+            if point.get(w, 1) > point.get(n, 1) or record.conditions.subs(point) is not sp.true:
+                continue
+            tried += 1
+            assert term.subs(point) <= record.explicit.subs(point), (name, point)
+        assert tried >= 10, (name, tried)

@@ -241,6 +241,43 @@ def test_an_intermediate_term_travels_and_takes_the_constant():
                    via=n)  # fmt: skip
 
 
+def test_a_chain_of_intermediate_terms_travels_and_takes_the_constant():
+    """A ``via`` chain survives pickling term by term and in order, ``at`` substitutes the
+    constant in every term, ``chain`` reads one term and a chain alike, and an empty chain
+    is refused."""
+    from attnio.proofs.obligation import chain
+
+    C = sp.Symbol("C", positive=True)
+    ob = Obligation("test/v", "derivation", sp.Le(n, C * n**2, evaluate=False), (), "holds",
+                    (), "", constant=C, via=(C * n / (M * n), n))  # fmt: skip
+    back = pickle.loads(pickle.dumps(ob))
+    assert back == ob and [sp.srepr(t) for t in chain(back)] == [sp.srepr(t) for t in chain(ob)]
+    assert chain(ob.at(3)) == (3 * n / (M * n), n)
+    single = Obligation("test/v", "derivation", sp.Le(n, n**2, evaluate=False), (), "holds",
+                        (), "", via=n)  # fmt: skip
+    plain = Obligation("test/v", "derivation", sp.Ge(n, 1, evaluate=False), (), "holds", (), "")
+    assert chain(single) == (n,) and chain(plain) == ()
+    with pytest.raises(ObligationError, match="via"):
+        Obligation("test/v", "derivation", sp.Le(n, n**2, evaluate=False), (), "holds", (), "",
+                   via=())  # fmt: skip
+
+
+def test_lower_le_upper_goes_through_the_majorant_and_the_count_minorant():
+    """A lower <= upper obligation's chain is the lower record's majorant, then the count's
+    minorant, each where it exists, in that order."""
+    from attnio.proofs.derivation import count_minorant, majorant
+    from attnio.proofs.generate import lower_le_upper
+    from attnio.proofs.obligation import chain
+
+    seen = 0
+    for ob in lower_le_upper():
+        lower, upper = ob.sources
+        expected = tuple(t for t in (majorant(lower), count_minorant(upper)) if t is not None)
+        assert chain(ob) == expected, ob.name
+        seen += len(expected) == 2
+    assert seen > 0
+
+
 def test_at_sets_the_constant():
     """Obligation.at substitutes the constant and keeps everything else."""
     C = sp.Symbol("C", positive=True)
