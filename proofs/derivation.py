@@ -20,7 +20,7 @@ from __future__ import annotations
 import sympy as sp
 
 from attnio.bounds.catalog import loaded
-from attnio.bounds.symbols import M, d, n
+from attnio.bounds.symbols import M, d, n, w
 
 from .document import DIRECTORY, Derivation, read_derivations
 from .obligation import Obligation
@@ -36,6 +36,17 @@ MAJORANTS: dict[str, sp.Expr] = {
     "dense-backward-lower-large-segments-corner": 3 * d**2 * n**2 / M - 2 * M,
     "dense-forward-lower-large-accumulators": 32 * d**2 * n**2 / (11 * M),
     "dense-backward-lower-large-accumulators": 6 * d**2 * n**2 / M,
+    "causal-forward-lower-small-shared": sp.sqrt(2) * d * n * (n + 1) / sp.sqrt(M) - 4 * M,
+    "causal-backward-lower-small-shared": 3 * sp.sqrt(2) * d * n * (n + 1) / (2 * sp.sqrt(M))
+    - 4 * M,
+    "window-forward-lower-small-shared": sp.sqrt(2) * d * w * (2 * n - w + 1) / sp.sqrt(M) - 4 * M,
+    "window-backward-lower-small-shared": 3
+    * sp.sqrt(2)
+    * d
+    * w
+    * (2 * n - w + 1)
+    / (2 * sp.sqrt(M))
+    - 4 * M,
 }
 """Per record, a simpler term at least its explicit bound (its denominator without the row
 pairs' and the products-in-D terms; for the large-cache corner records also with its
@@ -103,6 +114,7 @@ FILES = (
     "lower-accumulators.md",
     "shape-compulsory.md",
     "approximate-compulsory.md",
+    "causal-lower.md",
 )
 """The shipped derivation files, under :data:`DIRECTORY`, in the order they are listed."""
 
