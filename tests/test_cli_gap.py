@@ -98,21 +98,24 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv: list, match: str) -> Non
 )
 def test_a_masked_gap_is_at_least_one(capsys, mask: list, pass_: str, d: int, M: int) -> None:
     """--regime sparse --mask causal / window: JSON with ratio, lower and upper, the mask's
-    family, Z and w; the lower end is the compulsory I/O and the upper a derived count of
-    the family, so the ratio is at least 1 at every point; the note says the ratio bounds
-    the distance to optimal and does not measure it."""
+    family, Z and w; the lower end is the compulsory I/O or one of the family's pair bounds
+    (causal-lower.md), whichever is larger, and the upper a derived count of the family, so
+    the ratio is at least 1 at every point; the note names the pair bounds' graph class."""
     argv = ["gap", "--regime", "sparse", "--mask", *mask, "--pass", pass_, "--n", "65536",
             "--d", str(d), "--M", str(M), "--json"]  # fmt: skip
     assert main(argv) == 0
     payload = json.loads(capsys.readouterr().out)
     for end in ("lower", "upper"):
         assert {"record", "value"} <= set(payload[end]), end
-    assert payload["lower"]["record"] == f"sparse-{pass_}-compulsory"
+    lowers = {r["record"]: r["value"] for r in payload["derived_lowers"]}
+    assert f"sparse-{pass_}-compulsory" in lowers
+    assert any(name.startswith(f"{mask[0]}-{pass_}-lower-") for name in lowers)
+    assert payload["lower"]["record"] == max(lowers, key=lowers.get)
     assert payload["upper"]["record"].startswith(mask[0] + "-")
     assert payload["ratio"] >= 1 and payload["constant"] is None
     assert payload["mask"]["family"] == mask[0] and payload["mask"]["Z"] == payload["point"]["Z"]
     assert payload["mask"]["w"] == (1024 if mask[0] == "window" else None)
-    assert "only derived lower bound for masks is the compulsory I/O" in payload["note"]
+    assert "proofs/derivations/causal-lower.md" in payload["note"]
 
 
 def test_a_mask_file_and_a_block_mask_are_read(tmp_path, capsys) -> None:
