@@ -20,7 +20,7 @@ from __future__ import annotations
 import sympy as sp
 
 from attnio.bounds.catalog import loaded
-from attnio.bounds.symbols import M, d, h_kv, h_q, n, n_kv, n_q, r, s, w
+from attnio.bounds.symbols import M, d, h_kv, h_q, n, n_kv, n_q, r, s
 
 from .document import DIRECTORY, Derivation, read_derivations
 from .obligation import Obligation
@@ -42,6 +42,9 @@ MAJORANTS: dict[str, sp.Expr] = {
     "polynomial-backward-lower-dw": sp.Piecewise(
         (7 * d * n, M >= 4 * d + 2 * r * (d + 2) + 1), (7 * d * n + 8 * d**2 * n * r / M, True)
     ),
+    "causal-forward-lower-small-shared": sp.sqrt(2) * d * n * (n + 1) / sp.sqrt(M) - 4 * M,
+    "causal-backward-lower-small-shared": 3 * sp.sqrt(2) * d * n * (n + 1) / (2 * sp.sqrt(M))
+    - 4 * M,
 }
 """Per record, a simpler term at least its explicit bound (its denominator without the row
 pairs' and the products-in-D terms; for the large-cache corner records also with its
@@ -76,7 +79,6 @@ def _streamed(fixed: sp.Expr, words: sp.Expr, pairs: sp.Expr, width: sp.Expr) ->
 
 
 _CAUSAL = n * (n + 1) / 2
-_WINDOW = n * w - w * (w - 1) / 2
 _GROUPED = h_q * n_q * n_kv
 
 COUNT_MINORANTS: dict[str, sp.Expr] = {
@@ -86,7 +88,6 @@ COUNT_MINORANTS: dict[str, sp.Expr] = {
     "row-streaming-backward-count": _streamed(5 * d * n + n, 4 * d + 2, n**2, 4 * d),
     "causal-row-streaming-forward-count": _streamed(2 * d * n + n, 2 * d, _CAUSAL, 2 * d + 1),
     "causal-row-streaming-backward-count": _streamed(5 * d * n + n, 4 * d + 2, _CAUSAL, 4 * d),
-    "window-row-streaming-backward-count": _streamed(5 * d * n + n, 4 * d + 2, _WINDOW, 4 * d),
     "gqa-row-streaming-forward-count": _streamed(
         2 * d * h_q * n_q + h_q * n_q, 2 * d, _GROUPED, 2 * d + 1
     ),
@@ -126,7 +127,7 @@ Each is ``fixed + words * Z * k / M`` for a schedule that streams rows past resi
 of b < M/k rows: a block of b rows meets at most b pairs (i, j) of the mask per row
 streamed past it, so with Z allowed pairs at least Z / b > Z k / M rows are streamed in
 all, each moving ``words`` words; ``fixed`` is what the schedule moves once. Z is n^2
-(dense), n(n + 1)/2 (causal), n w - w(w - 1)/2 (the causal window of width w <= n),
+(dense), n(n + 1)/2 (causal),
 h_q n_q n_kv (grouped heads) or s n^2 (a block-sparse mask of density s). The argument is
 not trusted: every obligation proves its step ``term <= count`` with z3 (one more step
 of the chain), and a chain that fails falls back to the claim itself."""
@@ -181,6 +182,7 @@ FILES = (
     "shape-lower.md",
     "approximate-compulsory.md",
     "polynomial-lower.md",
+    "causal-lower.md",
 )
 """The shipped derivation files, under :data:`DIRECTORY`, in the order they are listed."""
 

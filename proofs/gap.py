@@ -67,13 +67,24 @@ GRAPH_NOTE = (
 """Which computation each side of the ratio is about, printed with every gap."""
 
 MASK_NOTE = (
-    "the only derived lower bound for masks is the compulsory I/O (each input read and "
-    "each output written once: sparse-forward-compulsory, sparse-backward-compulsory, in n, "
-    "d and Z), so the ratio bounds how far the schedule is from optimal and does not "
-    "measure it; the compulsory I/O holds for every graph with these inputs and outputs, "
-    "and the masked schedules' own graphs have no stated class yet"
+    "the only derived lower bound for this mask family is the compulsory I/O (each input "
+    "read and each output written once: sparse-forward-compulsory, sparse-backward-compulsory, "
+    "in n, d and Z), so the ratio bounds how far the schedule is from optimal and does not "
+    "measure it; the compulsory I/O holds for every graph with these inputs and outputs, and "
+    "the masked schedules' own graphs have no stated class yet"
 )
-"""What the lower end of a masked gap is, printed with every sparse gap."""
+"""What the lower end of a masked gap is, for a family without derived pair bounds."""
+MASK_PAIRS_NOTE = (
+    "causal mask: besides the compulsory I/O, the derived lower bounds count the "
+    "products of the Z allowed pairs (proofs/derivations/causal-lower.md: the dense sharp and "
+    "shared-budget bounds with n^2 replaced by Z), proved for the mask's normalise-first graph "
+    "and every graph with the dense classes' properties over the allowed pairs; attnio builds "
+    "no masked online-softmax graph, so that the masked schedules' own graphs have those "
+    "properties is expected but untested"
+)
+"""What the lower end of a causal gap is: :data:`MASK_NOTE`'s families have less."""
+PAIR_BOUND_FAMILIES = ("causal",)
+"""Mask families with derived lower bounds beyond the compulsory I/O (causal-lower.md)."""
 SHAPE_NOTE = (
     "shapes (n_q x n_kv, grouped-query heads): the derived lower bounds are the compulsory "
     "I/O (shape-*-compulsory), which charges each K and V row of a key/value head once, and "
@@ -104,12 +115,13 @@ METHODS = ("polynomial",)
 def note_of(
     point: Mapping[str, int], mask: Mask | None = None, method: Mapping | None = None
 ) -> str:
-    """What the two sides of the ratio are about: :data:`MASK_NOTE` for a mask,
+    """What the two sides of the ratio are about: :data:`MASK_PAIRS_NOTE` for a causal
+    mask, :data:`MASK_NOTE` for another mask,
     :data:`POLYNOMIAL_NOTE` for an approximation method, :data:`SHAPE_NOTE` at a shape
     point (each with a compulsory I/O as the only derived lower bound, which holds for
     every graph with those inputs and outputs), :data:`GRAPH_NOTE` otherwise."""
     if mask is not None:
-        return MASK_NOTE
+        return MASK_PAIRS_NOTE if mask.family.name in PAIR_BOUND_FAMILIES else MASK_NOTE
     if method is not None:
         return POLYNOMIAL_NOTE
     return SHAPE_NOTE if "n_q" in point else GRAPH_NOTE
@@ -502,6 +514,7 @@ __all__ = [
     "COUNT_RECORD",
     "GRAPH_NOTE",
     "MASK_NOTE",
+    "MASK_PAIRS_NOTE",
     "METHODS",
     "POLYNOMIAL_NOTE",
     "SHAPE_NOTE",

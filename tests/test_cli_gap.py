@@ -98,21 +98,27 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv: list, match: str) -> Non
 )
 def test_a_masked_gap_is_at_least_one(capsys, mask: list, pass_: str, d: int, M: int) -> None:
     """--regime sparse --mask causal / window: JSON with ratio, lower and upper, the mask's
-    family, Z and w; the lower end is the compulsory I/O and the upper a derived count of
-    the family, so the ratio is at least 1 at every point; the note says the ratio bounds
-    the distance to optimal and does not measure it."""
+    family, Z and w; the lower end is the compulsory I/O or, for the causal mask, one of its
+    pair bounds (causal-lower.md), whichever is larger, and the upper a derived count of the
+    family, so the ratio is at least 1 at every point; a causal note names the pair bounds'
+    graph class, a window note says the compulsory I/O is its only derived bound."""
     argv = ["gap", "--regime", "sparse", "--mask", *mask, "--pass", pass_, "--n", "65536",
             "--d", str(d), "--M", str(M), "--json"]  # fmt: skip
     assert main(argv) == 0
     payload = json.loads(capsys.readouterr().out)
     for end in ("lower", "upper"):
         assert {"record", "value"} <= set(payload[end]), end
-    assert payload["lower"]["record"] == f"sparse-{pass_}-compulsory"
+    lowers = {r["record"]: r["value"] for r in payload["derived_lowers"]}
+    assert f"sparse-{pass_}-compulsory" in lowers
+    pairs = any(name.startswith(f"{mask[0]}-{pass_}-lower-") for name in lowers)
+    assert pairs == (mask[0] == "causal")  # the window's pair bounds are not recorded
+    assert payload["lower"]["record"] == max(lowers, key=lowers.get)
     assert payload["upper"]["record"].startswith(mask[0] + "-")
     assert payload["ratio"] >= 1 and payload["constant"] is None
     assert payload["mask"]["family"] == mask[0] and payload["mask"]["Z"] == payload["point"]["Z"]
     assert payload["mask"]["w"] == (1024 if mask[0] == "window" else None)
-    assert "only derived lower bound for masks is the compulsory I/O" in payload["note"]
+    causal = "proofs/derivations/causal-lower.md" in payload["note"]
+    assert causal == (mask[0] == "causal")
 
 
 def test_a_mask_file_and_a_block_mask_are_read(tmp_path, capsys) -> None:
@@ -135,8 +141,7 @@ def test_a_mask_file_and_a_block_mask_are_read(tmp_path, capsys) -> None:
     "command",
     [
         "attnio gap --regime dense --pass forward --n 65536 --d 128 --M 65536",
-        "attnio gap --regime sparse --mask window --window 1024 --pass forward --n 65536 "
-        "--d 128 --M 65536",
+        "attnio gap --regime sparse --mask causal --pass forward --n 65536 --d 128 --M 65536",
     ],
 )
 def test_the_commands_page_shows_what_the_example_prints(capsys, command: str) -> None:

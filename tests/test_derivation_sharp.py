@@ -81,9 +81,11 @@ PRODUCTS = {
 class Roles:
     """What each vertex of an attention graph is, read from its labels."""
 
-    def __init__(self, kind: str, n: int, d: int) -> None:
+    def __init__(self, kind: str, n: int, d: int, dag: Dag | None = None) -> None:
         self.kind, self.n, self.d = kind, n, d
-        self.dag = builders.build(kind, n, d)
+        # ``dag``: a graph with the labels of ``kind``'s, e.g. a masked one
+        # (builders.sparse_forward, test_derivation_causal.py)
+        self.dag = builders.build(kind, n, d) if dag is None else dag
         self.chain: dict[int, tuple[int, int]] = {}  # vertex -> pair (i, j)
         self.product: dict[int, tuple[str, tuple[int, int, int]]] = {}  # vertex -> family, idx
         self.entry: dict[tuple[str, tuple[int, ...]], int] = {}  # ("Q", (i, l)) -> vertex
