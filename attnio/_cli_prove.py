@@ -57,8 +57,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         default=DEFAULT_TIMEOUT_MS,
         metavar="MS",
         help=f"budget of one z3 call in ms (default {DEFAULT_TIMEOUT_MS}): it sets z3's "
-        "deterministic resource limit, which decides verdicts the same way on a loaded and "
-        "an idle machine (the clock is only a safety net)",
+        "deterministic resource limit; a call z3 spends in steps the limit does not count "
+        "stops at 5x its budget of processor time, so a verdict needing nearly that much "
+        "can change on a heavily loaded machine (docs/verdicts.md)",
     )
     parser.add_argument(
         "--jobs",

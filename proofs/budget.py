@@ -7,8 +7,13 @@ count of z3's internal steps that does not depend on machine load), derived from
 the call's budget in milliseconds. Some queries (nonlinear real arithmetic with
 large coefficients) spend long stretches in steps z3 does not count, so a
 safety net stops a call after :data:`CPU_FACTOR` times its budget of *processor
-time of the calling thread* (:func:`check`), which machine load barely changes,
-unlike wall-clock time; a wall-clock timeout of :data:`WALL_CLOCK_FACTOR` times
+time of the calling thread* (:func:`check`), which machine load changes far less
+than wall-clock time but does change: on a machine whose cores are all busy a step
+takes more processor time, so a call that needs nearly the net on an idle machine can
+be stopped by it on a busy one (measured 2026-11-27 at load 6: one call unsat after
+12.3 s of processor time, the same call stopped at 15.1 s in another run; the
+obligation is now proved through intermediate terms far from the net). A wall-clock
+timeout of :data:`WALL_CLOCK_FACTOR` times
 the budget is the last resort where no thread clock exists. Each call also runs
 in a fresh z3 context (:meth:`attnio.proofs.check._Query.solver`): in a shared one,
 the terms an earlier call created, and how far it got before a limit stopped it,

@@ -19,8 +19,10 @@ point where the assumptions hold, so no proof is vacuous; assumptions with no
 point raise :class:`~attnio.proofs.errors.InconsistentAssumptions`.
 
 Every z3 call runs under a deterministic resource limit derived from its
-budget in milliseconds (:mod:`attnio.proofs.budget`), with a wall-clock timeout
-only as a safety net, so statuses do not depend on machine load; z3's answers are compared with ``z3.sat``,
+budget in milliseconds (:mod:`attnio.proofs.budget`), with processor-time and
+wall-clock safety nets for the steps z3 does not count (a verdict close to the
+processor-time net can change under heavy load; see that module); z3's answers are
+compared with ``z3.sat``,
 ``z3.unsat`` and ``z3.unknown``, never with strings.
 """
 

@@ -1,4 +1,4 @@
-"""Tests of attnio.proofs.budget: z3 verdicts do not depend on machine load."""
+"""Tests of attnio.proofs.budget: a deterministic resource limit, not the clock, stops z3's calls."""
 
 from __future__ import annotations
 
