@@ -359,40 +359,41 @@ def _online_row(
 ) -> None:
     """One query row of FlashAttention-2's forward graph, keys in blocks of ``block``
     (``renormalise``: FlashAttention's, the output divided by the running sum every block;
-    ``allowed``: only the key blocks with an allowed key of row i, whole)."""
+    ``allowed``: only the key blocks with an allowed key of row i, whole for
+    FlashAttention, and for FlashAttention-2 only the allowed keys of each)."""
     every = [(c, j, min(j + block, n_)) for c, j in enumerate(range(0, n_, block))]
     visited = [span for span in every if allowed is None or allowed[i, span[1] : span[2]].any()]
     S = {}
     for _, j0, j1 in visited:
         for j in range(j0, j1):
-            terms = [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
-            S[j] = b.tree(f"S[{i},{j}]", terms)
+            if renormalise or allowed is None or allowed[i, j]:
+                terms = [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
+                S[j] = b.tree(f"S[{i},{j}]", terms)
     m = ell = None
     acc: list[int | None] = [None] * d_
-    spans = [(j0, j1) for _, j0, j1 in every]
     if renormalise:
         _renormalised_row(b, i, n_, d_, V, S, visited)
         return
-    for c, (j0, j1) in enumerate(spans):
-        keys = range(j0, j1)
+    for c, j0, j1 in visited:
+        keys = [j for j in range(j0, j1) if j in S]
         previous = [] if m is None else [m]
         m_new = b.tree(f"m[{i},{c}]", previous + [S[j] for j in keys])
-        P = []
+        P = {}
         for j in keys:
             shifted = b.vertex(f"S-m[{i},{j}]", (S[j], m_new))
-            P.append(b.vertex(f"Pt[{i},{j}]", (shifted,)))
+            P[j] = b.vertex(f"Pt[{i},{j}]", (shifted,))
         if m is None:
-            ell = b.tree(f"l[{i},{c}]", P)
+            ell = b.tree(f"l[{i},{c}]", list(P.values()))
             for k in range(d_):
-                pv = [b.vertex(f"PV[{i},{j},{k}]", (P[j - j0], V[j, k])) for j in keys]
+                pv = [b.vertex(f"PV[{i},{j},{k}]", (P[j], V[j, k])) for j in keys]
                 acc[k] = b.tree(f"acc[{i},{k},{c}]", pv)
         else:
             alpha = b.vertex(f"alpha[{i},{c}]", (b.vertex(f"m-m[{i},{c}]", (m, m_new)),))
             scaled = b.vertex(f"alpha*l[{i},{c}]", (alpha, ell))
-            ell = b.tree(f"l[{i},{c}]", [scaled, *P])
+            ell = b.tree(f"l[{i},{c}]", [scaled, *P.values()])
             for k in range(d_):
                 kept = b.vertex(f"alpha*acc[{i},{k},{c}]", (alpha, acc[k]))
-                pv = [b.vertex(f"PV[{i},{j},{k}]", (P[j - j0], V[j, k])) for j in keys]
+                pv = [b.vertex(f"PV[{i},{j},{k}]", (P[j], V[j, k])) for j in keys]
                 acc[k] = b.tree(f"acc[{i},{k},{c}]", [kept, *pv])
         m = m_new
     for k in range(d_):
@@ -468,7 +469,9 @@ def blockwise_forward_vertices() -> sp.Expr:
     return 3 * n * d + n * (4 * n * d + 3 * n + (2 * d + 3) * T - 2 * d - 5)
 
 
-def online_forward(n_: int, d_: int, *, tree: str = "chain", block: int = 1) -> Dag:
+def online_forward(
+    n_: int, d_: int, *, tree: str = "chain", block: int = 1, mask: object = None
+) -> Dag:
     """FlashAttention-2's forward graph (D23 Alg. 1): online softmax over key blocks of ``block``.
 
     Per query row i and key block c (keys j0..j1): the running maximum
@@ -490,20 +493,35 @@ def online_forward(n_: int, d_: int, *, tree: str = "chain", block: int = 1) -> 
     block : int
         Keys per block (FlashAttention-2's B_c), 1 <= block; a block of n or more keys
         is one block (the two-pass graph with one rescale-free update).
+    mask : array_like, optional
+        An n x n boolean mask: row i runs over the key blocks holding an allowed key of
+        its own only, and over the allowed keys of each (labels keep the block's index),
+        its first such block starting the recurrence (no rescale factor). This is the
+        graph causal FlashAttention-2 computes (``attnio.algorithms.interval_masks``,
+        blocks above the diagonal skipped, the diagonal block masked from the indices).
+
+    Raises
+    ------
+    PebbleParameterError
+        A size is not a positive integer, or ``mask`` is not an n x n boolean (or 0/1)
+        matrix with an allowed key in every row.
 
     Examples
     --------
     >>> g_ = online_forward(3, 2, block=2)
     >>> g_.num_vertices == online_forward_vertices().subs({n: 3, d: 2, key_block: 2})
     True
+    >>> online_forward(2, 1, block=2, mask=causal_mask(2)).num_vertices  # row 0: key 0
+    25
     """
     _check_size(n=n_, d=d_, block=block)
+    allowed = None if mask is None else _check_mask(mask, n_)
     b = _Builder(tree)
     Q = b.matrix("Q", n_, d_)
     K = b.matrix("K", n_, d_)
     V = b.matrix("V", n_, d_)
     for i in range(n_):
-        _online_row(b, i, n_, d_, Q, K, V, block)
+        _online_row(b, i, n_, d_, Q, K, V, block, allowed=allowed)
     return b.dag()
 
 

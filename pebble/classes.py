@@ -933,12 +933,14 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         f"{_REPLAYED_MASKED} with M + 2 red pebbles; {_NO_MASK_CLASS}",
     ),
     ("causal-flash2", Pass.FORWARD): Coverage(
-        None,
-        "FlashAttention-2's online softmax over each row's causal keys (no builder takes a mask "
-        "with online_forward)",
+        "online-forward",
+        "block = B_c of FLASH2_FORWARD_BLOCKS; mask = the causal mask (builders.online_forward "
+        "with mask: each row's key blocks up to its own key, its allowed keys only)",
         (),
-        "numeric runs match NumPy's causal attention (tests/test_interval_masks.py); no "
-        f"pebbling is exported (flash2_forward refuses a trace with a mask); {_NO_MASK_CLASS}",
+        "tests/test_trace.py replays its run (n <= 6, d <= 2, every other M up to 80, both "
+        "tree shapes) as a pebbling of this graph at exactly the machine's count with M + 3 "
+        f"red pebbles; numeric runs match NumPy's causal attention "
+        f"(tests/test_interval_masks.py); {_NO_MASK_CLASS}",
     ),
     ("causal-flash2", Pass.BACKWARD): Coverage(
         "attention-backward",

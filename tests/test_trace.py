@@ -404,6 +404,44 @@ def test_block_sparse_flash_replays_at_the_machines_count(pass_: str) -> None:
     assert compared > 50 and most == extra
 
 
+def test_causal_flash2_forward_replays_at_the_machines_count() -> None:
+    """Causal FlashAttention-2 forward (n in {1, ..., 6}, d in {1, 2}, every other M up
+    to 80 at which it fits, both tree shapes) is a legal pebbling of online_forward with
+    the causal mask and the schedule's key blocks B_c (each row's allowed keys only, its
+    first block the one of key 0) with M + 3 red pebbles (one fewer than dense
+    FlashAttention-2 needs), attained with chain trees; its I/O is exactly the machine's
+    count (the pairs above the diagonal, and the masked part of each diagonal block,
+    compute no vertex)."""
+    from functools import partial
+
+    from attnio.algorithms import interval_masks
+    from attnio.bounds.masks import make_mask
+
+    most, compared = {}, 0
+    for n in (1, 2, 3, 4, 5, 6):
+        mask = make_mask("causal", n)
+        runner = partial(interval_masks.masked_flash2_forward, mask=mask)
+        for d in (1, 2):
+            for M in range(3, 81, 2):
+                try:
+                    block = flash.forward2_blocks(d, M)[1]
+                except BlocksDoNotFitError:
+                    continue
+                for tree in builders.TREE_SHAPES:
+                    dag = builders.online_forward(n, d, tree=tree, block=block, mask=mask.allowed())
+                    arrays = dict.fromkeys(FORWARD_INPUTS, (n, d))
+                    try:
+                        moves, counts = record(runner, dag, n, d, M, arrays)
+                    except BlocksDoNotFitError:
+                        continue
+                    result = replay(dag, moves.moves, M + 3)
+                    assert moves.unmatched == 0, (n, d, M, tree)
+                    assert result.io == counts.io, (n, d, M, tree)
+                    most[tree] = max(most.get(tree, -(10**9)), result.peak_red - M)
+                    compared += 1
+    assert compared > 100 and most["chain"] == 3 and most["balanced"] <= 3
+
+
 def test_causal_flash2_backward_replays_at_the_machines_count() -> None:
     """Causal FlashAttention-2 backward (n in {1, ..., 5}, d in {1, 2}, every other M up
     to 60 at which it fits) is a legal pebbling of masked_backward of the causal mask
