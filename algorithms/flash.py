@@ -246,6 +246,7 @@ def trace_backward_step(
     key_row0: int,
     chains: tuple[int, tuple | None],
     dq_buffers: str | None = None,
+    dq_part: tuple[int, int, int] | None = None,
 ) -> None:
     """Vertices of :func:`attnio.pebble.builders.attention_backward` (chain trees; with a
     mask, :func:`~attnio.pebble.builders.masked_backward`) one step of a backward
@@ -255,7 +256,10 @@ def trace_backward_step(
     ``chains`` is (n, None) for dense attention, or (n, :func:`chain_ranks` of the mask):
     the dV and dK chains run over a key's queries and the dQ chain over a query's keys in
     increasing order, the order every schedule accumulates them in. ``dq_buffers`` (a
-    format such as ``"dQ{}"``): query i's dQ row is its own one-row buffer instead."""
+    format such as ``"dQ{}"``): query i's dQ row is its own one-row buffer instead.
+    ``dq_part = (b, first, count)``: the dQ terms of these keys go to the partial sum
+    ``dQp[b,i,l]`` of the ``count`` keys from ``first`` on (``masked_backward`` with
+    ``dq_starts``), not to the chain of dQ_i."""
     n, ranks = chains
     for i in rows:
         a = i - origin[0]
@@ -273,7 +277,13 @@ def trace_backward_step(
             tr.compute(f"dS[{i},{j}]", ds_buf, (a, b))
             dq, row = ("dQi", a) if dq_buffers is None else (dq_buffers.format(i), 0)
             for l in range(d):
-                tr.compute(_chain(f"dQ[{i},{l}]", f"dSK[{i},{j},{l}]", tj, cj), dq, (row, l))
+                leaf = f"dSK[{i},{j},{l}]"
+                if dq_part is None:
+                    label = _chain(f"dQ[{i},{l}]", leaf, tj, cj)
+                else:
+                    b, first, count = dq_part
+                    label = _chain(f"dQp[{b},{i},{l}]", leaf, j - first, count)
+                tr.compute(label, dq, (row, l))
                 label = _chain(f"dK[{j},{l}]", f"dSQ[{i},{j},{l}]", ti, ci)
                 tr.compute(label, "dKj", (j - key_row0, l))
 

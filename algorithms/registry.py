@@ -195,7 +195,10 @@ ALGORITHMS: dict[str, Algorithm] = {
         ),
         Algorithm(
             "split-kv-decode",
-            {"forward": shapes.split_kv_decode_forward},
+            {
+                "forward": shapes.split_kv_decode_forward,
+                "backward": shapes.split_kv_decode_backward,
+            },
             "attnio's own, after FlashDecoding's split of the KV sequence",
             shapes=True,
         ),

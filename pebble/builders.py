@@ -862,7 +862,7 @@ def streaming_forward_vertices() -> sp.Expr:
 # --------------------------------------------------------------------- backward
 
 
-def _backward(b: _Builder, d_: int, allowed: np.ndarray) -> None:
+def _backward(b: _Builder, d_: int, allowed: np.ndarray, dq_starts: set | None = None) -> None:
     rows, keys = allowed.shape
     Q = b.matrix("Q", rows, d_)
     K = b.matrix("K", keys, d_)
@@ -903,7 +903,16 @@ def _backward(b: _Builder, d_: int, allowed: np.ndarray) -> None:
         for l in range(d_)
     }
     for i, l in dsk:
-        b.tree(f"dQ[{i},{l}]", dsk[i, l])
+        chunks: list[list[int]] = []
+        for j, term in zip(row[i], dsk[i, l], strict=True):
+            if not chunks or (dq_starts is not None and j in dq_starts):
+                chunks.append([])
+            chunks[-1].append(term)
+        if len(chunks) > 1:
+            parts = [b.tree(f"dQp[{c},{i},{l}]", terms) for c, terms in enumerate(chunks)]
+            b.tree(f"dQ[{i},{l}]", parts)
+        else:
+            b.tree(f"dQ[{i},{l}]", dsk[i, l])
     dsq = {
         (j, l): [b.vertex(f"dSQ[{i},{j},{l}]", (dS[i, j], Q[i, l])) for i in col[j]]
         for j in range(keys)
@@ -963,7 +972,7 @@ def sparse_backward(n_: int, d_: int, mask: object, *, tree: str = "chain") -> D
     return b.dag()
 
 
-def masked_backward(mask: object, d_: int, *, tree: str = "chain") -> Dag:
+def masked_backward(mask: object, d_: int, *, tree: str = "chain", dq_starts: object = None) -> Dag:
     """The graph of :func:`sparse_backward` for a rows x keys mask.
 
     Inputs Q, O, dO (rows x d), L (rows), K and V (keys x d); the dQ trees run over each
@@ -972,6 +981,11 @@ def masked_backward(mask: object, d_: int, *, tree: str = "chain") -> Dag:
     :func:`attnio.pebble.shapes.gqa_backward` with the heads' rows stacked (labels
     ``Q[h n_q + i, l]`` instead of ``Q[h,i,l]``): the graph grouped-query row streaming
     computes.
+
+    With ``dq_starts`` (keys), each query's keys are cut into chunks, a new one at every
+    key in ``dq_starts``; with more than one chunk, dQ_il is a tree over the chunks'
+    partial sums ``dQp[c,i,l]`` (each a tree over its chunk's dS K products): the graph of
+    split-KV decoding backward (``attnio.algorithms.shapes``).
 
     Raises
     ------
@@ -982,11 +996,15 @@ def masked_backward(mask: object, d_: int, *, tree: str = "chain") -> Dag:
     --------
     >>> masked_backward(causal_mask(2), 1).num_vertices
     44
+    >>> g_ = masked_backward(np.ones((1, 3), dtype=bool), 1, dq_starts=[0, 2])
+    >>> [label for label in g_.labels if "dQ" in label]
+    ['dSK[0,2,0]=dQp[1,0,0]', 'dQp[0,0,0]', 'dQ[0,0]']
     """
     allowed = _check_mask(mask, None)
     _check_size(d=d_)
     b = _Builder(tree)
-    _backward(b, d_, allowed)
+    cuts = None if dq_starts is None else {int(j) for j in np.asarray(dq_starts).ravel()}
+    _backward(b, d_, allowed, cuts)
     return b.dag()
 
 

@@ -1015,6 +1015,15 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         f"stores twice when there is one chunk, with M red pebbles; {_SHAPE_CLASS} (at "
         "every chunk size 1..n_kv)",
     ),
+    ("split-kv-decode", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "builders.masked_backward of the heads' block diagonal with dq_starts = the first "
+        "keys of its key blocks (dQ a tree over the blocks' partial sums); chain trees",
+        _SHAPES,
+        "tests/test_trace.py replays its run (a few shapes, d <= 2, every M up to 60) as a "
+        "pebbling of this graph at exactly the machine's count with M + 2 red pebbles; "
+        f"{_SHAPE_CLASS} (at every key block size 1..n_kv)",
+    ),
     ("block-sparse-flash", Pass.FORWARD): Coverage(
         "blockwise-forward",
         "block = B_c of FLASH_FORWARD_BLOCKS; mask = the pairs its blocks allow "

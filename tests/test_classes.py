@@ -168,6 +168,14 @@ def _split(shape, d_, tree):
         yield builders.split_streaming_forward(_stacked(shape), d_, starts, tree=tree)
 
 
+def _split_backward(shape, d_, tree):
+    """masked_backward with dQ over partials at every key block size 1..n_kv."""
+    _, n_kv, _, hk = shape
+    for chunk in range(1, n_kv + 1):
+        starts = [k * n_kv + j for k in range(hk) for j in range(0, n_kv, chunk)]
+        yield builders.masked_backward(_stacked(shape), d_, tree=tree, dq_starts=starts)
+
+
 SHAPE_SCHEDULES = {
     ("gqa-row-streaming", Pass.FORWARD): lambda s, d_, t: [
         builders.masked_streaming_forward(_stacked(s), d_, tree=t)
@@ -176,6 +184,7 @@ SHAPE_SCHEDULES = {
         builders.masked_backward(_stacked(s), d_, tree=t)
     ],
     ("split-kv-decode", Pass.FORWARD): _split,
+    ("split-kv-decode", Pass.BACKWARD): _split_backward,
 }
 """Shape schedule -> the graphs its runs replay on (tests/test_trace.py), heads stacked
 under one-head labels."""
@@ -198,7 +207,8 @@ SHAPE_BUILDERS = {
 def test_every_shape_graph_is_in_the_shape_classes(graphs) -> None:
     """Exhaustively for n_q, n_kv <= 3, heads 1:1, 2:1, 3:1 (MQA) and 4:2 (GQA), d <= 2
     and both tree shapes, each graph a shape schedule pebbles (row streaming's over the
-    heads' block diagonal, forward and backward; split-KV decoding's at every chunk size)
+    heads' block diagonal, forward and backward; split-KV decoding's at every chunk size,
+    forward and backward)
     with heads (h_q, h_kv), and the head-indexed graphs of attnio.pebble.shapes, have every
     property of shape-lower's and shape-compulsory's classes, pairs taken per query head
     with the keys of its group; with more than one head or n_q != n_kv they are not in

@@ -15,6 +15,7 @@ RUNS = [
     ("gqa-row-streaming", "forward"),
     ("gqa-row-streaming", "backward"),
     ("split-kv-decode", "forward"),
+    ("split-kv-decode", "backward"),
 ]
 
 
@@ -65,6 +66,19 @@ def test_split_costs_more_than_streaming():
     values = {"n_q": 1, "n_kv": 500, "h_q": 4, "h_kv": 1, "d": d, "M": M}
     assert split.evaluate(**values) > stream.evaluate(**values)
     assert simulate("split-kv-decode", "forward", 1, d, M, numeric=False, shape=shape).matches
+
+
+def test_split_backward_pays_two_dq_words_a_row_when_it_splits():
+    """Split-KV decode backward moves exactly 2 d h_q n_q words more than group-aware row
+    streaming backward when a key/value head has more than one block (each query row's
+    partials written and read back, dQ written once), and the same words with one block."""
+    for shape, d, M in [((1, 500, 4, 1), 8, 300), ((2, 50, 6, 2), 3, 1000), ((1, 9, 2, 1), 2, 97)]:
+        split = simulate("split-kv-decode", "backward", 1, d, M, numeric=False, shape=shape)
+        stream = simulate("gqa-row-streaming", "backward", 1, d, M, numeric=False, shape=shape)
+        one_block = shape[1] <= M // (4 * d) - 2
+        extra = 0 if one_block else 2 * d * shape[0] * shape[2]
+        assert split.counts.io == stream.counts.io + extra == split.closed_form, (shape, d, M)
+    assert one_block
 
 
 @pytest.mark.parametrize(

@@ -356,6 +356,46 @@ def test_split_kv_decode_replays_at_the_machines_count() -> None:
     assert compared > 100 and most == 0
 
 
+def test_split_kv_decode_backward_replays_at_the_machines_count() -> None:
+    """Split-KV decoding backward (SHAPES and one long KV row, d in {1, 2}, every M up to
+    60 at which it fits) is a legal pebbling of masked_backward of the heads' block
+    diagonal with dQ summed over partials per key block (dq_starts = the blocks' first
+    keys; chain trees) with M + 2 red pebbles, attained, at exactly the machine's count
+    (the partials are vertices, written once and read once)."""
+    from functools import partial
+
+    from attnio.algorithms import shapes
+    from attnio.algorithms.machine import blocks
+    from attnio.algorithms.streaming import backward_block
+
+    most, compared, split = -(10**9), 0, 0
+    for shape in [*SHAPES, (1, 5, 1, 1)]:
+        n_q, n_kv, hq, hk = shape
+        rows, keys = hq * n_q, hk * n_kv
+        for d in (1, 2):
+            arrays = {x: (rows, d) for x in ("Q", "O", "dO")} | {"L": (rows, 1)}
+            arrays |= {"K": (keys, d), "V": (keys, d)}
+            for M in range(3, 61):
+                try:
+                    chunk = backward_block(d, M)
+                except BlocksDoNotFitError:
+                    continue
+                starts = [k * n_kv + j for k in range(hk) for j, _ in blocks(n_kv, chunk)]
+                dag = builders.masked_backward(_stacked_mask(shape), d, dq_starts=starts)
+                runner = partial(shapes.split_kv_decode_backward, shape=shape)
+                try:
+                    moves, counts = record(runner, dag, n_q, d, M, arrays)
+                except BlocksDoNotFitError:
+                    continue
+                result = replay(dag, moves.moves, M + 2)
+                assert moves.unmatched == 0, (shape, d, M)
+                assert result.io == counts.io, (shape, d, M)
+                most = max(most, result.peak_red - M)
+                compared += 1
+                split += chunk < n_kv
+    assert compared > 100 and split > 50 and most == 2
+
+
 @pytest.mark.parametrize("pass_", ["forward", "backward"])
 def test_block_sparse_flash_replays_at_the_machines_count(pass_: str) -> None:
     """Block-sparse FlashAttention (n in {2, 3, 4, 5}, d in {1, 2}, every M up to 60 at
