@@ -205,6 +205,7 @@ class _Graph:
         ]
         self.n = self.rows
         self.backward = ("dO", (0, 0)) in self.named
+        self.memo: dict[str, tuple] = {}
         self.succ = [set(dag.successors(v).tolist()) for v in range(dag.num_vertices)]
         self.pred = [set(dag.predecessors(v).tolist()) for v in range(dag.num_vertices)]
 
@@ -270,10 +271,25 @@ def graph_pass(dag: Dag) -> Pass:
     PebbleParameterError
         The graph has no input named ``Q[0,0]`` (it is not an attention graph).
     """
-    graph = _Graph(dag)
-    if graph.n == 0:
+    return _pass(_Graph(dag))
+
+
+def _pass(g: _Graph) -> Pass:
+    if g.n == 0:
         raise PebbleParameterError("dag has no vertex named Q[0,0]: not an attention graph")
-    return Pass.BACKWARD if graph.backward else Pass.FORWARD
+    return Pass.BACKWARD if g.backward else Pass.FORWARD
+
+
+def _memo(check: Callable[[_Graph], tuple]) -> Callable[[_Graph], tuple]:
+    """Compute ``check`` once per graph (its structures are read, never changed)."""
+
+    def once(g: _Graph) -> tuple:
+        if check.__name__ not in g.memo:
+            g.memo[check.__name__] = check(g)
+        return g.memo[check.__name__]
+
+    once.__name__ = check.__name__
+    return once
 
 
 def _missing(prop: str, name: str, idx: tuple[int, ...]) -> Violation:
@@ -348,14 +364,17 @@ def _trees(
     return trees, out
 
 
+@_memo
 def _score_trees(g: _Graph) -> tuple[dict[tuple[int, int], set[int]], list[Violation]]:
     return _trees(g, "score-trees", "QK", "Q", "K", "S")
 
 
+@_memo
 def _dp_trees(g: _Graph) -> tuple[dict[tuple[int, int], set[int]], list[Violation]]:
     return _trees(g, "dp-trees", "dOV", "dO", "V", "dP")
 
 
+@_memo
 def _row_sets(g: _Graph) -> tuple[dict[int, set[int]], list[Violation]]:
     prop, out, rows = "row-sets", [], {}
     for i in range(g.rows):
@@ -413,6 +432,7 @@ def _operand(g: _Graph, fam: str, i: int, j: int, x: int) -> int | None:
     return g.get(name, row, x)
 
 
+@_memo
 def _pair_chains(
     g: _Graph,
 ) -> tuple[dict[tuple[int, int], set[int]], list[Violation]]:
@@ -611,10 +631,14 @@ def violations(dag: Dag, prop: str, *, heads: tuple[int, int] | None = None) -> 
     """
     if prop not in _CHECKS:
         raise PebbleParameterError(f"prop={prop!r} must be one of {PROPERTIES}")
-    if prop in _BACKWARD_ONLY and graph_pass(dag) is Pass.FORWARD:
+    return _violations(_Graph(dag, heads), prop)
+
+
+def _violations(g: _Graph, prop: str) -> list[Violation]:
+    if prop in _BACKWARD_ONLY and _pass(g) is Pass.FORWARD:
         raise PebbleParameterError(f"prop={prop!r} is a property of backward graphs")
-    graph_pass(dag)
-    return _CHECKS[prop](_Graph(dag, heads))
+    _pass(g)
+    return _CHECKS[prop](g)
 
 
 _DENSE: dict[tuple[str, Pass], tuple[str, ...]] = {
@@ -677,13 +701,14 @@ def in_class(dag: Dag, derivation: str, *, heads: tuple[int, int] | None = None)
         No class is stated for ``derivation`` and the graph's pass, or ``heads`` does not
         fit the graph.
     """
-    key = (derivation, graph_pass(dag))
+    g = _Graph(dag, heads)
+    key = (derivation, _pass(g))
     if key not in CLASSES:
         known = sorted({name for name, _ in CLASSES})
         raise PebbleParameterError(f"derivation={derivation!r} has no class; known: {known}")
     out: list[Violation] = []
     for prop in CLASSES[key]:
-        out += violations(dag, prop, heads=heads)
+        out += _violations(g, prop)
     return out
 
 
