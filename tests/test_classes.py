@@ -125,14 +125,18 @@ def test_checks_refuse_what_they_cannot_judge() -> None:
 def test_the_coverage_table_names_real_schedules_and_checked_graphs() -> None:
     """Every schedule of the coverage table is an algorithm of that pass; every graph it
     names is a builder of that pass, one the exhaustive tests here check wherever a
-    derivation is said to cover it (the dense graphs above, the stacked shape graphs of
-    SHAPE_SCHEDULES below), and every derivation it lists has a class for that pass;
-    every (algorithm, pass) of the registry has an entry."""
+    derivation is said to cover it (the dense graphs above, without a mask or heads; the
+    stacked shape graphs of SHAPE_SCHEDULES below, covered by the shape derivations
+    alone), and every derivation it lists has a class for that pass; every (algorithm,
+    pass) of the registry has an entry."""
     for (name, pass_), cover in COVERAGE.items():
         assert pass_.value in ALGORITHMS[name].runners, name
         assert set(cover.covered) <= set(_derivations(pass_))
-        if "shape-lower" in cover.covered and (name, pass_) in SHAPE_SCHEDULES:
+        if (name, pass_) in SHAPE_SCHEDULES:
+            assert set(cover.covered) == {"shape-lower", "shape-compulsory"}, name
             continue
+        if cover.covered:  # a dense graph: no mask, no heads
+            assert "mask" not in cover.options and "heads" not in cover.options, name
         if cover.kind is None:
             assert cover.covered == ()
             continue
