@@ -203,6 +203,12 @@ ALGORITHMS: dict[str, Algorithm] = {
             shapes=True,
         ),
         Algorithm(
+            "gqa-output-stationary",
+            {"forward": shapes.gqa_output_stationary_forward},
+            "attnio's own: output-stationary tiling for n_q x n_kv and grouped-query heads",
+            shapes=True,
+        ),
+        Algorithm(
             "low-rank",
             {"forward": approximate.low_rank_forward, "backward": approximate.low_rank_backward},
             "polynomial method (AS23), docs/results.md#approximate",

@@ -22,15 +22,19 @@ are contiguous, so each schedule treats a group's query rows as one block of row
   parallelism (chunks are independent), which the two-level machine does not reward: it
   costs (h_q n_q)(d + 1)(2P + 1) + ... words more than the group-aware row streaming
   (the count records say exactly how much).
+* :func:`gqa_output_stationary_forward`: the small-cache output-stationary tiling of
+  :mod:`attnio.algorithms.stationary` on each group's stacked query rows, so each K and V
+  tile is read once per row band of the group.
 * :func:`split_kv_decode_backward`: the same split backward. The group-aware row
   streaming backward, but each key block writes its own partial dQ rows instead of
   reading and updating dQ, so the blocks are independent; a combine pass sums the
   partials: 2 d words a query row more when a key/value head has more than one block.
 
 The exact counts are the catalog records ``gqa-row-streaming-forward-count``,
-``gqa-row-streaming-backward-count``, ``split-kv-decode-forward-count`` and
-``split-kv-decode-backward-count``; with n_q = n_kv = n and one head the first two equal
-``row-streaming-*-count``.
+``gqa-row-streaming-backward-count``, ``split-kv-decode-forward-count``,
+``split-kv-decode-backward-count`` and ``gqa-output-stationary-forward-count``; with
+n_q = n_kv = n and one head the first two equal ``row-streaming-*-count`` and the last
+``output-stationary-forward-count``.
 
 References
 ----------
@@ -46,6 +50,7 @@ from attnio.bounds.shape import check_shape
 
 from .errors import AlgorithmParameterError
 from .machine import TwoLevelMachine, blocks
+from .stationary import grouped_stationary_forward
 from .streaming import (
     Intervals,
     backward_block,
@@ -59,6 +64,7 @@ Shape = tuple[int, int, int, int]
 """(n_q, n_kv, heads_q, heads_kv)."""
 
 __all__ = [
+    "gqa_output_stationary_forward",
     "gqa_row_streaming_backward",
     "gqa_row_streaming_forward",
     "kv_chunk",
@@ -109,6 +115,22 @@ def gqa_row_streaming_forward(
     rows = hq // hk * n_q
     groups = [(k * rows, (k + 1) * rows, f"kv head {k}, ") for k in range(hk)]
     interval_forward(machine, d, _span(shape), groups)
+
+
+def gqa_output_stationary_forward(
+    machine: TwoLevelMachine, n: int, d: int, *, shape: Shape | None = None
+) -> None:
+    """Forward pass for small caches, group-aware output-stationary tiling; writes A, Amax,
+    L and O.
+
+    :func:`~attnio.algorithms.stationary.output_stationary_forward` on each key/value
+    head's group: its g n_q query rows (every head of the group, stacked) against its n_kv
+    keys. A tile of S or O holds rows of several heads of one group, so each K and V tile
+    is read once per row band of the group's g n_q rows, ceil(g n_q / t) times (t the
+    tile side), not once per band of each head.
+    """
+    n_q, n_kv, hq, hk = _shape(n, shape)
+    grouped_stationary_forward(machine, d, hq // hk * n_q, n_kv, hk)
 
 
 def gqa_row_streaming_backward(

@@ -88,86 +88,101 @@ def output_stationary_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
     ``A`` (n x n) holds ``exp(s_ij - m_iJ)``, ``Amax`` (n x T_n) the tile row maxima m_iJ,
     ``L`` (n x 1) the log-sum-exp of each row of S and ``O`` (n x d) the attention output.
     """
+    grouped_stationary_forward(machine, d, n, n, 1)
+
+
+def grouped_stationary_forward(
+    machine: TwoLevelMachine, d: int, rows: int, keys: int, groups: int
+) -> None:
+    """:func:`output_stationary_forward` for ``groups`` groups of ``rows`` query rows, each
+    against its own ``keys`` key rows (stacked head-major: rows g R + r of Q, L, O and A
+    with keys g C + j of K and V; A holds the R x C block of group g in its rows g R..,
+    Amax one column per key tile of the group). Every tile of S and O lies in one group,
+    so each K and V tile is read once per row band of its group, whatever the heads."""
     tile = stationary_tile(machine.M)
     mc, numeric = machine, machine.numeric
-    rows, cols = blocks(n, tile), blocks(d, tile)
-    terms, tr = backward_terms(n, d), mc.trace  # S's chain terms, as backward
-    mc.create("A", n, n)
-    mc.create("Amax", n, len(rows))
-    mc.create("L", n, 1)
-    mc.create("O", n, d)
+    bands, tiles, cols = blocks(rows, tile), blocks(keys, tile), blocks(d, tile)
+    tr = mc.trace
+    mc.create("A", groups * rows, keys)
+    mc.create("Amax", groups * rows, len(tiles))
+    mc.create("L", groups * rows, 1)
+    mc.create("O", groups * rows, d)
 
-    for ib, (i0, i1) in enumerate(rows):
-        mc.step(f"stage 1: A = exp(Q K^T), row band {ib}")
-        m = mc.alloc("m", i1 - i0, fill=-np.inf)
-        total = mc.alloc("l", i1 - i0)
-        for jb, (j0, j1) in enumerate(rows):
-            S = mc.alloc("S", i1 - i0, j1 - j0)
-            for c in range(d):
-                q = mc.load("q", "Q", i0, i1, c, c + 1)
-                k = mc.load("k", "K", j0, j1, c, c + 1)
-                if numeric:
-                    S += q @ k.T
-                if tr is not None:
-                    for a, b, i, j in _pairs(i0, i1, j0, j1):
-                        tr.compute(terms["S"](i, j, c), "S", (a, b))
-                mc.free("q", "k")
-            top = mc.alloc("top", i1 - i0)
-            if numeric:
-                np.max(S, axis=1, keepdims=True, out=top)
-                np.exp(S - top, out=S)
-                new = np.maximum(m, top)
-                total *= np.exp(m - new)
-                total += S.sum(axis=1, keepdims=True) * np.exp(top - new)
-                m[...] = new
-            if tr is not None:  # attnio.pebble.builders.stationary_forward, block = tile
-                for a, i in enumerate(range(i0, i1)):
-                    tr.compute(f"top[{i},{jb}]", "top", a)
-                    for b, j in enumerate(range(j0, j1)):
-                        tr.compute(f"A[{i},{j}]", "S", (a, b))
-                    new_m = f"m[{i},{jb}]" if jb else f"top[{i},0]"
-                    tr.compute(new_m)  # the machine's temporary "new", uncharged
-                    tr.compute(f"l[{i},{jb}]", "l", a)
-                    tr.bind("m", a, new_m)
-                    tr.release(new_m)
-            mc.store("S", "A", i0, i1, j0, j1)
-            mc.store("top", "Amax", i0, i1, jb, jb + 1)
-            mc.free("S", "top")
-        if numeric:
-            m += np.log(total)
-        if tr is not None:
-            for a, i in enumerate(range(i0, i1)):
-                tr.compute(f"L[{i}]", "m", a)
-        mc.store("m", "L", i0, i1, 0, 1)
-        mc.free("m", "l")
-
-    for ib, (i0, i1) in enumerate(rows):
-        mc.step(f"stage 2: O = D^-1 A V, row band {ib}")
-        L = mc.load("Lb", "L", i0, i1, 0, 1)
-        for k0, k1 in cols:
-            O = mc.alloc("O", i1 - i0, k1 - k0)
-            for jb, (j0, j1) in enumerate(rows):
-                f = mc.load("f", "Amax", i0, i1, jb, jb + 1)
-                if numeric:
-                    np.exp(f - L, out=f)
-                if tr is not None:
-                    for x, i in enumerate(range(i0, i1)):
-                        tr.compute(f"f[{i},{jb}]", "f", x)
-                for j in range(j0, j1):
-                    a = mc.load("a", "A", i0, i1, j, j + 1)
-                    v = mc.load("v", "V", j, j + 1, k0, k1)
+    for g in range(groups):
+        r, c = g * rows, g * keys  # the group's first row and first key
+        for ib, (i0, i1) in enumerate(bands):
+            i0, i1 = i0 + r, i1 + r
+            mc.step(f"stage 1: A = exp(Q K^T), group {g}, row band {ib}")
+            m = mc.alloc("m", i1 - i0, fill=-np.inf)
+            total = mc.alloc("l", i1 - i0)
+            for jb, (j0, j1) in enumerate(tiles):
+                S = mc.alloc("S", i1 - i0, j1 - j0)
+                for x in range(d):
+                    q = mc.load("q", "Q", i0, i1, x, x + 1)
+                    k = mc.load("k", "K", c + j0, c + j1, x, x + 1)
                     if numeric:
-                        O += (f * a) @ v
+                        S += q @ k.T
                     if tr is not None:
-                        for x, y, i, k in _pairs(i0, i1, k0, k1):
-                            tr.compute(
-                                chain_term(f"O[{i},{k}]", f"PV[{i},{j},{k}]", j, n), "O", (x, y)
-                            )
-                    mc.free("a", "v")
-                mc.free("f")
-            mc.store("O", "O", i0, i1, k0, k1)
-            mc.free("O")
-        mc.free("Lb")
+                        for a, b, i, j in _pairs(i0, i1, c + j0, c + j1):
+                            tr.compute(chain_term(f"S[{i},{j}]", f"QK[{i},{j},{x}]", x, d),
+                                       "S", (a, b))  # fmt: skip
+                    mc.free("q", "k")
+                top = mc.alloc("top", i1 - i0)
+                if numeric:
+                    np.max(S, axis=1, keepdims=True, out=top)
+                    np.exp(S - top, out=S)
+                    new = np.maximum(m, top)
+                    total *= np.exp(m - new)
+                    total += S.sum(axis=1, keepdims=True) * np.exp(top - new)
+                    m[...] = new
+                if tr is not None:  # attnio.pebble.builders.stationary_forward, block = tile
+                    for a, i in enumerate(range(i0, i1)):
+                        tr.compute(f"top[{i},{jb}]", "top", a)
+                        for b, j in enumerate(range(c + j0, c + j1)):
+                            tr.compute(f"A[{i},{j}]", "S", (a, b))
+                        new_m = f"m[{i},{jb}]" if jb else f"top[{i},0]"
+                        tr.compute(new_m)  # the machine's temporary "new", uncharged
+                        tr.compute(f"l[{i},{jb}]", "l", a)
+                        tr.bind("m", a, new_m)
+                        tr.release(new_m)
+                mc.store("S", "A", i0, i1, j0, j1)
+                mc.store("top", "Amax", i0, i1, jb, jb + 1)
+                mc.free("S", "top")
+            if numeric:
+                m += np.log(total)
+            if tr is not None:
+                for a, i in enumerate(range(i0, i1)):
+                    tr.compute(f"L[{i}]", "m", a)
+            mc.store("m", "L", i0, i1, 0, 1)
+            mc.free("m", "l")
+
+        for ib, (i0, i1) in enumerate(bands):
+            i0, i1 = i0 + r, i1 + r
+            mc.step(f"stage 2: O = D^-1 A V, group {g}, row band {ib}")
+            L = mc.load("Lb", "L", i0, i1, 0, 1)
+            for k0, k1 in cols:
+                O = mc.alloc("O", i1 - i0, k1 - k0)
+                for jb, (j0, j1) in enumerate(tiles):
+                    f = mc.load("f", "Amax", i0, i1, jb, jb + 1)
+                    if numeric:
+                        np.exp(f - L, out=f)
+                    if tr is not None:
+                        for x, i in enumerate(range(i0, i1)):
+                            tr.compute(f"f[{i},{jb}]", "f", x)
+                    for j in range(j0, j1):
+                        a = mc.load("a", "A", i0, i1, j, j + 1)
+                        v = mc.load("v", "V", c + j, c + j + 1, k0, k1)
+                        if numeric:
+                            O += (f * a) @ v
+                        if tr is not None:
+                            for x, y, i, k in _pairs(i0, i1, k0, k1):
+                                label = chain_term(f"O[{i},{k}]", f"PV[{i},{c + j},{k}]", j, keys)
+                                tr.compute(label, "O", (x, y))
+                        mc.free("a", "v")
+                    mc.free("f")
+                mc.store("O", "O", i0, i1, k0, k1)
+                mc.free("O")
+            mc.free("Lb")
 
 
 def _stationary_product(

@@ -555,22 +555,42 @@ def stationary_forward(n_: int, d_: int, *, tree: str = "chain", block: int = 1)
     True
     """
     _check_size(n=n_, d=d_, block=block)
+    return grouped_stationary_forward(n_, n_, 1, d_, tree=tree, block=block)
+
+
+def grouped_stationary_forward(
+    rows: int, keys: int, groups: int, d_: int, *, tree: str = "chain", block: int = 1
+) -> Dag:
+    """:func:`stationary_forward` for ``groups`` groups of ``rows`` query rows, each with
+    its own ``keys`` keys in tiles of ``block`` (stacked head-major: row g R + r attends
+    keys g C .. g C + C - 1; tile indices count within the group). The graph of
+    grouped-query output-stationary tiling (``attnio.algorithms.shapes``): one group per
+    key/value head, its rows those of every query head of the group.
+
+    Examples
+    --------
+    >>> grouped_stationary_forward(2, 2, 1, 1).num_vertices == stationary_forward(2, 1).num_vertices
+    True
+    """
+    _check_size(rows=rows, keys=keys, groups=groups, d=d_, block=block)
     b = _Builder(tree)
-    Q = b.matrix("Q", n_, d_)
-    K = b.matrix("K", n_, d_)
-    V = b.matrix("V", n_, d_)
-    spans = [(j, min(j + block, n_)) for j in range(0, n_, block)]
-    for i in range(n_):
+    Q = b.matrix("Q", groups * rows, d_)
+    K = b.matrix("K", groups * keys, d_)
+    V = b.matrix("V", groups * keys, d_)
+    spans = [(j, min(j + block, keys)) for j in range(0, keys, block)]
+    for i in range(groups * rows):
+        first = i // rows * keys
         S, A, top = [], [], []
         m = ell = None
-        for j in range(n_):
+        for j in range(first, first + keys):
             terms = [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
             S.append(b.tree(f"S[{i},{j}]", terms))
         for c, (j0, j1) in enumerate(spans):
             t = b.tree(f"top[{i},{c}]", S[j0:j1])
             top.append(t)
             for j in range(j0, j1):
-                A.append(b.vertex(f"A[{i},{j}]", (b.vertex(f"S-top[{i},{j}]", (S[j], t)),)))
+                shifted = b.vertex(f"S-top[{i},{first + j}]", (S[j], t))
+                A.append(b.vertex(f"A[{i},{first + j}]", (shifted,)))
             m_new = t if m is None else b.vertex(f"m[{i},{c}]", (m, t))
             total = b.tree(f"sumA[{i},{c}]", A[j0:j1])
             e = b.vertex(f"e[{i},{c}]", (b.vertex(f"top-m[{i},{c}]", (t, m_new)),))
@@ -586,11 +606,12 @@ def stationary_forward(n_: int, d_: int, *, tree: str = "chain", block: int = 1)
             b.vertex(f"f[{i},{c}]", (b.vertex(f"top-L[{i},{c}]", (t, L)),))
             for c, t in enumerate(top)
         ]
-        P = [b.vertex(f"P[{i},{j}]", (f[j // block], A[j])) for j in range(n_)]
+        P = [b.vertex(f"P[{i},{first + j}]", (f[j // block], A[j])) for j in range(keys)]
         for k in range(d_):
-            b.tree(
-                f"O[{i},{k}]", [b.vertex(f"PV[{i},{j},{k}]", (P[j], V[j, k])) for j in range(n_)]
-            )
+            products = [
+                b.vertex(f"PV[{i},{first + j},{k}]", (P[j], V[first + j, k])) for j in range(keys)
+            ]
+            b.tree(f"O[{i},{k}]", products)
     return b.dag()
 
 

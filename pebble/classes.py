@@ -1049,6 +1049,16 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         "pebbling of this graph at exactly the machine's count with M + 2 red pebbles; "
         f"{_SHAPE_CLASS} (at every key block size 1..n_kv)",
     ),
+    ("gqa-output-stationary", Pass.FORWARD): Coverage(
+        "stationary-forward",
+        "builders.grouped_stationary_forward: one group per key/value head, its query heads' "
+        "rows stacked, key tiles of the schedule's side; chain trees; A, Amax, L stored and "
+        "read back",
+        _SHAPES,
+        "tests/test_trace.py replays its run (a few shapes, d <= 3, every M from 9 to 60) "
+        "as a pebbling of this graph at exactly the machine's count with M red pebbles; "
+        f"{_SHAPE_CLASS} (at every tile side 1..n_kv)",
+    ),
     ("block-sparse-flash", Pass.FORWARD): Coverage(
         "blockwise-forward",
         "block = B_c of FLASH_FORWARD_BLOCKS; mask = the pairs its blocks allow "

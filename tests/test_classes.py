@@ -180,6 +180,15 @@ def _split_backward(shape, d_, tree):
         yield builders.masked_backward(_stacked(shape), d_, tree=tree, dq_starts=starts)
 
 
+def _tiles(shape, d_, tree):
+    """grouped_stationary_forward at every key tile side 1..n_kv."""
+    n_q, n_kv, hq, hk = shape
+    for tile in range(1, n_kv + 1):
+        yield builders.grouped_stationary_forward(
+            hq // hk * n_q, n_kv, hk, d_, tree=tree, block=tile
+        )
+
+
 SHAPE_SCHEDULES = {
     ("gqa-row-streaming", Pass.FORWARD): lambda s, d_, t: [
         builders.masked_streaming_forward(_stacked(s), d_, tree=t)
@@ -189,6 +198,7 @@ SHAPE_SCHEDULES = {
     ],
     ("split-kv-decode", Pass.FORWARD): _split,
     ("split-kv-decode", Pass.BACKWARD): _split_backward,
+    ("gqa-output-stationary", Pass.FORWARD): _tiles,
 }
 """Shape schedule -> the graphs its runs replay on (tests/test_trace.py), heads stacked
 under one-head labels."""
@@ -212,7 +222,7 @@ def test_every_shape_graph_is_in_the_shape_classes(graphs) -> None:
     """Exhaustively for n_q, n_kv <= 3, heads 1:1, 2:1, 3:1 (MQA) and 4:2 (GQA), d <= 2
     and both tree shapes, each graph a shape schedule pebbles (row streaming's over the
     heads' block diagonal, forward and backward; split-KV decoding's at every chunk size,
-    forward and backward)
+    forward and backward; group-aware output-stationary tiling's at every tile side)
     with heads (h_q, h_kv), and the head-indexed graphs of attnio.pebble.shapes, have every
     property of shape-lower's and shape-compulsory's classes, pairs taken per query head
     with the keys of its group; with more than one head or n_q != n_kv they are not in

@@ -356,6 +356,33 @@ def test_split_kv_decode_replays_at_the_machines_count() -> None:
     assert compared > 100 and most == 0
 
 
+def test_gqa_output_stationary_replays_at_the_machines_count() -> None:
+    """Group-aware output-stationary tiling (SHAPES and one long KV row, d in {1, 2, 3},
+    every M from 9 to 60) is a legal pebbling of grouped_stationary_forward (one group per
+    key/value head, its query heads' rows stacked, key tiles of the schedule's side, chain
+    trees) with M red pebbles, at exactly the machine's count."""
+    from functools import partial
+
+    from attnio.algorithms import shapes
+
+    most, compared = -(10**9), 0
+    for shape in [*SHAPES, (1, 5, 1, 1)]:
+        n_q, n_kv, hq, hk = shape
+        for d in (1, 2, 3):
+            arrays = {"Q": (hq * n_q, d), "K": (hk * n_kv, d), "V": (hk * n_kv, d)}
+            for M in range(9, 61):
+                tile = stationary.stationary_tile(M)
+                dag = builders.grouped_stationary_forward(hq // hk * n_q, n_kv, hk, d, block=tile)
+                runner = partial(shapes.gqa_output_stationary_forward, shape=shape)
+                moves, counts = record(runner, dag, n_q, d, M, arrays)
+                result = replay(dag, moves.moves, M)
+                assert moves.unmatched == 0, (shape, d, M)
+                assert result.io == counts.io, (shape, d, M)
+                most = max(most, result.peak_red - M)
+                compared += 1
+    assert compared > 500 and most <= 0
+
+
 def test_split_kv_decode_backward_replays_at_the_machines_count() -> None:
     """Split-KV decoding backward (SHAPES and one long KV row, d in {1, 2}, every M up to
     60 at which it fits) is a legal pebbling of masked_backward of the heads' block
