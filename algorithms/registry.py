@@ -204,7 +204,10 @@ ALGORITHMS: dict[str, Algorithm] = {
         ),
         Algorithm(
             "gqa-output-stationary",
-            {"forward": shapes.gqa_output_stationary_forward},
+            {
+                "forward": shapes.gqa_output_stationary_forward,
+                "backward": shapes.gqa_output_stationary_backward,
+            },
             "attnio's own: output-stationary tiling for n_q x n_kv and grouped-query heads",
             shapes=True,
         ),

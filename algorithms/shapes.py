@@ -22,9 +22,10 @@ are contiguous, so each schedule treats a group's query rows as one block of row
   parallelism (chunks are independent), which the two-level machine does not reward: it
   costs (h_q n_q)(d + 1)(2P + 1) + ... words more than the group-aware row streaming
   (the count records say exactly how much).
-* :func:`gqa_output_stationary_forward`: the small-cache output-stationary tiling of
-  :mod:`attnio.algorithms.stationary` on each group's stacked query rows, so each K and V
-  tile is read once per row band of the group.
+* :func:`gqa_output_stationary_forward`, :func:`gqa_output_stationary_backward`: the
+  small-cache output-stationary tiling of :mod:`attnio.algorithms.stationary` on each
+  group's stacked query rows, so each K and V tile is read once per row band of the
+  group.
 * :func:`split_kv_decode_backward`: the same split backward. The group-aware row
   streaming backward, but each key block writes its own partial dQ rows instead of
   reading and updating dQ, so the blocks are independent; a combine pass sums the
@@ -32,9 +33,9 @@ are contiguous, so each schedule treats a group's query rows as one block of row
 
 The exact counts are the catalog records ``gqa-row-streaming-forward-count``,
 ``gqa-row-streaming-backward-count``, ``split-kv-decode-forward-count``,
-``split-kv-decode-backward-count`` and ``gqa-output-stationary-forward-count``; with
+``split-kv-decode-backward-count`` and ``gqa-output-stationary-*-count``; with
 n_q = n_kv = n and one head the first two equal ``row-streaming-*-count`` and the last
-``output-stationary-forward-count``.
+two ``output-stationary-*-count``.
 
 References
 ----------
@@ -50,7 +51,7 @@ from attnio.bounds.shape import check_shape
 
 from .errors import AlgorithmParameterError
 from .machine import TwoLevelMachine, blocks
-from .stationary import grouped_stationary_forward
+from .stationary import grouped_stationary_backward, grouped_stationary_forward
 from .streaming import (
     Intervals,
     backward_block,
@@ -64,6 +65,7 @@ Shape = tuple[int, int, int, int]
 """(n_q, n_kv, heads_q, heads_kv)."""
 
 __all__ = [
+    "gqa_output_stationary_backward",
     "gqa_output_stationary_forward",
     "gqa_row_streaming_backward",
     "gqa_row_streaming_forward",
@@ -131,6 +133,21 @@ def gqa_output_stationary_forward(
     """
     n_q, n_kv, hq, hk = _shape(n, shape)
     grouped_stationary_forward(machine, d, hq // hk * n_q, n_kv, hk)
+
+
+def gqa_output_stationary_backward(
+    machine: TwoLevelMachine, n: int, d: int, *, shape: Shape | None = None
+) -> None:
+    """Backward pass for small caches, group-aware output-stationary tiling; writes P, dS,
+    dQ, dK, dV.
+
+    :func:`~attnio.algorithms.stationary.output_stationary_backward` on each key/value
+    head's group of g n_q stacked query rows against its n_kv keys: K and V tiles are read
+    once per row band of the group, and dK, dV sum over every head of the group inside
+    their resident output tiles.
+    """
+    n_q, n_kv, hq, hk = _shape(n, shape)
+    grouped_stationary_backward(machine, d, hq // hk * n_q, n_kv, hk)
 
 
 def gqa_row_streaming_backward(

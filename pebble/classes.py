@@ -1059,6 +1059,15 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         "as a pebbling of this graph at exactly the machine's count with M red pebbles; "
         f"{_SHAPE_CLASS} (at every tile side 1..n_kv)",
     ),
+    ("gqa-output-stationary", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "builders.masked_backward of the heads' block diagonal (shapes.gqa_backward with its "
+        "heads stacked); chain trees; P and dS stored and read back",
+        _SHAPES,
+        "tests/test_trace.py replays its run (a few shapes, d <= 3, every M from 9 to 60) "
+        "as a pebbling of this graph at exactly the machine's count with M red pebbles; "
+        f"{_SHAPE_CLASS}",
+    ),
     ("block-sparse-flash", Pass.FORWARD): Coverage(
         "blockwise-forward",
         "block = B_c of FLASH_FORWARD_BLOCKS; mask = the pairs its blocks allow "

@@ -17,6 +17,7 @@ RUNS = [
     ("split-kv-decode", "forward"),
     ("split-kv-decode", "backward"),
     ("gqa-output-stationary", "forward"),
+    ("gqa-output-stationary", "backward"),
 ]
 
 
@@ -43,17 +44,18 @@ def test_numerics_equal_numpy(run):
         assert out.error < 1e-12 and out.matches, (shape, M)
 
 
-def test_square_single_head_output_stationary_is_the_dense_schedule():
+@pytest.mark.parametrize("pass_", ["forward", "backward"])
+def test_square_single_head_output_stationary_is_the_dense_schedule(pass_):
     """With n_q = n_kv = n and one head the group-aware output-stationary count equals
-    output-stationary-forward-count, record and run; with grouped heads it reads K and V
-    fewer times than the same heads each with its own copy of K and V (h_kv = h_q)."""
+    output-stationary-*-count, record and run; with grouped heads it reads K and V fewer
+    times than the same heads each with its own copy of K and V (h_kv = h_q)."""
     for n, d, M in itertools.product((1, 9, 37), (2, 5), (9, 60, 400)):
-        ours = simulate("gqa-output-stationary", "forward", n, d, M, numeric=False)
-        theirs = simulate("output-stationary", "forward", n, d, M, numeric=False)
+        ours = simulate("gqa-output-stationary", pass_, n, d, M, numeric=False)
+        theirs = simulate("output-stationary", pass_, n, d, M, numeric=False)
         assert ours.counts.io == theirs.counts.io == theirs.closed_form == ours.closed_form
-    grouped = simulate("gqa-output-stationary", "forward", 1, 8, 100, numeric=False,
+    grouped = simulate("gqa-output-stationary", pass_, 1, 8, 100, numeric=False,
                        shape=(2, 64, 8, 1))  # fmt: skip
-    separate = simulate("gqa-output-stationary", "forward", 1, 8, 100, numeric=False,
+    separate = simulate("gqa-output-stationary", pass_, 1, 8, 100, numeric=False,
                         shape=(2, 64, 8, 8))  # fmt: skip
     assert grouped.counts.io < separate.counts.io
 

@@ -356,24 +356,34 @@ def test_split_kv_decode_replays_at_the_machines_count() -> None:
     assert compared > 100 and most == 0
 
 
-def test_gqa_output_stationary_replays_at_the_machines_count() -> None:
+@pytest.mark.parametrize("pass_", ["forward", "backward"])
+def test_gqa_output_stationary_replays_at_the_machines_count(pass_: str) -> None:
     """Group-aware output-stationary tiling (SHAPES and one long KV row, d in {1, 2, 3},
-    every M from 9 to 60) is a legal pebbling of grouped_stationary_forward (one group per
-    key/value head, its query heads' rows stacked, key tiles of the schedule's side, chain
-    trees) with M red pebbles, at exactly the machine's count."""
+    every M from 9 to 60) is a legal pebbling, with M red pebbles and at exactly the
+    machine's count, of grouped_stationary_forward (one group per key/value head, its
+    query heads' rows stacked, key tiles of the schedule's side, chain trees) forward, and
+    of masked_backward of the heads' block diagonal (chain trees; P and dS stored and
+    read back) backward."""
     from functools import partial
 
     from attnio.algorithms import shapes
 
     most, compared = -(10**9), 0
+    runner_of = getattr(shapes, f"gqa_output_stationary_{pass_}")
     for shape in [*SHAPES, (1, 5, 1, 1)]:
         n_q, n_kv, hq, hk = shape
         for d in (1, 2, 3):
             arrays = {"Q": (hq * n_q, d), "K": (hk * n_kv, d), "V": (hk * n_kv, d)}
+            if pass_ == "backward":
+                arrays |= {x: (hq * n_q, d) for x in ("O", "dO")} | {"L": (hq * n_q, 1)}
+                dag = builders.masked_backward(_stacked_mask(shape), d)
             for M in range(9, 61):
-                tile = stationary.stationary_tile(M)
-                dag = builders.grouped_stationary_forward(hq // hk * n_q, n_kv, hk, d, block=tile)
-                runner = partial(shapes.gqa_output_stationary_forward, shape=shape)
+                if pass_ == "forward":
+                    tile = stationary.stationary_tile(M)
+                    dag = builders.grouped_stationary_forward(
+                        hq // hk * n_q, n_kv, hk, d, block=tile
+                    )
+                runner = partial(runner_of, shape=shape)
                 moves, counts = record(runner, dag, n_q, d, M, arrays)
                 result = replay(dag, moves.moves, M)
                 assert moves.unmatched == 0, (shape, d, M)
