@@ -1055,7 +1055,8 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         "rows stacked, key tiles of the schedule's side; chain trees; A, Amax, L stored and "
         "read back",
         _SHAPES,
-        "tests/test_trace.py replays its run (a few shapes, d <= 3, every M from 9 to 60) "
+        "tests/test_trace.py replays its run (a few shapes, d <= 3, every third M from 9 to "
+        "60) "
         "as a pebbling of this graph at exactly the machine's count with M red pebbles; "
         f"{_SHAPE_CLASS} (at every tile side 1..n_kv)",
     ),
@@ -1064,7 +1065,8 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         "builders.masked_backward of the heads' block diagonal (shapes.gqa_backward with its "
         "heads stacked); chain trees; P and dS stored and read back",
         _SHAPES,
-        "tests/test_trace.py replays its run (a few shapes, d <= 3, every M from 9 to 60) "
+        "tests/test_trace.py replays its run (a few shapes, d <= 3, every third M from 9 to "
+        "60) "
         "as a pebbling of this graph at exactly the machine's count with M red pebbles; "
         f"{_SHAPE_CLASS}",
     ),

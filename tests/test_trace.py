@@ -359,7 +359,7 @@ def test_split_kv_decode_replays_at_the_machines_count() -> None:
 @pytest.mark.parametrize("pass_", ["forward", "backward"])
 def test_gqa_output_stationary_replays_at_the_machines_count(pass_: str) -> None:
     """Group-aware output-stationary tiling (SHAPES and one long KV row, d in {1, 2, 3},
-    every M from 9 to 60) is a legal pebbling, with M red pebbles and at exactly the
+    every third M from 9 to 60) is a legal pebbling, with M red pebbles and at exactly the
     machine's count, of grouped_stationary_forward (one group per key/value head, its
     query heads' rows stacked, key tiles of the schedule's side, chain trees) forward, and
     of masked_backward of the heads' block diagonal (chain trees; P and dS stored and
@@ -377,7 +377,7 @@ def test_gqa_output_stationary_replays_at_the_machines_count(pass_: str) -> None
             if pass_ == "backward":
                 arrays |= {x: (hq * n_q, d) for x in ("O", "dO")} | {"L": (hq * n_q, 1)}
                 dag = builders.masked_backward(_stacked_mask(shape), d)
-            for M in range(9, 61):
+            for M in range(9, 61, 3):
                 if pass_ == "forward":
                     tile = stationary.stationary_tile(M)
                     dag = builders.grouped_stationary_forward(
@@ -390,7 +390,7 @@ def test_gqa_output_stationary_replays_at_the_machines_count(pass_: str) -> None
                 assert result.io == counts.io, (shape, d, M)
                 most = max(most, result.peak_red - M)
                 compared += 1
-    assert compared > 500 and most <= 0
+    assert compared > 250 and most <= 0
 
 
 def test_split_kv_decode_backward_replays_at_the_machines_count() -> None:
