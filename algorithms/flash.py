@@ -32,7 +32,7 @@ from attnio.bounds.blocks import (
     BlockRule,
 )
 
-from .errors import AlgorithmParameterError, BlocksDoNotFitError
+from .errors import BlocksDoNotFitError
 from .machine import TwoLevelMachine, blocks
 
 
@@ -246,6 +246,7 @@ def trace_backward_step(
     key_row0: int,
     chains: tuple[int, tuple | None],
     dq_buffers: str | None = None,
+    dq_part: tuple[int, int, int] | None = None,
 ) -> None:
     """Vertices of :func:`attnio.pebble.builders.attention_backward` (chain trees; with a
     mask, :func:`~attnio.pebble.builders.masked_backward`) one step of a backward
@@ -255,7 +256,10 @@ def trace_backward_step(
     ``chains`` is (n, None) for dense attention, or (n, :func:`chain_ranks` of the mask):
     the dV and dK chains run over a key's queries and the dQ chain over a query's keys in
     increasing order, the order every schedule accumulates them in. ``dq_buffers`` (a
-    format such as ``"dQ{}"``): query i's dQ row is its own one-row buffer instead."""
+    format such as ``"dQ{}"``): query i's dQ row is its own one-row buffer instead.
+    ``dq_part = (b, first, count)``: the dQ terms of these keys go to the partial sum
+    ``dQp[b,i,l]`` of the ``count`` keys from ``first`` on (``masked_backward`` with
+    ``dq_starts``), not to the chain of dQ_i."""
     n, ranks = chains
     for i in rows:
         a = i - origin[0]
@@ -273,7 +277,13 @@ def trace_backward_step(
             tr.compute(f"dS[{i},{j}]", ds_buf, (a, b))
             dq, row = ("dQi", a) if dq_buffers is None else (dq_buffers.format(i), 0)
             for l in range(d):
-                tr.compute(_chain(f"dQ[{i},{l}]", f"dSK[{i},{j},{l}]", tj, cj), dq, (row, l))
+                leaf = f"dSK[{i},{j},{l}]"
+                if dq_part is None:
+                    label = _chain(f"dQ[{i},{l}]", leaf, tj, cj)
+                else:
+                    b, first, count = dq_part
+                    label = _chain(f"dQp[{b},{i},{l}]", leaf, j - first, count)
+                tr.compute(label, dq, (row, l))
                 label = _chain(f"dK[{j},{l}]", f"dSQ[{i},{j},{l}]", ti, ci)
                 tr.compute(label, "dKj", (j - key_row0, l))
 
@@ -313,11 +323,6 @@ def _allowed(spans: tuple[np.ndarray, np.ndarray], a0: int, a1: int, b0: int, b1
     return (spans[0][a0:a1, None] <= b) & (b < spans[1][a0:a1, None])
 
 
-def _no_trace(mc: TwoLevelMachine, spans: object, name: str) -> None:
-    if spans is not None and mc.trace is not None:
-        raise AlgorithmParameterError(f"{name} with a mask records no pebbling (trace=...)")
-
-
 def flash2_forward(
     machine: TwoLevelMachine,
     n: int,
@@ -332,10 +337,12 @@ def flash2_forward(
     ``[r0, r1)`` loads only the keys of its column blocks that one of its rows attends
     to (for the causal mask, the blocks above the diagonal are skipped and the diagonal
     block is cut at key r1 - 1), and masks the rest of each block from the indices.
+    A traced run is a pebbling of :func:`~attnio.pebble.builders.online_forward` with
+    the mask (each row's allowed keys only; a row with none in a block computes nothing
+    there).
     """
     br, bc = forward2_blocks(d, machine.M)
     mc, numeric = machine, machine.numeric
-    _no_trace(mc, keys, "flash2 forward")
     rows, cols = blocks(n, br), blocks(n, bc)
     mc.create("O", n, d)
     mc.create("L", n, 1)
@@ -366,7 +373,9 @@ def flash2_forward(
                 Oi[...] = alpha * Oi + S @ Vj
                 mi[...] = mnew
             if mc.trace is not None:
-                _trace_forward(mc.trace, r0, r1, c, c0, c1, d, renormalise=False, last=False)
+                _trace_forward(
+                    mc.trace, r0, r1, c, c0, c1, d, renormalise=False, last=False, keys=keys, bc=bc
+                )
             free("Kj", "Vj", "S", "mnew")
         if numeric:
             Oi /= li
@@ -393,6 +402,8 @@ def _trace_forward(
     renormalise: bool,
     last: bool,
     first: int = 0,
+    keys: tuple[np.ndarray, np.ndarray] | None = None,
+    bc: int = 1,
 ) -> None:
     """The vertices one key block ``c`` (keys c0..c1) of a FlashAttention forward step
     computes for the query rows r0..r1, row by row: those of
@@ -401,13 +412,22 @@ def _trace_forward(
     the output divided by the running sum every block; ``last``: the block giving O). The
     rescale factor alpha (and FlashAttention's alpha l) are registers the machine does not
     charge. ``first`` is the first key block the rows compute (a block mask skips some).
+    ``keys = (start, stop)`` (an interval mask, key blocks of ``bc``): row i computes its
+    keys ``start[i] <= j < stop[i]`` only, nothing in a block without one, and its first
+    block is the one of key ``start[i]``.
     """
     for a, i in enumerate(range(r0, r1)):
-        for jj, j in enumerate(range(c0, c1)):
-            tr.compute(f"S[{i},{j}]", "S", (a, jj))
+        own = range(c0, c1)
+        if keys is not None:
+            own = range(max(c0, int(keys[0][i])), min(c1, int(keys[1][i])))
+            first = int(keys[0][i]) // bc
+            if not own:
+                continue
+        for j in own:
+            tr.compute(f"S[{i},{j}]", "S", (a, j - c0))
         tr.compute(f"m[{i},{c}]", "mnew", a)
-        for jj, j in enumerate(range(c0, c1)):
-            tr.compute(f"Pt[{i},{j}]", "S", (a, jj))
+        for j in own:
+            tr.compute(f"Pt[{i},{j}]", "S", (a, j - c0))
         scalars = [f"alpha[{i},{c}]", f"alpha*l[{i},{c}]"][: (1 + renormalise) * (c > first)]
         for scalar in scalars:
             tr.compute(scalar)

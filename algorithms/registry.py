@@ -195,8 +195,20 @@ ALGORITHMS: dict[str, Algorithm] = {
         ),
         Algorithm(
             "split-kv-decode",
-            {"forward": shapes.split_kv_decode_forward},
+            {
+                "forward": shapes.split_kv_decode_forward,
+                "backward": shapes.split_kv_decode_backward,
+            },
             "attnio's own, after FlashDecoding's split of the KV sequence",
+            shapes=True,
+        ),
+        Algorithm(
+            "gqa-output-stationary",
+            {
+                "forward": shapes.gqa_output_stationary_forward,
+                "backward": shapes.gqa_output_stationary_backward,
+            },
+            "attnio's own: output-stationary tiling for n_q x n_kv and grouped-query heads",
             shapes=True,
         ),
         Algorithm(

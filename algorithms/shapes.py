@@ -22,10 +22,20 @@ are contiguous, so each schedule treats a group's query rows as one block of row
   parallelism (chunks are independent), which the two-level machine does not reward: it
   costs (h_q n_q)(d + 1)(2P + 1) + ... words more than the group-aware row streaming
   (the count records say exactly how much).
+* :func:`gqa_output_stationary_forward`, :func:`gqa_output_stationary_backward`: the
+  small-cache output-stationary tiling of :mod:`attnio.algorithms.stationary` on each
+  group's stacked query rows, so each K and V tile is read once per row band of the
+  group.
+* :func:`split_kv_decode_backward`: the same split backward. The group-aware row
+  streaming backward, but each key block writes its own partial dQ rows instead of
+  reading and updating dQ, so the blocks are independent; a combine pass sums the
+  partials: 2 d words a query row more when a key/value head has more than one block.
 
 The exact counts are the catalog records ``gqa-row-streaming-forward-count``,
-``gqa-row-streaming-backward-count`` and ``split-kv-decode-forward-count``; with
-n_q = n_kv = n and one head they equal ``row-streaming-*-count``.
+``gqa-row-streaming-backward-count``, ``split-kv-decode-forward-count``,
+``split-kv-decode-backward-count`` and ``gqa-output-stationary-*-count``; with
+n_q = n_kv = n and one head the first two equal ``row-streaming-*-count`` and the last
+two ``output-stationary-*-count``.
 
 References
 ----------
@@ -41,8 +51,10 @@ from attnio.bounds.shape import check_shape
 
 from .errors import AlgorithmParameterError
 from .machine import TwoLevelMachine, blocks
+from .stationary import grouped_stationary_backward, grouped_stationary_forward
 from .streaming import (
     Intervals,
+    backward_block,
     forward_block,
     interval_backward,
     interval_forward,
@@ -53,11 +65,14 @@ Shape = tuple[int, int, int, int]
 """(n_q, n_kv, heads_q, heads_kv)."""
 
 __all__ = [
+    "gqa_output_stationary_backward",
+    "gqa_output_stationary_forward",
     "gqa_row_streaming_backward",
     "gqa_row_streaming_forward",
     "kv_chunk",
     "reference_forward",
     "reference_gradients",
+    "split_kv_decode_backward",
     "split_kv_decode_forward",
     "stacked_rows",
 ]
@@ -102,6 +117,37 @@ def gqa_row_streaming_forward(
     rows = hq // hk * n_q
     groups = [(k * rows, (k + 1) * rows, f"kv head {k}, ") for k in range(hk)]
     interval_forward(machine, d, _span(shape), groups)
+
+
+def gqa_output_stationary_forward(
+    machine: TwoLevelMachine, n: int, d: int, *, shape: Shape | None = None
+) -> None:
+    """Forward pass for small caches, group-aware output-stationary tiling; writes A, Amax,
+    L and O.
+
+    :func:`~attnio.algorithms.stationary.output_stationary_forward` on each key/value
+    head's group: its g n_q query rows (every head of the group, stacked) against its n_kv
+    keys. A tile of S or O holds rows of several heads of one group, so each K and V tile
+    is read once per row band of the group's g n_q rows, ceil(g n_q / t) times (t the
+    tile side), not once per band of each head.
+    """
+    n_q, n_kv, hq, hk = _shape(n, shape)
+    grouped_stationary_forward(machine, d, hq // hk * n_q, n_kv, hk)
+
+
+def gqa_output_stationary_backward(
+    machine: TwoLevelMachine, n: int, d: int, *, shape: Shape | None = None
+) -> None:
+    """Backward pass for small caches, group-aware output-stationary tiling; writes P, dS,
+    dQ, dK, dV.
+
+    :func:`~attnio.algorithms.stationary.output_stationary_backward` on each key/value
+    head's group of g n_q stacked query rows against its n_kv keys: K and V tiles are read
+    once per row band of the group, and dK, dV sum over every head of the group inside
+    their resident output tiles.
+    """
+    n_q, n_kv, hq, hk = _shape(n, shape)
+    grouped_stationary_backward(machine, d, hq // hk * n_q, n_kv, hk)
 
 
 def gqa_row_streaming_backward(
@@ -164,6 +210,42 @@ def split_kv_decode_forward(
         mc.store("o", "O", i, i + 1, 0, d)
         mc.store("l", "L", i, i + 1, 0, 1)
         mc.free("o", "l")
+
+
+def split_kv_decode_backward(
+    machine: TwoLevelMachine, n: int, d: int, *, shape: Shape | None = None
+) -> None:
+    """Backward pass split along the KV sequence, partial dQ rows summed; writes dQ, dK, dV.
+
+    As :func:`gqa_row_streaming_backward` (a block of a key/value head's key rows resident
+    with its dK, dV rows, the query rows of the whole group streaming past it), but the P
+    blocks of a key/value head do not share dQ: block b writes its own partial dQ rows
+    (slow array ``dQpart``, row b R + r for stacked query row r, R = h_q n_q) and never
+    reads dQ, so the blocks are independent (FlashDecoding's split, backward). A combine
+    pass reads the P partials of each query row and writes their sum. With P = 1 the
+    block writes dQ itself and there is nothing to combine.
+    """
+    n_q, n_kv, hq, hk = shape = _shape(n, shape)
+    groups = [(k * n_kv, (k + 1) * n_kv, f"kv head {k}, ") for k in range(hk)]
+    interval_backward(machine, d, _span(shape), groups, partials=True)
+    parts, total = len(blocks(n_kv, backward_block(d, machine.M))), hq * n_q
+    if parts == 1:
+        return
+    mc = machine
+    mc.step("combine the partial dQ rows")
+    for i in range(total):
+        dq = mc.load("dq", "dQpart", i, i + 1, 0, d)
+        for b in range(1, parts):
+            part = mc.load("pc", "dQpart", b * total + i, b * total + i + 1, 0, d)
+            if mc.numeric:
+                dq += part
+            if mc.trace is not None:
+                for l in range(d):
+                    label = f"dQ[{i},{l}]" if b == parts - 1 else f"dQ[{i},{l}]+{b}"
+                    mc.trace.compute(label, "dq", (0, l))
+            mc.free("pc")
+        mc.store("dq", "dQ", i, i + 1, 0, d)
+        mc.free("dq")
 
 
 def _trace_combine(tr, i: int, c: int, last: bool, d: int) -> None:

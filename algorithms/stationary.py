@@ -88,86 +88,101 @@ def output_stationary_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
     ``A`` (n x n) holds ``exp(s_ij - m_iJ)``, ``Amax`` (n x T_n) the tile row maxima m_iJ,
     ``L`` (n x 1) the log-sum-exp of each row of S and ``O`` (n x d) the attention output.
     """
+    grouped_stationary_forward(machine, d, n, n, 1)
+
+
+def grouped_stationary_forward(
+    machine: TwoLevelMachine, d: int, rows: int, keys: int, groups: int
+) -> None:
+    """:func:`output_stationary_forward` for ``groups`` groups of ``rows`` query rows, each
+    against its own ``keys`` key rows (stacked head-major: rows g R + r of Q, L, O and A
+    with keys g C + j of K and V; A holds the R x C block of group g in its rows g R..,
+    Amax one column per key tile of the group). Every tile of S and O lies in one group,
+    so each K and V tile is read once per row band of its group, whatever the heads."""
     tile = stationary_tile(machine.M)
     mc, numeric = machine, machine.numeric
-    rows, cols = blocks(n, tile), blocks(d, tile)
-    terms, tr = backward_terms(n, d), mc.trace  # S's chain terms, as backward
-    mc.create("A", n, n)
-    mc.create("Amax", n, len(rows))
-    mc.create("L", n, 1)
-    mc.create("O", n, d)
+    bands, tiles, cols = blocks(rows, tile), blocks(keys, tile), blocks(d, tile)
+    tr = mc.trace
+    mc.create("A", groups * rows, keys)
+    mc.create("Amax", groups * rows, len(tiles))
+    mc.create("L", groups * rows, 1)
+    mc.create("O", groups * rows, d)
 
-    for ib, (i0, i1) in enumerate(rows):
-        mc.step(f"stage 1: A = exp(Q K^T), row band {ib}")
-        m = mc.alloc("m", i1 - i0, fill=-np.inf)
-        total = mc.alloc("l", i1 - i0)
-        for jb, (j0, j1) in enumerate(rows):
-            S = mc.alloc("S", i1 - i0, j1 - j0)
-            for c in range(d):
-                q = mc.load("q", "Q", i0, i1, c, c + 1)
-                k = mc.load("k", "K", j0, j1, c, c + 1)
-                if numeric:
-                    S += q @ k.T
-                if tr is not None:
-                    for a, b, i, j in _pairs(i0, i1, j0, j1):
-                        tr.compute(terms["S"](i, j, c), "S", (a, b))
-                mc.free("q", "k")
-            top = mc.alloc("top", i1 - i0)
-            if numeric:
-                np.max(S, axis=1, keepdims=True, out=top)
-                np.exp(S - top, out=S)
-                new = np.maximum(m, top)
-                total *= np.exp(m - new)
-                total += S.sum(axis=1, keepdims=True) * np.exp(top - new)
-                m[...] = new
-            if tr is not None:  # attnio.pebble.builders.stationary_forward, block = tile
-                for a, i in enumerate(range(i0, i1)):
-                    tr.compute(f"top[{i},{jb}]", "top", a)
-                    for b, j in enumerate(range(j0, j1)):
-                        tr.compute(f"A[{i},{j}]", "S", (a, b))
-                    new_m = f"m[{i},{jb}]" if jb else f"top[{i},0]"
-                    tr.compute(new_m)  # the machine's temporary "new", uncharged
-                    tr.compute(f"l[{i},{jb}]", "l", a)
-                    tr.bind("m", a, new_m)
-                    tr.release(new_m)
-            mc.store("S", "A", i0, i1, j0, j1)
-            mc.store("top", "Amax", i0, i1, jb, jb + 1)
-            mc.free("S", "top")
-        if numeric:
-            m += np.log(total)
-        if tr is not None:
-            for a, i in enumerate(range(i0, i1)):
-                tr.compute(f"L[{i}]", "m", a)
-        mc.store("m", "L", i0, i1, 0, 1)
-        mc.free("m", "l")
-
-    for ib, (i0, i1) in enumerate(rows):
-        mc.step(f"stage 2: O = D^-1 A V, row band {ib}")
-        L = mc.load("Lb", "L", i0, i1, 0, 1)
-        for k0, k1 in cols:
-            O = mc.alloc("O", i1 - i0, k1 - k0)
-            for jb, (j0, j1) in enumerate(rows):
-                f = mc.load("f", "Amax", i0, i1, jb, jb + 1)
-                if numeric:
-                    np.exp(f - L, out=f)
-                if tr is not None:
-                    for x, i in enumerate(range(i0, i1)):
-                        tr.compute(f"f[{i},{jb}]", "f", x)
-                for j in range(j0, j1):
-                    a = mc.load("a", "A", i0, i1, j, j + 1)
-                    v = mc.load("v", "V", j, j + 1, k0, k1)
+    for g in range(groups):
+        r, c = g * rows, g * keys  # the group's first row and first key
+        for ib, (i0, i1) in enumerate(bands):
+            i0, i1 = i0 + r, i1 + r
+            mc.step(f"stage 1: A = exp(Q K^T), group {g}, row band {ib}")
+            m = mc.alloc("m", i1 - i0, fill=-np.inf)
+            total = mc.alloc("l", i1 - i0)
+            for jb, (j0, j1) in enumerate(tiles):
+                S = mc.alloc("S", i1 - i0, j1 - j0)
+                for x in range(d):
+                    q = mc.load("q", "Q", i0, i1, x, x + 1)
+                    k = mc.load("k", "K", c + j0, c + j1, x, x + 1)
                     if numeric:
-                        O += (f * a) @ v
+                        S += q @ k.T
                     if tr is not None:
-                        for x, y, i, k in _pairs(i0, i1, k0, k1):
-                            tr.compute(
-                                chain_term(f"O[{i},{k}]", f"PV[{i},{j},{k}]", j, n), "O", (x, y)
-                            )
-                    mc.free("a", "v")
-                mc.free("f")
-            mc.store("O", "O", i0, i1, k0, k1)
-            mc.free("O")
-        mc.free("Lb")
+                        for a, b, i, j in _pairs(i0, i1, c + j0, c + j1):
+                            tr.compute(chain_term(f"S[{i},{j}]", f"QK[{i},{j},{x}]", x, d),
+                                       "S", (a, b))  # fmt: skip
+                    mc.free("q", "k")
+                top = mc.alloc("top", i1 - i0)
+                if numeric:
+                    np.max(S, axis=1, keepdims=True, out=top)
+                    np.exp(S - top, out=S)
+                    new = np.maximum(m, top)
+                    total *= np.exp(m - new)
+                    total += S.sum(axis=1, keepdims=True) * np.exp(top - new)
+                    m[...] = new
+                if tr is not None:  # attnio.pebble.builders.stationary_forward, block = tile
+                    for a, i in enumerate(range(i0, i1)):
+                        tr.compute(f"top[{i},{jb}]", "top", a)
+                        for b, j in enumerate(range(c + j0, c + j1)):
+                            tr.compute(f"A[{i},{j}]", "S", (a, b))
+                        new_m = f"m[{i},{jb}]" if jb else f"top[{i},0]"
+                        tr.compute(new_m)  # the machine's temporary "new", uncharged
+                        tr.compute(f"l[{i},{jb}]", "l", a)
+                        tr.bind("m", a, new_m)
+                        tr.release(new_m)
+                mc.store("S", "A", i0, i1, j0, j1)
+                mc.store("top", "Amax", i0, i1, jb, jb + 1)
+                mc.free("S", "top")
+            if numeric:
+                m += np.log(total)
+            if tr is not None:
+                for a, i in enumerate(range(i0, i1)):
+                    tr.compute(f"L[{i}]", "m", a)
+            mc.store("m", "L", i0, i1, 0, 1)
+            mc.free("m", "l")
+
+        for ib, (i0, i1) in enumerate(bands):
+            i0, i1 = i0 + r, i1 + r
+            mc.step(f"stage 2: O = D^-1 A V, group {g}, row band {ib}")
+            L = mc.load("Lb", "L", i0, i1, 0, 1)
+            for k0, k1 in cols:
+                O = mc.alloc("O", i1 - i0, k1 - k0)
+                for jb, (j0, j1) in enumerate(tiles):
+                    f = mc.load("f", "Amax", i0, i1, jb, jb + 1)
+                    if numeric:
+                        np.exp(f - L, out=f)
+                    if tr is not None:
+                        for x, i in enumerate(range(i0, i1)):
+                            tr.compute(f"f[{i},{jb}]", "f", x)
+                    for j in range(j0, j1):
+                        a = mc.load("a", "A", i0, i1, j, j + 1)
+                        v = mc.load("v", "V", c + j, c + j + 1, k0, k1)
+                        if numeric:
+                            O += (f * a) @ v
+                        if tr is not None:
+                            for x, y, i, k in _pairs(i0, i1, k0, k1):
+                                label = chain_term(f"O[{i},{k}]", f"PV[{i},{c + j},{k}]", j, keys)
+                                tr.compute(label, "O", (x, y))
+                        mc.free("a", "v")
+                    mc.free("f")
+                mc.store("O", "O", i0, i1, k0, k1)
+                mc.free("O")
+            mc.free("Lb")
 
 
 def _stationary_product(
@@ -175,31 +190,34 @@ def _stationary_product(
     out: str,
     left: str,
     right: str,
-    dims: tuple[int, int],
+    dims: tuple[tuple[int, int], tuple[int, int], int],
     tile: int,
     *,
     transposed: bool,
+    key0: int = 0,
     terms=None,
 ) -> None:
     """Write ``out = left^T right`` (``transposed``) or ``left right``, output-stationary.
 
-    ``out`` is m x p with ``dims = (m, p)``; ``left`` is n x n and ``right`` n x p. For an
-    output tile (rows I, columns C) the step over the inner index r loads ``left[r, I]``
-    (transposed: dK, dV, I keys and r a query) or ``left[I, r]`` (dQ, r a key), and
-    ``right[r, C]``: ``|I| + |C|`` words a step; the tile is stored once at the end.
-    ``terms(row, column, r)`` labels the graph's vertex adding term r (for a trace).
+    ``dims = ((o0, o1), (r0, r1), p)``: the rows o0..o1 of ``out`` (p columns) are the sum
+    over the inner index r in r0..r1. ``left`` holds one group's block with its key columns
+    counted from ``key0`` (P or dS); ``right`` is indexed by r. For an output tile (rows
+    I, columns C) the step over r loads ``left[r, I - key0]`` (transposed: dK, dV, I keys
+    and r a query) or ``left[I, r - key0]`` (dQ, r a key), and ``right[r, C]``:
+    ``|I| + |C|`` words a step; the tile is stored once at the end. ``terms(row, column,
+    r)`` labels the graph's vertex adding term r (for a trace).
     """
     numeric = mc.numeric
-    m, p = dims
-    inner = mc.shape(right)[0]
-    for i0, i1 in blocks(m, tile):
+    (o0, o1), (r0, r1), p = dims
+    for i0, i1 in blocks(o1 - o0, tile):
+        i0, i1 = i0 + o0, i1 + o0
         for c0, c1 in blocks(p, tile):
             acc = mc.alloc("acc", i1 - i0, c1 - c0)
-            for r in range(inner):
+            for r in range(r0, r1):
                 if transposed:
-                    a = mc.load("a", left, r, r + 1, i0, i1)
+                    a = mc.load("a", left, r, r + 1, i0 - key0, i1 - key0)
                 else:
-                    a = mc.load("a", left, i0, i1, r, r + 1)
+                    a = mc.load("a", left, i0, i1, r - key0, r - key0 + 1)
                 b = mc.load("b", right, r, r + 1, c0, c1)
                 if numeric:
                     acc += (a.T if transposed else a) @ b
@@ -226,76 +244,103 @@ def output_stationary_backward(machine: TwoLevelMachine, n: int, d: int) -> None
     or K stream past it. Fast memory holds the tile and at most four vectors of t words
     (:data:`~attnio.bounds.blocks.OUTPUT_STATIONARY_BACKWARD_TILES`).
     """
+    grouped_stationary_backward(machine, d, n, n, 1)
+
+
+def grouped_stationary_backward(
+    machine: TwoLevelMachine, d: int, rows: int, keys: int, groups: int
+) -> None:
+    """:func:`output_stationary_backward` for ``groups`` groups of ``rows`` query rows,
+    each against its own ``keys`` keys (stacked head-major as for
+    :func:`grouped_stationary_forward`; P and dS hold each group's R x C block in its rows).
+    Every tile lies in one group, so dK and dV of a key sum over all the group's rows."""
     tile = stationary_tile(machine.M, OUTPUT_STATIONARY_BACKWARD_TILES)
     mc, numeric = machine, machine.numeric
-    rows = blocks(n, tile)
-    terms, tr = backward_terms(n, d), mc.trace
-    for name, width in (("P", n), ("dS", n), ("dQ", d), ("dK", d), ("dV", d)):
-        mc.create(name, n, width)
+    bands, tiles = blocks(rows, tile), blocks(keys, tile)
+    allowed = None  # the chains' order: dense, or each group's block of pairs
+    if groups > 1 or rows != keys:
+        allowed = np.kron(np.eye(groups, dtype=bool), np.ones((rows, keys), dtype=bool))
+    terms, tr = backward_terms(rows * groups, d, allowed), mc.trace
+    for name, height, width in (
+        ("P", rows, keys),
+        ("dS", rows, keys),
+        ("dQ", rows, d),
+        ("dK", keys, d),
+        ("dV", keys, d),
+    ):
+        mc.create(name, groups * height, width)
 
-    for ib, (i0, i1) in enumerate(rows):
-        mc.step(f"stage 1: P = exp(Q K^T - L), row band {ib}")
-        L = mc.load("Lb", "L", i0, i1, 0, 1)
-        for j0, j1 in rows:
-            S = mc.alloc("S", i1 - i0, j1 - j0)
-            for c in range(d):
-                q = mc.load("q", "Q", i0, i1, c, c + 1)
-                k = mc.load("k", "K", j0, j1, c, c + 1)
-                if numeric:
-                    S += q @ k.T
-                if tr is not None:
-                    for a, b, i, j in _pairs(i0, i1, j0, j1):
-                        tr.compute(terms["S"](i, j, c), "S", (a, b))
-                mc.free("q", "k")
-            if numeric:
-                np.exp(S - L, out=S)
-            if tr is not None:
-                for a, b, i, j in _pairs(i0, i1, j0, j1):
-                    tr.compute(f"P[{i},{j}]", "S", (a, b))
-            mc.store("S", "P", i0, i1, j0, j1)
-            mc.free("S")
-        mc.free("Lb")
-
-    for ib, (i0, i1) in enumerate(rows):
-        mc.step(f"stage 2: dS = P * (dO V^T - D), row band {ib}")
-        D = mc.alloc("Db", i1 - i0)
-        for jb, (j0, j1) in enumerate(rows):
-            dP = mc.alloc("dP", i1 - i0, j1 - j0)
-            for c in range(d):
-                g = mc.load("g", "dO", i0, i1, c, c + 1)
-                v = mc.load("v", "V", j0, j1, c, c + 1)
-                if numeric:
-                    dP += g @ v.T
-                if tr is not None:
-                    for a, b, i, j in _pairs(i0, i1, j0, j1):
-                        tr.compute(terms["dP"](i, j, c), "dP", (a, b))
-                if jb == 0:
-                    o = mc.load("o", "O", i0, i1, c, c + 1)
+    for g in range(groups):
+        r, c = g * rows, g * keys  # the group's first row and first key
+        for ib, (i0, i1) in enumerate(bands):
+            i0, i1 = i0 + r, i1 + r
+            mc.step(f"stage 1: P = exp(Q K^T - L), group {g}, row band {ib}")
+            L = mc.load("Lb", "L", i0, i1, 0, 1)
+            for j0, j1 in tiles:
+                S = mc.alloc("S", i1 - i0, j1 - j0)
+                for x in range(d):
+                    q = mc.load("q", "Q", i0, i1, x, x + 1)
+                    k = mc.load("k", "K", c + j0, c + j1, x, x + 1)
                     if numeric:
-                        D += g * o
+                        S += q @ k.T
                     if tr is not None:
-                        for a, i in enumerate(range(i0, i1)):
-                            tr.compute(chain_term(f"D[{i}]", f"dOO[{i},{c}]", c, d), "Db", a)
-                    mc.free("o")
-                mc.free("g", "v")
-            for i in range(i0, i1):
-                p = mc.load("p", "P", i, i + 1, j0, j1)
+                        for a, b, i, j in _pairs(i0, i1, c + j0, c + j1):
+                            tr.compute(terms["S"](i, j, x), "S", (a, b))
+                    mc.free("q", "k")
                 if numeric:
-                    dP[i - i0] = p * (dP[i - i0] - D[i - i0])
+                    np.exp(S - L, out=S)
                 if tr is not None:
-                    for b, j in enumerate(range(j0, j1)):
-                        tr.compute(f"dS[{i},{j}]", "dP", (i - i0, b))
-                mc.free("p")
-            mc.store("dP", "dS", i0, i1, j0, j1)
-            mc.free("dP")
-        mc.free("Db")
+                    for a, b, i, j in _pairs(i0, i1, c + j0, c + j1):
+                        tr.compute(f"P[{i},{j}]", "S", (a, b))
+                mc.store("S", "P", i0, i1, j0, j1)
+                mc.free("S")
+            mc.free("Lb")
 
-    mc.step("stage 3: dV = P^T dO")
-    _stationary_product(mc, "dV", "P", "dO", (n, d), tile, transposed=True, terms=terms["dV"])
-    mc.step("stage 4: dK = dS^T Q")
-    _stationary_product(mc, "dK", "dS", "Q", (n, d), tile, transposed=True, terms=terms["dK"])
-    mc.step("stage 5: dQ = dS K")
-    _stationary_product(mc, "dQ", "dS", "K", (n, d), tile, transposed=False, terms=terms["dQ"])
+        for ib, (i0, i1) in enumerate(bands):
+            i0, i1 = i0 + r, i1 + r
+            mc.step(f"stage 2: dS = P * (dO V^T - D), group {g}, row band {ib}")
+            D = mc.alloc("Db", i1 - i0)
+            for jb, (j0, j1) in enumerate(tiles):
+                dP = mc.alloc("dP", i1 - i0, j1 - j0)
+                for x in range(d):
+                    o_ = mc.load("g", "dO", i0, i1, x, x + 1)
+                    v = mc.load("v", "V", c + j0, c + j1, x, x + 1)
+                    if numeric:
+                        dP += o_ @ v.T
+                    if tr is not None:
+                        for a, b, i, j in _pairs(i0, i1, c + j0, c + j1):
+                            tr.compute(terms["dP"](i, j, x), "dP", (a, b))
+                    if jb == 0:
+                        o = mc.load("o", "O", i0, i1, x, x + 1)
+                        if numeric:
+                            D += o_ * o
+                        if tr is not None:
+                            for a, i in enumerate(range(i0, i1)):
+                                tr.compute(chain_term(f"D[{i}]", f"dOO[{i},{x}]", x, d), "Db", a)
+                        mc.free("o")
+                    mc.free("g", "v")
+                for i in range(i0, i1):
+                    p = mc.load("p", "P", i, i + 1, j0, j1)
+                    if numeric:
+                        dP[i - i0] = p * (dP[i - i0] - D[i - i0])
+                    if tr is not None:
+                        for b, j in enumerate(range(c + j0, c + j1)):
+                            tr.compute(f"dS[{i},{j}]", "dP", (i - i0, b))
+                    mc.free("p")
+                mc.store("dP", "dS", i0, i1, j0, j1)
+                mc.free("dP")
+            mc.free("Db")
+
+        own, inner = (c, c + keys), (r, r + rows)
+        mc.step(f"stage 3: dV = P^T dO, group {g}")
+        _stationary_product(mc, "dV", "P", "dO", (own, inner, d), tile, transposed=True,
+                            key0=c, terms=terms["dV"])  # fmt: skip
+        mc.step(f"stage 4: dK = dS^T Q, group {g}")
+        _stationary_product(mc, "dK", "dS", "Q", (own, inner, d), tile, transposed=True,
+                            key0=c, terms=terms["dK"])  # fmt: skip
+        mc.step(f"stage 5: dQ = dS K, group {g}")
+        _stationary_product(mc, "dQ", "dS", "K", (inner, own, d), tile, transposed=False,
+                            key0=c, terms=terms["dQ"])  # fmt: skip
 
 
 def _pairs(i0: int, i1: int, j0: int, j1: int):

@@ -208,6 +208,8 @@ def interval_backward(
     d: int,
     span: Intervals,
     groups: Sequence[tuple[int, int, str]],
+    *,
+    partials: bool = False,
 ) -> None:
     """Row streaming backward (FA2 formulation) over key intervals; writes dQ, dK, dV.
 
@@ -216,16 +218,23 @@ def interval_backward(
     ``[c0, c1)`` streams the queries ``[first[c0], last[c1 - 1])``. dQ_i is created (not
     read) in the block of query i's first key and read, updated and written back in the
     later ones. Inside a block the attended pairs come from i and j alone.
+    With ``partials``, a group of more than one block writes instead, in its block b, a
+    fresh partial sum of dQ_i to row b R + i of the slow array ``dQpart`` (R = span.rows),
+    never reading dQ; the caller sums the partials into dQ (split-KV decoding).
     """
     bc = backward_block(d, machine.M)
     start, stop, first, last = span.start, span.stop, span.first, span.last
     mc, numeric = machine, machine.numeric
     mc.create("dQ", span.rows, d)
+    most = max(len(blocks(g1 - g0, bc)) for g0, g1, _ in groups)
+    if partials and most > 1:
+        mc.create("dQpart", most * span.rows, d)
     for name in ("dK", "dV"):
         mc.create(name, span.keys, d)
     store_dvec(mc, span.rows, d)
     chains = (span.keys, chain_ranks(span.allowed())) if mc.trace is not None else None
     for g0, g1, label in groups:
+        split = partials and len(blocks(g1 - g0, bc)) > 1
         for b, (c0, c1) in enumerate(blocks(g1 - g0, bc)):
             mc.step(f"backward, {label}key block {b}")
             c0, c1 = c0 + g0, c1 + g0
@@ -238,7 +247,8 @@ def interval_backward(
                 dOi = mc.load("dOi", "dO", i, i + 1, 0, d)
                 Li = mc.load("Li", "L", i, i + 1, 0, 1)
                 Di = mc.load("Di", "Dvec", i, i + 1, 0, 1)
-                fresh = start[i] >= c0  # this block holds query i's first key
+                fresh = split or start[i] >= c0  # this block holds query i's first key
+                own = (b, max(c0, int(start[i])), min(c1, int(stop[i])) - max(c0, int(start[i])))
                 dQi = mc.alloc("dQi", 1, d) if fresh else mc.load("dQi", "dQ", i, i + 1, 0, d)
                 for a0, a1 in blocks(c1 - c0, d):
                     mc.alloc("p", a1 - a0)  # the chunk's P_ij and dS_ij
@@ -258,10 +268,14 @@ def interval_backward(
                         whole = isinstance(ok, slice)
                         js = list(range(c0 + a0, c0 + a1)) if whole else (c0 + ok).tolist()
                         trace_backward_step(
-                            mc.trace, d, [i], js, "p", "ds", (i, c0 + a0), c0, chains
-                        )
+                            mc.trace, d, [i], js, "p", "ds", (i, c0 + a0), c0, chains,
+                            dq_part=own if split else None,
+                        )  # fmt: skip
                     mc.free("p", "ds")
-                mc.store("dQi", "dQ", i, i + 1, 0, d)
+                if split:
+                    mc.store("dQi", "dQpart", b * span.rows + i, b * span.rows + i + 1, 0, d)
+                else:
+                    mc.store("dQi", "dQ", i, i + 1, 0, d)
                 mc.free("qi", "dOi", "Li", "Di", "dQi")
             mc.store("dKj", "dK", c0, c1, 0, d)
             mc.store("dVj", "dV", c0, c1, 0, d)

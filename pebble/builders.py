@@ -359,40 +359,41 @@ def _online_row(
 ) -> None:
     """One query row of FlashAttention-2's forward graph, keys in blocks of ``block``
     (``renormalise``: FlashAttention's, the output divided by the running sum every block;
-    ``allowed``: only the key blocks with an allowed key of row i, whole)."""
+    ``allowed``: only the key blocks with an allowed key of row i, whole for
+    FlashAttention, and for FlashAttention-2 only the allowed keys of each)."""
     every = [(c, j, min(j + block, n_)) for c, j in enumerate(range(0, n_, block))]
     visited = [span for span in every if allowed is None or allowed[i, span[1] : span[2]].any()]
     S = {}
     for _, j0, j1 in visited:
         for j in range(j0, j1):
-            terms = [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
-            S[j] = b.tree(f"S[{i},{j}]", terms)
+            if renormalise or allowed is None or allowed[i, j]:
+                terms = [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
+                S[j] = b.tree(f"S[{i},{j}]", terms)
     m = ell = None
     acc: list[int | None] = [None] * d_
-    spans = [(j0, j1) for _, j0, j1 in every]
     if renormalise:
         _renormalised_row(b, i, n_, d_, V, S, visited)
         return
-    for c, (j0, j1) in enumerate(spans):
-        keys = range(j0, j1)
+    for c, j0, j1 in visited:
+        keys = [j for j in range(j0, j1) if j in S]
         previous = [] if m is None else [m]
         m_new = b.tree(f"m[{i},{c}]", previous + [S[j] for j in keys])
-        P = []
+        P = {}
         for j in keys:
             shifted = b.vertex(f"S-m[{i},{j}]", (S[j], m_new))
-            P.append(b.vertex(f"Pt[{i},{j}]", (shifted,)))
+            P[j] = b.vertex(f"Pt[{i},{j}]", (shifted,))
         if m is None:
-            ell = b.tree(f"l[{i},{c}]", P)
+            ell = b.tree(f"l[{i},{c}]", list(P.values()))
             for k in range(d_):
-                pv = [b.vertex(f"PV[{i},{j},{k}]", (P[j - j0], V[j, k])) for j in keys]
+                pv = [b.vertex(f"PV[{i},{j},{k}]", (P[j], V[j, k])) for j in keys]
                 acc[k] = b.tree(f"acc[{i},{k},{c}]", pv)
         else:
             alpha = b.vertex(f"alpha[{i},{c}]", (b.vertex(f"m-m[{i},{c}]", (m, m_new)),))
             scaled = b.vertex(f"alpha*l[{i},{c}]", (alpha, ell))
-            ell = b.tree(f"l[{i},{c}]", [scaled, *P])
+            ell = b.tree(f"l[{i},{c}]", [scaled, *P.values()])
             for k in range(d_):
                 kept = b.vertex(f"alpha*acc[{i},{k},{c}]", (alpha, acc[k]))
-                pv = [b.vertex(f"PV[{i},{j},{k}]", (P[j - j0], V[j, k])) for j in keys]
+                pv = [b.vertex(f"PV[{i},{j},{k}]", (P[j], V[j, k])) for j in keys]
                 acc[k] = b.tree(f"acc[{i},{k},{c}]", [kept, *pv])
         m = m_new
     for k in range(d_):
@@ -468,7 +469,9 @@ def blockwise_forward_vertices() -> sp.Expr:
     return 3 * n * d + n * (4 * n * d + 3 * n + (2 * d + 3) * T - 2 * d - 5)
 
 
-def online_forward(n_: int, d_: int, *, tree: str = "chain", block: int = 1) -> Dag:
+def online_forward(
+    n_: int, d_: int, *, tree: str = "chain", block: int = 1, mask: object = None
+) -> Dag:
     """FlashAttention-2's forward graph (D23 Alg. 1): online softmax over key blocks of ``block``.
 
     Per query row i and key block c (keys j0..j1): the running maximum
@@ -490,20 +493,35 @@ def online_forward(n_: int, d_: int, *, tree: str = "chain", block: int = 1) -> 
     block : int
         Keys per block (FlashAttention-2's B_c), 1 <= block; a block of n or more keys
         is one block (the two-pass graph with one rescale-free update).
+    mask : array_like, optional
+        An n x n boolean mask: row i runs over the key blocks holding an allowed key of
+        its own only, and over the allowed keys of each (labels keep the block's index),
+        its first such block starting the recurrence (no rescale factor). This is the
+        graph causal FlashAttention-2 computes (``attnio.algorithms.interval_masks``,
+        blocks above the diagonal skipped, the diagonal block masked from the indices).
+
+    Raises
+    ------
+    PebbleParameterError
+        A size is not a positive integer, or ``mask`` is not an n x n boolean (or 0/1)
+        matrix with an allowed key in every row.
 
     Examples
     --------
     >>> g_ = online_forward(3, 2, block=2)
     >>> g_.num_vertices == online_forward_vertices().subs({n: 3, d: 2, key_block: 2})
     True
+    >>> online_forward(2, 1, block=2, mask=causal_mask(2)).num_vertices  # row 0: key 0
+    25
     """
     _check_size(n=n_, d=d_, block=block)
+    allowed = None if mask is None else _check_mask(mask, n_)
     b = _Builder(tree)
     Q = b.matrix("Q", n_, d_)
     K = b.matrix("K", n_, d_)
     V = b.matrix("V", n_, d_)
     for i in range(n_):
-        _online_row(b, i, n_, d_, Q, K, V, block)
+        _online_row(b, i, n_, d_, Q, K, V, block, allowed=allowed)
     return b.dag()
 
 
@@ -537,22 +555,42 @@ def stationary_forward(n_: int, d_: int, *, tree: str = "chain", block: int = 1)
     True
     """
     _check_size(n=n_, d=d_, block=block)
+    return grouped_stationary_forward(n_, n_, 1, d_, tree=tree, block=block)
+
+
+def grouped_stationary_forward(
+    rows: int, keys: int, groups: int, d_: int, *, tree: str = "chain", block: int = 1
+) -> Dag:
+    """:func:`stationary_forward` for ``groups`` groups of ``rows`` query rows, each with
+    its own ``keys`` keys in tiles of ``block`` (stacked head-major: row g R + r attends
+    keys g C .. g C + C - 1; tile indices count within the group). The graph of
+    grouped-query output-stationary tiling (``attnio.algorithms.shapes``): one group per
+    key/value head, its rows those of every query head of the group.
+
+    Examples
+    --------
+    >>> grouped_stationary_forward(2, 2, 1, 1).num_vertices == stationary_forward(2, 1).num_vertices
+    True
+    """
+    _check_size(rows=rows, keys=keys, groups=groups, d=d_, block=block)
     b = _Builder(tree)
-    Q = b.matrix("Q", n_, d_)
-    K = b.matrix("K", n_, d_)
-    V = b.matrix("V", n_, d_)
-    spans = [(j, min(j + block, n_)) for j in range(0, n_, block)]
-    for i in range(n_):
+    Q = b.matrix("Q", groups * rows, d_)
+    K = b.matrix("K", groups * keys, d_)
+    V = b.matrix("V", groups * keys, d_)
+    spans = [(j, min(j + block, keys)) for j in range(0, keys, block)]
+    for i in range(groups * rows):
+        first = i // rows * keys
         S, A, top = [], [], []
         m = ell = None
-        for j in range(n_):
+        for j in range(first, first + keys):
             terms = [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
             S.append(b.tree(f"S[{i},{j}]", terms))
         for c, (j0, j1) in enumerate(spans):
             t = b.tree(f"top[{i},{c}]", S[j0:j1])
             top.append(t)
             for j in range(j0, j1):
-                A.append(b.vertex(f"A[{i},{j}]", (b.vertex(f"S-top[{i},{j}]", (S[j], t)),)))
+                shifted = b.vertex(f"S-top[{i},{first + j}]", (S[j], t))
+                A.append(b.vertex(f"A[{i},{first + j}]", (shifted,)))
             m_new = t if m is None else b.vertex(f"m[{i},{c}]", (m, t))
             total = b.tree(f"sumA[{i},{c}]", A[j0:j1])
             e = b.vertex(f"e[{i},{c}]", (b.vertex(f"top-m[{i},{c}]", (t, m_new)),))
@@ -568,11 +606,12 @@ def stationary_forward(n_: int, d_: int, *, tree: str = "chain", block: int = 1)
             b.vertex(f"f[{i},{c}]", (b.vertex(f"top-L[{i},{c}]", (t, L)),))
             for c, t in enumerate(top)
         ]
-        P = [b.vertex(f"P[{i},{j}]", (f[j // block], A[j])) for j in range(n_)]
+        P = [b.vertex(f"P[{i},{first + j}]", (f[j // block], A[j])) for j in range(keys)]
         for k in range(d_):
-            b.tree(
-                f"O[{i},{k}]", [b.vertex(f"PV[{i},{j},{k}]", (P[j], V[j, k])) for j in range(n_)]
-            )
+            products = [
+                b.vertex(f"PV[{i},{first + j},{k}]", (P[j], V[first + j, k])) for j in range(keys)
+            ]
+            b.tree(f"O[{i},{k}]", products)
     return b.dag()
 
 
@@ -844,7 +883,7 @@ def streaming_forward_vertices() -> sp.Expr:
 # --------------------------------------------------------------------- backward
 
 
-def _backward(b: _Builder, d_: int, allowed: np.ndarray) -> None:
+def _backward(b: _Builder, d_: int, allowed: np.ndarray, dq_starts: set | None = None) -> None:
     rows, keys = allowed.shape
     Q = b.matrix("Q", rows, d_)
     K = b.matrix("K", keys, d_)
@@ -885,7 +924,16 @@ def _backward(b: _Builder, d_: int, allowed: np.ndarray) -> None:
         for l in range(d_)
     }
     for i, l in dsk:
-        b.tree(f"dQ[{i},{l}]", dsk[i, l])
+        chunks: list[list[int]] = []
+        for j, term in zip(row[i], dsk[i, l], strict=True):
+            if not chunks or (dq_starts is not None and j in dq_starts):
+                chunks.append([])
+            chunks[-1].append(term)
+        if len(chunks) > 1:
+            parts = [b.tree(f"dQp[{c},{i},{l}]", terms) for c, terms in enumerate(chunks)]
+            b.tree(f"dQ[{i},{l}]", parts)
+        else:
+            b.tree(f"dQ[{i},{l}]", dsk[i, l])
     dsq = {
         (j, l): [b.vertex(f"dSQ[{i},{j},{l}]", (dS[i, j], Q[i, l])) for i in col[j]]
         for j in range(keys)
@@ -945,7 +993,7 @@ def sparse_backward(n_: int, d_: int, mask: object, *, tree: str = "chain") -> D
     return b.dag()
 
 
-def masked_backward(mask: object, d_: int, *, tree: str = "chain") -> Dag:
+def masked_backward(mask: object, d_: int, *, tree: str = "chain", dq_starts: object = None) -> Dag:
     """The graph of :func:`sparse_backward` for a rows x keys mask.
 
     Inputs Q, O, dO (rows x d), L (rows), K and V (keys x d); the dQ trees run over each
@@ -954,6 +1002,11 @@ def masked_backward(mask: object, d_: int, *, tree: str = "chain") -> Dag:
     :func:`attnio.pebble.shapes.gqa_backward` with the heads' rows stacked (labels
     ``Q[h n_q + i, l]`` instead of ``Q[h,i,l]``): the graph grouped-query row streaming
     computes.
+
+    With ``dq_starts`` (keys), each query's keys are cut into chunks, a new one at every
+    key in ``dq_starts``; with more than one chunk, dQ_il is a tree over the chunks'
+    partial sums ``dQp[c,i,l]`` (each a tree over its chunk's dS K products): the graph of
+    split-KV decoding backward (``attnio.algorithms.shapes``).
 
     Raises
     ------
@@ -964,11 +1017,15 @@ def masked_backward(mask: object, d_: int, *, tree: str = "chain") -> Dag:
     --------
     >>> masked_backward(causal_mask(2), 1).num_vertices
     44
+    >>> g_ = masked_backward(np.ones((1, 3), dtype=bool), 1, dq_starts=[0, 2])
+    >>> [label for label in g_.labels if "dQ" in label]
+    ['dSK[0,2,0]=dQp[1,0,0]', 'dQp[0,0,0]', 'dQ[0,0]']
     """
     allowed = _check_mask(mask, None)
     _check_size(d=d_)
     b = _Builder(tree)
-    _backward(b, d_, allowed)
+    cuts = None if dq_starts is None else {int(j) for j in np.asarray(dq_starts).ravel()}
+    _backward(b, d_, allowed, cuts)
     return b.dag()
 
 

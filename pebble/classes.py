@@ -10,8 +10,24 @@ a lemma uses (predecessor sets, single successors, paths, disjointness) is then 
 on the edges, never read from a label. A failure can therefore mean "not in the class"
 or "the labels name another witness"; a pass is a proof that the graph is in the class.
 
+Graphs with heads (``shape-lower.md``, ``shape-compulsory.md``): the labels of
+:mod:`attnio.pebble.shapes` carry the head first (``Q[h,i,l]``, ``K[k,j,l]``,
+``QK[h,i,j,l]`` with j a key of head h's group); they are read with the rows of the
+h_q query heads stacked head-major (row h n_q + i) and the keys of the h_kv key/value
+heads likewise, and the pairs are each query head's rows with the keys of its group (the
+block diagonal), not every row with every key. A graph built with its heads already
+stacked under one-head labels (the schedules' ``masked_streaming_forward`` of the heads'
+block diagonal) is read the same way when its heads are given (``heads=(h_q, h_kv)``).
+Then every property below is per query head: a pair chain per (head, row, key), the
+chains disjoint also across the heads of a group, one accumulator tree per output (dK,
+dV of a key/value head summing over every head of its group).
+
 Properties (forward graphs: inputs Q, K, V, outputs O; backward: FlashAttention-2's
 inputs Q, K, V, O, dO, L and outputs dQ, dK, dV):
+
+``square``
+    one query head and one key/value head, n_q = n_kv: the n^2 pairs the dense
+    derivations count (their records are in n).
 
 ``io-ends``
     every input named Q, K, V (and O, dO, L backward) is a source with a successor, and
@@ -103,21 +119,93 @@ class Violation:
         return f"{self.prop}: {self.where}"
 
 
-class _Graph:
-    """A Dag with its named vertices indexed by (name, indices)."""
+_ROLES: dict[str, tuple[str, int]] = {
+    **dict.fromkeys(("Q", "O", "dO", "dQ", "dOO"), ("row", 2)),
+    **dict.fromkeys(("L", "D"), ("row", 1)),
+    **dict.fromkeys(("K", "V", "dK", "dV"), ("key", 2)),
+    **dict.fromkeys(("S", "dP"), ("pair", 2)),
+    **dict.fromkeys(("QK", "dOV", "PV", "AV", "dSK", "dSQ", "PdO"), ("pair", 3)),
+}
+"""The names the properties read: what their first index counts (a query row, a key row,
+a pair of both) and their number of indices with one head. With more heads the labels of
+``attnio.pebble.shapes`` put the head first (``Q[h,i,l]``, ``K[k,j,l]``, ``QK[h,i,j,l]``
+with j a key of head h's group)."""
 
-    def __init__(self, dag: Dag) -> None:
+
+class _Graph:
+    """A Dag with its named vertices indexed by (name, indices), heads stacked.
+
+    Query rows are stacked head-major (row h n_q + i is row i of query head h) and key rows
+    likewise (h_kv n_kv of them); the pairs are (row, key) of a query head and a key of its
+    group (all rows x keys with one head): the block diagonal over the groups.
+    """
+
+    def __init__(self, dag: Dag, heads: tuple[int, int] | None = None) -> None:
         self.dag = dag
-        self.named: dict[tuple[str, tuple[int, ...]], int] = {}
+        raw: dict[tuple[str, tuple[int, ...]], int] = {}
         for v, label in enumerate(dag.labels):
             for part in label.split("="):
                 match = _NAME.match(part)
                 if match:
                     key = (match.group(1), tuple(int(x) for x in match.group(2).split(",")))
-                    self.named.setdefault(key, v)
-        self.n = 1 + max((idx[0] for (name, idx) in self.named if name == "Q"), default=-1)
-        self.d = 1 + max((idx[1] for (name, idx) in self.named if name == "Q"), default=-1)
+                    raw.setdefault(key, v)
+
+        def extent(name: str, arity: int) -> tuple[bool, list[int]]:
+            idx = [i for (x, i) in raw if x == name]
+            headed = any(len(i) == arity + 1 for i in idx)
+            width = arity + 1 if headed else arity
+            top = [
+                1 + max((i[a] for i in idx if len(i) == width), default=-1) for a in range(width)
+            ]
+            return headed, ([1] if not headed else []) + top
+
+        q_headed, (h_q, n_q, d_) = extent("Q", 2)
+        k_headed, (h_kv, n_kv, _) = extent("K", 2)
+        if heads is not None:
+            if q_headed or k_headed:
+                found = (h_q, h_kv)
+                if tuple(heads) != found:
+                    raise PebbleParameterError(
+                        f"heads={tuple(heads)} but the dag's labels have {found} heads"
+                    )
+            else:
+                h_q, h_kv = heads
+                for name, total, h in (("rows", n_q, h_q), ("keys", n_kv, h_kv)):
+                    if h < 1 or total % h:
+                        raise PebbleParameterError(
+                            f"heads={tuple(heads)}: the dag's {total} stacked {name} do not "
+                            f"split into {h} heads"
+                        )
+                n_q, n_kv = n_q // h_q, n_kv // h_kv
+        if h_q % max(h_kv, 1):
+            raise PebbleParameterError(
+                f"the dag has {h_q} query heads, not a multiple of its {h_kv} key/value heads"
+            )
+        group = h_q // max(h_kv, 1)
+        self.heads, self.n_q, self.n_kv, self.d = (h_q, h_kv), n_q, n_kv, d_
+        self.rows, self.keys = h_q * n_q, h_kv * n_kv
+        self.named: dict[tuple[str, tuple[int, ...]], int] = {}
+        for (name, idx), v in raw.items():
+            role, arity = _ROLES.get(name, ("", 0))
+            headed = q_headed if role in ("row", "pair") else k_headed
+            if role and headed:
+                if len(idx) != arity + 1:
+                    continue
+                h, *rest = idx
+                if role == "row":
+                    idx = (h * n_q + rest[0], *rest[1:])
+                elif role == "key":
+                    idx = (h * n_kv + rest[0], *rest[1:])
+                else:
+                    idx = (h * n_q + rest[0], h // group * n_kv + rest[1], *rest[2:])
+            self.named.setdefault((name, idx), v)
+        span = group * n_q
+        self.pairs = [
+            (i, j) for i in range(self.rows) for j in range(self.keys) if i // span == j // n_kv
+        ]
+        self.n = self.rows
         self.backward = ("dO", (0, 0)) in self.named
+        self.memo: dict[str, tuple] = {}
         self.succ = [set(dag.successors(v).tolist()) for v in range(dag.num_vertices)]
         self.pred = [set(dag.predecessors(v).tolist()) for v in range(dag.num_vertices)]
 
@@ -183,10 +271,25 @@ def graph_pass(dag: Dag) -> Pass:
     PebbleParameterError
         The graph has no input named ``Q[0,0]`` (it is not an attention graph).
     """
-    graph = _Graph(dag)
-    if graph.n == 0:
+    return _pass(_Graph(dag))
+
+
+def _pass(g: _Graph) -> Pass:
+    if g.n == 0:
         raise PebbleParameterError("dag has no vertex named Q[0,0]: not an attention graph")
-    return Pass.BACKWARD if graph.backward else Pass.FORWARD
+    return Pass.BACKWARD if g.backward else Pass.FORWARD
+
+
+def _memo(check: Callable[[_Graph], tuple]) -> Callable[[_Graph], tuple]:
+    """Compute ``check`` once per graph (its structures are read, never changed)."""
+
+    def once(g: _Graph) -> tuple:
+        if check.__name__ not in g.memo:
+            g.memo[check.__name__] = check(g)
+        return g.memo[check.__name__]
+
+    once.__name__ = check.__name__
+    return once
 
 
 def _missing(prop: str, name: str, idx: tuple[int, ...]) -> Violation:
@@ -198,7 +301,7 @@ def _io_ends(g: _Graph) -> list[Violation]:
     ins = ("Q", "K", "V", "O", "dO") if g.backward else ("Q", "K", "V")
     outs = ("dQ", "dK", "dV") if g.backward else ("O",)
     for name in ins + outs:
-        for a in range(g.n):
+        for a in range(g.keys if name in ("K", "V", "dK", "dV") else g.rows):
             for b in range(g.d):
                 v = g.get(name, a, b)
                 if v is None:
@@ -210,7 +313,7 @@ def _io_ends(g: _Graph) -> list[Violation]:
                 elif name in outs and (g.succ[v] or not g.pred[v]):
                     out.append(Violation(prop, f"output {g.show(v)} is not a computed sink"))
     if g.backward:
-        for a in range(g.n):
+        for a in range(g.rows):
             v = g.get("L", a)
             if v is None or g.pred[v] or not g.succ[v]:
                 out.append(
@@ -226,55 +329,55 @@ def _trees(
     trees: dict[tuple[int, int], set[int]] = {}
     out: list[Violation] = []
     owner: dict[int, tuple[int, int]] = {}
-    for i in range(g.n):
-        for j in range(g.n):
-            top = g.get(root, i, j)
-            if top is None:
-                out.append(_missing(prop, root, (i, j)))
+    for i, j in g.pairs:
+        top = g.get(root, i, j)
+        if top is None:
+            out.append(_missing(prop, root, (i, j)))
+            continue
+        tree: set[int] = set()
+        for x in range(g.d):
+            p = g.get(product, i, j, x)
+            a, b = g.get(left, i, x), g.get(right, j, x)
+            if p is None or a is None or b is None:
+                out.append(_missing(prop, product, (i, j, x)))
                 continue
-            tree: set[int] = set()
-            for x in range(g.d):
-                p = g.get(product, i, j, x)
-                a, b = g.get(left, i, x), g.get(right, j, x)
-                if p is None or a is None or b is None:
-                    out.append(_missing(prop, product, (i, j, x)))
-                    continue
-                if g.pred[p] != {a, b} or g.pred[a] or g.pred[b]:
-                    out.append(
-                        Violation(
-                            prop,
-                            f"{g.show(p)} has predecessors "
-                            f"{sorted(g.show(u) for u in g.pred[p])}, not the inputs "
-                            f"{g.show(a)} and {g.show(b)}",
-                        )
+            if g.pred[p] != {a, b} or g.pred[a] or g.pred[b]:
+                out.append(
+                    Violation(
+                        prop,
+                        f"{g.show(p)} has predecessors "
+                        f"{sorted(g.show(u) for u in g.pred[p])}, not the inputs "
+                        f"{g.show(a)} and {g.show(b)}",
                     )
-                path, fail = g.walk(p, top)
-                if fail:
-                    out.append(Violation(prop, fail))
-                tree.update(path)
-            for v in tree:
-                other = owner.setdefault(v, (i, j))
-                if other != (i, j):
-                    out.append(
-                        Violation(
-                            prop, f"{g.show(v)} lies in the trees of pairs {other} and {(i, j)}"
-                        )
-                    )
-            trees[i, j] = tree
+                )
+            path, fail = g.walk(p, top)
+            if fail:
+                out.append(Violation(prop, fail))
+            tree.update(path)
+        for v in tree:
+            other = owner.setdefault(v, (i, j))
+            if other != (i, j):
+                out.append(
+                    Violation(prop, f"{g.show(v)} lies in the trees of pairs {other} and {(i, j)}")
+                )
+        trees[i, j] = tree
     return trees, out
 
 
+@_memo
 def _score_trees(g: _Graph) -> tuple[dict[tuple[int, int], set[int]], list[Violation]]:
     return _trees(g, "score-trees", "QK", "Q", "K", "S")
 
 
+@_memo
 def _dp_trees(g: _Graph) -> tuple[dict[tuple[int, int], set[int]], list[Violation]]:
     return _trees(g, "dp-trees", "dOV", "dO", "V", "dP")
 
 
+@_memo
 def _row_sets(g: _Graph) -> tuple[dict[int, set[int]], list[Violation]]:
     prop, out, rows = "row-sets", [], {}
-    for i in range(g.n):
+    for i in range(g.rows):
         top = g.get("D", i)
         if top is None:
             out.append(_missing(prop, "D", (i,)))
@@ -305,23 +408,21 @@ def _families(g: _Graph) -> list[tuple[str, int, int, int, int, tuple[str, int, 
     """Second-stage products: (family, i, j, x, vertex, output) for every index."""
     out = []
     if not g.backward:
-        for i in range(g.n):
-            for j in range(g.n):
-                for k in range(g.d):
-                    v = g.get("PV", i, j, k)
-                    v = g.get("AV", i, j, k) if v is None else v
-                    out.append(("PV", i, j, k, -1 if v is None else v, ("O", i, k)))
+        for i, j in g.pairs:
+            for k in range(g.d):
+                v = g.get("PV", i, j, k)
+                v = g.get("AV", i, j, k) if v is None else v
+                out.append(("PV", i, j, k, -1 if v is None else v, ("O", i, k)))
         return out
-    for i in range(g.n):
-        for j in range(g.n):
-            for x in range(g.d):
-                for fam, root in (
-                    ("dSK", ("dQ", i, x)),
-                    ("dSQ", ("dK", j, x)),
-                    ("PdO", ("dV", j, x)),
-                ):
-                    v = g.get(fam, i, j, x)
-                    out.append((fam, i, j, x, -1 if v is None else v, root))
+    for i, j in g.pairs:
+        for x in range(g.d):
+            for fam, root in (
+                ("dSK", ("dQ", i, x)),
+                ("dSQ", ("dK", j, x)),
+                ("PdO", ("dV", j, x)),
+            ):
+                v = g.get(fam, i, j, x)
+                out.append((fam, i, j, x, -1 if v is None else v, root))
     return out
 
 
@@ -331,6 +432,7 @@ def _operand(g: _Graph, fam: str, i: int, j: int, x: int) -> int | None:
     return g.get(name, row, x)
 
 
+@_memo
 def _pair_chains(
     g: _Graph,
 ) -> tuple[dict[tuple[int, int], set[int]], list[Violation]]:
@@ -471,7 +573,20 @@ def _accumulator_trees(g: _Graph) -> list[Violation]:
     return out
 
 
+def _square(g: _Graph) -> list[Violation]:
+    if g.heads == (1, 1) and g.n_q == g.n_kv:
+        return []
+    return [
+        Violation(
+            "square",
+            f"the graph has {g.heads[0]} query heads of {g.n_q} rows and {g.heads[1]} "
+            f"key/value heads of {g.n_kv} rows, not one head of n x n",
+        )
+    ]
+
+
 _CHECKS: dict[str, Callable[[_Graph], list[Violation]]] = {
+    "square": _square,
     "io-ends": _io_ends,
     "score-trees": lambda g: _score_trees(g)[1],
     "dp-trees": lambda g: _dp_trees(g)[1],
@@ -486,14 +601,27 @@ PROPERTIES = tuple(_CHECKS)
 _BACKWARD_ONLY = ("dp-trees", "row-sets")
 
 
-def violations(dag: Dag, prop: str) -> list[Violation]:
+def violations(dag: Dag, prop: str, *, heads: tuple[int, int] | None = None) -> list[Violation]:
     """Every place where ``dag`` fails the property ``prop`` (empty: it has the property).
+
+    Parameters
+    ----------
+    dag : Dag
+        An attention graph: one head (labels ``Q[i,l]``), or the heads of
+        :mod:`attnio.pebble.shapes` (labels ``Q[h,i,l]``, ``K[k,j,l]``).
+    prop : str
+        One of :data:`PROPERTIES`.
+    heads : (int, int), optional
+        (h_q, h_kv) of a graph whose heads are stacked head-major under one-head labels
+        (``masked_streaming_forward`` of the heads' block diagonal): its pairs are then the
+        block diagonal, not every row with every key. A graph with head-indexed labels
+        must have these heads.
 
     Raises
     ------
     PebbleParameterError
         ``prop`` is not one of :data:`PROPERTIES`, or names a backward property for a
-        forward graph, or ``dag`` is not an attention graph.
+        forward graph, or ``dag`` is not an attention graph, or ``heads`` does not fit it.
 
     Examples
     --------
@@ -503,13 +631,17 @@ def violations(dag: Dag, prop: str) -> list[Violation]:
     """
     if prop not in _CHECKS:
         raise PebbleParameterError(f"prop={prop!r} must be one of {PROPERTIES}")
-    if prop in _BACKWARD_ONLY and graph_pass(dag) is Pass.FORWARD:
+    return _violations(_Graph(dag, heads), prop)
+
+
+def _violations(g: _Graph, prop: str) -> list[Violation]:
+    if prop in _BACKWARD_ONLY and _pass(g) is Pass.FORWARD:
         raise PebbleParameterError(f"prop={prop!r} is a property of backward graphs")
-    graph_pass(dag)
-    return _CHECKS[prop](_Graph(dag))
+    _pass(g)
+    return _CHECKS[prop](g)
 
 
-CLASSES: dict[tuple[str, Pass], tuple[str, ...]] = {
+_DENSE: dict[tuple[str, Pass], tuple[str, ...]] = {
     ("compulsory", Pass.FORWARD): ("io-ends",),
     ("compulsory", Pass.BACKWARD): ("io-ends",),
     ("lower-large", Pass.FORWARD): ("score-trees",),
@@ -539,27 +671,44 @@ CLASSES: dict[tuple[str, Pass], tuple[str, ...]] = {
     ("lower-accumulators", Pass.FORWARD): ("pair-chains", "accumulator-trees"),
     ("lower-accumulators", Pass.BACKWARD): ("pair-chains", "row-sets", "accumulator-trees"),
 }
+
+CLASSES: dict[tuple[str, Pass], tuple[str, ...]] = {
+    **{key: ("square", *props) for key, props in _DENSE.items()},
+    ("shape-compulsory", Pass.FORWARD): ("io-ends",),
+    ("shape-compulsory", Pass.BACKWARD): ("io-ends",),
+    ("shape-lower", Pass.FORWARD): ("pair-chains", "accumulator-trees"),
+    ("shape-lower", Pass.BACKWARD): ("pair-chains", "row-sets", "accumulator-trees"),
+}
 """The class of each derivation (file stem of ``proofs/derivations``) and pass: the
-properties its hand-proved lemmas use. ``lower-small`` names the class of its derived
-Loomis-Whitney records; its ``explicit`` records are reconstructed and have no stated
-class. Properties are checked by :func:`violations`."""
+properties its hand-proved lemmas use. The dense derivations count the n^2 pairs of one
+head (``square``); ``shape-compulsory`` and ``shape-lower`` hold for h_q query heads of
+n_q rows over h_kv key/value heads of n_kv rows, the pairs of each query head with the
+keys of its group (``shape-lower``: ``lower-sharp``'s properties, per head).
+``lower-small`` names the class of its derived Loomis-Whitney records; its ``explicit``
+records are reconstructed and have no stated class. Properties are checked by
+:func:`violations`."""
 
 
-def in_class(dag: Dag, derivation: str) -> list[Violation]:
+def in_class(dag: Dag, derivation: str, *, heads: tuple[int, int] | None = None) -> list[Violation]:
     """Every violation of the class of ``derivation`` by ``dag`` (empty: in the class).
+
+    ``heads`` is as for :func:`violations` (a graph with its heads stacked under one-head
+    labels).
 
     Raises
     ------
     PebbleParameterError
-        No class is stated for ``derivation`` and the graph's pass.
+        No class is stated for ``derivation`` and the graph's pass, or ``heads`` does not
+        fit the graph.
     """
-    key = (derivation, graph_pass(dag))
+    g = _Graph(dag, heads)
+    key = (derivation, _pass(g))
     if key not in CLASSES:
         known = sorted({name for name, _ in CLASSES})
         raise PebbleParameterError(f"derivation={derivation!r} has no class; known: {known}")
     out: list[Violation] = []
     for prop in CLASSES[key]:
-        out += violations(dag, prop)
+        out += _violations(g, prop)
     return out
 
 
@@ -627,8 +776,7 @@ def structures(dag: Dag) -> Structures:
     stages = {
         stage: [
             (i, j, x, g.get(stage, i, j, x), g.get(left, i, x), g.get(right, j, x))
-            for i in range(g.n)
-            for j in range(g.n)
+            for i, j in g.pairs
             for x in range(g.d)
         ]
         for stage, (left, right) in names.items()
@@ -694,9 +842,13 @@ _NO_MASK_CLASS = (
     "I/O (inputs read, outputs written) covers every pebbling of any graph"
 )
 
-_NO_SHAPE_CLASS = (
-    "no derivation states a class of grouped-query or n_q x n_kv graphs, so only the "
-    "compulsory I/O covers it (with one head and n_q = n_kv it is row streaming's graph)"
+_SHAPES = ("shape-compulsory", "shape-lower")
+
+_SHAPE_CLASS = (
+    "the graph, read with its heads (h_q, h_kv) (pairs: each query head's rows with the "
+    "keys of its group), is in the classes of shape-lower.md and shape-compulsory.md: "
+    "tests/test_classes.py checks it at every shape with n_q, n_kv <= 3, heads 1:1, 2:1, "
+    "3:1 and 4:2, d <= 2 and both tree shapes"
 )
 
 _SLIDING = (
@@ -806,12 +958,14 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         f"{_REPLAYED_MASKED} with M + 2 red pebbles; {_NO_MASK_CLASS}",
     ),
     ("causal-flash2", Pass.FORWARD): Coverage(
-        None,
-        "FlashAttention-2's online softmax over each row's causal keys (no builder takes a mask "
-        "with online_forward)",
+        "online-forward",
+        "block = B_c of FLASH2_FORWARD_BLOCKS; mask = the causal mask (builders.online_forward "
+        "with mask: each row's key blocks up to its own key, its allowed keys only)",
         (),
-        "numeric runs match NumPy's causal attention (tests/test_interval_masks.py); no "
-        f"pebbling is exported (flash2_forward refuses a trace with a mask); {_NO_MASK_CLASS}",
+        "tests/test_trace.py replays its run (n <= 6, d <= 2, every other M up to 80, both "
+        "tree shapes) as a pebbling of this graph at exactly the machine's count with M + 3 "
+        f"red pebbles; numeric runs match NumPy's causal attention "
+        f"(tests/test_interval_masks.py); {_NO_MASK_CLASS}",
     ),
     ("causal-flash2", Pass.BACKWARD): Coverage(
         "attention-backward",
@@ -836,15 +990,21 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
     ("gqa-row-streaming", Pass.FORWARD): Coverage(
         "streaming-forward",
         "builders.masked_streaming_forward of the heads' block diagonal, rows stacked head-major",
-        (),
-        f"{_REPLAYED_MASKED} with M red pebbles; {_NO_SHAPE_CLASS}",
+        _SHAPES,
+        f"tests/test_trace.py replays its run (a few shapes, d <= 2, M = 1 mod 4 up to 60) "
+        f"as a pebbling of this graph at exactly the machine's count with M red pebbles; "
+        f"{_SHAPE_CLASS}; with one head and n_q = n_kv it is row streaming's graph, in "
+        "every dense class too",
     ),
     ("gqa-row-streaming", Pass.BACKWARD): Coverage(
         "attention-backward",
         "builders.masked_backward of the heads' block diagonal (shapes.gqa_backward with "
         "its heads stacked); chain trees",
-        (),
-        f"{_REPLAYED_MASKED} with M + 2 red pebbles; {_NO_SHAPE_CLASS}",
+        _SHAPES,
+        f"tests/test_trace.py replays its run (a few shapes, d <= 2, M = 1 mod 4 up to 60) "
+        f"as a pebbling of this graph at exactly the machine's count with M + 2 red "
+        f"pebbles; {_SHAPE_CLASS}; with one head and n_q = n_kv it is the dense "
+        "backward graph, in every dense class too",
     ),
     ("window-sliding", Pass.FORWARD): Coverage(
         None,
@@ -874,10 +1034,41 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         None,
         "builders.split_streaming_forward of the heads' block diagonal, chunks of kv_chunk "
         "keys (no kind of attnio pebble --dag)",
-        (),
+        _SHAPES,
         "tests/test_trace.py replays its run (a few shapes, d <= 2, every M up to 60) as a "
         "pebbling of this graph at the machine's count less the h_q n_q words of L it "
-        f"stores twice when there is one chunk, with M red pebbles; {_NO_SHAPE_CLASS}",
+        f"stores twice when there is one chunk, with M red pebbles; {_SHAPE_CLASS} (at "
+        "every chunk size 1..n_kv)",
+    ),
+    ("split-kv-decode", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "builders.masked_backward of the heads' block diagonal with dq_starts = the first "
+        "keys of its key blocks (dQ a tree over the blocks' partial sums); chain trees",
+        _SHAPES,
+        "tests/test_trace.py replays its run (a few shapes, d <= 2, every M up to 60) as a "
+        "pebbling of this graph at exactly the machine's count with M + 2 red pebbles; "
+        f"{_SHAPE_CLASS} (at every key block size 1..n_kv)",
+    ),
+    ("gqa-output-stationary", Pass.FORWARD): Coverage(
+        "stationary-forward",
+        "builders.grouped_stationary_forward: one group per key/value head, its query heads' "
+        "rows stacked, key tiles of the schedule's side; chain trees; A, Amax, L stored and "
+        "read back",
+        _SHAPES,
+        "tests/test_trace.py replays its run (a few shapes, d <= 3, every third M from 9 to "
+        "60) "
+        "as a pebbling of this graph at exactly the machine's count with M red pebbles; "
+        f"{_SHAPE_CLASS} (at every tile side 1..n_kv)",
+    ),
+    ("gqa-output-stationary", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "builders.masked_backward of the heads' block diagonal (shapes.gqa_backward with its "
+        "heads stacked); chain trees; P and dS stored and read back",
+        _SHAPES,
+        "tests/test_trace.py replays its run (a few shapes, d <= 3, every third M from 9 to "
+        "60) "
+        "as a pebbling of this graph at exactly the machine's count with M red pebbles; "
+        f"{_SHAPE_CLASS}",
     ),
     ("block-sparse-flash", Pass.FORWARD): Coverage(
         "blockwise-forward",
@@ -934,6 +1125,7 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
 Only pairs with ``covered`` non-empty compare a schedule's count with those bounds on
 one computation; for the others no bound of ``proofs/derivations`` is known to cover
 the schedule. ``tests/test_classes.py`` checks every named graph in every class (n <= 3,
-d <= 2, both tree shapes, every key block size) and ``tests/test_trace.py`` replays each
-schedule's run as a pebbling of it. A schedule whose pebbling needs M + c red pebbles is
+d <= 2, both tree shapes, every key block size; the shape schedules' graphs with their
+heads at n_q, n_kv <= 3) and ``tests/test_trace.py`` replays each schedule's run as a
+pebbling of it. A schedule whose pebbling needs M + c red pebbles is
 compared with a bound at M + c (``docs/notation.md``, schedules as pebblings)."""

@@ -18,6 +18,7 @@ from attnio.pebble.classes import (
 )
 from attnio.pebble.dag import Dag
 from attnio.pebble.errors import PebbleParameterError
+from attnio.pebble.shapes import Shape, gqa_backward, gqa_forward
 
 GRAPHS = (
     "attention-forward",
@@ -123,11 +124,19 @@ def test_checks_refuse_what_they_cannot_judge() -> None:
 
 def test_the_coverage_table_names_real_schedules_and_checked_graphs() -> None:
     """Every schedule of the coverage table is an algorithm of that pass; every graph it
-    names is a builder of that pass, one the exhaustive test above checks wherever a
-    derivation is said to cover it, and every derivation it lists has a class for that
-    pass; every (algorithm, pass) of the registry has an entry."""
+    names is a builder of that pass, one the exhaustive tests here check wherever a
+    derivation is said to cover it (the dense graphs above, without a mask or heads; the
+    stacked shape graphs of SHAPE_SCHEDULES below, covered by the shape derivations
+    alone), and every derivation it lists has a class for that pass; every (algorithm,
+    pass) of the registry has an entry."""
     for (name, pass_), cover in COVERAGE.items():
         assert pass_.value in ALGORITHMS[name].runners, name
+        assert set(cover.covered) <= set(_derivations(pass_))
+        if (name, pass_) in SHAPE_SCHEDULES:
+            assert set(cover.covered) == {"shape-lower", "shape-compulsory"}, name
+            continue
+        if cover.covered:  # a dense graph: no mask, no heads
+            assert "mask" not in cover.options and "heads" not in cover.options, name
         if cover.kind is None:
             assert cover.covered == ()
             continue
@@ -136,3 +145,158 @@ def test_the_coverage_table_names_real_schedules_and_checked_graphs() -> None:
         assert set(cover.covered) <= set(_derivations(pass_))
     every = {(name, Pass(p)) for name, algo in ALGORITHMS.items() for p in algo.runners}
     assert every == set(COVERAGE)
+
+
+SHAPES = [
+    (n_q, n_kv, hq, hk)
+    for n_q in (1, 2, 3)
+    for n_kv in (1, 2, 3)
+    for hq, hk in ((1, 1), (2, 1), (3, 1), (4, 2))
+]
+"""(n_q, n_kv, heads_q, heads_kv): rectangular one head, multi-query with groups of 2 and
+3, grouped-query 4:2 (two groups: pairs and trees must stay apart across groups)."""
+
+
+def _stacked(shape: tuple[int, int, int, int]) -> np.ndarray:
+    """The heads' block diagonal over head-major stacked rows (the schedules' mask)."""
+    n_q, n_kv, hq, hk = shape
+    head = np.arange(hq * n_q) // (hq // hk * n_q)
+    return head[:, None] == np.arange(hk * n_kv)[None, :] // n_kv
+
+
+def _split(shape, d_, tree):
+    """split_streaming_forward at every chunk size 1..n_kv (kv_chunk's cuts per head)."""
+    _, n_kv, _, hk = shape
+    for chunk in range(1, n_kv + 1):
+        starts = [k * n_kv + j for k in range(hk) for j in range(0, n_kv, chunk)]
+        yield builders.split_streaming_forward(_stacked(shape), d_, starts, tree=tree)
+
+
+def _split_backward(shape, d_, tree):
+    """masked_backward with dQ over partials at every key block size 1..n_kv."""
+    _, n_kv, _, hk = shape
+    for chunk in range(1, n_kv + 1):
+        starts = [k * n_kv + j for k in range(hk) for j in range(0, n_kv, chunk)]
+        yield builders.masked_backward(_stacked(shape), d_, tree=tree, dq_starts=starts)
+
+
+def _tiles(shape, d_, tree):
+    """grouped_stationary_forward at every key tile side 1..n_kv."""
+    n_q, n_kv, hq, hk = shape
+    for tile in range(1, n_kv + 1):
+        yield builders.grouped_stationary_forward(
+            hq // hk * n_q, n_kv, hk, d_, tree=tree, block=tile
+        )
+
+
+def _stacked_backward(shape, d_, tree):
+    """masked_backward of the heads' block diagonal."""
+    return [builders.masked_backward(_stacked(shape), d_, tree=tree)]
+
+
+SHAPE_SCHEDULES = {
+    ("gqa-row-streaming", Pass.FORWARD): lambda s, d_, t: [
+        builders.masked_streaming_forward(_stacked(s), d_, tree=t)
+    ],
+    ("gqa-row-streaming", Pass.BACKWARD): _stacked_backward,
+    ("gqa-output-stationary", Pass.BACKWARD): _stacked_backward,
+    ("split-kv-decode", Pass.FORWARD): _split,
+    ("split-kv-decode", Pass.BACKWARD): _split_backward,
+    ("gqa-output-stationary", Pass.FORWARD): _tiles,
+}
+"""Shape schedule -> the graphs its runs replay on (tests/test_trace.py), heads stacked
+under one-head labels."""
+
+SHAPE_BUILDERS = {
+    Pass.FORWARD: lambda s, d_, t: [gqa_forward(Shape(*s), d_, tree=t)],
+    Pass.BACKWARD: lambda s, d_, t: [gqa_backward(Shape(*s), d_, tree=t)],
+}
+
+
+_DISTINCT = [
+    key
+    for place, (key, build) in enumerate(SHAPE_SCHEDULES.items())
+    if build not in list(SHAPE_SCHEDULES.values())[:place]
+]
+"""The schedules whose graphs another schedule's entry does not already build."""
+
+
+@pytest.mark.parametrize(
+    "graphs",
+    [*_DISTINCT, *SHAPE_BUILDERS],
+    ids=lambda key: (
+        "-".join(str(getattr(x, "value", x)) for x in key)
+        if isinstance(key, tuple)
+        else f"gqa-{key.value}"
+    ),
+)
+def test_every_shape_graph_is_in_the_shape_classes(graphs) -> None:
+    """Exhaustively for n_q, n_kv <= 3, heads 1:1, 2:1, 3:1 (MQA) and 4:2 (GQA), d <= 2
+    and both tree shapes, each graph a shape schedule pebbles (row streaming's over the
+    heads' block diagonal, forward and backward; split-KV decoding's at every chunk size,
+    forward and backward; group-aware output-stationary tiling's at every tile side,
+    backward on row streaming's graph)
+    with heads (h_q, h_kv), and the head-indexed graphs of attnio.pebble.shapes, have every
+    property of shape-lower's and shape-compulsory's classes, pairs taken per query head
+    with the keys of its group; with more than one head or n_q != n_kv they are not in
+    the square classes of the dense derivations."""
+    build = SHAPE_SCHEDULES.get(graphs) or SHAPE_BUILDERS[graphs]
+    stacked = graphs in SHAPE_SCHEDULES
+    checked = 0
+    for shape in SHAPES:
+        heads = shape[2:] if stacked else None
+        for d_ in (1, 2):
+            for tree in builders.TREE_SHAPES:
+                for dag in build(shape, d_, tree):
+                    pass_ = graph_pass(dag)
+                    for name in ("shape-lower", "shape-compulsory"):
+                        assert in_class(dag, name, heads=heads) == [], (graphs, shape, d_, name)
+                    square = shape[2:] == (1, 1) and shape[0] == shape[1]
+                    assert (violations(dag, "square", heads=heads) == []) is square
+                    checked += 1
+    assert checked >= 2 * 2 * len(SHAPES)
+    assert pass_ in (Pass.FORWARD, Pass.BACKWARD)
+
+
+SHAPE_FAILURES = [
+    # a product of head 1 also summed into head 0's score: two heads' chains meet
+    ("forward", (1, 2, 2, 1), None, {"add": [("QK[1,0,0,0]", "S[0,0,0]")]}, "pair-chains"),
+    # a product of head 1 also summed into head 0's output: not a tree
+    ("forward", (1, 2, 2, 1), None, {"add": [("PV[1,0,1,0]", "O[0,0,0]")]}, "accumulator-trees"),
+    # the dK tree of a key/value head loses head 1's term: that product is a sink
+    (
+        "backward",
+        (1, 2, 2, 1),
+        None,
+        {"remove": [("dSQ[1,0,0,0]", "dK[0,0]")]},
+        "accumulator-trees",
+    ),
+]
+
+
+@pytest.mark.parametrize(("pass_", "shape", "heads", "edit", "prop"), SHAPE_FAILURES)
+def test_shape_properties_fail_where_heads_share_more_than_k_and_v(
+    pass_, shape, heads, edit, prop
+) -> None:
+    """The per-head checks can fail on head-indexed labels: an edge that makes two query
+    heads share a chain vertex or an accumulator tree, or that cuts a group's dK tree,
+    is a violation of that property (d = 2; the graph without the edit has none)."""
+    dag = SHAPE_BUILDERS[Pass(pass_)](shape, 2, "chain")[0]
+    assert in_class(dag, "shape-lower", heads=heads) == []
+    edited = _edited(dag, **edit)
+    assert edited.num_edges != dag.num_edges
+    found = violations(edited, prop, heads=heads)
+    assert found and all(v.prop == prop for v in found)
+
+
+def test_stacked_heads_must_be_named_and_fit() -> None:
+    """A stacked grouped-query graph read as one head (every row with every key) misses
+    the pairs across groups, so it is not in shape-lower's class without its heads; heads
+    that do not divide its rows, or disagree with head-indexed labels, are refused."""
+    dag = builders.masked_streaming_forward(_stacked((2, 2, 4, 2)), 1)
+    assert in_class(dag, "shape-lower", heads=(4, 2)) == []
+    assert any("no vertex named S" in v.where for v in in_class(dag, "shape-lower"))
+    with pytest.raises(PebbleParameterError, match="heads="):
+        in_class(dag, "shape-lower", heads=(3, 1))
+    with pytest.raises(PebbleParameterError, match="heads="):
+        in_class(gqa_forward(Shape(1, 2, 2, 1), 1), "shape-lower", heads=(2, 2))

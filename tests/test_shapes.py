@@ -15,6 +15,9 @@ RUNS = [
     ("gqa-row-streaming", "forward"),
     ("gqa-row-streaming", "backward"),
     ("split-kv-decode", "forward"),
+    ("split-kv-decode", "backward"),
+    ("gqa-output-stationary", "forward"),
+    ("gqa-output-stationary", "backward"),
 ]
 
 
@@ -42,6 +45,22 @@ def test_numerics_equal_numpy(run):
 
 
 @pytest.mark.parametrize("pass_", ["forward", "backward"])
+def test_square_single_head_output_stationary_is_the_dense_schedule(pass_):
+    """With n_q = n_kv = n and one head the group-aware output-stationary count equals
+    output-stationary-*-count, record and run; with grouped heads it reads K and V fewer
+    times than the same heads each with its own copy of K and V (h_kv = h_q)."""
+    for n, d, M in itertools.product((1, 9, 37), (2, 5), (9, 60, 400)):
+        ours = simulate("gqa-output-stationary", pass_, n, d, M, numeric=False)
+        theirs = simulate("output-stationary", pass_, n, d, M, numeric=False)
+        assert ours.counts.io == theirs.counts.io == theirs.closed_form == ours.closed_form
+    grouped = simulate("gqa-output-stationary", pass_, 1, 8, 100, numeric=False,
+                       shape=(2, 64, 8, 1))  # fmt: skip
+    separate = simulate("gqa-output-stationary", pass_, 1, 8, 100, numeric=False,
+                        shape=(2, 64, 8, 8))  # fmt: skip
+    assert grouped.counts.io < separate.counts.io
+
+
+@pytest.mark.parametrize("pass_", ["forward", "backward"])
 def test_square_single_head_is_row_streaming(pass_):
     """With n_q = n_kv = n and one head the count equals row-streaming's, record and run."""
     for n, d, M in itertools.product((1, 9, 37), (2, 5), (60, 97, 400)):
@@ -65,6 +84,19 @@ def test_split_costs_more_than_streaming():
     values = {"n_q": 1, "n_kv": 500, "h_q": 4, "h_kv": 1, "d": d, "M": M}
     assert split.evaluate(**values) > stream.evaluate(**values)
     assert simulate("split-kv-decode", "forward", 1, d, M, numeric=False, shape=shape).matches
+
+
+def test_split_backward_pays_two_dq_words_a_row_when_it_splits():
+    """Split-KV decode backward moves exactly 2 d h_q n_q words more than group-aware row
+    streaming backward when a key/value head has more than one block (each query row's
+    partials written and read back, dQ written once), and the same words with one block."""
+    for shape, d, M in [((1, 500, 4, 1), 8, 300), ((2, 50, 6, 2), 3, 1000), ((1, 9, 2, 1), 2, 97)]:
+        split = simulate("split-kv-decode", "backward", 1, d, M, numeric=False, shape=shape)
+        stream = simulate("gqa-row-streaming", "backward", 1, d, M, numeric=False, shape=shape)
+        one_block = shape[1] <= M // (4 * d) - 2
+        extra = 0 if one_block else 2 * d * shape[0] * shape[2]
+        assert split.counts.io == stream.counts.io + extra == split.closed_form, (shape, d, M)
+    assert one_block
 
 
 @pytest.mark.parametrize(

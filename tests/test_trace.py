@@ -357,6 +357,83 @@ def test_split_kv_decode_replays_at_the_machines_count() -> None:
 
 
 @pytest.mark.parametrize("pass_", ["forward", "backward"])
+def test_gqa_output_stationary_replays_at_the_machines_count(pass_: str) -> None:
+    """Group-aware output-stationary tiling (SHAPES and one long KV row, d in {1, 2, 3},
+    every third M from 9 to 60) is a legal pebbling, with M red pebbles and at exactly the
+    machine's count, of grouped_stationary_forward (one group per key/value head, its
+    query heads' rows stacked, key tiles of the schedule's side, chain trees) forward, and
+    of masked_backward of the heads' block diagonal (chain trees; P and dS stored and
+    read back) backward."""
+    from functools import partial
+
+    from attnio.algorithms import shapes
+
+    most, compared = -(10**9), 0
+    runner_of = getattr(shapes, f"gqa_output_stationary_{pass_}")
+    for shape in [*SHAPES, (1, 5, 1, 1)]:
+        n_q, n_kv, hq, hk = shape
+        for d in (1, 2, 3):
+            arrays = {"Q": (hq * n_q, d), "K": (hk * n_kv, d), "V": (hk * n_kv, d)}
+            if pass_ == "backward":
+                arrays |= {x: (hq * n_q, d) for x in ("O", "dO")} | {"L": (hq * n_q, 1)}
+                dag = builders.masked_backward(_stacked_mask(shape), d)
+            for M in range(9, 61, 3):
+                if pass_ == "forward":
+                    tile = stationary.stationary_tile(M)
+                    dag = builders.grouped_stationary_forward(
+                        hq // hk * n_q, n_kv, hk, d, block=tile
+                    )
+                runner = partial(runner_of, shape=shape)
+                moves, counts = record(runner, dag, n_q, d, M, arrays)
+                result = replay(dag, moves.moves, M)
+                assert moves.unmatched == 0, (shape, d, M)
+                assert result.io == counts.io, (shape, d, M)
+                most = max(most, result.peak_red - M)
+                compared += 1
+    assert compared > 250 and most <= 0
+
+
+def test_split_kv_decode_backward_replays_at_the_machines_count() -> None:
+    """Split-KV decoding backward (SHAPES and one long KV row, d in {1, 2}, every M up to
+    60 at which it fits) is a legal pebbling of masked_backward of the heads' block
+    diagonal with dQ summed over partials per key block (dq_starts = the blocks' first
+    keys; chain trees) with M + 2 red pebbles, attained, at exactly the machine's count
+    (the partials are vertices, written once and read once)."""
+    from functools import partial
+
+    from attnio.algorithms import shapes
+    from attnio.algorithms.machine import blocks
+    from attnio.algorithms.streaming import backward_block
+
+    most, compared, split = -(10**9), 0, 0
+    for shape in [*SHAPES, (1, 5, 1, 1)]:
+        n_q, n_kv, hq, hk = shape
+        rows, keys = hq * n_q, hk * n_kv
+        for d in (1, 2):
+            arrays = {x: (rows, d) for x in ("Q", "O", "dO")} | {"L": (rows, 1)}
+            arrays |= {"K": (keys, d), "V": (keys, d)}
+            for M in range(3, 61):
+                try:
+                    chunk = backward_block(d, M)
+                except BlocksDoNotFitError:
+                    continue
+                starts = [k * n_kv + j for k in range(hk) for j, _ in blocks(n_kv, chunk)]
+                dag = builders.masked_backward(_stacked_mask(shape), d, dq_starts=starts)
+                runner = partial(shapes.split_kv_decode_backward, shape=shape)
+                try:
+                    moves, counts = record(runner, dag, n_q, d, M, arrays)
+                except BlocksDoNotFitError:
+                    continue
+                result = replay(dag, moves.moves, M + 2)
+                assert moves.unmatched == 0, (shape, d, M)
+                assert result.io == counts.io, (shape, d, M)
+                most = max(most, result.peak_red - M)
+                compared += 1
+                split += chunk < n_kv
+    assert compared > 100 and split > 50 and most == 2
+
+
+@pytest.mark.parametrize("pass_", ["forward", "backward"])
 def test_block_sparse_flash_replays_at_the_machines_count(pass_: str) -> None:
     """Block-sparse FlashAttention (n in {2, 3, 4, 5}, d in {1, 2}, every M up to 60 at
     which it fits, random block masks with a block in every row, seed 0) is a legal
@@ -402,6 +479,44 @@ def test_block_sparse_flash_replays_at_the_machines_count(pass_: str) -> None:
                 most = max(most, result.peak_red - M)
                 compared += 1
     assert compared > 50 and most == extra
+
+
+def test_causal_flash2_forward_replays_at_the_machines_count() -> None:
+    """Causal FlashAttention-2 forward (n in {1, ..., 6}, d in {1, 2}, every other M up
+    to 80 at which it fits, both tree shapes) is a legal pebbling of online_forward with
+    the causal mask and the schedule's key blocks B_c (each row's allowed keys only, its
+    first block the one of key 0) with M + 3 red pebbles (one fewer than dense
+    FlashAttention-2 needs), attained with chain trees; its I/O is exactly the machine's
+    count (the pairs above the diagonal, and the masked part of each diagonal block,
+    compute no vertex)."""
+    from functools import partial
+
+    from attnio.algorithms import interval_masks
+    from attnio.bounds.masks import make_mask
+
+    most, compared = {}, 0
+    for n in (1, 2, 3, 4, 5, 6):
+        mask = make_mask("causal", n)
+        runner = partial(interval_masks.masked_flash2_forward, mask=mask)
+        for d in (1, 2):
+            for M in range(3, 81, 2):
+                try:
+                    block = flash.forward2_blocks(d, M)[1]
+                except BlocksDoNotFitError:
+                    continue
+                for tree in builders.TREE_SHAPES:
+                    dag = builders.online_forward(n, d, tree=tree, block=block, mask=mask.allowed())
+                    arrays = dict.fromkeys(FORWARD_INPUTS, (n, d))
+                    try:
+                        moves, counts = record(runner, dag, n, d, M, arrays)
+                    except BlocksDoNotFitError:
+                        continue
+                    result = replay(dag, moves.moves, M + 3)
+                    assert moves.unmatched == 0, (n, d, M, tree)
+                    assert result.io == counts.io, (n, d, M, tree)
+                    most[tree] = max(most.get(tree, -(10**9)), result.peak_red - M)
+                    compared += 1
+    assert compared > 100 and most["chain"] == 3 and most["balanced"] <= 3
 
 
 def test_causal_flash2_backward_replays_at_the_machines_count() -> None:
