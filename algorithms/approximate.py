@@ -39,7 +39,11 @@ from functools import cache
 import numpy as np
 from numpy.polynomial import Chebyshev, Polynomial
 
-from attnio.bounds.blocks import LOW_RANK_BACKWARD_BLOCKS, LOW_RANK_FORWARD_BLOCKS
+from attnio.bounds.blocks import (
+    LOW_RANK_BACKWARD_BLOCKS,
+    LOW_RANK_COLUMN_BLOCKS,
+    LOW_RANK_FORWARD_BLOCKS,
+)
 
 from .errors import AlgorithmParameterError, BlocksDoNotFitError
 from .machine import TwoLevelMachine, blocks
@@ -490,6 +494,126 @@ def low_rank_forward(
         mc.free("Qb", "num", "den")
     if resident:
         mc.free("W0")
+
+
+def column_schedule(d: int, r: int, M: int) -> tuple[int, int]:
+    """Return ``(c, R)`` of the column-blocked forward: columns of W per block, rows per block.
+
+    ``c`` and ``R`` by :data:`attnio.bounds.blocks.LOW_RANK_COLUMN_BLOCKS` (``c`` at
+    most d); refuses M that holds no block of one column beside w and two rows.
+    """
+    rule = LOW_RANK_COLUMN_BLOCKS
+    columns = rule.columns(r, d, M)
+    if columns < 1:
+        raise BlocksDoNotFitError(
+            f"low-rank-columns: M={M} holds no column of W ({r} words) beside w ({r}) and "
+            f"two rows; it needs M >= {rule.least_memory(r, d)}"
+        )
+    return min(columns, d), rule.rows(r, d, M)
+
+
+def _trace_key_columns(
+    tr, n: int, d: int, degree: int, j: int, k0: int, k1: int, with_w: bool
+) -> None:
+    """The vertices of :func:`attnio.pebble.builders.approx_forward` key row ``j`` adds to
+    columns k0..k1 of W (buffer ``Wc``, feature by feature) and, with ``with_w``, to w
+    (buffer ``w``): each monomial psi_j^a goes to the one-word buffer ``psi`` and is
+    dropped after its products (recomputed for the next column block)."""
+    indices, _ = _monomials(d, degree)
+    for f, combo in enumerate(indices):
+        a = f - 1
+        if combo:
+            label = _monomial_label("phiK", j, combo, "K")
+            _place(tr, label, "psi", 0, len(combo) > 1)
+        for k in range(k0, k1):
+            if combo:
+                term = _chain(f"W[{a},{k}]", f"phiKV[{j},{a},{k}]", j, n)
+                tr.compute(term, "Wc", (f, k - k0))
+            else:
+                term = _chain(f"W[one,{k}]", f"V[{j},{k}]", j, n)
+                _place(tr, term, "Wc", (f, k - k0), j > 0)
+        if combo and with_w:
+            term = _chain(f"w[{a}]", _monomial_label("phiK", j, combo, "K"), j, n)
+            _place(tr, term, "w", f, j > 0 or len(combo) > 1)
+
+
+def _trace_query_columns(tr, d: int, degree: int, i: int, row: int, k0: int, k1: int) -> None:
+    """The vertices of :func:`attnio.pebble.builders.approx_forward` query row ``i`` (word
+    ``row`` of its block) computes for columns k0..k1: the monomials (buffer ``phi``, one
+    word), the chain of den[i] (recomputed in every column block) and the chains num[i, k]
+    (buffer ``num``), then out[i, k]."""
+    indices, _ = _monomials(d, degree)
+    r = len(indices)
+    for f, combo in enumerate(indices):
+        a = f - 1
+        if combo:
+            _place(tr, _monomial_label("phiQ", i, combo, "Q"), "phi", 0, len(combo) > 1)
+            tr.compute(_chain(f"den[{i}]", f"phiQw[{i},{a}]", a, r - 1), "den", row)
+        for k in range(k0, k1):
+            if combo:
+                tr.compute(_chain(f"num[{i},{k}]", "", f, r), "num", (row, k - k0))
+            else:
+                tr.bind("num", (row, k - k0), f"W[one,{k}]")
+    for k in range(k0, k1):
+        tr.compute(f"out[{i},{k}]", "num", (row, k - k0))
+
+
+def column_blocked_forward(
+    machine: TwoLevelMachine, n: int, d: int, *, degree: int, approx: Approximation | None
+) -> None:
+    """Run the column-blocked polynomial-attention forward: reads Q, K, V; writes O.
+
+    ``w = psi(K)^T 1`` (r words) stays in fast memory throughout. For each block C of c
+    columns (:func:`column_schedule`): stream K and V[:, C] in row blocks to build
+    ``W[:, C] = psi(K)^T V[:, C]`` (r x c, in fast memory; w too in the first block),
+    then stream Q in row blocks and write ``O[:, C] = phi(Q) W[:, C] / phi(Q) w``. The
+    features are computed one at a time from the row in fast memory and never stored;
+    W is never written to slow memory. K and Q are read once per column block:
+    ``2nd ceil(d / c) + 2nd`` words (4nd when c >= d). The numerics are
+    :func:`approximate_attention`'s (numeric mode evaluates each row block's features
+    as one NumPy product).
+
+    With a :class:`~attnio.algorithms.trace.Trace` attached, the run is recorded as a
+    pebbling of :func:`attnio.pebble.builders.approx_forward` (chain trees), each
+    feature and den[i] recomputed in every column block.
+    """
+    mc, numeric = machine, machine.numeric
+    r = feature_rank(d, degree)
+    c, R = column_schedule(d, r, machine.M)
+    mc.create("O", n, d)
+    w = mc.alloc("w", r)
+    for b, (k0, k1) in enumerate(blocks(d, c)):
+        mc.step(f"build W[:, {k0}:{k1}] from K, V")
+        Wc = mc.alloc("Wc", r, k1 - k0)
+        for i0, i1 in blocks(n, R):
+            Kb = mc.load("Kb", "K", i0, i1, 0, d)
+            Vb = mc.load("Vb", "V", i0, i1, k0, k1)
+            mc.alloc("psi", 1)
+            if numeric:
+                psi = key_features(Kb, degree)
+                Wc += psi.T @ Vb
+                if b == 0:
+                    w += psi.sum(axis=0)[:, None]
+            if mc.trace is not None:
+                for j in range(i0, i1):
+                    _trace_key_columns(mc.trace, n, d, degree, j, k0, k1, b == 0)
+            mc.free("Kb", "Vb", "psi")
+        mc.step(f"emit O[:, {k0}:{k1}] from Q, W[:, {k0}:{k1}] and w")
+        for i0, i1 in blocks(n, R):
+            Qb = mc.load("Qb", "Q", i0, i1, 0, d)
+            num = mc.alloc("num", i1 - i0, k1 - k0)
+            mc.alloc("den", i1 - i0)
+            mc.alloc("phi", 1)
+            if numeric:
+                phi = query_features(Qb, approx)
+                num += (phi @ Wc) / (phi @ w)
+            if mc.trace is not None:
+                for i in range(i0, i1):
+                    _trace_query_columns(mc.trace, d, degree, i, i - i0, k0, k1)
+            mc.store("num", "O", i0, i1, k0, k1)
+            mc.free("Qb", "num", "den", "phi")
+        mc.free("Wc")
+    mc.free("w")
 
 
 def backward_schedule(d: int, r: int, M: int) -> tuple[bool, int, int]:

@@ -45,6 +45,7 @@ __all__ = [
     "FLASH_BACKWARD_BLOCKS",
     "FLASH_FORWARD_BLOCKS",
     "LOW_RANK_BACKWARD_BLOCKS",
+    "LOW_RANK_COLUMN_BLOCKS",
     "LOW_RANK_FORWARD_BLOCKS",
     "OUTPUT_STATIONARY_BACKWARD_TILES",
     "OUTPUT_STATIONARY_TILES",
@@ -53,6 +54,7 @@ __all__ = [
     "SQUARE_TILES",
     "STANDARD_TILES",
     "BlockRule",
+    "ColumnRule",
     "LowRankRule",
     "StationaryRule",
     "StreamRule",
@@ -207,6 +209,46 @@ LOW_RANK_BACKWARD_BLOCKS = LowRankRule(
     "low-rank backward", lambda r, d: 2 * r * (d + 2), lambda d: 4 * d + 1
 )
 """[W | w] and [dW | dw] (r x (d + 1) each) and two feature rows; a row of four operands."""
+
+
+@dataclass(frozen=True)
+class ColumnRule:
+    """How the column-blocked low-rank forward sizes its blocks: columns of W, then rows.
+
+    The pass keeps ``w = psi(K)^T 1`` (r words) and a block of ``c`` columns of
+    ``W = psi(K)^T V`` (r c words) resident, and streams rows of d + c + 1 words (a row
+    of K and of V's block, or of Q, O's block and den) with one feature word. So
+    ``c = floor((M - r - 2d - 3) / (r + 2))`` (two rows fit beside the block, so that a
+    run makes at most as many transfers as its count / d) and, with the block of
+    ``min(c, d)`` columns in place, ``floor((M - r (1 + min(c, d)) - 1) / (d + min(c, d)
+    + 1)) >= 2`` rows. A plain floor of M, so the count record's expression (its
+    ``ceiling(d / c)`` blocks) stays in the shape z3 bounds. Plain arithmetic: ints or
+    sympy expressions.
+
+    Examples
+    --------
+    >>> LOW_RANK_COLUMN_BLOCKS.columns(561, 32, 4096), LOW_RANK_COLUMN_BLOCKS.rows(561, 32, 4096)
+    (6, 4)
+    """
+
+    label: str
+
+    def columns(self, r, d, M):
+        """Columns of W per block (0 or less when M holds no block of one column)."""
+        return _floor_div(M - r - 2 * d - 3, r + 2)
+
+    def least_memory(self, r, d):
+        """The least M with a block of one column: ``2r + 2d + 5``."""
+        return 2 * r + 2 * d + 5
+
+    def rows(self, r, d, M):
+        """Rows per block beside a block of ``min(columns, d)`` columns (ints only)."""
+        width = min(self.columns(r, d, M), d)
+        return (M - r * (1 + width) - 1) // (d + width + 1)
+
+
+LOW_RANK_COLUMN_BLOCKS = ColumnRule("low-rank-columns")
+"""w and a block of c columns of W resident; a row of K and V's block (or Q, O's block, den)."""
 
 
 @dataclass(frozen=True)

@@ -928,6 +928,15 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         "only the compulsory I/O bounds it",
     ),
     ("low-rank", Pass.BACKWARD): Coverage(None, "", (), _APPROXIMATE),
+    ("low-rank-columns", Pass.FORWARD): Coverage(
+        "approx-forward",
+        "chain trees; W never stored, each feature and den[i] recomputed per column block",
+        (),
+        "tests/test_trace.py replays its run (n <= 3, d <= 3, degree <= 2, odd M up to 80) "
+        "as a pebbling of this graph at exactly the machine's count, with M + 1 red "
+        "pebbles; it computes another function than attention, so no derivation's class "
+        "(all of exact attention) covers it; polynomial-forward-lower bounds this graph",
+    ),
 }
 """(schedule, pass) -> the graph it computes and the derivations whose class holds it.
 

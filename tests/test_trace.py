@@ -291,6 +291,38 @@ def test_low_rank_forward_replays_at_the_machines_count() -> None:
     assert most == 2
 
 
+def test_column_blocked_low_rank_forward_replays_at_the_machines_count() -> None:
+    """The column-blocked low-rank forward at n in {2, 3}, d in {1, 2, 3}, degree in
+    {1, 2} and every odd M up to 80 at which it fits is a legal pebbling of approx_forward
+    (chain trees) with M + 1 red pebbles, attained, at exactly the machine's count: it
+    moves only words of Q, K, V and O (W is never stored), recomputing each feature and
+    den[i] per column block."""
+    from functools import partial
+
+    from attnio.algorithms import approximate
+
+    most, compared, blocked = -(10**9), 0, 0
+    for n in (2, 3):
+        for d in (1, 2, 3):
+            for degree in (1, 2):
+                dag = builders.approx_forward(n, d, degree)
+                runner = partial(approximate.column_blocked_forward, degree=degree, approx=None)
+                for M in range(3, 81, 2):
+                    try:
+                        moves, counts = record(runner, dag, n, d, M, dict.fromkeys("QKV", (n, d)))
+                    except BlocksDoNotFitError:
+                        continue
+                    result = replay(dag, moves.moves, M + 1)
+                    assert moves.unmatched == 0, (n, d, degree, M)
+                    assert result.io == counts.io, (n, d, degree, M)
+                    most = max(most, result.peak_red - M)
+                    compared += 1
+                    blocked += counts.io > 4 * n * d
+    print(compared, blocked)
+    assert compared > 100 and blocked > 10
+    assert most == 1
+
+
 def test_sliding_forward_replays_at_the_machines_count() -> None:
     """The window and band sliding forward (every sample mask at n in {1, 2, 3, 6},
     d in {1, 2}, M = 3 mod 4 up to 90 at which it fits) is a legal pebbling of
