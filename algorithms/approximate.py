@@ -41,6 +41,7 @@ from numpy.polynomial import Chebyshev, Polynomial
 
 from attnio.bounds.blocks import (
     LOW_RANK_BACKWARD_BLOCKS,
+    LOW_RANK_COLUMN_BACKWARD_BLOCKS,
     LOW_RANK_COLUMN_BLOCKS,
     LOW_RANK_FORWARD_BLOCKS,
 )
@@ -614,6 +615,124 @@ def column_blocked_forward(
             mc.free("Qb", "num", "den", "phi")
         mc.free("Wc")
     mc.free("w")
+
+
+def column_backward_schedule(d: int, r: int, M: int) -> tuple[int, int]:
+    """Return ``(c, R)`` of the column-blocked backward: columns of W or dW per block, rows.
+
+    By :data:`attnio.bounds.blocks.LOW_RANK_COLUMN_BACKWARD_BLOCKS` (``c`` at most d);
+    refuses M that holds no block of one column beside w, dw and two rows.
+    """
+    rule = LOW_RANK_COLUMN_BACKWARD_BLOCKS
+    columns = rule.columns(r, d, M)
+    if columns < 1:
+        raise BlocksDoNotFitError(
+            f"low-rank-columns backward: M={M} holds no column of W ({r} words) beside w "
+            f"and dw ({2 * r}) and two rows; it needs M >= {rule.least_memory(r, d)}"
+        )
+    return min(columns, d), rule.rows(r, d, M)
+
+
+def column_blocked_backward(
+    machine: TwoLevelMachine, n: int, d: int, *, degree: int, approx: Approximation | None
+) -> None:
+    """Run the column-blocked low-rank backward: reads Q, K, V, dO; writes dQ, dK, dV.
+
+    The gradient of :func:`approximate_gradients`, one block C of c columns of W and dW
+    at a time (:func:`column_backward_schedule`), with w and dw resident. Per block:
+    (1) stream K, V[:, C] to build ``W[:, C]`` (and w in the first block); (2) stream Q,
+    dO[:, C] with the partial dQ and ``D = rowsum(dO * O)``: add ``O[:, C]``'s terms to
+    D and ``dnum[:, C] W[:, C]^T`` pulled back through the monomials to dQ; in the last
+    block D is complete, so ``dden = -D / den`` finishes dQ and builds dw; (3) stream Q,
+    dO[:, C] again to build ``dW[:, C] = phi^T dnum[:, C]`` in W's place; (4) stream K,
+    V[:, C] with the partial dK: write ``dV[:, C] = psi dW[:, C]`` and add ``V[:, C]
+    dW[:, C]^T`` pulled back to dK (and ``1 dw^T`` in the last block). With b =
+    ceil(d / c) blocks, ``nd (8b + 3) + 2n (b - 1)`` words; O and L are not read.
+    """
+    mc, numeric = machine, machine.numeric
+    r = feature_rank(d, degree)
+    c, R = column_backward_schedule(d, r, machine.M)
+    for name in ("dQ", "dK", "dV", "D"):
+        mc.create(name, n, 1 if name == "D" else d)
+    scale = _feature_scale(d, approx) if numeric else None
+    w = mc.alloc("w", r)
+    dw = mc.alloc("dw", r)
+    column_blocks = blocks(d, c)
+    last = len(column_blocks) - 1
+    for b, (k0, k1) in enumerate(column_blocks):
+        width = k1 - k0
+        mc.step(f"(1) W[:, {k0}:{k1}] from K, V")
+        Wc = mc.alloc("Wc", r, width)
+        for i0, i1 in blocks(n, R):
+            Kb = mc.load("Kb", "K", i0, i1, 0, d)
+            Vb = mc.load("Vb", "V", i0, i1, k0, k1)
+            mc.alloc("psi", 1)
+            if numeric:
+                psi = key_features(Kb, degree)
+                Wc += psi.T @ Vb
+                if b == 0:
+                    w += psi.sum(axis=0)[:, None]
+            mc.free("Kb", "Vb", "psi")
+        mc.step(f"(2) D and dQ through W[:, {k0}:{k1}]")
+        for i0, i1 in blocks(n, R):
+            Qb = mc.load("Qb", "Q", i0, i1, 0, d)
+            dOb = mc.load("dOb", "dO", i0, i1, k0, k1)
+            if b == 0:
+                dQb = mc.alloc("dQb", i1 - i0, d)
+                Db = mc.alloc("Db", i1 - i0)
+            else:
+                dQb = mc.load("dQb", "dQ", i0, i1, 0, d)
+                Db = mc.load("Db", "D", i0, i1, 0, 1)
+            mc.alloc("num", i1 - i0, width)
+            mc.alloc("den", i1 - i0)
+            mc.alloc("phi", 1)
+            mc.alloc("dphi", 1)
+            if numeric:
+                phi = query_features(Qb, approx)
+                den = phi @ w
+                Db += np.sum(dOb * ((phi @ Wc) / den), axis=1, keepdims=True)
+                dphi = (dOb / den) @ Wc.T
+                if b == last:
+                    dden = -Db / den
+                    dw += phi.T @ dden
+                    dphi += dden @ w.T
+                dQb += monomial_vjp(Qb, dphi * scale, degree)
+            mc.store("dQb", "dQ", i0, i1, 0, d)
+            if b < last:
+                mc.store("Db", "D", i0, i1, 0, 1)
+            mc.free("Qb", "dOb", "dQb", "Db", "num", "den", "phi", "dphi")
+        mc.free("Wc")
+        mc.step(f"(3) dW[:, {k0}:{k1}] from Q, dO")
+        dWc = mc.alloc("dWc", r, width)
+        for i0, i1 in blocks(n, R):
+            Qb = mc.load("Qb", "Q", i0, i1, 0, d)
+            dOb = mc.load("dOb", "dO", i0, i1, k0, k1)
+            mc.alloc("den", i1 - i0)
+            mc.alloc("phi", 1)
+            if numeric:
+                phi = query_features(Qb, approx)
+                dWc += phi.T @ (dOb / (phi @ w))
+            mc.free("Qb", "dOb", "den", "phi")
+        mc.step(f"(4) dV[:, {k0}:{k1}] and dK through dW[:, {k0}:{k1}]")
+        for i0, i1 in blocks(n, R):
+            Kb = mc.load("Kb", "K", i0, i1, 0, d)
+            Vb = mc.load("Vb", "V", i0, i1, k0, k1)
+            dKb = mc.alloc("dKb", i1 - i0, d) if b == 0 else mc.load("dKb", "dK", i0, i1, 0, d)
+            dVb = mc.alloc("dVb", i1 - i0, width)
+            mc.alloc("psi", 1)
+            mc.alloc("dpsi", 1)
+            if numeric:
+                psi = key_features(Kb, degree)
+                dVb += psi @ dWc
+                dpsi = Vb @ dWc.T
+                if b == last:
+                    dpsi += dw.T
+                dKb += monomial_vjp(Kb, dpsi, degree)
+            mc.store("dKb", "dK", i0, i1, 0, d)
+            mc.store("dVb", "dV", i0, i1, k0, k1)
+            mc.free("Kb", "Vb", "dKb", "dVb", "psi", "dpsi")
+        mc.free("dWc")
+    mc.free("w", "dw")
 
 
 def backward_schedule(d: int, r: int, M: int) -> tuple[bool, int, int]:

@@ -206,7 +206,10 @@ ALGORITHMS: dict[str, Algorithm] = {
         ),
         Algorithm(
             "low-rank-columns",
-            {"forward": approximate.column_blocked_forward},
+            {
+                "forward": approximate.column_blocked_forward,
+                "backward": approximate.column_blocked_backward,
+            },
             "polynomial method (AS23); attnio's own column-blocked schedule, W never stored",
         ),
     )

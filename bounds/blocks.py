@@ -45,6 +45,7 @@ __all__ = [
     "FLASH_BACKWARD_BLOCKS",
     "FLASH_FORWARD_BLOCKS",
     "LOW_RANK_BACKWARD_BLOCKS",
+    "LOW_RANK_COLUMN_BACKWARD_BLOCKS",
     "LOW_RANK_COLUMN_BLOCKS",
     "LOW_RANK_FORWARD_BLOCKS",
     "OUTPUT_STATIONARY_BACKWARD_TILES",
@@ -54,6 +55,7 @@ __all__ = [
     "SQUARE_TILES",
     "STANDARD_TILES",
     "BlockRule",
+    "ColumnBackwardRule",
     "ColumnRule",
     "LowRankRule",
     "StationaryRule",
@@ -249,6 +251,46 @@ class ColumnRule:
 
 LOW_RANK_COLUMN_BLOCKS = ColumnRule("low-rank-columns")
 """w and a block of c columns of W resident; a row of K and V's block (or Q, O's block, den)."""
+
+
+@dataclass(frozen=True)
+class ColumnBackwardRule:
+    """How the column-blocked low-rank backward sizes its blocks: columns of W or dW, rows.
+
+    The pass keeps w and dw (2r words) and one block of ``c`` columns of W or of dW (r c
+    words) resident, and streams rows of at most 2d + 2c + 2 words (Q, dQ, dO's block,
+    O's block, den and D; or K, dK, V's and dV's blocks) with two feature words. So
+    ``c = floor((M - 2r - 4d - 6) / (r + 4))`` (two rows fit beside the block) and, with
+    the block of ``min(c, d)`` columns in place, ``floor((M - r (2 + min(c, d)) - 2) /
+    (2d + 2 min(c, d) + 2)) >= 2`` rows.
+
+    Examples
+    --------
+    >>> LOW_RANK_COLUMN_BACKWARD_BLOCKS.columns(561, 32, 4096)
+    5
+    >>> LOW_RANK_COLUMN_BACKWARD_BLOCKS.rows(561, 32, 4096)
+    2
+    """
+
+    label: str
+
+    def columns(self, r, d, M):
+        """Columns of W (or dW) per block (0 or less when M holds no block of one column)."""
+        return _floor_div(M - 2 * r - 4 * d - 6, r + 4)
+
+    def least_memory(self, r, d):
+        """The least M with a block of one column: ``3r + 4d + 10``."""
+        return 3 * r + 4 * d + 10
+
+    def rows(self, r, d, M):
+        """Rows per block beside a block of ``min(columns, d)`` columns (ints only)."""
+        width = min(self.columns(r, d, M), d)
+        return (M - r * (2 + width) - 2) // (2 * d + 2 * width + 2)
+
+
+LOW_RANK_COLUMN_BACKWARD_BLOCKS = ColumnBackwardRule("low-rank-columns backward")
+"""w, dw and a block of c columns of W or dW resident; a row of Q, dQ, dO's and O's blocks,
+den and D (or of K, dK, V's and dV's blocks)."""
 
 
 @dataclass(frozen=True)

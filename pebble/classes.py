@@ -937,6 +937,7 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         "pebbles; it computes another function than attention, so no derivation's class "
         "(all of exact attention) covers it; polynomial-forward-lower bounds this graph",
     ),
+    ("low-rank-columns", Pass.BACKWARD): Coverage(None, "", (), _APPROXIMATE),
 }
 """(schedule, pass) -> the graph it computes and the derivations whose class holds it.
 

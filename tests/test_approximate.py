@@ -167,6 +167,40 @@ def test_backward_counts_and_numbers(n, d, degree, M):
     assert counting.counts == run.counts
 
 
+@settings(max_examples=examples(30))
+@given(n=st.integers(1, 30), d=st.integers(1, 4), degree=st.integers(0, 3), M=st.integers(1, 600))
+def test_column_blocked_backward_counts_and_numbers(n, d, degree, M):
+    """The column-blocked backward computes the gradient of the approximate output (the
+    reference approximate_gradients, to rounding), moves exactly
+    low-rank-columns-backward-count in both modes within M, 11nd with one column block,
+    and refuses exactly the M below 3r + 4d + 10."""
+    r = feature_rank(d, degree)
+    if M < 3 * r + 4 * d + 10:
+        with pytest.raises(ParameterError, match="holds no column"):
+            simulate("low-rank-columns", "backward", n, d, M, degree=degree, numeric=False)
+        return
+    run = simulate("low-rank-columns", "backward", n, d, M, degree=degree)
+    assert run.counts.io == run.closed_form
+    assert (run.counts.io == 11 * n * d) is (M >= 2 * r + 4 * d + 6 + d * (r + 4))
+    assert run.counts.peak <= M and run.error <= 1e-9
+    counting = simulate("low-rank-columns", "backward", n, d, M, degree=degree, numeric=False)
+    assert counting.counts == run.counts
+
+
+def test_column_blocked_backward_at_the_target_point():
+    """At degree 2, n = 65536, d = 32, M = 4096 the column-blocked backward moves 59nd + 12n
+    words (c = 5 columns, 7 blocks), under a quarter of the feature-blocked backward's count
+    there; the machine's counting run at n = 2048 moves exactly its closed form."""
+    from attnio.bounds import get
+
+    point = {"n": 65536, "d": 32, "M": 4096, "r": feature_rank(32, 2)}
+    columns = get("low-rank-columns-backward-count").evaluate(**point)
+    assert columns == 59 * 65536 * 32 + 12 * 65536
+    assert 4 * columns < get("low-rank-backward-count").evaluate(**point)
+    run = simulate("low-rank-columns", "backward", 2048, 32, 4096, degree=2, numeric=False)
+    assert run.counts.io == run.closed_form == 59 * 2048 * 32 + 12 * 2048
+
+
 @pytest.mark.parametrize("M", [60, 4096])
 def test_backward_io_grows_linearly_in_n(M):
     """The backward's measured I/O(2n) / I/O(n) is close to 2, resident or blocked."""

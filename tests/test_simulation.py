@@ -54,6 +54,7 @@ CASES = [
     ("low-rank", "forward", {"degree": 2}),
     ("low-rank", "backward", {"degree": 2}),
     ("low-rank-columns", "forward", {"degree": 2}),
+    ("low-rank-columns", "backward", {"degree": 2}),
 ]
 
 
