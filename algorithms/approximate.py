@@ -757,6 +757,99 @@ def backward_schedule(d: int, r: int, M: int) -> tuple[bool, int, int]:
     return False, features, rows
 
 
+@cache
+def _pullback_order(d: int, degree: int) -> tuple[dict, dict]:
+    """The product rule's terms of each coordinate in feature order, as
+    :func:`attnio.pebble.builders.approx_backward_product` sums them: ``(index, count)``,
+    ``index[f, p]`` the place of position p of feature f in its coordinate's tree and
+    ``count[c]`` the terms of coordinate c."""
+    indices, _ = _monomials(d, degree)
+    index, count = {}, dict.fromkeys(range(d), 0)
+    for f, combo in enumerate(indices):
+        for p, c in enumerate(combo):
+            index[f, p] = count[c]
+            count[c] += 1
+    return index, count
+
+
+def _trace_pullback(
+    tr, name: str, seed: str, row: int, word: int, f: int, combo, d: int, degree: int
+) -> None:
+    """Add feature f's terms to the trees of ``name[row, c]`` (buffer ``name + "b"``, row
+    ``word``): the seed vertex ``seed`` itself for a degree-1 feature, else the product
+    rule's products (:func:`attnio.pebble.builders.approx_backward_product`)."""
+    index, count = _pullback_order(d, degree)
+    a = f - 1
+    for p, c in enumerate(combo):
+        t = index[f, p]
+        leaf = seed if len(combo) == 1 else f"{name}rule[{row},{a},{p}]"
+        label = _chain(f"{name}[{row},{c}]", leaf, t, count[c])
+        _place(tr, label, f"{name}b", (word, c), t > 0 or len(combo) > 1)
+
+
+def _trace_gradient_start(tr, d: int, i0: int, i1: int) -> None:
+    """out, D = rowsum(dO * out) (in a register), dnum and dden of query rows i0..i1, after
+    the first sweep: out[i, k] and then dnum[i, k] take word (i, k) of ``num``, dden[i]
+    the word of den[i]."""
+    for i in range(i0, i1):
+        previous = None
+        for k in range(d):
+            tr.compute(f"out[{i},{k}]", "num", (i - i0, k))
+            term = _chain(f"D[{i}]", f"dOO[{i},{k}]", k, d)
+            tr.compute(term)
+            if previous is not None:
+                tr.release(previous)
+            previous = term
+            tr.compute(f"dnum[{i},{k}]", "num", (i - i0, k))
+        tr.compute(f"dden[{i}]", "den", i - i0)
+        tr.release(previous)
+
+
+def _trace_query_gradients(
+    tr, n: int, d: int, degree: int, i0: int, i1: int, f0: int, f1: int
+) -> None:
+    """The second sweep's vertices for query rows i0..i1 and features f0..f1: monomials
+    (``phi``), dphi (``dphi``), the next terms of dW, dw (``dW``) and of dQ (``dQb``)."""
+    indices, _ = _monomials(d, degree)
+    for i in range(i0, i1):
+        for f in range(f0, f1):
+            combo, a = indices[f], f - 1
+            if not combo:
+                for k in range(d):
+                    label = _chain(f"dW[one,{k}]", f"dnum[{i},{k}]", i, n)
+                    _place(tr, label, "dW", (f - f0, k), i > 0)
+                continue
+            _place(tr, _monomial_label("phiQ", i, combo, "Q"), "phi", f - f0, len(combo) > 1)
+            for t in range(d + 1):
+                leaf = f"dnumW[{i},{a},0]"
+                tr.compute(_chain(f"dphi[{i},{a}]", leaf, t, d + 1), "dphi", f - f0)
+            for k in range(d):
+                label = _chain(f"dW[{a},{k}]", f"phiQdnum[{i},{a},{k}]", i, n)
+                tr.compute(label, "dW", (f - f0, k))
+            tr.compute(_chain(f"dw[{a}]", f"phiQdden[{i},{a}]", i, n), "dW", (f - f0, d))
+            _trace_pullback(tr, "dQ", f"dphi[{i},{a}]", i, i - i0, f, combo, d, degree)
+
+
+def _trace_key_gradients(tr, d: int, degree: int, j0: int, j1: int, f0: int, f1: int) -> None:
+    """Pass 3's vertices for key rows j0..j1 and features f0..f1: monomials (``psi``), the
+    next terms of dV (``dVb``), dpsi (``dpsi``) and the next terms of dK (``dKb``)."""
+    indices, _ = _monomials(d, degree)
+    r = len(indices)
+    for j in range(j0, j1):
+        for f in range(f0, f1):
+            combo, a = indices[f], f - 1
+            if combo:
+                _place(tr, _monomial_label("phiK", j, combo, "K"), "psi", f - f0, len(combo) > 1)
+            for k in range(d):
+                label = _chain(f"dV[{j},{k}]", f"dW[one,{k}]", f, r)
+                _place(tr, label, "dVb", (j - j0, k), f > 0)
+            if not combo:
+                continue
+            for t in range(d + 1):
+                tr.compute(_chain(f"dpsi[{j},{a}]", f"VdW[{j},{a},0]", t, d + 1), "dpsi", f - f0)
+            _trace_pullback(tr, "dK", f"dpsi[{j},{a}]", j, j - j0, f, combo, d, degree)
+
+
 def low_rank_backward(
     machine: TwoLevelMachine, n: int, d: int, *, degree: int, approx: Approximation | None
 ) -> None:
@@ -816,12 +909,16 @@ def low_rank_backward(
                 phi = query_features(Qb, approx, f0, f1)
                 num += phi @ W[:, :d]
                 den += phi @ W[:, d:]
+            if mc.trace is not None:
+                _trace_query_features(mc.trace, d, degree, i0, i1, f0, f1)
             mc.free("phi")
             release("W")
         if numeric:
             out = num / den
             num[...] = dOb / den  # dnum
             den[...] = -np.sum(dOb * out, axis=1, keepdims=True) / den  # dden
+        if mc.trace is not None:
+            _trace_gradient_start(mc.trace, d, i0, i1)
         for f0, f1 in feature_blocks:
             W = weights(f0, f1, "W")
             dW = weights(f0, f1, "dW")
@@ -833,6 +930,8 @@ def low_rank_backward(
                 dW[:, :d] += phi.T @ num
                 dW[:, d:] += phi.T @ den
                 dQb += monomial_vjp(Qb, dphi * scale[f0:f1], degree, f0, f1)
+            if mc.trace is not None:
+                _trace_query_gradients(mc.trace, n, d, degree, i0, i1, f0, f1)
             mc.free("phi", "dphi")
             if not resident:
                 mc.store("dW", "dW", f0, f1, 0, d + 1)
@@ -856,6 +955,8 @@ def low_rank_backward(
                 dVb += psi @ dW[:, :d]
                 dpsi = Vb @ dW[:, :d].T + dW[:, d][None, :]
                 dKb += monomial_vjp(Kb, dpsi, degree, f0, f1)
+            if mc.trace is not None:
+                _trace_key_gradients(mc.trace, d, degree, i0, i1, f0, f1)
             mc.free("psi", "dpsi")
             release("dW")
         mc.store("dKb", "dK", i0, i1, 0, d)
