@@ -39,7 +39,12 @@ from functools import cache
 import numpy as np
 from numpy.polynomial import Chebyshev, Polynomial
 
-from attnio.bounds.blocks import LOW_RANK_BACKWARD_BLOCKS, LOW_RANK_FORWARD_BLOCKS
+from attnio.bounds.blocks import (
+    LOW_RANK_BACKWARD_BLOCKS,
+    LOW_RANK_COLUMN_BACKWARD_BLOCKS,
+    LOW_RANK_COLUMN_BLOCKS,
+    LOW_RANK_FORWARD_BLOCKS,
+)
 
 from .errors import AlgorithmParameterError, BlocksDoNotFitError
 from .machine import TwoLevelMachine, blocks
@@ -492,6 +497,244 @@ def low_rank_forward(
         mc.free("W0")
 
 
+def column_schedule(d: int, r: int, M: int) -> tuple[int, int]:
+    """Return ``(c, R)`` of the column-blocked forward: columns of W per block, rows per block.
+
+    ``c`` and ``R`` by :data:`attnio.bounds.blocks.LOW_RANK_COLUMN_BLOCKS` (``c`` at
+    most d); refuses M that holds no block of one column beside w and two rows.
+    """
+    rule = LOW_RANK_COLUMN_BLOCKS
+    columns = rule.columns(r, d, M)
+    if columns < 1:
+        raise BlocksDoNotFitError(
+            f"low-rank-columns: M={M} holds no column of W ({r} words) beside w ({r}) and "
+            f"two rows; it needs M >= {rule.least_memory(r, d)}"
+        )
+    return min(columns, d), rule.rows(r, d, M)
+
+
+def _trace_key_columns(
+    tr, n: int, d: int, degree: int, j: int, k0: int, k1: int, with_w: bool
+) -> None:
+    """The vertices of :func:`attnio.pebble.builders.approx_forward` key row ``j`` adds to
+    columns k0..k1 of W (buffer ``Wc``, feature by feature) and, with ``with_w``, to w
+    (buffer ``w``): each monomial psi_j^a goes to the one-word buffer ``psi`` and is
+    dropped after its products (recomputed for the next column block)."""
+    indices, _ = _monomials(d, degree)
+    for f, combo in enumerate(indices):
+        a = f - 1
+        if combo:
+            label = _monomial_label("phiK", j, combo, "K")
+            _place(tr, label, "psi", 0, len(combo) > 1)
+        for k in range(k0, k1):
+            if combo:
+                term = _chain(f"W[{a},{k}]", f"phiKV[{j},{a},{k}]", j, n)
+                tr.compute(term, "Wc", (f, k - k0))
+            else:
+                term = _chain(f"W[one,{k}]", f"V[{j},{k}]", j, n)
+                _place(tr, term, "Wc", (f, k - k0), j > 0)
+        if combo and with_w:
+            term = _chain(f"w[{a}]", _monomial_label("phiK", j, combo, "K"), j, n)
+            _place(tr, term, "w", f, j > 0 or len(combo) > 1)
+
+
+def _trace_query_columns(tr, d: int, degree: int, i: int, row: int, k0: int, k1: int) -> None:
+    """The vertices of :func:`attnio.pebble.builders.approx_forward` query row ``i`` (word
+    ``row`` of its block) computes for columns k0..k1: the monomials (buffer ``phi``, one
+    word), the chain of den[i] (recomputed in every column block) and the chains num[i, k]
+    (buffer ``num``), then out[i, k]."""
+    indices, _ = _monomials(d, degree)
+    r = len(indices)
+    for f, combo in enumerate(indices):
+        a = f - 1
+        if combo:
+            _place(tr, _monomial_label("phiQ", i, combo, "Q"), "phi", 0, len(combo) > 1)
+            tr.compute(_chain(f"den[{i}]", f"phiQw[{i},{a}]", a, r - 1), "den", row)
+        for k in range(k0, k1):
+            if combo:
+                tr.compute(_chain(f"num[{i},{k}]", "", f, r), "num", (row, k - k0))
+            else:
+                tr.bind("num", (row, k - k0), f"W[one,{k}]")
+    for k in range(k0, k1):
+        tr.compute(f"out[{i},{k}]", "num", (row, k - k0))
+
+
+def column_blocked_forward(
+    machine: TwoLevelMachine, n: int, d: int, *, degree: int, approx: Approximation | None
+) -> None:
+    """Run the column-blocked polynomial-attention forward: reads Q, K, V; writes O.
+
+    ``w = psi(K)^T 1`` (r words) stays in fast memory throughout. For each block C of c
+    columns (:func:`column_schedule`): stream K and V[:, C] in row blocks to build
+    ``W[:, C] = psi(K)^T V[:, C]`` (r x c, in fast memory; w too in the first block),
+    then stream Q in row blocks and write ``O[:, C] = phi(Q) W[:, C] / phi(Q) w``. The
+    features are computed one at a time from the row in fast memory and never stored;
+    W is never written to slow memory. K and Q are read once per column block:
+    ``2nd ceil(d / c) + 2nd`` words (4nd when c >= d). The numerics are
+    :func:`approximate_attention`'s (numeric mode evaluates each row block's features
+    as one NumPy product).
+
+    With a :class:`~attnio.algorithms.trace.Trace` attached, the run is recorded as a
+    pebbling of :func:`attnio.pebble.builders.approx_forward` (chain trees), each
+    feature and den[i] recomputed in every column block.
+    """
+    mc, numeric = machine, machine.numeric
+    r = feature_rank(d, degree)
+    c, R = column_schedule(d, r, machine.M)
+    mc.create("O", n, d)
+    w = mc.alloc("w", r)
+    for b, (k0, k1) in enumerate(blocks(d, c)):
+        mc.step(f"build W[:, {k0}:{k1}] from K, V")
+        Wc = mc.alloc("Wc", r, k1 - k0)
+        for i0, i1 in blocks(n, R):
+            Kb = mc.load("Kb", "K", i0, i1, 0, d)
+            Vb = mc.load("Vb", "V", i0, i1, k0, k1)
+            mc.alloc("psi", 1)
+            if numeric:
+                psi = key_features(Kb, degree)
+                Wc += psi.T @ Vb
+                if b == 0:
+                    w += psi.sum(axis=0)[:, None]
+            if mc.trace is not None:
+                for j in range(i0, i1):
+                    _trace_key_columns(mc.trace, n, d, degree, j, k0, k1, b == 0)
+            mc.free("Kb", "Vb", "psi")
+        mc.step(f"emit O[:, {k0}:{k1}] from Q, W[:, {k0}:{k1}] and w")
+        for i0, i1 in blocks(n, R):
+            Qb = mc.load("Qb", "Q", i0, i1, 0, d)
+            num = mc.alloc("num", i1 - i0, k1 - k0)
+            mc.alloc("den", i1 - i0)
+            mc.alloc("phi", 1)
+            if numeric:
+                phi = query_features(Qb, approx)
+                num += (phi @ Wc) / (phi @ w)
+            if mc.trace is not None:
+                for i in range(i0, i1):
+                    _trace_query_columns(mc.trace, d, degree, i, i - i0, k0, k1)
+            mc.store("num", "O", i0, i1, k0, k1)
+            mc.free("Qb", "num", "den", "phi")
+        mc.free("Wc")
+    mc.free("w")
+
+
+def column_backward_schedule(d: int, r: int, M: int) -> tuple[int, int]:
+    """Return ``(c, R)`` of the column-blocked backward: columns of W or dW per block, rows.
+
+    By :data:`attnio.bounds.blocks.LOW_RANK_COLUMN_BACKWARD_BLOCKS` (``c`` at most d);
+    refuses M that holds no block of one column beside w, dw and two rows.
+    """
+    rule = LOW_RANK_COLUMN_BACKWARD_BLOCKS
+    columns = rule.columns(r, d, M)
+    if columns < 1:
+        raise BlocksDoNotFitError(
+            f"low-rank-columns backward: M={M} holds no column of W ({r} words) beside w "
+            f"and dw ({2 * r}) and two rows; it needs M >= {rule.least_memory(r, d)}"
+        )
+    return min(columns, d), rule.rows(r, d, M)
+
+
+def column_blocked_backward(
+    machine: TwoLevelMachine, n: int, d: int, *, degree: int, approx: Approximation | None
+) -> None:
+    """Run the column-blocked low-rank backward: reads Q, K, V, dO; writes dQ, dK, dV.
+
+    The gradient of :func:`approximate_gradients`, one block C of c columns of W and dW
+    at a time (:func:`column_backward_schedule`), with w and dw resident. Per block:
+    (1) stream K, V[:, C] to build ``W[:, C]`` (and w in the first block); (2) stream Q,
+    dO[:, C] with the partial dQ and ``D = rowsum(dO * O)``: add ``O[:, C]``'s terms to
+    D and ``dnum[:, C] W[:, C]^T`` pulled back through the monomials to dQ; in the last
+    block D is complete, so ``dden = -D / den`` finishes dQ and builds dw; (3) stream Q,
+    dO[:, C] again to build ``dW[:, C] = phi^T dnum[:, C]`` in W's place; (4) stream K,
+    V[:, C] with the partial dK: write ``dV[:, C] = psi dW[:, C]`` and add ``V[:, C]
+    dW[:, C]^T`` pulled back to dK (and ``1 dw^T`` in the last block). With b =
+    ceil(d / c) blocks, ``nd (8b + 3) + 2n (b - 1)`` words; O and L are not read.
+    """
+    mc, numeric = machine, machine.numeric
+    r = feature_rank(d, degree)
+    c, R = column_backward_schedule(d, r, machine.M)
+    for name in ("dQ", "dK", "dV", "D"):
+        mc.create(name, n, 1 if name == "D" else d)
+    scale = _feature_scale(d, approx) if numeric else None
+    w = mc.alloc("w", r)
+    dw = mc.alloc("dw", r)
+    column_blocks = blocks(d, c)
+    last = len(column_blocks) - 1
+    for b, (k0, k1) in enumerate(column_blocks):
+        width = k1 - k0
+        mc.step(f"(1) W[:, {k0}:{k1}] from K, V")
+        Wc = mc.alloc("Wc", r, width)
+        for i0, i1 in blocks(n, R):
+            Kb = mc.load("Kb", "K", i0, i1, 0, d)
+            Vb = mc.load("Vb", "V", i0, i1, k0, k1)
+            mc.alloc("psi", 1)
+            if numeric:
+                psi = key_features(Kb, degree)
+                Wc += psi.T @ Vb
+                if b == 0:
+                    w += psi.sum(axis=0)[:, None]
+            mc.free("Kb", "Vb", "psi")
+        mc.step(f"(2) D and dQ through W[:, {k0}:{k1}]")
+        for i0, i1 in blocks(n, R):
+            Qb = mc.load("Qb", "Q", i0, i1, 0, d)
+            dOb = mc.load("dOb", "dO", i0, i1, k0, k1)
+            if b == 0:
+                dQb = mc.alloc("dQb", i1 - i0, d)
+                Db = mc.alloc("Db", i1 - i0)
+            else:
+                dQb = mc.load("dQb", "dQ", i0, i1, 0, d)
+                Db = mc.load("Db", "D", i0, i1, 0, 1)
+            mc.alloc("num", i1 - i0, width)
+            mc.alloc("den", i1 - i0)
+            mc.alloc("phi", 1)
+            mc.alloc("dphi", 1)
+            if numeric:
+                phi = query_features(Qb, approx)
+                den = phi @ w
+                Db += np.sum(dOb * ((phi @ Wc) / den), axis=1, keepdims=True)
+                dphi = (dOb / den) @ Wc.T
+                if b == last:
+                    dden = -Db / den
+                    dw += phi.T @ dden
+                    dphi += dden @ w.T
+                dQb += monomial_vjp(Qb, dphi * scale, degree)
+            mc.store("dQb", "dQ", i0, i1, 0, d)
+            if b < last:
+                mc.store("Db", "D", i0, i1, 0, 1)
+            mc.free("Qb", "dOb", "dQb", "Db", "num", "den", "phi", "dphi")
+        mc.free("Wc")
+        mc.step(f"(3) dW[:, {k0}:{k1}] from Q, dO")
+        dWc = mc.alloc("dWc", r, width)
+        for i0, i1 in blocks(n, R):
+            Qb = mc.load("Qb", "Q", i0, i1, 0, d)
+            dOb = mc.load("dOb", "dO", i0, i1, k0, k1)
+            mc.alloc("den", i1 - i0)
+            mc.alloc("phi", 1)
+            if numeric:
+                phi = query_features(Qb, approx)
+                dWc += phi.T @ (dOb / (phi @ w))
+            mc.free("Qb", "dOb", "den", "phi")
+        mc.step(f"(4) dV[:, {k0}:{k1}] and dK through dW[:, {k0}:{k1}]")
+        for i0, i1 in blocks(n, R):
+            Kb = mc.load("Kb", "K", i0, i1, 0, d)
+            Vb = mc.load("Vb", "V", i0, i1, k0, k1)
+            dKb = mc.alloc("dKb", i1 - i0, d) if b == 0 else mc.load("dKb", "dK", i0, i1, 0, d)
+            dVb = mc.alloc("dVb", i1 - i0, width)
+            mc.alloc("psi", 1)
+            mc.alloc("dpsi", 1)
+            if numeric:
+                psi = key_features(Kb, degree)
+                dVb += psi @ dWc
+                dpsi = Vb @ dWc.T
+                if b == last:
+                    dpsi += dw.T
+                dKb += monomial_vjp(Kb, dpsi, degree)
+            mc.store("dKb", "dK", i0, i1, 0, d)
+            mc.store("dVb", "dV", i0, i1, k0, k1)
+            mc.free("Kb", "Vb", "dKb", "dVb", "psi", "dpsi")
+        mc.free("dWc")
+    mc.free("w", "dw")
+
+
 def backward_schedule(d: int, r: int, M: int) -> tuple[bool, int, int]:
     """Return ``(resident, F, R)`` of the low-rank backward; refuse M without room.
 
@@ -512,6 +755,99 @@ def backward_schedule(d: int, r: int, M: int) -> tuple[bool, int, int]:
             f"{min(2 * r * (d + 2) + 4 * d + 1, max(4 * d + 8, 8 * d + 2))}"
         )
     return False, features, rows
+
+
+@cache
+def _pullback_order(d: int, degree: int) -> tuple[dict, dict]:
+    """The product rule's terms of each coordinate in feature order, as
+    :func:`attnio.pebble.builders.approx_backward_product` sums them: ``(index, count)``,
+    ``index[f, p]`` the place of position p of feature f in its coordinate's tree and
+    ``count[c]`` the terms of coordinate c."""
+    indices, _ = _monomials(d, degree)
+    index, count = {}, dict.fromkeys(range(d), 0)
+    for f, combo in enumerate(indices):
+        for p, c in enumerate(combo):
+            index[f, p] = count[c]
+            count[c] += 1
+    return index, count
+
+
+def _trace_pullback(
+    tr, name: str, seed: str, row: int, word: int, f: int, combo, d: int, degree: int
+) -> None:
+    """Add feature f's terms to the trees of ``name[row, c]`` (buffer ``name + "b"``, row
+    ``word``): the seed vertex ``seed`` itself for a degree-1 feature, else the product
+    rule's products (:func:`attnio.pebble.builders.approx_backward_product`)."""
+    index, count = _pullback_order(d, degree)
+    a = f - 1
+    for p, c in enumerate(combo):
+        t = index[f, p]
+        leaf = seed if len(combo) == 1 else f"{name}rule[{row},{a},{p}]"
+        label = _chain(f"{name}[{row},{c}]", leaf, t, count[c])
+        _place(tr, label, f"{name}b", (word, c), t > 0 or len(combo) > 1)
+
+
+def _trace_gradient_start(tr, d: int, i0: int, i1: int) -> None:
+    """out, D = rowsum(dO * out) (in a register), dnum and dden of query rows i0..i1, after
+    the first sweep: out[i, k] and then dnum[i, k] take word (i, k) of ``num``, dden[i]
+    the word of den[i]."""
+    for i in range(i0, i1):
+        previous = None
+        for k in range(d):
+            tr.compute(f"out[{i},{k}]", "num", (i - i0, k))
+            term = _chain(f"D[{i}]", f"dOO[{i},{k}]", k, d)
+            tr.compute(term)
+            if previous is not None:
+                tr.release(previous)
+            previous = term
+            tr.compute(f"dnum[{i},{k}]", "num", (i - i0, k))
+        tr.compute(f"dden[{i}]", "den", i - i0)
+        tr.release(previous)
+
+
+def _trace_query_gradients(
+    tr, n: int, d: int, degree: int, i0: int, i1: int, f0: int, f1: int
+) -> None:
+    """The second sweep's vertices for query rows i0..i1 and features f0..f1: monomials
+    (``phi``), dphi (``dphi``), the next terms of dW, dw (``dW``) and of dQ (``dQb``)."""
+    indices, _ = _monomials(d, degree)
+    for i in range(i0, i1):
+        for f in range(f0, f1):
+            combo, a = indices[f], f - 1
+            if not combo:
+                for k in range(d):
+                    label = _chain(f"dW[one,{k}]", f"dnum[{i},{k}]", i, n)
+                    _place(tr, label, "dW", (f - f0, k), i > 0)
+                continue
+            _place(tr, _monomial_label("phiQ", i, combo, "Q"), "phi", f - f0, len(combo) > 1)
+            for t in range(d + 1):
+                leaf = f"dnumW[{i},{a},0]"
+                tr.compute(_chain(f"dphi[{i},{a}]", leaf, t, d + 1), "dphi", f - f0)
+            for k in range(d):
+                label = _chain(f"dW[{a},{k}]", f"phiQdnum[{i},{a},{k}]", i, n)
+                tr.compute(label, "dW", (f - f0, k))
+            tr.compute(_chain(f"dw[{a}]", f"phiQdden[{i},{a}]", i, n), "dW", (f - f0, d))
+            _trace_pullback(tr, "dQ", f"dphi[{i},{a}]", i, i - i0, f, combo, d, degree)
+
+
+def _trace_key_gradients(tr, d: int, degree: int, j0: int, j1: int, f0: int, f1: int) -> None:
+    """Pass 3's vertices for key rows j0..j1 and features f0..f1: monomials (``psi``), the
+    next terms of dV (``dVb``), dpsi (``dpsi``) and the next terms of dK (``dKb``)."""
+    indices, _ = _monomials(d, degree)
+    r = len(indices)
+    for j in range(j0, j1):
+        for f in range(f0, f1):
+            combo, a = indices[f], f - 1
+            if combo:
+                _place(tr, _monomial_label("phiK", j, combo, "K"), "psi", f - f0, len(combo) > 1)
+            for k in range(d):
+                label = _chain(f"dV[{j},{k}]", f"dW[one,{k}]", f, r)
+                _place(tr, label, "dVb", (j - j0, k), f > 0)
+            if not combo:
+                continue
+            for t in range(d + 1):
+                tr.compute(_chain(f"dpsi[{j},{a}]", f"VdW[{j},{a},0]", t, d + 1), "dpsi", f - f0)
+            _trace_pullback(tr, "dK", f"dpsi[{j},{a}]", j, j - j0, f, combo, d, degree)
 
 
 def low_rank_backward(
@@ -573,12 +909,16 @@ def low_rank_backward(
                 phi = query_features(Qb, approx, f0, f1)
                 num += phi @ W[:, :d]
                 den += phi @ W[:, d:]
+            if mc.trace is not None:
+                _trace_query_features(mc.trace, d, degree, i0, i1, f0, f1)
             mc.free("phi")
             release("W")
         if numeric:
             out = num / den
             num[...] = dOb / den  # dnum
             den[...] = -np.sum(dOb * out, axis=1, keepdims=True) / den  # dden
+        if mc.trace is not None:
+            _trace_gradient_start(mc.trace, d, i0, i1)
         for f0, f1 in feature_blocks:
             W = weights(f0, f1, "W")
             dW = weights(f0, f1, "dW")
@@ -590,6 +930,8 @@ def low_rank_backward(
                 dW[:, :d] += phi.T @ num
                 dW[:, d:] += phi.T @ den
                 dQb += monomial_vjp(Qb, dphi * scale[f0:f1], degree, f0, f1)
+            if mc.trace is not None:
+                _trace_query_gradients(mc.trace, n, d, degree, i0, i1, f0, f1)
             mc.free("phi", "dphi")
             if not resident:
                 mc.store("dW", "dW", f0, f1, 0, d + 1)
@@ -613,6 +955,8 @@ def low_rank_backward(
                 dVb += psi @ dW[:, :d]
                 dpsi = Vb @ dW[:, :d].T + dW[:, d][None, :]
                 dKb += monomial_vjp(Kb, dpsi, degree, f0, f1)
+            if mc.trace is not None:
+                _trace_key_gradients(mc.trace, d, degree, i0, i1, f0, f1)
             mc.free("psi", "dpsi")
             release("dW")
         mc.store("dKb", "dK", i0, i1, 0, d)

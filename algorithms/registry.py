@@ -216,6 +216,14 @@ ALGORITHMS: dict[str, Algorithm] = {
             {"forward": approximate.low_rank_forward, "backward": approximate.low_rank_backward},
             "polynomial method (AS23), docs/results.md#approximate",
         ),
+        Algorithm(
+            "low-rank-columns",
+            {
+                "forward": approximate.column_blocked_forward,
+                "backward": approximate.column_blocked_backward,
+            },
+            "polynomial method (AS23); attnio's own column-blocked schedule, W never stored",
+        ),
     )
 }
 """Every algorithm, by name."""

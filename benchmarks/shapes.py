@@ -7,12 +7,20 @@ runs there (derived; the two-level machine reproduces it) and the best derived l
 :func:`attnio.bounds.window.find_window`, exactly as ``attnio gap`` does. Where no schedule
 runs (M too small for its blocks) the row says so.
 
+A second table does the same for approximate attention (the polynomial method at degree
+2, n = 65536, d in {16, 32}, M in {4096, 16384, 65536}: the points of the approximate
+regime's issue), with the baseline in the same run: the feature-blocked ``low-rank``
+schedule's count alone, as before the column-blocked ``low-rank-columns`` schedule.
+
 Run:  .venv/bin/python benchmarks/shapes.py        (a few seconds)
-Targets (stretch): count / lower <= 2 forward and <= 4 backward.
+Targets (stretch): count / lower <= 2 forward and <= 4 backward at the shapes; <= 4 at the
+approximate points, forward and backward.
 """
 
 from __future__ import annotations
 
+from attnio.bounds import catalog
+from attnio.bounds.symbols import feature_rank
 from attnio.bounds.window import find_window, numeric
 
 POINTS = (
@@ -41,6 +49,39 @@ def main() -> None:
                 f"{ratio:>9.4g}  {upper.algorithm} over {lower.record}"
             )
     print("lower bounds: shape-*-compulsory and shape-*-lower-*-sharp (shape-lower.md)")
+    print()
+    approximate()
+
+
+APPROXIMATE_POINTS = tuple(
+    dict(n=65536, d=d, M=M, r=int(feature_rank(d, 2)))
+    for d in (16, 32)
+    for M in (4096, 16384, 65536)
+)
+"""The approximate regime's target points: degree 2 (r = C(d + 2, 2))."""
+
+
+def approximate() -> None:
+    """Print one row per approximate point and pass, with the feature-blocked baseline."""
+    print("approximate attention, polynomial method, degree 2, n = 65536")
+    print(f"{'d':>3} {'M':>6} {'pass':8} {'best count':>14} {'best lower':>12} {'ratio':>7} "
+          f"{'low-rank only':>14}  schedule")  # fmt: skip
+    for point in APPROXIMATE_POINTS:
+        for pass_ in ("forward", "backward"):
+            window = find_window("approximate", pass_, point)
+            lower, upper = window.lower, window.upper
+            ratio = float(numeric(upper.value / lower.value))
+            old = [
+                b for b in catalog(regime="approximate", pass_=pass_)
+                if b.algorithm != "low-rank-columns"
+            ]  # fmt: skip
+            base = find_window("approximate", pass_, point, records=old).upper
+            before = float(numeric(base.value / lower.value))
+            print(
+                f"{point['d']:>3} {point['M']:>6} {pass_:8} {int(upper.value):>14,} "
+                f"{int(lower.value):>12,} {ratio:>7.3g} {before:>14.3g}  "
+                f"{upper.algorithm} over {lower.record}"
+            )
 
 
 if __name__ == "__main__":

@@ -45,6 +45,8 @@ __all__ = [
     "FLASH_BACKWARD_BLOCKS",
     "FLASH_FORWARD_BLOCKS",
     "LOW_RANK_BACKWARD_BLOCKS",
+    "LOW_RANK_COLUMN_BACKWARD_BLOCKS",
+    "LOW_RANK_COLUMN_BLOCKS",
     "LOW_RANK_FORWARD_BLOCKS",
     "OUTPUT_STATIONARY_BACKWARD_TILES",
     "OUTPUT_STATIONARY_TILES",
@@ -53,6 +55,8 @@ __all__ = [
     "SQUARE_TILES",
     "STANDARD_TILES",
     "BlockRule",
+    "ColumnBackwardRule",
+    "ColumnRule",
     "LowRankRule",
     "StationaryRule",
     "StreamRule",
@@ -207,6 +211,86 @@ LOW_RANK_BACKWARD_BLOCKS = LowRankRule(
     "low-rank backward", lambda r, d: 2 * r * (d + 2), lambda d: 4 * d + 1
 )
 """[W | w] and [dW | dw] (r x (d + 1) each) and two feature rows; a row of four operands."""
+
+
+@dataclass(frozen=True)
+class ColumnRule:
+    """How the column-blocked low-rank forward sizes its blocks: columns of W, then rows.
+
+    The pass keeps ``w = psi(K)^T 1`` (r words) and a block of ``c`` columns of
+    ``W = psi(K)^T V`` (r c words) resident, and streams rows of d + c + 1 words (a row
+    of K and of V's block, or of Q, O's block and den) with one feature word. So
+    ``c = floor((M - r - 2d - 3) / (r + 2))`` (two rows fit beside the block, so that a
+    run makes at most as many transfers as its count / d) and, with the block of
+    ``min(c, d)`` columns in place, ``floor((M - r (1 + min(c, d)) - 1) / (d + min(c, d)
+    + 1)) >= 2`` rows. A plain floor of M, so the count record's expression (its
+    ``ceiling(d / c)`` blocks) stays in the shape z3 bounds. Plain arithmetic: ints or
+    sympy expressions.
+
+    Examples
+    --------
+    >>> LOW_RANK_COLUMN_BLOCKS.columns(561, 32, 4096), LOW_RANK_COLUMN_BLOCKS.rows(561, 32, 4096)
+    (6, 4)
+    """
+
+    label: str
+
+    def columns(self, r, d, M):
+        """Columns of W per block (0 or less when M holds no block of one column)."""
+        return _floor_div(M - r - 2 * d - 3, r + 2)
+
+    def least_memory(self, r, d):
+        """The least M with a block of one column: ``2r + 2d + 5``."""
+        return 2 * r + 2 * d + 5
+
+    def rows(self, r, d, M):
+        """Rows per block beside a block of ``min(columns, d)`` columns (ints only)."""
+        width = min(self.columns(r, d, M), d)
+        return (M - r * (1 + width) - 1) // (d + width + 1)
+
+
+LOW_RANK_COLUMN_BLOCKS = ColumnRule("low-rank-columns")
+"""w and a block of c columns of W resident; a row of K and V's block (or Q, O's block, den)."""
+
+
+@dataclass(frozen=True)
+class ColumnBackwardRule:
+    """How the column-blocked low-rank backward sizes its blocks: columns of W or dW, rows.
+
+    The pass keeps w and dw (2r words) and one block of ``c`` columns of W or of dW (r c
+    words) resident, and streams rows of at most 2d + 2c + 2 words (Q, dQ, dO's block,
+    O's block, den and D; or K, dK, V's and dV's blocks) with two feature words. So
+    ``c = floor((M - 2r - 4d - 6) / (r + 4))`` (two rows fit beside the block) and, with
+    the block of ``min(c, d)`` columns in place, ``floor((M - r (2 + min(c, d)) - 2) /
+    (2d + 2 min(c, d) + 2)) >= 2`` rows.
+
+    Examples
+    --------
+    >>> LOW_RANK_COLUMN_BACKWARD_BLOCKS.columns(561, 32, 4096)
+    5
+    >>> LOW_RANK_COLUMN_BACKWARD_BLOCKS.rows(561, 32, 4096)
+    2
+    """
+
+    label: str
+
+    def columns(self, r, d, M):
+        """Columns of W (or dW) per block (0 or less when M holds no block of one column)."""
+        return _floor_div(M - 2 * r - 4 * d - 6, r + 4)
+
+    def least_memory(self, r, d):
+        """The least M with a block of one column: ``3r + 4d + 10``."""
+        return 3 * r + 4 * d + 10
+
+    def rows(self, r, d, M):
+        """Rows per block beside a block of ``min(columns, d)`` columns (ints only)."""
+        width = min(self.columns(r, d, M), d)
+        return (M - r * (2 + width) - 2) // (2 * d + 2 * width + 2)
+
+
+LOW_RANK_COLUMN_BACKWARD_BLOCKS = ColumnBackwardRule("low-rank-columns backward")
+"""w, dw and a block of c columns of W or dW resident; a row of Q, dQ, dO's and O's blocks,
+den and D (or of K, dK, V's and dV's blocks)."""
 
 
 @dataclass(frozen=True)

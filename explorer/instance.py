@@ -57,6 +57,7 @@ _REGIMES = {
     "sparse-backward": ("sparse", "backward"),
     "approx-forward": ("approximate", "forward"),
     "approx-backward": ("approximate", "backward"),
+    "approx-backward-product": ("approximate", "backward"),
 }
 
 _SEARCH_ITERATIONS = 2000

@@ -52,6 +52,8 @@ __all__ = [
     "TREE_SHAPES",
     "BuilderSpec",
     "approx_backward",
+    "approx_backward_product",
+    "approx_backward_product_vertices",
     "approx_backward_vertices",
     "approx_forward",
     "approx_forward_vertices",
@@ -1216,6 +1218,62 @@ def approx_backward(n_: int, d_: int, degree: int, *, tree: str = "chain") -> Da
     """
     _check_size(n=n_, d=d_, degree=degree)
     b = _Builder(tree)
+    _approx_backward(b, n_, d_, degree, _monomial_adjoint)
+    return b.dag()
+
+
+def _product_rule_adjoint(
+    b: _Builder, name: str, X: np.ndarray, row: int, feat: dict, monos: list, seed: dict
+) -> None:
+    """Pull the cotangents ``seed`` (one per monomial) back to row ``row`` of X by the
+    product rule, as :func:`attnio.algorithms.approximate.monomial_vjp` does.
+
+    For each monomial (in order) and each position p of its multiset, one term to the
+    coordinate at p: the seed itself for a degree-1 monomial, else the product
+    ``name + "rule[row,a,p]"`` of the seed with the monomial of the other positions (an
+    input coordinate, or a feature of the forward graph). The roots ``name[row,c]`` are
+    summation trees over each coordinate's terms in that order.
+    """
+    terms: dict[int, list[int]] = {c: [] for c in range(X.shape[1])}
+    for a, combo in enumerate(monos):
+        for p, c in enumerate(combo):
+            rest = combo[:p] + combo[p + 1 :]
+            if not rest:
+                terms[c].append(seed[combo])
+                continue
+            factor = int(X[row, rest[0]]) if len(rest) == 1 else feat[rest]
+            terms[c].append(b.vertex(f"{name}rule[{row},{a},{p}]", (seed[combo], factor)))
+    for c, found in terms.items():
+        b.tree(f"{name}[{row},{c}]", found)
+
+
+def approx_backward_product(n_: int, d_: int, degree: int, *, tree: str = "chain") -> Dag:
+    """Element-level graph of the gradient of low-rank polynomial attention, pulled back
+    through the monomials by the product rule: the low-rank backward schedule's graph.
+
+    :func:`approx_backward` with dQ and dK built as the schedule
+    (:func:`attnio.algorithms.approximate.low_rank_backward`) computes them: per monomial
+    and per position of its multiset, the cotangent times the monomial of the other
+    positions (:func:`_product_rule_adjoint`), summed per coordinate in the order of the
+    features. At degree g <= 2 it has the vertices of :func:`approx_backward` (the
+    other positions of a degree-two monomial are one coordinate); the summation trees of
+    dQ and dK add in another order.
+
+    Examples
+    --------
+    >>> g_ = approx_backward_product(2, 2, 3)
+    >>> g_.num_vertices == approx_backward_product_vertices().subs({n: 2, d: 2, g: 3})
+    True
+    """
+    _check_size(n=n_, d=d_, degree=degree)
+    b = _Builder(tree)
+    _approx_backward(b, n_, d_, degree, _product_rule_adjoint)
+    return b.dag()
+
+
+def _approx_backward(b: _Builder, n_: int, d_: int, degree: int, adjoint: Callable) -> None:
+    """Add the forward graph and the reverse mode of :func:`approx_backward`, pulling dphi
+    and dpsi back through the monomials with ``adjoint``."""
     f = _approx_forward(b, n_, d_, degree)
     Q, K, V, monos, fk, fq = f["Q"], f["K"], f["V"], f["monos"], f["fk"], f["fq"]
     dO = b.matrix("dO", n_, d_)
@@ -1253,11 +1311,10 @@ def approx_backward(n_: int, d_: int, degree: int, *, tree: str = "chain") -> Da
                 for a, combo in enumerate(monos)
             ]
             b.tree(f"dV[{j},{k}]", terms)
-        _monomial_adjoint(b, "dK", K, j, fk[j], monos, seed)
+        adjoint(b, "dK", K, j, fk[j], monos, seed)
     for i in range(n_):
         seed = {combo: dphi[combo][i] for combo in monos}
-        _monomial_adjoint(b, "dQ", Q, i, fq[i], monos, seed)
-    return b.dag()
+        adjoint(b, "dQ", Q, i, fq[i], monos, seed)
 
 
 def approx_backward_vertices() -> sp.Expr:
@@ -1283,6 +1340,19 @@ def approx_backward_vertices() -> sp.Expr:
         + 2 * n * d * r1
         + 8 * n * (r1 - d)
     )
+
+
+def approx_backward_product_vertices() -> sp.Expr:
+    """Vertices of :func:`approx_backward_product`.
+
+    Those of :func:`approx_backward` less its pull-backs (8n(r - 1 - d)), plus the
+    product rule's for every row of Q and of K: the monomials of degree 1..g have
+    T = d C(d + g, g - 1) positions in all, and each position of a monomial of degree
+    >= 2 is one product and one addition of a coordinate's tree, 2(T - d) per row.
+    """
+    r1 = feature_rank(d, g) - 1
+    positions = d * sp.binomial(d + g, g - 1)
+    return approx_backward_vertices() - 8 * n * (r1 - d) + 4 * n * (positions - d)
 
 
 # --------------------------------------------------------------------- registry
@@ -1454,6 +1524,15 @@ BUILDERS: dict[str, BuilderSpec] = {
             approx_backward,
             approx_backward_vertices,
             ("tree", "degree"),
+        ),
+        BuilderSpec(
+            "approx-backward-product",
+            Pass.BACKWARD,
+            Regime.APPROXIMATE,
+            approx_backward_product,
+            approx_backward_product_vertices,
+            ("tree", "degree"),
+            "approx-backward",
         ),
     )
 }

@@ -861,12 +861,12 @@ _SLIDING = (
 
 
 _APPROXIMATE = (
-    "not exported: the run records no trace, and approx-backward is not its graph as it "
-    "stands: the schedule pulls dQ and dK back through each feature block's monomials by "
-    "the product rule (approximate.monomial_vjp, a product of the other coordinates per "
-    "coordinate), not through the monomials' prefix chain as approx-backward's reverse "
-    "mode does; a builder of that graph is missing. It computes another function than "
-    "attention, so no derivation's class covers it; only the compulsory I/O bounds it"
+    "not exported: the run records no trace. It sums dQ and dK over column blocks of W and "
+    "dW, pulling each block's share of dphi and dpsi back through the monomials apart (a "
+    "use of the pull-back's linearity), so neither approx-backward nor "
+    "approx-backward-product is its graph, and no builder of its graph exists. It computes "
+    "another function than attention, so no derivation's class covers it; only the "
+    "compulsory I/O bounds it"
 )
 
 COVERAGE: dict[tuple[str, Pass], Coverage] = {
@@ -1118,7 +1118,28 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         "than attention, so no derivation's class (all of exact attention) covers it and "
         "only the compulsory I/O bounds it",
     ),
-    ("low-rank", Pass.BACKWARD): Coverage(None, "", (), _APPROXIMATE),
+    ("low-rank", Pass.BACKWARD): Coverage(
+        "approx-backward-product",
+        "chain trees; [W | w] and [dW | dw] stored and read back when they do not stay resident",
+        (),
+        "tests/test_trace.py replays its run (n <= 3, d <= 2, degree <= 3, M = 3 mod 8 up "
+        "to 120) as a pebbling of this graph (dQ and dK pulled back by the product rule, "
+        "as approximate.monomial_vjp) at the machine's count less the words holding no "
+        "vertex (the zeros [dW | dw] starts from, the constant feature's w and dw), with M "
+        "red pebbles; it computes another function than attention, so no derivation's "
+        "class covers it (polynomial-backward-lower-dw is derived for approx-backward; "
+        "that its lemmas hold on this graph, which wires dW alike, is not checked)",
+    ),
+    ("low-rank-columns", Pass.FORWARD): Coverage(
+        "approx-forward",
+        "chain trees; W never stored, each feature and den[i] recomputed per column block",
+        (),
+        "tests/test_trace.py replays its run (n <= 3, d <= 3, degree <= 2, odd M up to 80) "
+        "as a pebbling of this graph at exactly the machine's count, with M + 1 red "
+        "pebbles; it computes another function than attention, so no derivation's class "
+        "(all of exact attention) covers it; polynomial-forward-lower bounds this graph",
+    ),
+    ("low-rank-columns", Pass.BACKWARD): Coverage(None, "", (), _APPROXIMATE),
 }
 """(schedule, pass) -> the graph it computes and the derivations whose class holds it.
 

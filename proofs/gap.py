@@ -101,10 +101,11 @@ SHAPE_PARAMETERS = ("n_q", "n_kv", "h_q", "h_kv")
 """The point's sizes in place of n for a shape (docs/notation.md)."""
 
 POLYNOMIAL_NOTE = (
-    "approximate, polynomial method: the derived lower bound is the compulsory I/O of the "
-    "method's own graph (attnio pebble --dag approx-forward / approx-backward), the only "
-    "derived bound for it yet; no derivation bounds its products psi(K)^T V and phi(Q) W "
-    "beyond reading and writing every word, so the ratio is an upper end of the true gap"
+    "approximate, polynomial method: the derived lower bounds are those of the method's "
+    "own graphs (attnio pebble --dag approx-forward / approx-backward): the compulsory I/O "
+    "and, at degree g >= 2, polynomial-forward-lower and polynomial-backward-lower-dw, "
+    "order n d^3 / M^(2/3); they bound pebblings of those graphs, not every "
+    "epsilon-approximation algorithm, and the ratio is an upper end of the true gap"
 )
 """The note of an approximate gap: which bound the lower side is and what is missing."""
 

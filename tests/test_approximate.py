@@ -40,6 +40,50 @@ def test_error_within_bound_and_count_exact(n, d, degree, M, radius):
     assert counting.counts == run.counts
 
 
+@settings(max_examples=examples(30))
+@given(
+    n=st.integers(1, 40),
+    d=st.integers(1, 4),
+    degree=st.integers(0, 4),
+    M=st.integers(1, 400),
+    radius=st.sampled_from([0.25, 0.5, 1.0]),
+)
+def test_column_blocked_error_within_bound_and_count_exact(n, d, degree, M, radius):
+    """The column-blocked forward computes the low-rank forward's output (to rounding), so
+    its error stays within the stated bound; its I/O equals low-rank-columns-forward-count
+    in both modes, its peak is at most M, and it refuses exactly the M below 2r + 2d + 5."""
+    bound = math.sqrt(radius / d)
+    least = 2 * feature_rank(d, degree) + 2 * d + 5
+    try:
+        run = simulate("low-rank-columns", "forward", n, d, M, degree=degree, entry_bound=bound)
+    except ParameterError as error:
+        assert "holds no column" in str(error) and M < least
+        return
+    assert M >= least
+    blocked = simulate("low-rank", "forward", n, d, max(M, 4 * d + 2), degree=degree,
+                       entry_bound=bound)  # fmt: skip
+    assert run.error <= run.error_bound
+    assert abs(run.error - blocked.error) <= 1e-12
+    assert run.counts.io == run.closed_form
+    assert run.counts.peak <= M
+    counting = simulate("low-rank-columns", "forward", n, d, M, degree=degree, numeric=False)
+    assert counting.counts == run.counts
+
+
+def test_column_blocked_beats_feature_blocks_at_the_target_point():
+    """At degree 2, n = 65536, d = 32, M = 4096 the column-blocked count is 14nd (c = 6
+    columns, 6 blocks), under 35% of the feature-blocked low-rank count there; the machine's
+    counting run moves exactly that."""
+    from attnio.bounds import get
+
+    point = {"n": 65536, "d": 32, "M": 4096, "r": feature_rank(32, 2)}
+    columns = get("low-rank-columns-forward-count").evaluate(**point)
+    assert columns == 14 * 65536 * 32
+    assert columns < 0.35 * get("low-rank-forward-count").evaluate(**point)
+    run = simulate("low-rank-columns", "forward", 4096, 32, 4096, degree=2, numeric=False)
+    assert run.counts.io == run.closed_form == 14 * 4096 * 32
+
+
 def test_resident_schedule_reads_inputs_once():
     """When [W | w] fits, the schedule moves exactly the compulsory 4nd words."""
     run = simulate("low-rank", "forward", 500, 4, 10_000, degree=3, numeric=False)
@@ -121,6 +165,40 @@ def test_backward_counts_and_numbers(n, d, degree, M):
     assert run.counts.peak <= M and run.error <= 1e-9
     counting = simulate("low-rank", "backward", n, d, M, degree=degree, numeric=False)
     assert counting.counts == run.counts
+
+
+@settings(max_examples=examples(30))
+@given(n=st.integers(1, 30), d=st.integers(1, 4), degree=st.integers(0, 3), M=st.integers(1, 600))
+def test_column_blocked_backward_counts_and_numbers(n, d, degree, M):
+    """The column-blocked backward computes the gradient of the approximate output (the
+    reference approximate_gradients, to rounding), moves exactly
+    low-rank-columns-backward-count in both modes within M, 11nd with one column block,
+    and refuses exactly the M below 3r + 4d + 10."""
+    r = feature_rank(d, degree)
+    if M < 3 * r + 4 * d + 10:
+        with pytest.raises(ParameterError, match="holds no column"):
+            simulate("low-rank-columns", "backward", n, d, M, degree=degree, numeric=False)
+        return
+    run = simulate("low-rank-columns", "backward", n, d, M, degree=degree)
+    assert run.counts.io == run.closed_form
+    assert (run.counts.io == 11 * n * d) is (M >= 2 * r + 4 * d + 6 + d * (r + 4))
+    assert run.counts.peak <= M and run.error <= 1e-9
+    counting = simulate("low-rank-columns", "backward", n, d, M, degree=degree, numeric=False)
+    assert counting.counts == run.counts
+
+
+def test_column_blocked_backward_at_the_target_point():
+    """At degree 2, n = 65536, d = 32, M = 4096 the column-blocked backward moves 59nd + 12n
+    words (c = 5 columns, 7 blocks), under a quarter of the feature-blocked backward's count
+    there; the machine's counting run at n = 2048 moves exactly its closed form."""
+    from attnio.bounds import get
+
+    point = {"n": 65536, "d": 32, "M": 4096, "r": feature_rank(32, 2)}
+    columns = get("low-rank-columns-backward-count").evaluate(**point)
+    assert columns == 59 * 65536 * 32 + 12 * 65536
+    assert 4 * columns < get("low-rank-backward-count").evaluate(**point)
+    run = simulate("low-rank-columns", "backward", 2048, 32, 4096, degree=2, numeric=False)
+    assert run.counts.io == run.closed_form == 59 * 2048 * 32 + 12 * 2048
 
 
 @pytest.mark.parametrize("M", [60, 4096])

@@ -18,6 +18,8 @@ from attnio.pebble.builders import (
     KINDS,
     TREE_SHAPES,
     approx_backward,
+    approx_backward_product,
+    approx_backward_product_vertices,
     approx_backward_vertices,
     approx_forward,
     approx_forward_vertices,
@@ -100,6 +102,30 @@ def test_approx_backward_counts(n_: int, d_: int, g_: int, tree: str) -> None:
     assert sorted(built.labels[v][:2] for v in built.inputs) == sorted(
         ["Q[", "K[", "V[", "dO"] * (n_ * d_)
     )
+
+
+@settings(max_examples=examples(20))
+@given(sizes, st.integers(1, 3), st.integers(1, 4), trees)
+def test_approx_backward_product_counts(n_: int, d_: int, g_: int, tree: str) -> None:
+    """The product-rule gradient graph has the count its formula states, the inputs and
+    sinks of approx_backward, the same number of vertices at degree <= 2 and more above
+    (each position of a monomial of degree >= 3 costs one product, the prefix chain less),
+    and each of its products has the seed and the monomial of the other positions as
+    predecessors."""
+    built = approx_backward_product(n_, d_, g_, tree=tree)
+    assert built.num_vertices == approx_backward_product_vertices().subs({n: n_, d: d_, g: g_})
+    chain = approx_backward(n_, d_, g_, tree=tree)
+    assert (built.num_vertices == chain.num_vertices) is (g_ <= 2)
+
+    def ends(dag) -> list[str]:
+        return sorted(dag.labels[v].rpartition("=")[2] for v in (*dag.inputs, *dag.outputs))
+
+    assert ends(built) == ends(chain)
+    index = {label: v for v, label in enumerate(built.labels)}
+    if d_ >= 2 and g_ >= 2:
+        rule = index[f"dQrule[0,{d_ + 1},1]"]  # feature (0, 1), position 1: coordinate 1
+        preds = sorted(built.labels[p] for p in built.predecessors(rule).tolist())
+        assert preds == ["Q[0,0]", f"dphi[0,{d_ + 1}]"]
 
 
 @pytest.mark.parametrize("kind", ["forward", "backward"])

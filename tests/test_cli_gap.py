@@ -46,7 +46,7 @@ def test_approximate_json_has_the_same_interface(capsys) -> None:
                  "--json"]) == 0  # fmt: skip
     payload = json.loads(capsys.readouterr().out)
     assert payload["lower"]["record"] == "polynomial-backward-compulsory"
-    assert payload["upper"]["record"] == "low-rank-backward-count"
+    assert payload["upper"]["record"] == "low-rank-columns-backward-count"
     assert payload["ratio"] == pytest.approx(payload["upper"]["value"] / payload["lower"]["value"])
     assert payload["method"] == {"name": "polynomial", "degree": 2, "r": 561}
 

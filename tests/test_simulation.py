@@ -53,6 +53,8 @@ CASES = [
     ("sparse-square-tiling", "backward", {"block_density": 0.5}),
     ("low-rank", "forward", {"degree": 2}),
     ("low-rank", "backward", {"degree": 2}),
+    ("low-rank-columns", "forward", {"degree": 2}),
+    ("low-rank-columns", "backward", {"degree": 2}),
 ]
 
 

@@ -291,6 +291,76 @@ def test_low_rank_forward_replays_at_the_machines_count() -> None:
     assert most == 2
 
 
+def test_column_blocked_low_rank_forward_replays_at_the_machines_count() -> None:
+    """The column-blocked low-rank forward at n in {2, 3}, d in {1, 2, 3}, degree in
+    {1, 2} and every odd M up to 80 at which it fits is a legal pebbling of approx_forward
+    (chain trees) with M + 1 red pebbles, attained, at exactly the machine's count: it
+    moves only words of Q, K, V and O (W is never stored), recomputing each feature and
+    den[i] per column block."""
+    from functools import partial
+
+    from attnio.algorithms import approximate
+
+    most, compared, blocked = -(10**9), 0, 0
+    for n in (2, 3):
+        for d in (1, 2, 3):
+            for degree in (1, 2):
+                dag = builders.approx_forward(n, d, degree)
+                runner = partial(approximate.column_blocked_forward, degree=degree, approx=None)
+                for M in range(3, 81, 2):
+                    try:
+                        moves, counts = record(runner, dag, n, d, M, dict.fromkeys("QKV", (n, d)))
+                    except BlocksDoNotFitError:
+                        continue
+                    result = replay(dag, moves.moves, M + 1)
+                    assert moves.unmatched == 0, (n, d, degree, M)
+                    assert result.io == counts.io, (n, d, degree, M)
+                    most = max(most, result.peak_red - M)
+                    compared += 1
+                    blocked += counts.io > 4 * n * d
+    print(compared, blocked)
+    assert compared > 100 and blocked > 10
+    assert most == 1
+
+
+def test_low_rank_backward_replays_at_the_machines_count() -> None:
+    """The low-rank backward at n in {2, 3}, (d, degree) in {(1, 3), (2, 1), (2, 2), (2, 3)}
+    and every M = 3 mod 8 up to 120 at which it runs is a legal pebbling of
+    approx_backward_product (its graph: dQ and dK pulled back by the product rule, chain
+    trees) with M red pebbles, attained (the register of D[i] and the scratch values fit
+    beside the words the machine charges); its I/O is the machine's count less exactly the words that hold
+    no vertex: none when [W | w] and [dW | dw] stay resident, else the zeros [dW | dw]
+    starts from (stored, then loaded by the first row block), the constant feature's w
+    word (stored once, loaded by both sweeps of each row block) and its dw word (stored
+    and loaded once per row block of pass 2, loaded once per row block of pass 3)."""
+    import math
+    from functools import partial
+
+    from attnio.algorithms import approximate
+
+    most, blocked = -(10**9), 0
+    for n in (2, 3):
+        for d, degree in ((1, 3), (2, 1), (2, 2), (2, 3)):
+            dag = builders.approx_backward_product(n, d, degree)
+            runner = partial(approximate.low_rank_backward, degree=degree, approx=None)
+            arrays = dict.fromkeys(("Q", "K", "V", "dO"), (n, d))
+            for M in range(3, 121, 8):
+                try:
+                    moves, counts = record(runner, dag, n, d, M, arrays)
+                except BlocksDoNotFitError:
+                    continue
+                rank = math.comb(d + degree, degree)
+                resident, _, rows = approximate.backward_schedule(d, rank, M)
+                words = 0 if resident else 2 * rank * (d + 1) + 5 * -(-n // rows)
+                result = replay(dag, moves.moves, M)
+                assert moves.unmatched == words, (n, d, degree, M)
+                assert result.io == counts.io - words, (n, d, degree, M)
+                most = max(most, result.peak_red - M)
+                blocked += not resident
+    assert blocked > 10
+    assert most == 0
+
+
 def test_sliding_forward_replays_at_the_machines_count() -> None:
     """The window and band sliding forward (every sample mask at n in {1, 2, 3, 6},
     d in {1, 2}, M = 3 mod 4 up to 90 at which it fits) is a legal pebbling of
