@@ -65,6 +65,8 @@ THOROUGH_ONLY: tuple[str, ...] = (
     "reduction/window-row-streaming-backward-count/explicit>=window-row-streaming-forward-count",
     "monotonicity/causal-flash2-backward-count/explicit/d",
     "reduction/causal-flash2-backward-count/explicit>=causal-flash2-forward-count",
+    "reduction/split-kv-decode-backward-count/explicit>=split-kv-decode-forward-count",
+    "monotonicity/gqa-output-stationary-forward-count/explicit/M",
 )
 """Obligations only ``attnio verify --thorough`` proves: open claims that end unknown, or
 that take minutes.
@@ -82,7 +84,10 @@ net because z3 did not stop at its interrupt; together they were 1,100 to 1,600 
 the 2,600 to 2,700 s the whole catalog took. ``attnio verify`` used to spend 6 min 34 s
 cold, most of it in them. Of causal FlashAttention-2's counts, the monotonicity in d of
 the backward ended unknown after 70 s and the backward-over-forward claim was proved after
-124 s (``attnio prove --only '*causal-flash2*'``, the same machine).
+124 s (``attnio prove --only '*causal-flash2*'``, the same machine). The last two, of the
+split-KV decode backward and the group-aware output-stationary forward counts, ended
+unknown after 33 to 40 s and 59 s (``attnio prove --only '*split-kv-decode-backward*'``,
+``'*gqa-output-stationary*'``, 2026-11-27, a loaded machine).
 """
 
 
