@@ -24,9 +24,9 @@ and the obligations that ended unknown with what they spent. This is the measure
 the per-call limit and :data:`attnio.proofs.suite.THOROUGH_ONLY` are sized from.
 
 ``--profile`` runs the checks in this process (the default tier, or ``--thorough``,
-never the cache) and prints the seconds of each check, of each obligation family
-(summed over obligations, as measured in the worker that proved each) and of the 20
-slowest obligations with their status.
+never the cache) and prints the seconds of each check, of each obligation family and of
+each expectation (summed over obligations, as measured in the worker that proved each)
+and of the 20 slowest obligations with their status.
 """
 
 from __future__ import annotations
@@ -135,6 +135,17 @@ def profile(thorough: bool) -> None:
             f"| {family} | {row['n']} | {row['proved']} | {row['counterexample']} | "
             f"{row['unknown']} | {row['seconds']:.1f} |"
         )
+    expected: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    for outcome in verification._OUTCOMES:
+        row = expected[outcome.obligation.expected.value]
+        row["n"] += 1
+        row["seconds"] += outcome.result.seconds
+        row["slow"] += outcome.result.seconds >= 5
+    print()
+    print("| expected | obligations | s (summed) | 5 s or more |")
+    print("|---|---:|---:|---:|")
+    for value, row in sorted(expected.items(), key=lambda kv: -kv[1]["seconds"]):
+        print(f"| {value} | {row['n']} | {row['seconds']:.1f} | {row['slow']} |")
     print()
     print("| slowest obligations | expected | status | s |")
     print("|---|---|---|---:|")
