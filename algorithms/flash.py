@@ -246,6 +246,8 @@ def trace_backward_step(
     key_row0: int,
     chains: tuple[int, tuple | None],
     dq_buffers: str | None = None,
+    parts: tuple[str, ...] = ("dV", "dK", "dQ"),
+    dq_row0: int | None = None,
 ) -> None:
     """Vertices of :func:`attnio.pebble.builders.attention_backward` (chain trees; with a
     mask, :func:`~attnio.pebble.builders.masked_backward`) one step of a backward
@@ -255,7 +257,10 @@ def trace_backward_step(
     ``chains`` is (n, None) for dense attention, or (n, :func:`chain_ranks` of the mask):
     the dV and dK chains run over a key's queries and the dQ chain over a query's keys in
     increasing order, the order every schedule accumulates them in. ``dq_buffers`` (a
-    format such as ``"dQ{}"``): query i's dQ row is its own one-row buffer instead."""
+    format such as ``"dQ{}"``): query i's dQ row is its own one-row buffer instead.
+    ``parts``: the chains this step adds a term to (a sweep that makes only dV and dK, or
+    only dQ, recomputes P_ij and dS_ij for its own chains); ``dq_row0``: row i - dq_row0
+    of ``dQi`` holds query i's dQ row (default i - origin[0])."""
     n, ranks = chains
     for i in rows:
         a = i - origin[0]
@@ -267,15 +272,20 @@ def trace_backward_step(
                 tj, cj = int(ranks[0][i, j]), int(ranks[1][i])
                 ti, ci = int(ranks[2][i, j]), int(ranks[3][j])
             tr.compute(f"P[{i},{j}]", p_buf, (a, b))
-            for k in range(d):
+            for k in range(d if "dV" in parts else 0):
                 label = _chain(f"dV[{j},{k}]", f"PdO[{i},{j},{k}]", ti, ci)
                 tr.compute(label, "dVj", (j - key_row0, k))
             tr.compute(f"dS[{i},{j}]", ds_buf, (a, b))
             dq, row = ("dQi", a) if dq_buffers is None else (dq_buffers.format(i), 0)
+            if dq_row0 is not None:
+                row = i - dq_row0
             for l in range(d):
-                tr.compute(_chain(f"dQ[{i},{l}]", f"dSK[{i},{j},{l}]", tj, cj), dq, (row, l))
-                label = _chain(f"dK[{j},{l}]", f"dSQ[{i},{j},{l}]", ti, ci)
-                tr.compute(label, "dKj", (j - key_row0, l))
+                if "dQ" in parts:
+                    label = _chain(f"dQ[{i},{l}]", f"dSK[{i},{j},{l}]", tj, cj)
+                    tr.compute(label, dq, (row, l))
+                if "dK" in parts:
+                    label = _chain(f"dK[{j},{l}]", f"dSQ[{i},{j},{l}]", ti, ci)
+                    tr.compute(label, "dKj", (j - key_row0, l))
 
 
 def store_dvec(machine: TwoLevelMachine, n: int, d: int) -> None:
