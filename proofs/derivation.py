@@ -75,9 +75,26 @@ def minorant(record: str) -> sp.Expr | None:
     return MINORANTS.get(record)
 
 
-def majorant(record: str) -> sp.Expr | None:
-    """The intermediate term for lower <= upper obligations of ``record`` (None if none)."""
-    return MAJORANTS.get(record)
+PAIR_MAJORANTS: dict[tuple[str, str], sp.Expr] = {
+    ("dense-backward-lower-small-sharp", "two-sweep-backward-count"): (
+        3 * d**2 * n**2 / (2 * M) - M
+    ),
+    ("dense-backward-lower-small-twostage", "two-sweep-backward-count"): d**2 * n**2 / M - M,
+}
+"""Per (lower record, count record), an intermediate term for that one obligation, in
+place of :data:`MAJORANTS`: the small-cache records' d n^2 / sqrt(M) with sqrt(M) < d
+raised to d^2 n^2 / M (3 d n^2 / (2 sqrt(M) + 2) <= 3 d^2 n^2 / (2M); 4 d n^2 /
+(3 sqrt(2) sqrt(M) + 4) <= d^2 n^2 / M), which z3 compares with the two-sweep count's
+two floors without a root: each obligation in about 2 s, where directly it ended unknown
+after 270 s and through the root-bearing majorant 3 d n^2 / (2 sqrt(M)) - M took 60 s."""
+
+
+def majorant(record: str, upper: str | None = None) -> sp.Expr | None:
+    """The intermediate term for lower <= upper obligations of ``record`` (None if none):
+    the one of :data:`PAIR_MAJORANTS` for ``(record, upper)`` if any, else
+    :data:`MAJORANTS`'s."""
+    paired = PAIR_MAJORANTS.get((record, upper)) if upper is not None else None
+    return MAJORANTS.get(record) if paired is None else paired
 
 
 _BUILT: dict[str, tuple] = {}

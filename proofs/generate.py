@@ -113,7 +113,7 @@ def lower_le_upper() -> list[Obligation]:
                 _expect(lower, upper),
                 (lower.name, upper.name),
                 f"the explicit lower bound {lower.name} is at most {upper.name} where both apply",
-                via=majorant(lower.name),
+                via=majorant(lower.name, upper.name),
             )
         )
     return found
