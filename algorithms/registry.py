@@ -109,11 +109,6 @@ ALGORITHMS: dict[str, Algorithm] = {
             "attnio's own: S written and read once by panels of query rows",
         ),
         Algorithm(
-            "ds-panel",
-            {"backward": streaming.ds_panel_backward},
-            "attnio's own: the two-sweep backward's key sweep writing dS, then dQ = dS K by panels",
-        ),
-        Algorithm(
             "two-sweep",
             {"backward": streaming.two_sweep_backward},
             "attnio's own: row streaming's key sweep for dK, dV, then a query sweep for dQ",

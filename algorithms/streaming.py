@@ -20,11 +20,6 @@ v_j. These schedules spend fast memory on exactly those operands and nothing els
   (14 d^2 + 12 d) n^2 / M against row streaming's (16 d^2 + 8 d) n^2 / M (the split of
   FlashAttention-2's backward into a dK, dV kernel and a dQ kernel, with rows streamed).
 
-* dS-panel backward: the same first sweep, which also writes dS_ij (n^2 words); then
-  blocks of dq_i rows stay resident while the stored column of dS and k_j stream past:
-  dQ = dS K read once by panels. Leading term (8 d^2 + 8 d + d^2) n^2 / M + 2 n^2, the
-  better backward count from M = d^2 to about 2.5 d^2.
-
 Scores are handled d rows (forward) or d keys (backward) at a time, so the scratch is
 2d words, not a column of the block; the two-sweep backward handles one score at a time
 (2 words of scratch), so its blocks fill M exactly at M = d^2. The block sizes are the rules
@@ -46,8 +41,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnio.bounds.blocks import (
-    DS_PANEL_KEY_BLOCKS,
-    DS_PANEL_QUERY_BLOCKS,
     ROW_STREAMING_BACKWARD_BLOCKS,
     ROW_STREAMING_FORWARD_BLOCKS,
     TWO_SWEEP_KEY_BLOCKS,
@@ -57,7 +50,6 @@ from attnio.bounds.blocks import (
 from .errors import BlocksDoNotFitError
 from .flash import chain_ranks, store_dvec, trace_backward_step
 from .machine import TwoLevelMachine, blocks
-from .tiling import chain_term
 
 
 def _block(rule, d: int, M: int) -> int:
@@ -375,66 +367,3 @@ def two_sweep_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
             mc.free("kj", "vj", "p", "ds")
         mc.store("dQi", "dQ", r0, r1, 0, d)
         mc.free("Qi", "dOb", "Lb", "Db", "dQi")
-
-
-def ds_panel_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
-    """Backward pass (FA2 formulation) with dS written once; writes Dvec, dK, dV, dS, dQ.
-
-    Sweep 1: blocks of :data:`~attnio.bounds.blocks.DS_PANEL_KEY_BLOCKS` key rows
-    resident with their dK and dV rows; each query row q_i, dO_i, L_i, D_i streams past,
-    adds P_ij dO_i to dv_j and dS_ij q_i to dk_j, and the row's dS_ij of the block are
-    stored. Sweep 2: blocks of :data:`~attnio.bounds.blocks.DS_PANEL_QUERY_BLOCKS` rows
-    of dQ resident; per key j the block's column of dS and k_j come in and dq_i +=
-    dS_ij k_j. The exact count is the record ``ds-panel-backward-count``.
-    """
-    mc, numeric, tr = machine, machine.numeric, machine.trace
-    bc = _block(DS_PANEL_KEY_BLOCKS, d, mc.M)
-    br = _block(DS_PANEL_QUERY_BLOCKS, d, mc.M)
-    for name, cols in (("dQ", d), ("dK", d), ("dV", d), ("dS", n)):
-        mc.create(name, n, cols)
-    store_dvec(mc, n, d)
-    chains = (n, None)
-    for b, (c0, c1) in enumerate(blocks(n, bc)):
-        mc.step(f"backward, sweep 1 (dK, dV, dS), key block {b}")
-        Kj = mc.load("Kj", "K", c0, c1, 0, d)
-        Vj = mc.load("Vj", "V", c0, c1, 0, d)
-        dKj = mc.alloc("dKj", c1 - c0, d)
-        dVj = mc.alloc("dVj", c1 - c0, d)
-        for i in range(n):
-            qi = mc.load("qi", "Q", i, i + 1, 0, d)
-            dOi = mc.load("dOi", "dO", i, i + 1, 0, d)
-            Li = mc.load("Li", "L", i, i + 1, 0, 1)
-            Di = mc.load("Di", "Dvec", i, i + 1, 0, 1)
-            p = mc.alloc("p", 1, c1 - c0)  # the row's P_ij of the block
-            ds = mc.alloc("ds", 1, c1 - c0)  # and its dS_ij, stored
-            if numeric:
-                p[...] = np.exp(qi @ Kj.T - Li)
-                dVj += p.T * dOi
-                ds[...] = p * (dOi @ Vj.T - Di)
-                dKj += ds.T * qi
-            if tr is not None:
-                keys = list(range(c0, c1))
-                trace_backward_step(
-                    tr, d, [i], keys, "p", "ds", (i, c0), c0, chains, parts=("dV", "dK")
-                )
-            mc.store("ds", "dS", i, i + 1, c0, c1)
-            mc.free("qi", "dOi", "Li", "Di", "p", "ds")
-        mc.store("dKj", "dK", c0, c1, 0, d)
-        mc.store("dVj", "dV", c0, c1, 0, d)
-        mc.free("Kj", "Vj", "dKj", "dVj")
-    for b, (r0, r1) in enumerate(blocks(n, br)):
-        mc.step(f"backward, sweep 2 (dQ = dS K), query block {b}")
-        dQi = mc.alloc("dQi", r1 - r0, d)
-        for j in range(n):
-            col = mc.load("col", "dS", r0, r1, j, j + 1)
-            kj = mc.load("kj", "K", j, j + 1, 0, d)
-            if numeric:
-                dQi += col * kj
-            if tr is not None:
-                for a, i in enumerate(range(r0, r1)):
-                    for l in range(d):
-                        label = chain_term(f"dQ[{i},{l}]", f"dSK[{i},{j},{l}]", j, n)
-                        tr.compute(label, "dQi", (a, l))
-            mc.free("col", "kj")
-        mc.store("dQi", "dQ", r0, r1, 0, d)
-        mc.free("dQi")

@@ -40,8 +40,6 @@ from typing import Literal
 import sympy as sp
 
 __all__ = [
-    "DS_PANEL_KEY_BLOCKS",
-    "DS_PANEL_QUERY_BLOCKS",
     "FLASH2_BACKWARD_BLOCKS",
     "FLASH2_FORWARD_BLOCKS",
     "FLASH_BACKWARD_BLOCKS",
@@ -296,15 +294,6 @@ TWO_SWEEP_QUERY_BLOCKS = SweepRule("two-sweep backward", lambda d: 3 * d + 2, la
 """Sweep 2: query rows q_i, dO_i, dq_i, L_i, D_i resident (3d + 2 words a row); k_j, v_j
 stream (2d) with one P_ij and one dS_ij of scratch (2)."""
 
-
-DS_PANEL_KEY_BLOCKS = SweepRule("ds-panel backward", lambda d: 4 * d + 2, lambda d: 2 * d + 2)
-"""Sweep 1 of the dS-panel backward: key rows k_j, v_j, dk_j, dv_j resident with their
-P_ij and dS_ij of the streamed query row (4d + 2 words a row); q_i, dO_i, L_i, D_i
-stream (2d + 2)."""
-
-DS_PANEL_QUERY_BLOCKS = SweepRule("ds-panel backward", lambda d: d + 1, lambda d: d)
-"""Sweep 2 of the dS-panel backward: dq_i resident with the block's stored dS_ij of the
-streamed key (d + 1 words a row); k_j streams (d)."""
 
 SCORE_PANEL_BLOCKS = SweepRule("score-panel forward", lambda d: d + 3, lambda d: d)
 """Both passes of the score-panel forward: query rows resident with one of q_i or o_i

@@ -736,12 +736,6 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         _ALL,
         f"{_REPLAYED} at the machine's count with M + 2 red pebbles",
     ),
-    ("ds-panel", Pass.BACKWARD): Coverage(
-        "attention-backward",
-        "chain trees; dS stored and read back",
-        _ALL,
-        f"{_REPLAYED} at the machine's count with M + 1 red pebbles",
-    ),
     ("two-sweep", Pass.BACKWARD): Coverage(
         "attention-backward",
         "chain trees; P_ij and dS_ij computed in both sweeps (a recomputation, same graph)",

@@ -131,7 +131,6 @@ BACKWARD = {
     "tiled-backward": (tiling.tiled_backward, 2, 0, (4, 2, 4)),
     "output-stationary": (stationary.output_stationary_backward, 0, 0, None),
     "two-sweep": (streaming.two_sweep_backward, 2, 0, (2, 2, 23)),
-    "ds-panel": (streaming.ds_panel_backward, 1, 0, (2, 1, 11)),
 }
 """Backward schedule -> (runner, red pebbles beyond M, words per n d that are no vertex,
 an instance where that many red pebbles are needed). The extra is the most any run
