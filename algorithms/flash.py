@@ -247,6 +247,8 @@ def trace_backward_step(
     chains: tuple[int, tuple | None],
     dq_buffers: str | None = None,
     dq_part: tuple[int, int, int] | None = None,
+    parts: tuple[str, ...] = ("dV", "dK", "dQ"),
+    dq_row0: int | None = None,
 ) -> None:
     """Vertices of :func:`attnio.pebble.builders.attention_backward` (chain trees; with a
     mask, :func:`~attnio.pebble.builders.masked_backward`) one step of a backward
@@ -259,7 +261,10 @@ def trace_backward_step(
     format such as ``"dQ{}"``): query i's dQ row is its own one-row buffer instead.
     ``dq_part = (b, first, count)``: the dQ terms of these keys go to the partial sum
     ``dQp[b,i,l]`` of the ``count`` keys from ``first`` on (``masked_backward`` with
-    ``dq_starts``), not to the chain of dQ_i."""
+    ``dq_starts``), not to the chain of dQ_i. ``parts``: the chains this step adds a term
+    to (a sweep that makes only dV and dK, or only dQ, recomputes P_ij and dS_ij for its own
+    chains); ``dq_row0``: row i - dq_row0 of ``dQi`` holds query i's dQ row (default
+    i - origin[0])."""
     n, ranks = chains
     for i in rows:
         a = i - origin[0]
@@ -271,21 +276,25 @@ def trace_backward_step(
                 tj, cj = int(ranks[0][i, j]), int(ranks[1][i])
                 ti, ci = int(ranks[2][i, j]), int(ranks[3][j])
             tr.compute(f"P[{i},{j}]", p_buf, (a, b))
-            for k in range(d):
+            for k in range(d if "dV" in parts else 0):
                 label = _chain(f"dV[{j},{k}]", f"PdO[{i},{j},{k}]", ti, ci)
                 tr.compute(label, "dVj", (j - key_row0, k))
             tr.compute(f"dS[{i},{j}]", ds_buf, (a, b))
             dq, row = ("dQi", a) if dq_buffers is None else (dq_buffers.format(i), 0)
+            if dq_row0 is not None:
+                row = i - dq_row0
             for l in range(d):
-                leaf = f"dSK[{i},{j},{l}]"
-                if dq_part is None:
-                    label = _chain(f"dQ[{i},{l}]", leaf, tj, cj)
-                else:
-                    b, first, count = dq_part
-                    label = _chain(f"dQp[{b},{i},{l}]", leaf, j - first, count)
-                tr.compute(label, dq, (row, l))
-                label = _chain(f"dK[{j},{l}]", f"dSQ[{i},{j},{l}]", ti, ci)
-                tr.compute(label, "dKj", (j - key_row0, l))
+                if "dQ" in parts:
+                    leaf = f"dSK[{i},{j},{l}]"
+                    if dq_part is None:
+                        label = _chain(f"dQ[{i},{l}]", leaf, tj, cj)
+                    else:
+                        b, first, count = dq_part
+                        label = _chain(f"dQp[{b},{i},{l}]", leaf, j - first, count)
+                    tr.compute(label, dq, (row, l))
+                if "dK" in parts:
+                    label = _chain(f"dK[{j},{l}]", f"dSQ[{i},{j},{l}]", ti, ci)
+                    tr.compute(label, "dKj", (j - key_row0, l))
 
 
 def store_dvec(machine: TwoLevelMachine, n: int, d: int) -> None:

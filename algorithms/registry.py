@@ -104,6 +104,16 @@ ALGORITHMS: dict[str, Algorithm] = {
             "attnio's own: proofs/derivations/lower-sharp.md",
         ),
         Algorithm(
+            "score-panel",
+            {"forward": standard.score_panel_forward},
+            "attnio's own: S written and read once by panels of query rows",
+        ),
+        Algorithm(
+            "two-sweep",
+            {"backward": streaming.two_sweep_backward},
+            "attnio's own: row streaming's key sweep for dK, dV, then a query sweep for dQ",
+        ),
+        Algorithm(
             "square-tiling",
             {"forward": tiling.square_tiling_forward},
             "SY24 Alg. 1",

@@ -13,6 +13,14 @@ softmax and the elementwise steps stream T x T tiles of the n x n matrices.
 Its cost is Theta(n d + n^2) once M >= d^2 (DFE22 Thm 2, Thm 5), and
 Theta(n^2 d / sqrt(M)) below.
 
+* Score-panel forward (attnio's own, for M near d^2): S written and read once, by
+  panels of b = floor((M - d)/(d + 3)) query rows. Pass 1 keeps a block of query rows
+  q_i with their running maximum m_i and sum l_i and streams k_j, writing the column
+  S_ij of the block; pass 2 keeps the block's output rows o_i with m_i, l_i and streams
+  the stored column and v_j, adding exp(S_ij - m_i) / l_i v_j. Leading term
+  2 n^2 d / b + 2 n^2: below both row streaming's 4 n^2 d^2 / M and output-stationary
+  tiling's 4 n^2 d / sqrt(M) + n^2 for M from about d^2 / 3 to d^2.
+
 References
 ----------
 DFE22 Algorithm 0, Algorithm 3, Theorem 2, Theorem 5.
@@ -22,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnio.bounds.blocks import STANDARD_TILES
+from attnio.bounds.blocks import SCORE_PANEL_BLOCKS, STANDARD_TILES
 
 from .errors import BlocksDoNotFitError
 from .machine import TwoLevelMachine, blocks
@@ -144,3 +152,72 @@ def standard_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
     tiled_product(mc, "dQ", "dS", "K", (n, n, d), tile, terms=terms["dQ"])
     mc.step("dK = dS^T Q")
     tiled_product(mc, "dK", "dS", "Q", (n, n, d), tile, left_t=True, terms=terms["dK"])
+
+
+def score_panel_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
+    """Run the score-panel forward: writes S, the row statistics m, l and O.
+
+    Panels of ``SCORE_PANEL_BLOCKS.block(d, M)`` query rows. Pass 1: q_i resident with
+    m_i and l_i (per key j: S_ij = q_i . k_j, m' = max(m_i, S_ij), l_i <- l_i exp(m_i -
+    m') + exp(S_ij - m'), m_i <- m'), the block's column of S stored; m and l stored.
+    Pass 2: o_i resident with m_i and l_i; per key j the stored column of S and v_j in,
+    o_i += exp(S_ij - m_i) / l_i v_j. Its graph is standard attention's
+    (:func:`attnio.pebble.builders.twopass_forward` with key tiles of one key); the
+    exact count is the record ``score-panel-forward-count``.
+    """
+    mc, numeric, tr = machine, machine.numeric, machine.trace
+    rows = SCORE_PANEL_BLOCKS.block(d, mc.M)
+    if rows < 1:
+        raise BlocksDoNotFitError(
+            f"{SCORE_PANEL_BLOCKS.label}: M={mc.M} leaves no room for a block; it needs "
+            f"M >= {SCORE_PANEL_BLOCKS.least_memory(d)} words"
+        )
+    for name, cols in (("S", n), ("m", 1), ("l", 1), ("O", d)):
+        mc.create(name, n, cols)
+    for b, (r0, r1) in enumerate(blocks(n, rows)):
+        mc.step(f"S by panels and the row statistics, query block {b}")
+        Qi = mc.load("Qi", "Q", r0, r1, 0, d)
+        m = mc.alloc("m", r1 - r0, fill=-np.inf)
+        l = mc.alloc("l", r1 - r0)
+        for j in range(n):
+            kj = mc.load("kj", "K", j, j + 1, 0, d)
+            s = mc.alloc("s", r1 - r0)
+            if numeric:
+                s[...] = Qi @ kj.T
+                new = np.maximum(m, s)
+                l[...] = l * np.exp(m - new) + np.exp(s - new)
+                m[...] = new
+            if tr is not None:  # the new maximum is the machine's uncharged temporary
+                for a, i in enumerate(range(r0, r1)):
+                    tr.compute(f"S[{i},{j}]", "s", a)
+                    new_m = f"m[{i},{j}]" if j else f"tmax[{i},0]"
+                    tr.compute(new_m)
+                    tr.compute(f"l[{i},{j}]" if j else f"esum[{i},0]", "l", a)
+                    tr.bind("m", a, new_m)
+                    tr.release(new_m)
+            mc.store("s", "S", r0, r1, j, j + 1)
+            mc.free("kj", "s")
+        mc.store("m", "m", r0, r1, 0, 1)
+        mc.store("l", "l", r0, r1, 0, 1)
+        mc.free("Qi", "m", "l")
+    for b, (r0, r1) in enumerate(blocks(n, rows)):
+        mc.step(f"O = P V by panels, query block {b}")
+        m = mc.load("m", "m", r0, r1, 0, 1)
+        l = mc.load("l", "l", r0, r1, 0, 1)
+        Oi = mc.alloc("Oi", r1 - r0, d)
+        for j in range(n):
+            col = mc.load("col", "S", r0, r1, j, j + 1)
+            vj = mc.load("vj", "V", j, j + 1, 0, d)
+            if numeric:
+                col[...] = np.exp(col - m) / l
+                Oi += col * vj
+            if tr is not None:
+                for a, i in enumerate(range(r0, r1)):
+                    tr.compute(f"P[{i},{j}]", "col", a)
+                    for k in range(d):
+                        tr.compute(
+                            chain_term(f"O[{i},{k}]", f"PV[{i},{j},{k}]", j, n), "Oi", (a, k)
+                        )
+            mc.free("col", "vj")
+        mc.store("Oi", "O", r0, r1, 0, d)
+        mc.free("m", "l", "Oi")

@@ -13,8 +13,16 @@ v_j. These schedules spend fast memory on exactly those operands and nothing els
   its dK and dV rows (4d words a row); each query row q_i, dO_i, L_i, D_i streams past
   it, and dQ_i is read, updated and written back (not read for the first block).
 
+* two-sweep backward: the same key blocks, with dK and dV only (no dQ_i read or
+  written per block: 2d + 2 streamed words a query row, not 4d + 2); then a second sweep
+  keeps blocks of query rows q_i, dO_i, dq_i, L_i, D_i (3d + 2 words a row) resident
+  and streams k_j, v_j past them, recomputing P_ij and dS_ij for dQ. Leading term
+  (14 d^2 + 12 d) n^2 / M against row streaming's (16 d^2 + 8 d) n^2 / M (the split of
+  FlashAttention-2's backward into a dK, dV kernel and a dQ kernel, with rows streamed).
+
 Scores are handled d rows (forward) or d keys (backward) at a time, so the scratch is
-2d words, not a column of the block. The block sizes are the rules
+2d words, not a column of the block; the two-sweep backward handles one score at a time
+(2 words of scratch), so its blocks fill M exactly at M = d^2. The block sizes are the rules
 :data:`~attnio.bounds.blocks.ROW_STREAMING_FORWARD_BLOCKS` and
 :data:`~attnio.bounds.blocks.ROW_STREAMING_BACKWARD_BLOCKS`; the exact counts are the
 catalog records ``row-streaming-forward-count`` and ``row-streaming-backward-count``.
@@ -32,7 +40,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnio.bounds.blocks import ROW_STREAMING_BACKWARD_BLOCKS, ROW_STREAMING_FORWARD_BLOCKS
+from attnio.bounds.blocks import (
+    ROW_STREAMING_BACKWARD_BLOCKS,
+    ROW_STREAMING_FORWARD_BLOCKS,
+    TWO_SWEEP_KEY_BLOCKS,
+    TWO_SWEEP_QUERY_BLOCKS,
+)
 
 from .errors import BlocksDoNotFitError
 from .flash import chain_ranks, store_dvec, trace_backward_step
@@ -294,3 +307,77 @@ def row_streaming_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
 def row_streaming_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
     """Backward pass (FA2 formulation): resident key blocks, query rows streamed; writes dQ, dK, dV."""
     interval_backward(machine, d, Intervals.dense(n, n), [(0, n, "")])
+
+
+def two_sweep_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
+    """Backward pass (FA2 formulation) in two sweeps; writes Dvec, dK, dV, then dQ.
+
+    Sweep 1: blocks of :data:`~attnio.bounds.blocks.TWO_SWEEP_KEY_BLOCKS` key rows
+    resident with their dK and dV rows; each query row q_i, dO_i, L_i, D_i streams past
+    and adds P_ij dO_i to dv_j and dS_ij q_i to dk_j. Sweep 2: blocks of
+    :data:`~attnio.bounds.blocks.TWO_SWEEP_QUERY_BLOCKS` query rows resident with q_i,
+    dO_i, L_i, D_i and dq_i; each key row k_j, v_j streams past and adds dS_ij k_j to dq_i
+    (P_ij and dS_ij recomputed). Both sweeps hold one P_ij and one dS_ij of scratch; the
+    arithmetic of a step runs vectorised over the block's rows, each row's values those
+    of one scalar at a time (the rows are independent). The exact count is the record
+    ``two-sweep-backward-count``.
+    """
+    mc, numeric, tr = machine, machine.numeric, machine.trace
+    bc = _block(TWO_SWEEP_KEY_BLOCKS, d, mc.M)
+    br = _block(TWO_SWEEP_QUERY_BLOCKS, d, mc.M)
+    mc.create("dQ", n, d)
+    for name in ("dK", "dV"):
+        mc.create(name, n, d)
+    store_dvec(mc, n, d)
+    chains = (n, None)
+    for b, (c0, c1) in enumerate(blocks(n, bc)):
+        mc.step(f"backward, sweep 1 (dK, dV), key block {b}")
+        Kj = mc.load("Kj", "K", c0, c1, 0, d)
+        Vj = mc.load("Vj", "V", c0, c1, 0, d)
+        dKj = mc.alloc("dKj", c1 - c0, d)
+        dVj = mc.alloc("dVj", c1 - c0, d)
+        for i in range(n):
+            qi = mc.load("qi", "Q", i, i + 1, 0, d)
+            dOi = mc.load("dOi", "dO", i, i + 1, 0, d)
+            Li = mc.load("Li", "L", i, i + 1, 0, 1)
+            Di = mc.load("Di", "Dvec", i, i + 1, 0, 1)
+            mc.alloc("p", 1)  # one P_ij
+            mc.alloc("ds", 1)  # one dS_ij
+            if numeric:
+                prob = np.exp(Kj @ qi.T - Li)
+                dVj += prob * dOi
+                grad = prob * (Vj @ dOi.T - Di)
+                dKj += grad * qi
+            if tr is not None:
+                for j in range(c0, c1):
+                    trace_backward_step(
+                        tr, d, [i], [j], "p", "ds", (i, j), c0, chains, parts=("dV", "dK")
+                    )
+            mc.free("qi", "dOi", "Li", "Di", "p", "ds")
+        mc.store("dKj", "dK", c0, c1, 0, d)
+        mc.store("dVj", "dV", c0, c1, 0, d)
+        mc.free("Kj", "Vj", "dKj", "dVj")
+    for b, (r0, r1) in enumerate(blocks(n, br)):
+        mc.step(f"backward, sweep 2 (dQ), query block {b}")
+        Qi = mc.load("Qi", "Q", r0, r1, 0, d)
+        dOi = mc.load("dOb", "dO", r0, r1, 0, d)
+        Li = mc.load("Lb", "L", r0, r1, 0, 1)
+        Di = mc.load("Db", "Dvec", r0, r1, 0, 1)
+        dQi = mc.alloc("dQi", r1 - r0, d)
+        for j in range(n):
+            kj = mc.load("kj", "K", j, j + 1, 0, d)
+            vj = mc.load("vj", "V", j, j + 1, 0, d)
+            mc.alloc("p", 1)
+            mc.alloc("ds", 1)
+            if numeric:
+                prob = np.exp(Qi @ kj.T - Li)
+                grad = prob * (dOi @ vj.T - Di)
+                dQi += grad * kj
+            if tr is not None:
+                for i in range(r0, r1):
+                    trace_backward_step(
+                        tr, d, [i], [j], "p", "ds", (i, j), j, chains, parts=("dQ",), dq_row0=r0
+                    )
+            mc.free("kj", "vj", "p", "ds")
+        mc.store("dQi", "dQ", r0, r1, 0, d)
+        mc.free("Qi", "dOb", "Lb", "Db", "dQi")

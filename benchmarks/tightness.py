@@ -13,6 +13,13 @@ then a local search; every peak re-evaluated exactly at an integer point): where
 least constant against today's bounds sits, whatever z3 can prove. Beside it, the
 baseline in the same run: the same peaks without the corner records of
 ``proofs/derivations/lower-segments.md`` (sections 3b and 3c); and the peak at each d.
+
+``--corner`` prints the dense corner table of issue 38: at n = 2^20, d in {64, 128} and
+M / d^2 in {1/16, 1/4, 1/2, 1, 2, 4, 8, 16, 64}, the best derived exact count over the
+best derived lower bound (:func:`attnio.proofs.gap.measure_gap`, what ``attnio gap``
+prints), forward and backward, then which count and which bound are the best at each
+point (d = 64). Counts are exact closed forms the two-level machine reproduces; no
+timing, no assertion.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ import sympy as sp
 
 from attnio.bounds import get
 from attnio.bounds.symbols import d
+from attnio.proofs.gap import measure_gap
 from attnio.proofs.generate import CONSTANT, OUT_OF_CONSTANTS, full_table
 from attnio.proofs.sampling import largest_ratio
 from attnio.proofs.tightness import leading_ratio, render_tightness, rows
@@ -88,11 +96,58 @@ def _grid() -> None:
         print(f"| {r.pass_}, {r.cache} | {r.algorithm} | " + " | ".join(cells) + " |")
 
 
+CORNER_N = 2**20
+"""The sequence length of the corner table (issue 38)."""
+
+CORNER_DEGREES = (64, 128)
+"""The head dimensions of the corner table."""
+
+CORNER_FRACTIONS = ((1, 16), (1, 4), (1, 2), (1, 1), (2, 1), (4, 1), (8, 1), (16, 1), (64, 1))
+"""M / d^2 at the corner table's columns, as (numerator, denominator)."""
+
+
+def _fraction(num: int, den: int) -> str:
+    return f"{num}/{den}" if den > 1 else str(num)
+
+
+def _corner() -> None:
+    """Print the corner table: best count / best derived lower bound at each point."""
+    head = " | ".join(_fraction(*f) for f in CORNER_FRACTIONS)
+    print("n = 2^20; best derived count / best derived lower bound (attnio gap)")
+    print(f"| pass, d | M / d^2 = {head} |")
+    print("|---|" + "---:|" * len(CORNER_FRACTIONS))
+    best: dict[str, list[tuple[str, str]]] = {}
+    for pass_ in ("forward", "backward"):
+        for degree in CORNER_DEGREES:
+            cells = []
+            for num, den in CORNER_FRACTIONS:
+                point = {"n": CORNER_N, "d": degree, "M": degree * degree * num // den}
+                gap = measure_gap("dense", pass_, point, constant=False)
+                cells.append(f"{float(gap.ratio):.2f}")
+                if degree == CORNER_DEGREES[0]:
+                    best.setdefault(pass_, []).append((gap.upper.record, gap.lower.record))
+            print(f"| {pass_}, d = {degree} | " + " | ".join(cells) + " |")
+    print()
+    print(f"best count and best derived lower bound at d = {CORNER_DEGREES[0]}")
+    print("| pass | M / d^2 | count | lower bound |")
+    print("|---|---|---|---|")
+    for pass_, pairs in best.items():
+        for (num, den), (upper, lower) in zip(CORNER_FRACTIONS, pairs, strict=True):
+            print(f"| {pass_} | {_fraction(num, den)} | {upper} | {lower} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--grid", action="store_true", help="sampled grid peaks, every cell")
-    if parser.parse_args().grid:
+    parser.add_argument(
+        "--corner", action="store_true", help="the dense corner table (n = 2^20, M ~ d^2)"
+    )
+    args = parser.parse_args()
+    if args.grid:
         _grid()
+        return
+    if args.corner:
+        _corner()
         return
     table = rows()
     print(render_tightness(table))

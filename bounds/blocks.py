@@ -52,14 +52,18 @@ __all__ = [
     "OUTPUT_STATIONARY_TILES",
     "ROW_STREAMING_BACKWARD_BLOCKS",
     "ROW_STREAMING_FORWARD_BLOCKS",
+    "SCORE_PANEL_BLOCKS",
     "SQUARE_TILES",
     "STANDARD_TILES",
+    "TWO_SWEEP_KEY_BLOCKS",
+    "TWO_SWEEP_QUERY_BLOCKS",
     "BlockRule",
     "ColumnBackwardRule",
     "ColumnRule",
     "LowRankRule",
     "StationaryRule",
     "StreamRule",
+    "SweepRule",
     "TileRule",
 ]
 
@@ -335,6 +339,49 @@ ROW_STREAMING_BACKWARD_BLOCKS = StreamRule(
     "row-streaming backward", lambda d: 4 * d, lambda d: 5 * d + 2
 )
 """Key rows k_j, v_j, dk_j, dv_j resident; q_i, dO_i, dQ_i, L_i, D_i streamed; d keys at a time."""
+
+
+@dataclass(frozen=True)
+class SweepRule:
+    """One sweep of attnio's two-sweep backward: resident rows and a fixed streamed part.
+
+    A block of ``floor((M - fixed(d)) / words(d))`` resident rows, each costing
+    ``words(d)`` words, beside ``fixed(d)`` words of what streams past it and its scalar
+    scratch: the largest block that fits exactly (:mod:`attnio.algorithms.streaming`).
+
+    Examples
+    --------
+    >>> TWO_SWEEP_KEY_BLOCKS.block(64, 4096), TWO_SWEEP_QUERY_BLOCKS.block(64, 4096)
+    (15, 20)
+    >>> TWO_SWEEP_KEY_BLOCKS.least_memory(4)
+    28
+    """
+
+    label: str
+    words: Callable
+    fixed: Callable
+
+    def least_memory(self, d):
+        """The least M with a block of one row."""
+        return self.words(d) + self.fixed(d)
+
+    def block(self, d, M):
+        """Rows per resident block (0 or less when M is too small)."""
+        return _floor_div(M - self.fixed(d), self.words(d))
+
+
+TWO_SWEEP_KEY_BLOCKS = SweepRule("two-sweep backward", lambda d: 4 * d, lambda d: 2 * d + 4)
+"""Sweep 1: key rows k_j, v_j, dk_j, dv_j resident (4d words a row); q_i, dO_i, L_i, D_i
+stream (2d + 2) with one P_ij and one dS_ij of scratch (2)."""
+
+TWO_SWEEP_QUERY_BLOCKS = SweepRule("two-sweep backward", lambda d: 3 * d + 2, lambda d: 2 * d + 2)
+"""Sweep 2: query rows q_i, dO_i, dq_i, L_i, D_i resident (3d + 2 words a row); k_j, v_j
+stream (2d) with one P_ij and one dS_ij of scratch (2)."""
+
+
+SCORE_PANEL_BLOCKS = SweepRule("score-panel forward", lambda d: d + 3, lambda d: d)
+"""Both passes of the score-panel forward: query rows resident with one of q_i or o_i
+(d words) and m_i, l_i and a score word (3); one k_j or v_j row streams (d)."""
 
 
 @dataclass(frozen=True)

@@ -888,6 +888,12 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         _ALL,
         f"{_REPLAYED} at the machine's count with M + 2 red pebbles",
     ),
+    ("two-sweep", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "chain trees; P_ij and dS_ij computed in both sweeps (a recomputation, same graph)",
+        _ALL,
+        f"{_REPLAYED} at the machine's count with M + 2 red pebbles",
+    ),
     ("flash2", Pass.BACKWARD): Coverage(
         "attention-backward",
         "chain trees",
@@ -910,6 +916,13 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
     ("standard", Pass.FORWARD): Coverage(
         "twopass-forward",
         "block = the schedule's tile; chain trees; S and P stored and read back",
+        _ALL,
+        f"{_REPLAYED} at the machine's count with M + 4 red pebbles (n >= 2; with n = 1 "
+        "the graph's m_0 is S_00 and the machine moves that word twice)",
+    ),
+    ("score-panel", Pass.FORWARD): Coverage(
+        "twopass-forward",
+        "block = 1; chain trees; S, m and l stored and read back",
         _ALL,
         f"{_REPLAYED} at the machine's count with M + 4 red pebbles (n >= 2; with n = 1 "
         "the graph's m_0 is S_00 and the machine moves that word twice)",

@@ -152,9 +152,41 @@ def minorant(record: str) -> sp.Expr | None:
     return MINORANTS.get(record)
 
 
-def majorant(record: str) -> sp.Expr | None:
-    """The intermediate term for lower <= upper obligations of ``record`` (None if none)."""
-    return MAJORANTS.get(record)
+PAIR_MAJORANTS: dict[tuple[str, str], sp.Expr] = {
+    ("dense-backward-lower-small-sharp", "two-sweep-backward-count"): (
+        3 * d**2 * n**2 / (2 * M) - M
+    ),
+    ("dense-backward-lower-small-twostage", "two-sweep-backward-count"): d**2 * n**2 / M - M,
+    ("dense-backward-lower-small-derived", "two-sweep-backward-count"): d**2 * n**2 / M - M,
+    ("dense-backward-lower-small-families", "two-sweep-backward-count"): (
+        3 * d**2 * n**2 / (2 * M) - M
+    ),
+    ("dense-backward-lower-small-segments", "two-sweep-backward-count"): (
+        4 * d**2 * n**2 / M - 3 * M
+    ),
+    ("dense-backward-lower-small-shared", "two-sweep-backward-count"): (
+        5 * d**2 * n**2 / M - 4 * M
+    ),
+    ("dense-backward-lower-small-segments-corner", "two-sweep-backward-count"): (
+        3 * d**2 * n**2 / M - 2 * M
+    ),
+}
+"""Per (lower record, count record), an intermediate term for that one obligation, in
+place of :data:`MAJORANTS`: the small-cache records' c d n^2 / sqrt(M) with sqrt(M) < d
+raised to c' d^2 n^2 / M, c' >= c rational (3 d n^2 / (2 sqrt(M) + 2) <= 3 d^2 n^2 /
+(2M); 4 d n^2 / (3 sqrt(2) sqrt(M) + 4) <= d^2 n^2 / M; sqrt(2), 4, 3 sqrt(2) and
+4 / sqrt(3) raised to 3/2, 4, 5 and 3), which z3 compares with the two-sweep count's two
+floors without a root: each obligation in about 1 to 2 s, where directly small-sharp and
+small-twostage ended unknown after 270 s (through the root-bearing majorant 3 d n^2 /
+(2 sqrt(M)) - M, 60 s) and the others took 40 to 77 s."""
+
+
+def majorant(record: str, upper: str | None = None) -> sp.Expr | None:
+    """The intermediate term for lower <= upper obligations of ``record`` (None if none):
+    the one of :data:`PAIR_MAJORANTS` for ``(record, upper)`` if any, else
+    :data:`MAJORANTS`'s."""
+    paired = PAIR_MAJORANTS.get((record, upper)) if upper is not None else None
+    return MAJORANTS.get(record) if paired is None else paired
 
 
 _BUILT: dict[str, tuple] = {}

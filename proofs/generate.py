@@ -99,9 +99,11 @@ def _conditions(*records: Bound) -> tuple[sp.Basic, ...]:
 def lower_le_upper() -> list[Obligation]:
     """Every explicit lower bound <= every explicit upper bound of its regime and pass.
 
-    Each goes through the lower record's majorant and the count's minorant where they
-    exist (:data:`~attnio.proofs.derivation.MAJORANTS`,
-    :data:`~attnio.proofs.derivation.COUNT_MINORANTS`), else it is checked directly.
+    Each goes through the lower record's majorant (for this count, if
+    :data:`~attnio.proofs.derivation.PAIR_MAJORANTS` has one, else
+    :data:`~attnio.proofs.derivation.MAJORANTS`'s) and the count's minorant
+    (:data:`~attnio.proofs.derivation.COUNT_MINORANTS`) where they exist, else it is
+    checked directly.
     """
     lowers = [b for b in catalog(kind=Kind.LOWER) if b.explicit is not None]
     uppers = [b for b in catalog(kind=Kind.UPPER) if b.explicit is not None]
@@ -118,7 +120,7 @@ def lower_le_upper() -> list[Obligation]:
                 _expect(lower, upper),
                 (lower.name, upper.name),
                 f"the explicit lower bound {lower.name} is at most {upper.name} where both apply",
-                via=_chain(majorant(lower.name), count_minorant(upper.name)),
+                via=_chain(majorant(lower.name, upper.name), count_minorant(upper.name)),
             )
         )
     return found

@@ -272,7 +272,9 @@ def test_lower_le_upper_goes_through_the_majorant_and_the_count_minorant():
     seen = 0
     for ob in lower_le_upper():
         lower, upper = ob.sources
-        expected = tuple(t for t in (majorant(lower), count_minorant(upper)) if t is not None)
+        expected = tuple(
+            t for t in (majorant(lower, upper), count_minorant(upper)) if t is not None
+        )
         assert chain(ob) == expected, ob.name
         seen += len(expected) == 2
     assert seen > 0

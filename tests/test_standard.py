@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from test_flash import assert_sound
 
 from attnio.algorithms import simulate
 from attnio.algorithms.errors import ParameterError
+from attnio.bounds.blocks import SCORE_PANEL_BLOCKS
 from strategies import examples, problem_sizes
 
 
@@ -37,3 +38,58 @@ def test_quadratic_in_n_once_cache_is_large(pass_):
     for n, d in ((64, 8), (200, 16), (99, 5)):
         run = simulate("standard", pass_, n, d, 3 * d * d + 3, numeric=False)
         assert run.counts.io <= coefficients[0] * n * n + coefficients[1] * n * d
+
+
+@settings(max_examples=examples(25))
+@given(sizes=problem_sizes())
+@example(sizes=(37, 5, 2 * 5 + 2))
+@example(sizes=(37, 5, 2 * 5 + 3))
+@example(sizes=(64, 8, 32))
+def test_score_panel_numbers_counts_and_bounds(sizes):
+    """The score-panel forward: O matches the reference, the count equals the record
+    score-panel-forward-count in both modes, every lower bound holds; below its least M
+    (2d + 3) it refuses with that M."""
+    n, d, M = sizes
+    least = SCORE_PANEL_BLOCKS.least_memory(d)
+    if M < least:
+        with pytest.raises(ParameterError, match=f"needs M >= {least}"):
+            simulate("score-panel", "forward", n, d, M, numeric=False)
+        return
+    run = simulate("score-panel", "forward", n, d, M)
+    assert_sound(run)
+    assert simulate("score-panel", "forward", n, d, M, numeric=False).counts == run.counts
+
+
+@pytest.mark.parametrize("n,d", [(1, 1), (7, 3), (37, 5), (64, 8)])
+def test_score_panel_count_at_and_around_every_block_breakpoint(n, d):
+    """At every M where the panel steps (and one word either side) the count is the
+    closed form and the peak at most M."""
+    rule = SCORE_PANEL_BLOCKS
+    steps = [rule.least_memory(d) + k * rule.words(d) for k in range(n + 1)]
+    for M in sorted({m + e for m in steps for e in (-1, 0, 1)}):
+        if M < rule.least_memory(d):
+            continue
+        run = simulate("score-panel", "forward", n, d, M, numeric=False)
+        assert run.counts.io == run.closed_form, M
+        assert run.counts.peak <= M
+
+
+def test_score_panel_is_the_best_forward_count_near_the_corner():
+    """At n = 2^20, d = 64 the score-panel count is below every other dense forward count
+    at M = d^2 / 2 and M = d^2 (issue 38's corner) and above row streaming's at 2 d^2."""
+    from attnio.bounds import get
+    from attnio.bounds.counts import COUNTS
+
+    mine = get("score-panel-forward-count")
+    others = [
+        r for r in COUNTS if r is not mine and r.pass_ is mine.pass_ and r.regime is mine.regime
+    ]
+    for M, best in ((64**2 // 2, True), (64**2, True), (2 * 64**2, False)):
+        point = {"n": 2**20, "d": 64, "M": M}
+        here = mine.evaluate(**point)
+        below = [
+            here < r.evaluate(**point)
+            for r in others
+            if set(r.parameters) <= set(point) and r.applies(**point)
+        ]
+        assert all(below) if best else not all(below), M

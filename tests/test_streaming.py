@@ -10,7 +10,12 @@ from test_flash import assert_sound
 from attnio.algorithms import simulate
 from attnio.algorithms.errors import ParameterError
 from attnio.bounds import get
-from attnio.bounds.blocks import ROW_STREAMING_BACKWARD_BLOCKS, ROW_STREAMING_FORWARD_BLOCKS
+from attnio.bounds.blocks import (
+    ROW_STREAMING_BACKWARD_BLOCKS,
+    ROW_STREAMING_FORWARD_BLOCKS,
+    TWO_SWEEP_KEY_BLOCKS,
+    TWO_SWEEP_QUERY_BLOCKS,
+)
 from attnio.bounds.symbols import M, d, n
 from strategies import examples, problem_sizes
 
@@ -80,3 +85,67 @@ def test_leading_term_ratio_to_the_sharp_lower_bound(pass_, lower, ratio):
     smooth = count.replace(sp.ceiling, lambda x: x).replace(sp.floor, lambda x: x)
     limit = sp.limit(sp.limit(smooth / bound, n, sp.oo), M, sp.oo)
     assert sp.simplify(limit - ratio) == 0
+
+
+@settings(max_examples=examples(25))
+@given(sizes=problem_sizes())
+@example(sizes=(37, 5, 6 * 5 + 3))
+@example(sizes=(37, 5, 6 * 5 + 4))
+@example(sizes=(64, 8, 64))
+def test_two_sweep_numbers_counts_and_bounds(sizes):
+    """The two-sweep backward: dQ, dK, dV match the reference, the count equals the record
+    two-sweep-backward-count in both modes, every lower bound holds; below its least M it
+    refuses with that M."""
+    n_, d_, M_ = sizes
+    least = max(TWO_SWEEP_KEY_BLOCKS.least_memory(d_), TWO_SWEEP_QUERY_BLOCKS.least_memory(d_))
+    if M_ < least:
+        with pytest.raises(ParameterError, match=f"needs M >= {least}"):
+            simulate("two-sweep", "backward", n_, d_, M_, numeric=False)
+        return
+    run = simulate("two-sweep", "backward", n_, d_, M_)
+    assert_sound(run)
+    assert simulate("two-sweep", "backward", n_, d_, M_, numeric=False).counts == run.counts
+
+
+@pytest.mark.parametrize("n_,d_", [(1, 1), (7, 3), (37, 5), (64, 8)])
+def test_two_sweep_count_at_and_around_every_block_breakpoint(n_, d_):
+    """At every M where either sweep's block steps (and one word either side) the count is
+    the closed form and the peak at most M."""
+    steps = {
+        rule.least_memory(d_) + k * rule.words(d_)
+        for rule in (TWO_SWEEP_KEY_BLOCKS, TWO_SWEEP_QUERY_BLOCKS)
+        for k in range(n_ + 1)
+    }
+    least = TWO_SWEEP_KEY_BLOCKS.least_memory(d_)
+    for M_ in sorted({m + e for m in steps for e in (-1, 0, 1)}):
+        if M_ < least:
+            continue
+        run = simulate("two-sweep", "backward", n_, d_, M_, numeric=False)
+        assert run.counts.io == run.closed_form, M_
+        assert run.counts.peak <= M_
+
+
+def test_two_sweep_beats_row_streaming_in_the_large_cache():
+    """Its leading term is (7d + 6) / (8d + 4) of row streaming backward's ((14 d^2 + 12 d)
+    n^2 / M against (16 d^2 + 8 d) n^2 / M), and at the corner points of issue 38 (n = 2^20, d = 64, M /
+    d^2 in {1, 2, 4, 8, 16, 64}) its count is below every other backward count there."""
+    from attnio.bounds.counts import COUNTS
+
+    mine = get("two-sweep-backward-count")
+    smooth = mine.explicit.replace(sp.ceiling, lambda x: x).replace(sp.floor, lambda x: x)
+    other = get("row-streaming-backward-count").explicit
+    other = other.replace(sp.ceiling, lambda x: x).replace(sp.floor, lambda x: x)
+    assert (
+        sp.simplify(
+            sp.limit(sp.limit(smooth / other, n, sp.oo), M, sp.oo) - (7 * d + 6) / (8 * d + 4)
+        )
+        == 0
+    )
+    for ratio in (1, 2, 4, 8, 16, 64):
+        point = {"n": 2**20, "d": 64, "M": ratio * 64**2}
+        here = mine.evaluate(**point)
+        for record in COUNTS:
+            if record is mine or record.pass_ is not mine.pass_ or record.regime is not mine.regime:
+                continue
+            if set(record.parameters) <= set(point) and record.applies(**point):
+                assert here < record.evaluate(**point), (ratio, record.name)

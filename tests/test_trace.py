@@ -22,6 +22,7 @@ FORWARD = {
     "square-tiling": (2, 0, (2, 1, 4)),
     "output-stationary": (0, 0, None),
     "standard": (4, 0, (2, 1, 3)),
+    "score-panel": (4, 0, (4, 2, 12)),
 }
 """Forward schedule -> (red pebbles beyond M, constant words per (2nd + 4n), an instance
 where that many are needed). Row streaming's scratch fits in the words its step buffers
@@ -32,7 +33,10 @@ registers, a chain's scratch, the sum before its division); square tiling (SY24'
 up to 2. FlashAttention writes O = 0, l = 0, m = -inf to slow memory and reads them back:
 2nd + 4n words of constants. With n = 1 SY24's graph has l_0 = A_00 (one vertex), which
 square tiling stores and loads twice, and standard attention's graph has m_0 = S_00:
-those repeats are not counted as constants."""
+those repeats are not counted as constants. The score-panel forward runs on standard
+attention's graph with key tiles of one key; it needs up to 4 more red pebbles, as
+standard attention does (the new maximum in a register, the rescaled sum's scratch), and
+with n = 1 it stores and loads m_0 = S_00 twice too."""
 
 
 def _graph(name: str, n: int, d: int, M: int, tree: str):
@@ -40,6 +44,8 @@ def _graph(name: str, n: int, d: int, M: int, tree: str):
         return streaming.row_streaming_forward, builders.streaming_forward(n, d, tree=tree)
     if name == "square-tiling":
         return tiling.square_tiling_forward, builders.sy24_forward(n, d, tree=tree)
+    if name == "score-panel":
+        return standard.score_panel_forward, builders.twopass_forward(n, d, tree=tree, block=1)
     if name == "standard":
         block = standard.standard_tile(M)
         return standard.standard_forward, builders.twopass_forward(n, d, tree=tree, block=block)
@@ -68,7 +74,9 @@ def test_forward_runs_replay_at_the_machines_count(name: str, tree: str) -> None
     stores less exactly its constant words; with chain trees the extra is attained at the
     instance named."""
     extra, constants, attained = FORWARD[name]
-    if name in ("square-tiling", "output-stationary", "standard") and tree == "balanced":
+    if name in ("square-tiling", "output-stationary", "standard", "score-panel") and (
+        tree == "balanced"
+    ):
         pytest.skip("the schedule sums S in steps: its graph has chain trees")
     most = -(10**9)
     sizes = [(n, d, M) for n in (1, 2, 4) for d in (1, 2, 4) for M in range(3, 61, 3)]
@@ -79,7 +87,7 @@ def test_forward_runs_replay_at_the_machines_count(name: str, tree: str) -> None
         except BlocksDoNotFitError:
             continue
         result = replay(dag, moves.moves, M + extra)
-        if n > 1 or name not in ("square-tiling", "standard"):
+        if n > 1 or name not in ("square-tiling", "standard", "score-panel"):
             assert moves.unmatched == constants * (2 * n * d + 4 * n), (n, d, M)
         assert result.io == counts.io - moves.unmatched, (n, d, M)
         most = max(most, result.peak_red - M)
@@ -122,6 +130,7 @@ BACKWARD = {
     "standard": (standard.standard_backward, 2, 0, (1, 1, 3)),
     "tiled-backward": (tiling.tiled_backward, 2, 0, (4, 2, 4)),
     "output-stationary": (stationary.output_stationary_backward, 0, 0, None),
+    "two-sweep": (streaming.two_sweep_backward, 2, 0, (2, 2, 23)),
 }
 """Backward schedule -> (runner, red pebbles beyond M, words per n d that are no vertex,
 an instance where that many red pebbles are needed). The extra is the most any run
@@ -129,7 +138,8 @@ needed at n <= 5, d <= 3 and every M up to 60 (row streaming needs M + 1 already
 n = 2, d = 1, M = 12: a chain's new term and its sum beside the old partial sum when the
 key block fills M exactly); it is not proved for all sizes.
 FlashAttention and FlashAttention-2 write dQ = 0 to slow memory and read those zeros
-back: 2 n d words of constants, which the pebbling does not move."""
+back: 2 n d words of constants, which the pebbling does not move. The two-sweep backward
+computes P_ij and dS_ij in both sweeps (a recomputation, replayed as one)."""
 
 
 @pytest.mark.parametrize("name", sorted(BACKWARD))
