@@ -102,6 +102,10 @@ COUNT_MINORANTS: dict[str, sp.Expr] = {
     "split-kv-decode-backward-count": _streamed(
         d * h_q * n_q + 4 * d * h_kv * n_kv + h_q * n_q, 4 * d + 2, _GROUPED, 4 * d
     ),
+    # the corner's two-sweep backward (key blocks of b <= M/(4d), then query blocks of
+    # b <= M/(3d + 2)) and score-panel forward (panels of b <= M/(d + 3) query rows)
+    "two-sweep-backward-count": 9 * d * n + 3 * n + (14 * d**2 + 12 * d) * n**2 / M,
+    "score-panel-forward-count": 2 * d * n + 4 * n + 2 * n**2 + 2 * d * (d + 3) * n**2 / M,
     # FlashAttention (-2): blocks of b <= M/(5d + 4), M/(10d + 2), M/(5d + 3), M/(9d + 2)
     "flash-forward-count": _streamed(3 * d * n + 2 * n, 3 * d + 4, n**2, 5 * d + 4),
     "flash-backward-count": _streamed(5 * d * n, 5 * d + 1, n**2, 10 * d + 2),

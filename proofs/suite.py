@@ -67,6 +67,7 @@ THOROUGH_ONLY: tuple[str, ...] = (
     "reduction/causal-flash2-backward-count/explicit>=causal-flash2-forward-count",
     "reduction/split-kv-decode-backward-count/explicit>=split-kv-decode-forward-count",
     "monotonicity/gqa-output-stationary-forward-count/explicit/M",
+    "monotonicity/two-sweep-backward-count/explicit/d",
 )
 """Obligations only ``attnio verify --thorough`` proves: open claims that end unknown, or
 that take minutes.
@@ -87,7 +88,9 @@ the backward ended unknown after 70 s and the backward-over-forward claim was pr
 124 s (``attnio prove --only '*causal-flash2*'``, the same machine). The last two, of the
 split-KV decode backward and the group-aware output-stationary forward counts, ended
 unknown after 33 to 40 s and 59 s (``attnio prove --only '*split-kv-decode-backward*'``,
-``'*gqa-output-stationary*'``, 2026-11-27, a loaded machine).
+``'*gqa-output-stationary*'``, 2026-11-27, a loaded machine); the two-sweep backward
+count's monotonicity in d was proved after about 26 s in two runs and ended unknown at
+26.8 s in a third (``attnio prove --only '*two-sweep*'``).
 """
 
 
