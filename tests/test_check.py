@@ -180,10 +180,7 @@ def test_expectation_enum_accepts_strings():
 def test_a_claim_is_proved_through_its_intermediate_term_with_both_steps_certified():
     """With ``via`` X, check proves lhs <= rhs as lhs <= X and X <= rhs, and the certificate
     holds both steps' queries, each answering unsat when re-solved."""
-    import z3
-
     from attnio.proofs.check import TRANSITIVE_CERTIFICATE
-    from attnio.proofs.smtlib import RESET
 
     lower = 2 * d**2 * n**2 / (sp.sqrt(2) * d * sp.sqrt(M) + 2 * M + 2 * d) - M
     middle = sp.sqrt(2) * d * n**2 / sp.sqrt(M) - M
@@ -194,13 +191,7 @@ def test_a_claim_is_proved_through_its_intermediate_term_with_both_steps_certifi
     assert (
         TRANSITIVE_CERTIFICATE in result.smtlib and "; attnio obligation test/via" in result.smtlib
     )
-    scripts = result.smtlib.split(RESET)
-    assert len(scripts) >= 2
-    for script in scripts:
-        context = z3.Context()
-        solver = z3.Solver(ctx=context)
-        solver.add(z3.parse_smt2_string(script, ctx=context))
-        assert solver.check() == z3.unsat
+    assert _every_query_unsat(result.smtlib) >= 2
 
 
 def test_a_false_intermediate_step_never_refutes_the_claim():
@@ -219,24 +210,31 @@ def test_a_chain_of_intermediate_terms_proves_step_by_step_and_a_broken_link_fal
     """With a chain X_1, X_2, check proves lhs <= rhs through every link (three steps, three
     certificates, each unsat when re-solved); a chain with one false link gives no proof by
     transitivity, and the true claim is then proved directly."""
-    import z3
-
-    from attnio.proofs.smtlib import RESET
 
     claim = sp.Le(x, 4 * x + 1, evaluate=False)
     result = check(_via(claim, (2 * x, 3 * x)))
     assert isinstance(result, Proved) and result.method.startswith(
         "transitivity through 2*x, then 3*x"
     )
-    scripts = result.smtlib.split(RESET)
-    assert len(scripts) >= 3
+    assert _every_query_unsat(result.smtlib) >= 3
+    broken = check(_via(claim, (2 * x, x**3)))  # 2x <= x^3 fails at x = 1
+    assert isinstance(broken, Proved) and not broken.method.startswith("transitivity")
+
+
+def _every_query_unsat(certificate: str) -> int:
+    """Re-solve each query of a certificate (separated by ``(reset)``), asserting every one
+    answers unsat; return how many there were."""
+    import z3
+
+    from attnio.proofs.smtlib import RESET
+
+    scripts = certificate.split(RESET)
     for script in scripts:
         context = z3.Context()
         solver = z3.Solver(ctx=context)
         solver.add(z3.parse_smt2_string(script, ctx=context))
         assert solver.check() == z3.unsat
-    broken = check(_via(claim, (2 * x, x**3)))  # 2x <= x^3 fails at x = 1
-    assert isinstance(broken, Proved) and not broken.method.startswith("transitivity")
+    return len(scripts)
 
 
 def _via(claim, via):
