@@ -78,9 +78,9 @@ MASK_PAIRS_NOTE = (
     "causal mask: besides the compulsory I/O, the derived lower bounds count the "
     "products of the Z allowed pairs (proofs/derivations/causal-lower.md: the dense sharp and "
     "shared-budget bounds with n^2 replaced by Z), proved for the mask's normalise-first graph "
-    "and every graph with the dense classes' properties over the allowed pairs; attnio builds "
-    "no masked online-softmax graph, so that the masked schedules' own graphs have those "
-    "properties is expected but untested"
+    "and every graph with the dense classes' properties over the allowed pairs; that the "
+    "masked schedules' own graphs (masked online-softmax graphs, on which their pebblings "
+    "replay) have those properties is expected but not checked"
 )
 """What the lower end of a causal gap is: :data:`MASK_NOTE`'s families have less."""
 PAIR_BOUND_FAMILIES = ("causal",)
