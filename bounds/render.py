@@ -634,6 +634,7 @@ _SIDES = {
     "upper": "tight and upper bounds",
     "counts": "algorithms' exact I/O counts",
     "shapes": "rectangular and grouped-query shapes",
+    "masks-lower": "lower bounds for causal, sliding-window and band masks",
     "masks": "causal, sliding-window and band masks",
 }
 """The floats of a regime and pass: its lower bounds, its tight and upper bounds, and the
@@ -650,8 +651,9 @@ def _sided(bounds: Sequence[Bound]) -> list[tuple[tuple, list[Bound]]]:
     published upper bounds, so they got a third. With the accumulator bounds the dense
     forward lower bounds outgrew a two-column page too, so the small-cache lower bounds
     have a float of their own (the other lower bounds keep the label ``...-lower``). The
-    records of other shapes (in n_q, n_kv, h_q, h_kv) and of one mask family have a float
-    of their own each.
+    records of other shapes (in n_q, n_kv, h_q, h_kv) and of the masks have a float of
+    their own each; with the causal mask's derived lower bounds the masks' float outgrew a
+    two-column page, so their lower bounds have a float of their own (``...-masks-lower``).
     """
     found = []
     for (regime, pass_), every in _groups(bounds):
@@ -665,7 +667,8 @@ def _sided(bounds: Sequence[Bound]) -> list[tuple[tuple, list[Bound]]]:
             "upper": [b for b in rows if b.kind is not Kind.LOWER and not is_exact_count(b)],
             "counts": [b for b in rows if is_exact_count(b)],
             "shapes": shaped,
-            "masks": masked,
+            "masks-lower": [b for b in masked if b.kind is Kind.LOWER],
+            "masks": [b for b in masked if b.kind is not Kind.LOWER],
         }
         found += [((regime, pass_, side), part) for side, part in sides.items() if part]
     return found
