@@ -196,7 +196,15 @@ def breakpoints(expr: sp.Expr, variable: sp.Symbol, fixed: dict, lo: int, hi: in
     >>> breakpoints(sp.floor(M / (5 * d)) + sp.Piecewise((1, M < 12), (0, True)), M, {d: 2}, 1, 30)
     [10, 12, 20, 30]
     """
-    parts = [part.subs(fixed) for part in _switches(expr)]
+    parts = []
+    for part in _switches(expr):
+        try:
+            parts.append(part.subs(fixed))
+        except TypeError:
+            # a comparison with a value undefined at ``fixed`` (sympy will not compare zoo:
+            # a block of size 0 inside a Min, as in split-KV decode backward's count at
+            # M = 29, d = 3): it switches at no value of ``variable``
+            continue
     parts = [part for part in parts if part.free_symbols <= {variable}]
     if not parts:
         return []

@@ -36,6 +36,21 @@ def test_breakpoints_are_where_a_part_jumps() -> None:
     assert breakpoints(M**2 + d, M, {d: 2}, 1, 30) == []
 
 
+def test_a_min_undefined_at_the_fixed_values_has_no_breakpoint() -> None:
+    """A Min whose argument divides by a block of size 0 at the fixed values (split-KV
+    decode backward's count at M = 29, d = 3: floor(M / (4d)) - 2 = 0) switches nowhere:
+    breakpoints skips it instead of raising sympy's TypeError on comparing zoo, and still
+    finds the other parts' jumps."""
+    import sympy as sp
+
+    from attnio.algorithms.verification import breakpoints
+    from attnio.bounds.symbols import M, d, n
+
+    block = sp.floor(M / (4 * d)) - 2
+    expr = sp.Min(1, sp.ceiling(n / block) - 1) + sp.floor(n / 7)
+    assert breakpoints(expr, n, {M: 29, d: 3}, 1, 24) == [7, 14, 21]
+
+
 def test_an_off_by_one_piecewise_threshold_is_caught_at_its_breakpoint(monkeypatch) -> None:
     """A count record whose Piecewise threshold is one word off passes the grid check (its
     memories step over the threshold) but not the breakpoint check (both checks run on the
