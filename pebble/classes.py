@@ -22,12 +22,28 @@ Then every property below is per query head: a pair chain per (head, row, key), 
 chains disjoint also across the heads of a group, one accumulator tree per output (dK,
 dV of a key/value head summing over every head of its group).
 
+Masked graphs (``causal-lower.md``): given a mask (``mask=``, a boolean rows x keys
+matrix), the pairs are its allowed pairs (within the heads' block diagonal, by the same
+selection), so every pair-indexed property below is read over them: a score tree, dP tree
+and pair chain per allowed pair, an accumulator tree per output over its row's allowed keys
+(dK, dV: its key's allowed rows); ``io-ends`` and ``row-sets`` read the rows and keys with
+an allowed pair (compulsory.md section 3: a key no query attends to is no product's
+operand and has no dK, dV). Without a mask every pair is read, so a masked graph fails
+the dense classes where its masked-out pairs have no vertex.
+
 Properties (forward graphs: inputs Q, K, V, outputs O; backward: FlashAttention-2's
 inputs Q, K, V, O, dO, L and outputs dQ, dK, dV):
 
 ``square``
     one query head and one key/value head, n_q = n_kv: the n^2 pairs the dense
     derivations count (their records are in n).
+``causal``
+    ``square``, and the pairs read are exactly the causal mask's, (i, j) with j <= i:
+    the Z = n (n + 1) / 2 pairs the causal records count.
+``allowed-pairs``
+    no vertex named for a pair that is not read (a score, product or dP of a masked-out
+    pair): the masked graph's products are those of its allowed pairs
+    (``causal-lower.md`` section 3).
 
 ``io-ends``
     every input named Q, K, V (and O, dO, L backward) is a source with a successor, and
@@ -79,6 +95,8 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
 from attnio.bounds.record import Pass
 
 from .dag import Dag
@@ -87,6 +105,7 @@ from .errors import PebbleParameterError
 __all__ = [
     "CLASSES",
     "COVERAGE",
+    "MASKED_CLASSES",
     "PROPERTIES",
     "Coverage",
     "Structures",
@@ -132,6 +151,21 @@ a pair of both) and their number of indices with one head. With more heads the l
 with j a key of head h's group)."""
 
 
+def _allowed(mask: object, rows: int, keys: int) -> np.ndarray:
+    """The mask as a boolean rows x keys array (rows and keys stacked head-major)."""
+    array = np.asarray(mask)
+    if array.shape != (rows, keys):
+        raise PebbleParameterError(
+            f"mask of shape {array.shape} must have the graph's shape (rows, keys) = "
+            f"({rows}, {keys})"
+        )
+    if array.dtype != bool:
+        if not np.isin(array, (0, 1)).all():
+            raise PebbleParameterError("mask entries must be booleans or 0/1")
+        array = array.astype(bool)
+    return array
+
+
 class _Graph:
     """A Dag with its named vertices indexed by (name, indices), heads stacked.
 
@@ -140,7 +174,7 @@ class _Graph:
     group (all rows x keys with one head): the block diagonal over the groups.
     """
 
-    def __init__(self, dag: Dag, heads: tuple[int, int] | None = None) -> None:
+    def __init__(self, dag: Dag, heads: tuple[int, int] | None = None, mask: object = None) -> None:
         self.dag = dag
         raw: dict[tuple[str, tuple[int, ...]], int] = {}
         for v, label in enumerate(dag.labels):
@@ -200,9 +234,16 @@ class _Graph:
                     idx = (h * n_q + rest[0], h // group * n_kv + rest[1], *rest[2:])
             self.named.setdefault((name, idx), v)
         span = group * n_q
+        allowed = None if mask is None else _allowed(mask, self.rows, self.keys)
+        self.masked = allowed is not None
         self.pairs = [
-            (i, j) for i in range(self.rows) for j in range(self.keys) if i // span == j // n_kv
+            (i, j)
+            for i in range(self.rows)
+            for j in range(self.keys)
+            if i // span == j // n_kv and (allowed is None or allowed[i, j])
         ]
+        self.used_rows = {i for i, _ in self.pairs}
+        self.used_keys = {j for _, j in self.pairs}
         self.n = self.rows
         self.backward = ("dO", (0, 0)) in self.named
         self.memo: dict[str, tuple] = {}
@@ -301,7 +342,10 @@ def _io_ends(g: _Graph) -> list[Violation]:
     ins = ("Q", "K", "V", "O", "dO") if g.backward else ("Q", "K", "V")
     outs = ("dQ", "dK", "dV") if g.backward else ("O",)
     for name in ins + outs:
-        for a in range(g.keys if name in ("K", "V", "dK", "dV") else g.rows):
+        keyed = name in ("K", "V", "dK", "dV")
+        for a in range(g.keys if keyed else g.rows):
+            if a not in (g.used_keys if keyed else g.used_rows):
+                continue  # no allowed pair: no product reads it, no output is its
             for b in range(g.d):
                 v = g.get(name, a, b)
                 if v is None:
@@ -313,7 +357,7 @@ def _io_ends(g: _Graph) -> list[Violation]:
                 elif name in outs and (g.succ[v] or not g.pred[v]):
                     out.append(Violation(prop, f"output {g.show(v)} is not a computed sink"))
     if g.backward:
-        for a in range(g.rows):
+        for a in sorted(g.used_rows):
             v = g.get("L", a)
             if v is None or g.pred[v] or not g.succ[v]:
                 out.append(
@@ -377,7 +421,7 @@ def _dp_trees(g: _Graph) -> tuple[dict[tuple[int, int], set[int]], list[Violatio
 @_memo
 def _row_sets(g: _Graph) -> tuple[dict[int, set[int]], list[Violation]]:
     prop, out, rows = "row-sets", [], {}
-    for i in range(g.rows):
+    for i in sorted(g.used_rows):
         top = g.get("D", i)
         if top is None:
             out.append(_missing(prop, "D", (i,)))
@@ -585,8 +629,50 @@ def _square(g: _Graph) -> list[Violation]:
     ]
 
 
+def _causal(g: _Graph) -> list[Violation]:
+    """The pairs read are the causal mask's: one n x n head, (i, j) for every j <= i."""
+    if g.heads != (1, 1) or g.n_q != g.n_kv:
+        return [
+            Violation(
+                "causal",
+                f"the graph has {g.heads[0]} query heads of {g.n_q} rows and {g.heads[1]} "
+                f"key/value heads of {g.n_kv} rows, not one head of n x n",
+            )
+        ]
+    read = set(g.pairs)
+    out = [
+        Violation("causal", f"pair {(i, j)} is read but key {j} > query {i}")
+        for i, j in g.pairs
+        if j > i
+    ]
+    out += [
+        Violation("causal", f"pair {(i, j)} of the causal mask (key {j} <= query {i}) is not read")
+        for i in range(g.rows)
+        for j in range(i + 1)
+        if (i, j) not in read
+    ]
+    return out
+
+
+def _allowed_pairs(g: _Graph) -> list[Violation]:
+    """No vertex of a pair that is not read (a masked-out pair, or across head groups)."""
+    read, shown = set(g.pairs), set()
+    out = []
+    for (name, idx), v in sorted(g.named.items(), key=lambda item: item[1]):
+        if _ROLES.get(name, ("", 0))[0] == "pair" and idx[:2] not in read and v not in shown:
+            shown.add(v)
+            out.append(
+                Violation(
+                    "allowed-pairs", f"{g.show(v)} is a vertex of the pair {idx[:2]}, masked out"
+                )
+            )
+    return out
+
+
 _CHECKS: dict[str, Callable[[_Graph], list[Violation]]] = {
     "square": _square,
+    "causal": _causal,
+    "allowed-pairs": _allowed_pairs,
     "io-ends": _io_ends,
     "score-trees": lambda g: _score_trees(g)[1],
     "dp-trees": lambda g: _dp_trees(g)[1],
@@ -601,7 +687,9 @@ PROPERTIES = tuple(_CHECKS)
 _BACKWARD_ONLY = ("dp-trees", "row-sets")
 
 
-def violations(dag: Dag, prop: str, *, heads: tuple[int, int] | None = None) -> list[Violation]:
+def violations(
+    dag: Dag, prop: str, *, heads: tuple[int, int] | None = None, mask: object = None
+) -> list[Violation]:
     """Every place where ``dag`` fails the property ``prop`` (empty: it has the property).
 
     Parameters
@@ -616,12 +704,19 @@ def violations(dag: Dag, prop: str, *, heads: tuple[int, int] | None = None) -> 
         (``masked_streaming_forward`` of the heads' block diagonal): its pairs are then the
         block diagonal, not every row with every key. A graph with head-indexed labels
         must have these heads.
+    mask : array_like, optional
+        A boolean (or 0/1) rows x keys matrix over the stacked rows and keys: only its
+        allowed pairs (of the heads' block diagonal) are read, every pair-indexed property
+        taken over them (a score tree and pair chain per allowed pair, the accumulator
+        trees over each row's allowed keys and each key's allowed rows), and ``io-ends``
+        and ``row-sets`` over the rows and keys with an allowed pair. ``None``: every pair.
 
     Raises
     ------
     PebbleParameterError
         ``prop`` is not one of :data:`PROPERTIES`, or names a backward property for a
-        forward graph, or ``dag`` is not an attention graph, or ``heads`` does not fit it.
+        forward graph, or ``dag`` is not an attention graph, or ``heads`` or ``mask`` does
+        not fit it.
 
     Examples
     --------
@@ -631,7 +726,7 @@ def violations(dag: Dag, prop: str, *, heads: tuple[int, int] | None = None) -> 
     """
     if prop not in _CHECKS:
         raise PebbleParameterError(f"prop={prop!r} must be one of {PROPERTIES}")
-    return _violations(_Graph(dag, heads), prop)
+    return _violations(_Graph(dag, heads, mask), prop)
 
 
 def _violations(g: _Graph, prop: str) -> list[Violation]:
@@ -672,36 +767,67 @@ _DENSE: dict[tuple[str, Pass], tuple[str, ...]] = {
     ("lower-accumulators", Pass.BACKWARD): ("pair-chains", "row-sets", "accumulator-trees"),
 }
 
+MASKED_CLASSES: dict[Pass, tuple[str, ...]] = {
+    Pass.FORWARD: ("allowed-pairs", "score-trees", "pair-chains", "accumulator-trees"),
+    Pass.BACKWARD: (
+        "allowed-pairs",
+        "score-trees",
+        "dp-trees",
+        "pair-chains",
+        "row-sets",
+        "accumulator-trees",
+    ),
+}
+"""The class ``causal-lower.md`` states for a mask's graphs, any mask: the properties of
+``lower-segments``' class (which hold ``lower-sharp``'s) read over the allowed pairs
+(``mask=`` of :func:`violations`), and no vertex of a masked-out pair. Its steps hold for
+every mask with Z allowed pairs; its records are the causal mask's, so ``CLASSES`` names
+it for ``causal-lower`` with the causal mask required (``causal``)."""
+
 CLASSES: dict[tuple[str, Pass], tuple[str, ...]] = {
     **{key: ("square", *props) for key, props in _DENSE.items()},
     ("shape-compulsory", Pass.FORWARD): ("io-ends",),
     ("shape-compulsory", Pass.BACKWARD): ("io-ends",),
     ("shape-lower", Pass.FORWARD): ("pair-chains", "accumulator-trees"),
     ("shape-lower", Pass.BACKWARD): ("pair-chains", "row-sets", "accumulator-trees"),
+    ("causal-lower", Pass.FORWARD): ("square", "causal", *MASKED_CLASSES[Pass.FORWARD]),
+    ("causal-lower", Pass.BACKWARD): ("square", "causal", *MASKED_CLASSES[Pass.BACKWARD]),
 }
 """The class of each derivation (file stem of ``proofs/derivations``) and pass: the
 properties its hand-proved lemmas use. The dense derivations count the n^2 pairs of one
 head (``square``); ``shape-compulsory`` and ``shape-lower`` hold for h_q query heads of
 n_q rows over h_kv key/value heads of n_kv rows, the pairs of each query head with the
-keys of its group (``shape-lower``: ``lower-sharp``'s properties, per head).
+keys of its group (``shape-lower``: ``lower-sharp``'s properties, per head);
+``causal-lower`` holds for the causal mask's graphs read over its allowed pairs
+(:data:`MASKED_CLASSES` with ``causal``; give the mask to :func:`in_class`).
 ``lower-small`` names the class of its derived Loomis-Whitney records; its ``explicit``
 records are reconstructed and have no stated class. Properties are checked by
 :func:`violations`."""
 
 
-def in_class(dag: Dag, derivation: str, *, heads: tuple[int, int] | None = None) -> list[Violation]:
+def in_class(
+    dag: Dag, derivation: str, *, heads: tuple[int, int] | None = None, mask: object = None
+) -> list[Violation]:
     """Every violation of the class of ``derivation`` by ``dag`` (empty: in the class).
 
-    ``heads`` is as for :func:`violations` (a graph with its heads stacked under one-head
-    labels).
+    ``heads`` and ``mask`` are as for :func:`violations` (a graph with its heads stacked
+    under one-head labels; the allowed pairs the properties are read over). The class of
+    ``causal-lower`` is read over the mask given: a causal graph checked without its
+    mask fails it (every pair above the diagonal has no score tree).
 
     Raises
     ------
     PebbleParameterError
-        No class is stated for ``derivation`` and the graph's pass, or ``heads`` does not
-        fit the graph.
+        No class is stated for ``derivation`` and the graph's pass, or ``heads`` or
+        ``mask`` does not fit the graph.
+
+    Examples
+    --------
+    >>> from attnio.pebble.builders import causal_mask, masked_streaming_forward
+    >>> in_class(masked_streaming_forward(causal_mask(3), 1), "causal-lower", mask=causal_mask(3))
+    []
     """
-    g = _Graph(dag, heads)
+    g = _Graph(dag, heads, mask)
     key = (derivation, _pass(g))
     if key not in CLASSES:
         known = sorted({name for name, _ in CLASSES})
@@ -821,7 +947,7 @@ class Coverage:
     evidence: str
 
 
-_ALL = tuple(dict.fromkeys(name for name, _ in CLASSES))
+_ALL = tuple(dict.fromkeys(name for name, _ in CLASSES if name != "causal-lower"))
 
 _REPLAYED = "tests/test_trace.py replays its run as a pebbling of this graph"
 
