@@ -962,11 +962,28 @@ _MASKED_FORWARD = (
 
 _MASKED_BACKWARD = "builders.masked_backward of the mask (sparse-backward's graph); chain trees"
 
-_NO_MASK_CLASS = (
-    "no derivation of proofs/derivations states a class of masked graphs (their bounds "
-    "count all n^2 pairs), so the tightness table divides by none of them; the compulsory "
-    "I/O (inputs read, outputs written) covers every pebbling of any graph"
+_CAUSAL = ("compulsory", "causal-lower")
+
+_CAUSAL_CLASS = (
+    "the graph, read over the causal mask's pairs (mask=), is in the classes of "
+    "causal-lower.md (lower-segments' properties over the allowed pairs, no vertex of a "
+    "masked-out pair, the causal mask) and compulsory.md: tests/test_classes.py checks it "
+    "at every n <= 5, d <= 2 and both tree shapes"
 )
+
+_MASK_CLASS = (
+    "the graph, read over its own mask's pairs (mask=), has every property of "
+    "causal-lower.md's class but the causal mask, and io-ends (tests/test_classes.py: "
+    "n <= 4, d <= 2, chain trees, {masks}); causal-lower.md's steps hold for any mask but "
+    "its records are the causal mask's, so no recorded bound but the compulsory I/O "
+    "(inputs read, outputs written) covers it and the tightness table divides by none"
+)
+
+_WINDOW_CLASS = _MASK_CLASS.format(masks="every width")
+
+_BLOCK_CLASS = _MASK_CLASS.format(masks="random block masks of every block shape")
+
+_TILE_CLASS = _MASK_CLASS.format(masks="random tile masks of every tile side")
 
 _SHAPES = ("shape-compulsory", "shape-lower")
 
@@ -981,8 +998,7 @@ _SLIDING = (
     "tests/test_trace.py replays its run (the sample window and band masks, n <= 6, "
     "d <= 2, M = 3 mod 4 up to 90) as a pebbling of this graph (a row's scores reduced "
     "at once: maximum, sum, L_i, then the weights) at exactly the machine's count with "
-    "M + 2 red pebbles; no derivation states a class of masked graphs, so only the "
-    "compulsory I/O covers it"
+    f"M + 2 red pebbles; {_WINDOW_CLASS}"
 )
 
 
@@ -1087,44 +1103,45 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
     ("causal-row-streaming", Pass.FORWARD): Coverage(
         "streaming-forward",
         _MASKED_FORWARD,
-        (),
-        f"{_REPLAYED_MASKED} with M red pebbles; {_NO_MASK_CLASS}",
+        _CAUSAL,
+        f"{_REPLAYED_MASKED} with M red pebbles; {_CAUSAL_CLASS}",
     ),
     ("causal-row-streaming", Pass.BACKWARD): Coverage(
         "attention-backward",
         _MASKED_BACKWARD,
-        (),
-        f"{_REPLAYED_MASKED} with M + 2 red pebbles; {_NO_MASK_CLASS}",
+        _CAUSAL,
+        f"{_REPLAYED_MASKED} with M + 2 red pebbles; {_CAUSAL_CLASS}",
     ),
     ("causal-flash2", Pass.FORWARD): Coverage(
         "online-forward",
         "block = B_c of FLASH2_FORWARD_BLOCKS; mask = the causal mask (builders.online_forward "
         "with mask: each row's key blocks up to its own key, its allowed keys only)",
-        (),
+        _CAUSAL,
         "tests/test_trace.py replays its run (n <= 6, d <= 2, every other M up to 80, both "
         "tree shapes) as a pebbling of this graph at exactly the machine's count with M + 3 "
         f"red pebbles; numeric runs match NumPy's causal attention "
-        f"(tests/test_interval_masks.py); {_NO_MASK_CLASS}",
+        f"(tests/test_interval_masks.py); {_CAUSAL_CLASS} (every key "
+        "block size 1..n+1)",
     ),
     ("causal-flash2", Pass.BACKWARD): Coverage(
         "attention-backward",
         _MASKED_BACKWARD,
-        (),
+        _CAUSAL,
         "tests/test_trace.py replays its run (n <= 5, d <= 2, every other M up to 60) as a "
         "pebbling of this graph at the machine's count less its 2nd zero words of dQ, with "
-        f"M + 2 red pebbles; {_NO_MASK_CLASS}",
+        f"M + 2 red pebbles; {_CAUSAL_CLASS}",
     ),
     ("window-row-streaming", Pass.FORWARD): Coverage(
         "streaming-forward",
         _MASKED_FORWARD,
         (),
-        f"{_REPLAYED_MASKED} with M red pebbles; {_NO_MASK_CLASS}",
+        f"{_REPLAYED_MASKED} with M red pebbles; {_WINDOW_CLASS}",
     ),
     ("window-row-streaming", Pass.BACKWARD): Coverage(
         "attention-backward",
         _MASKED_BACKWARD,
         (),
-        f"{_REPLAYED_MASKED} with M + 2 red pebbles; {_NO_MASK_CLASS}",
+        f"{_REPLAYED_MASKED} with M + 2 red pebbles; {_WINDOW_CLASS}",
     ),
     ("gqa-row-streaming", Pass.FORWARD): Coverage(
         "streaming-forward",
@@ -1155,7 +1172,7 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         "attention-backward",
         _MASKED_BACKWARD,
         (),
-        f"{_REPLAYED_MASKED} with M + 2 red pebbles; {_NO_MASK_CLASS}",
+        f"{_REPLAYED_MASKED} with M + 2 red pebbles; {_WINDOW_CLASS}",
     ),
     ("band-sliding", Pass.FORWARD): Coverage(
         None,
@@ -1167,7 +1184,7 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         "attention-backward",
         _MASKED_BACKWARD,
         (),
-        f"{_REPLAYED_MASKED} with M + 2 red pebbles; {_NO_MASK_CLASS}",
+        f"{_REPLAYED_MASKED} with M + 2 red pebbles; {_WINDOW_CLASS}",
     ),
     ("split-kv-decode", Pass.FORWARD): Coverage(
         None,
@@ -1216,7 +1233,7 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         (),
         "tests/test_trace.py replays its run (n <= 5, d <= 2, every M up to 60, random "
         "block masks) as a pebbling of this graph at the machine's count less its 2nd + 4n "
-        f"constant words, with M + 6 red pebbles; {_NO_MASK_CLASS}",
+        f"constant words, with M + 6 red pebbles; {_BLOCK_CLASS}",
     ),
     ("block-sparse-flash", Pass.BACKWARD): Coverage(
         "attention-backward",
@@ -1226,7 +1243,7 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         "tests/test_trace.py replays its run (n <= 5, d <= 2, every M up to 60, random "
         "block masks) as a pebbling of this graph at the machine's count less its 2nd zero "
         "words of dQ and the zero dK, dV rows of unattended keys, with M + 2 red pebbles; "
-        f"{_NO_MASK_CLASS}",
+        f"{_BLOCK_CLASS}",
     ),
     ("sparse-square-tiling", Pass.FORWARD): Coverage(
         "sy24-forward",
@@ -1236,7 +1253,7 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         "tests/test_trace.py replays its run (n <= 5, d <= 2, every M up to 60, random "
         "tile masks) as a pebbling of this graph at the machine's count less only words of "
         "rows with one allowed key (l_i = A_ij moved as both), with M + 2 red pebbles; "
-        f"{_NO_MASK_CLASS}",
+        f"{_TILE_CLASS}",
     ),
     ("sparse-square-tiling", Pass.BACKWARD): Coverage(
         "attention-backward",
@@ -1245,7 +1262,7 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         (),
         "tests/test_trace.py replays its run (n <= 5, d <= 2, every M up to 60, random "
         "tile masks) as a pebbling of this graph at the machine's count less the zero dK, "
-        f"dV rows of unattended keys, with M + 2 red pebbles; {_NO_MASK_CLASS}",
+        f"dV rows of unattended keys, with M + 2 red pebbles; {_TILE_CLASS}",
     ),
     ("low-rank", Pass.FORWARD): Coverage(
         "approx-forward",
@@ -1286,6 +1303,8 @@ Only pairs with ``covered`` non-empty compare a schedule's count with those boun
 one computation; for the others no bound of ``proofs/derivations`` is known to cover
 the schedule. ``tests/test_classes.py`` checks every named graph in every class (n <= 3,
 d <= 2, both tree shapes, every key block size; the shape schedules' graphs with their
-heads at n_q, n_kv <= 3) and ``tests/test_trace.py`` replays each schedule's run as a
+heads at n_q, n_kv <= 3; the causal schedules' graphs read over the causal mask at
+n <= 5, d <= 2, and the other masked schedules' graphs over their masks at n <= 4, in
+every property of the masked class but the causal mask) and ``tests/test_trace.py`` replays each schedule's run as a
 pebbling of it. A schedule whose pebbling needs M + c red pebbles is
 compared with a bound at M + c (``docs/notation.md``, schedules as pebblings)."""

@@ -5,12 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from attnio.algorithms import flash
 from attnio.algorithms.registry import ALGORITHMS
 from attnio.bounds.record import Pass
 from attnio.pebble import builders
 from attnio.pebble.classes import (
     CLASSES,
     COVERAGE,
+    MASKED_CLASSES,
     PROPERTIES,
     graph_pass,
     in_class,
@@ -135,13 +137,19 @@ def test_the_coverage_table_names_real_schedules_and_checked_graphs() -> None:
     names is a builder of that pass, one the exhaustive tests here check wherever a
     derivation is said to cover it (the dense graphs above, without a mask or heads; the
     stacked shape graphs of SHAPE_SCHEDULES below, covered by the shape derivations
-    alone), and every derivation it lists has a class for that pass; every (algorithm,
-    pass) of the registry has an entry."""
+    alone; the masked graphs of MASKED_SCHEDULES below, every masked schedule's, covered
+    by compulsory and causal-lower for the causal mask and by none for another), and every
+    derivation it lists has a class for that pass; every (algorithm, pass) of the registry
+    has an entry."""
     for (name, pass_), cover in COVERAGE.items():
         assert pass_.value in ALGORITHMS[name].runners, name
         assert set(cover.covered) <= set(_derivations(pass_))
         if (name, pass_) in SHAPE_SCHEDULES:
             assert set(cover.covered) == {"shape-lower", "shape-compulsory"}, name
+            continue
+        if (name, pass_) in MASKED_SCHEDULES:  # read over its mask (tests below)
+            causal = MASKED_SCHEDULES[name, pass_][0] == "causal"
+            assert cover.covered == (CAUSAL_COVERED if causal else ()), name
             continue
         if cover.covered:  # a dense graph: no mask, no heads
             assert "mask" not in cover.options and "heads" not in cover.options, name
@@ -153,6 +161,201 @@ def test_the_coverage_table_names_real_schedules_and_checked_graphs() -> None:
         assert set(cover.covered) <= set(_derivations(pass_))
     every = {(name, Pass(p)) for name, algo in ALGORITHMS.items() for p in algo.runners}
     assert every == set(COVERAGE)
+    masked = {key for key, cover in COVERAGE.items() if "mask" in cover.options}
+    assert masked - set(SHAPE_SCHEDULES) == set(MASKED_SCHEDULES)
+
+
+CAUSAL_COVERED = ("compulsory", "causal-lower")
+"""What the causal schedules' coverage lists: their graphs, read over the causal mask."""
+
+
+def _family_masks(family: str, n_: int):
+    """(mask, key block) of a family at n: the causal mask; every window width and band
+    half-width; random block masks (seed n) of every br x bc blocks, and of every square
+    tile side, with an allowed block in every row (the schedules' element masks)."""
+    if family == "causal":
+        yield builders.causal_mask(n_), 1
+        return
+    if family in ("window", "band"):
+        for w in range(1, n_ + 1):
+            yield builders.mask_from_spec(f"{family}:{w - (family == 'band')}", n_), 1
+        return
+    rng = np.random.default_rng(n_)
+    shapes = [(s, s) for s in range(1, n_ + 1)]
+    if family == "block":
+        shapes = [(r, c) for r in range(1, n_ + 1) for c in range(1, n_ + 1)]
+    for br, bc in shapes:
+        rows, cols = -(-n_ // br), -(-n_ // bc)
+        blocks = rng.random((rows, cols)) < 0.6
+        blocks[np.arange(rows), rng.integers(0, cols, rows)] = True
+        yield flash.element_mask(blocks, n_, br, bc), bc
+
+
+def _streaming(mask, d_, tree, block):
+    return [builders.masked_streaming_forward(mask, d_, tree=tree)]
+
+
+def _backward(mask, d_, tree, block):
+    return [builders.masked_backward(mask, d_, tree=tree)]
+
+
+def _sliding(mask, d_, tree, block):
+    return [builders.sliding_forward_graph(mask, d_, tree=tree)]
+
+
+def _causal_flash2(mask, d_, tree, block):
+    """online_forward with the mask at every key block size 1..n+1 (B_c of any M)."""
+    n_ = len(mask)
+    return [
+        builders.online_forward(n_, d_, tree=tree, block=b, mask=mask) for b in range(1, n_ + 2)
+    ]
+
+
+def _block_sparse(mask, d_, tree, block):
+    return [builders.blockwise_forward(len(mask), d_, tree=tree, block=block, mask=mask)]
+
+
+def _sparse_tiling(mask, d_, tree, block):
+    return [builders.sy24_forward(len(mask), d_, tree=tree, mask=mask)]
+
+
+MASKED_SCHEDULES = {
+    ("causal-row-streaming", Pass.FORWARD): ("causal", _streaming),
+    ("causal-row-streaming", Pass.BACKWARD): ("causal", _backward),
+    ("causal-flash2", Pass.FORWARD): ("causal", _causal_flash2),
+    ("causal-flash2", Pass.BACKWARD): ("causal", _backward),
+    ("window-row-streaming", Pass.FORWARD): ("window", _streaming),
+    ("window-row-streaming", Pass.BACKWARD): ("window", _backward),
+    ("window-sliding", Pass.FORWARD): ("window", _sliding),
+    ("window-sliding", Pass.BACKWARD): ("window", _backward),
+    ("band-sliding", Pass.FORWARD): ("band", _sliding),
+    ("band-sliding", Pass.BACKWARD): ("band", _backward),
+    ("block-sparse-flash", Pass.FORWARD): ("block", _block_sparse),
+    ("block-sparse-flash", Pass.BACKWARD): ("block", _backward),
+    ("sparse-square-tiling", Pass.FORWARD): ("tile", _sparse_tiling),
+    ("sparse-square-tiling", Pass.BACKWARD): ("tile", _backward),
+}
+"""Masked schedule -> its mask family and the graphs its runs replay on
+(tests/test_trace.py; COVERAGE names the builder), for a mask and its key block."""
+
+_CAUSAL = [key for key, (family, _) in MASKED_SCHEDULES.items() if family == "causal"]
+
+
+@pytest.mark.parametrize("key", _CAUSAL, ids=lambda key: f"{key[0]}-{key[1].value}")
+def test_causal_schedules_graphs_are_in_the_causal_class(key) -> None:
+    """Exhaustively for n <= 5, d <= 2 and both tree shapes (causal FlashAttention-2's
+    forward at every key block size 1..n+1), the graph each causal schedule's run replays
+    on (masked_streaming_forward, online_forward with the mask, masked_backward of the
+    causal mask), read over the causal mask's pairs, is in the class of causal-lower.md
+    (the dense segment class over the allowed pairs, no vertex of a masked-out pair, the
+    causal mask) and of compulsory.md."""
+    _, build = MASKED_SCHEDULES[key]
+    checked = 0
+    for n_ in range(1, 6):
+        for mask, block in _family_masks("causal", n_):
+            for d_ in (1, 2):
+                for tree in builders.TREE_SHAPES:
+                    for dag in build(mask, d_, tree, block):
+                        assert graph_pass(dag) is key[1]
+                        for name in CAUSAL_COVERED:
+                            assert in_class(dag, name, mask=mask) == [], (key, n_, d_, tree, name)
+                        checked += 1
+    assert checked >= 5 * 2 * 2
+
+
+_OTHER_MASKED = [key for key in MASKED_SCHEDULES if key not in _CAUSAL]
+
+
+@pytest.mark.parametrize("key", _OTHER_MASKED, ids=lambda key: f"{key[0]}-{key[1].value}")
+def test_other_masked_graphs_are_in_the_masked_class_of_their_mask(key) -> None:
+    """For n <= 4, d <= 2, chain trees, every window width and band half-width and random
+    block and tile masks, the graph each window, band, block-sparse and sparse-tiling
+    schedule replays on has, over its own mask's pairs, every property of causal-lower.md's
+    class but the causal mask (MASKED_CLASSES, which its steps use for any mask) and
+    io-ends; it is in causal-lower's class exactly when its mask is the causal one (a
+    window of width n)."""
+    family, build = MASKED_SCHEDULES[key]
+    checked = causal = 0
+    for n_ in range(1, 5):
+        for mask, block in _family_masks(family, n_):
+            is_causal = bool((mask == builders.causal_mask(n_)).all())
+            for d_ in (1, 2):
+                for dag in build(mask, d_, "chain", block):
+                    for prop in (*MASKED_CLASSES[key[1]], "io-ends"):
+                        assert violations(dag, prop, mask=mask) == [], (key, n_, d_, prop)
+                    assert (violations(dag, "causal", mask=mask) == []) is is_causal
+                    checked += 1
+                    causal += is_causal
+    assert checked > causal > 0 or family != "window"
+    assert checked > 10
+
+
+def test_a_causal_graph_is_checked_over_its_mask_only() -> None:
+    """Read without its mask, a causal graph misses the pairs above the diagonal (each
+    named); with the causal mask, a graph missing the pair (2, 1) has no score tree there,
+    and read over its own mask that pair is not the causal mask's; the dense graph read
+    over the causal mask has vertices of masked-out pairs (each named once)."""
+    causal = builders.causal_mask(3)
+    dag = builders.masked_streaming_forward(causal, 1)
+    found = [str(v) for v in in_class(dag, "causal-lower")]
+    assert "causal: pair (0, 1) is read but key 1 > query 0" in found
+    assert "score-trees: no vertex named S[0,1]" in found
+    assert in_class(dag, "lower-sharp") != []
+    holed = causal.copy()
+    holed[2, 1] = False
+    for build in (builders.masked_streaming_forward, builders.masked_backward):
+        dag = build(holed, 1)
+        found = [str(v) for v in in_class(dag, "causal-lower", mask=causal)]
+        assert found[0] == "score-trees: no vertex named S[2,1]", found
+        assert not any(v.startswith("causal:") for v in found)
+        assert [str(v) for v in in_class(dag, "causal-lower", mask=holed)] == [
+            "causal: pair (2, 1) of the causal mask (key 1 <= query 2) is not read"
+        ]
+    dense = builders.streaming_forward(3, 1)
+    assert [str(v) for v in in_class(dense, "causal-lower", mask=causal)] == [
+        f"allowed-pairs: {label} is a vertex of the pair {pair}, masked out"
+        for pair in ((0, 1), (0, 2), (1, 2))
+        for label in (
+            f"QK[{pair[0]},{pair[1]},0]=S[{pair[0]},{pair[1]}]",
+            f"PV[{pair[0]},{pair[1]},0]",
+        )
+    ]
+
+
+CAUSAL_FAILURES = [
+    # a product of pair (2, 0) also summed into S_21: two pairs' score trees meet
+    (builders.masked_streaming_forward, "score-trees", {"add": [("QK[2,0,0]", "S[2,1]")]}),
+    # a product of O_20's tree also feeds O_10: not a tree
+    (builders.masked_streaming_forward, "accumulator-trees", {"add": [("PV[2,0,0]", "O[1,0]")]}),
+    (builders.masked_backward, "dp-trees", {"add": [("dOV[2,0,0]", "dP[2,1]")]}),
+    # dK_00 loses the term of pair (2, 0): that product is a sink
+    (builders.masked_backward, "accumulator-trees", {"remove": [("dSQ[2,0,0]", "dK[0,0]")]}),
+]
+
+
+@pytest.mark.parametrize(("build", "prop", "edit"), CAUSAL_FAILURES)
+def test_masked_properties_fail_on_an_edited_causal_graph(build, prop, edit) -> None:
+    """The checks read over a mask can fail: one edge that joins two allowed pairs'
+    trees or cuts an accumulator tree of a causal graph (n = 3, d = 2) is a violation of
+    that property, and the graph leaves causal-lower's class."""
+    causal = builders.causal_mask(3)
+    dag = build(causal, 2)
+    assert in_class(dag, "causal-lower", mask=causal) == []
+    edited = _edited(dag, **edit)
+    assert edited.num_edges != dag.num_edges
+    found = violations(edited, prop, mask=causal)
+    assert found and all(v.prop == prop for v in found)
+    assert in_class(edited, "causal-lower", mask=causal) != []
+
+
+def test_a_mask_must_fit_the_graph() -> None:
+    """A mask of another shape than the graph's rows x keys, or with entries other than
+    booleans or 0/1, is refused with the argument named."""
+    dag = builders.masked_streaming_forward(builders.causal_mask(3), 1)
+    with pytest.raises(PebbleParameterError, match="mask of shape"):
+        violations(dag, "score-trees", mask=builders.causal_mask(2))
+    with pytest.raises(PebbleParameterError, match="mask entries"):
+        in_class(dag, "causal-lower", mask=2 * builders.causal_mask(3))
 
 
 SHAPES = [
