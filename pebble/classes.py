@@ -171,7 +171,8 @@ class _Graph:
 
     Query rows are stacked head-major (row h n_q + i is row i of query head h) and key rows
     likewise (h_kv n_kv of them); the pairs are (row, key) of a query head and a key of its
-    group (all rows x keys with one head): the block diagonal over the groups.
+    group (all rows x keys with one head): the block diagonal over the groups; with a
+    ``mask``, only its allowed pairs of that block diagonal.
     """
 
     def __init__(self, dag: Dag, heads: tuple[int, int] | None = None, mask: object = None) -> None:
@@ -235,7 +236,6 @@ class _Graph:
             self.named.setdefault((name, idx), v)
         span = group * n_q
         allowed = None if mask is None else _allowed(mask, self.rows, self.keys)
-        self.masked = allowed is not None
         self.pairs = [
             (i, j)
             for i in range(self.rows)
@@ -345,7 +345,7 @@ def _io_ends(g: _Graph) -> list[Violation]:
         keyed = name in ("K", "V", "dK", "dV")
         for a in range(g.keys if keyed else g.rows):
             if a not in (g.used_keys if keyed else g.used_rows):
-                continue  # no allowed pair: no product reads it, no output is its
+                continue  # no allowed pair: no product's operand, no output (compulsory.md)
             for b in range(g.d):
                 v = g.get(name, a, b)
                 if v is None:
