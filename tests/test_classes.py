@@ -147,6 +147,28 @@ def test_the_coverage_table_names_real_schedules_and_checked_graphs() -> None:
     assert every == set(COVERAGE)
 
 
+def test_each_coverage_states_its_red_pebbles_once_as_data() -> None:
+    """extra_red is EXTRA_RED's c for the schedule (None only where no pebbling is
+    exported), every (algorithm, pass) of a count record has an entry there, and the
+    evidence names exactly that many red pebbles: "M + c red pebbles" (or "M red pebbles"),
+    once, and no other number of them."""
+    import re
+
+    from attnio.bounds.counts import COUNTS
+    from attnio.bounds.pebblings import EXTRA_RED, red_pebbles
+
+    assert set(EXTRA_RED) == {(b.algorithm, b.pass_.value) for b in COUNTS}
+    for (name, pass_), cover in COVERAGE.items():
+        assert cover.extra_red == EXTRA_RED[name, pass_.value], name
+        stated = re.findall(r"M(?: \+ \d+)? red pebbles", cover.evidence)
+        if cover.extra_red is None:
+            assert stated == [] and "not exported" in cover.evidence, name
+        else:
+            assert stated == [red_pebbles(cover.extra_red)], (name, stated)
+    assert COVERAGE["flash", Pass.FORWARD].extra_red == 7
+    assert "with M + 7 red pebbles" in COVERAGE["flash", Pass.FORWARD].evidence
+
+
 SHAPES = [
     (n_q, n_kv, hq, hk)
     for n_q in (1, 2, 3)
