@@ -437,7 +437,34 @@ def measure_gap(
                        "give your own with --count")  # fmt: skip
     else:
         upper = window_.upper
-    bounds, extra = window_, None
+    bounds, extra, others = _at_red_pebbles(window_, upper, count, records, family, where)
+    interval = None
+    if constant and count is None and regime == "dense" and "n_q" not in point:
+        interval = _constant_interval(pass_, point, upper)
+    return Gap(window_, bounds.lower, upper, count, interval, chosen, method_, extra,
+               None if bounds is window_ else bounds, others)  # fmt: skip
+
+
+def _constant_interval(pass_: str, point: Mapping[str, int], upper: Standing) -> Interval | None:
+    """The tightness table's interval for the best schedule's count in the point's cell."""
+    from .tightness import constant_interval
+
+    return constant_interval(pass_, cache_of(point), upper.record)
+
+
+def _at_red_pebbles(
+    window: Window,
+    upper: Standing,
+    count: str | None,
+    records: Iterable[Bound] | None,
+    family: str | None,
+    where: str,
+) -> tuple[Window, int | None, tuple[tuple[Standing, Standing, int | None], ...]]:
+    """The window at M + c of the best schedule (c its pebbling's red pebbles beyond M; the
+    window itself for c = 0, a user's count or c None), c, and each other count with the
+    best derived lower bound at M + its own c (:func:`attnio.bounds.window.lower_for`)."""
+    regime, pass_, point = window.regime, window.pass_, window.point
+    bounds, extra = window, None
     if count is None:
         extra = extra_red(upper.algorithm, pass_)
         if extra:
@@ -446,18 +473,12 @@ def measure_gap(
     if bounds.lower is None or not bounds.lower.value.is_positive:
         raise GapError(f"gap: no positive derived lower bound applies at M + {extra} {where}")
     others = []
-    for other in window_.counts:
+    for other in window.counts:
         if other.record != upper.record:
             low, c = lower_for(other, regime, pass_, point, records=records, mask=family)
             if low is not None and low.value.is_positive:
                 others.append((other, low, c))
-    interval = None
-    if constant and count is None and regime == "dense" and "n_q" not in point:
-        from .tightness import constant_interval
-
-        interval = constant_interval(pass_, cache_of(point), upper.record)
-    return Gap(window_, bounds.lower, upper, count, interval, chosen, method_, extra,
-               None if bounds is window_ else bounds, tuple(others))  # fmt: skip
+    return bounds, extra, tuple(others)
 
 
 def _where(
