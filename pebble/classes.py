@@ -902,293 +902,294 @@ _APPROXIMATE = (
     "compulsory I/O bounds it"
 )
 
-COVERAGE: dict[tuple[str, Pass], Coverage] = _with_red_pebbles(
-    {
-        ("row-streaming", Pass.FORWARD): Coverage(
-            "streaming-forward",
-            "",
-            _ALL,
-            f"{_REPLAYED} at the machine's count with {_RED}",
-        ),
-        ("flash2", Pass.FORWARD): Coverage(
-            "online-forward",
-            "block = B_c of FLASH2_FORWARD_BLOCKS",
-            _ALL,
-            f"{_REPLAYED} at the machine's count with {_RED}",
-        ),
-        ("row-streaming", Pass.BACKWARD): Coverage(
-            "attention-backward",
-            "chain trees",
-            _ALL,
-            f"{_REPLAYED} at the machine's count with {_RED}",
-        ),
-        ("two-sweep", Pass.BACKWARD): Coverage(
-            "attention-backward",
-            "chain trees; P_ij and dS_ij computed in both sweeps (a recomputation, same graph)",
-            _ALL,
-            f"{_REPLAYED} at the machine's count with {_RED}",
-        ),
-        ("flash2", Pass.BACKWARD): Coverage(
-            "attention-backward",
-            "chain trees",
-            _ALL,
-            f"{_REPLAYED} at the machine's count less its 2nd zero words of dQ, with {_RED}",
-        ),
-        ("flash", Pass.BACKWARD): Coverage(
-            "attention-backward",
-            "chain trees; D_i recomputed in every step (a recomputation, same graph)",
-            _ALL,
-            f"{_REPLAYED} at the machine's count less its 2nd zero words of dQ, with {_RED}",
-        ),
-        ("flash", Pass.FORWARD): Coverage(
-            "blockwise-forward",
-            "block = B_c of FLASH_FORWARD_BLOCKS",
-            _ALL,
-            f"{_REPLAYED} at the machine's count less its 2nd + 4n constant words (O = 0, "
-            f"l = 0, m = -inf written and read back), with {_RED}",
-        ),
-        ("standard", Pass.FORWARD): Coverage(
-            "twopass-forward",
-            "block = the schedule's tile; chain trees; S and P stored and read back",
-            _ALL,
-            f"{_REPLAYED} at the machine's count with {_RED} (n >= 2; with n = 1 "
-            "the graph's m_0 is S_00 and the machine moves that word twice)",
-        ),
-        ("score-panel", Pass.FORWARD): Coverage(
-            "twopass-forward",
-            "block = 1; chain trees; S, m and l stored and read back",
-            _ALL,
-            f"{_REPLAYED} at the machine's count with {_RED} (n >= 2; with n = 1 "
-            "the graph's m_0 is S_00 and the machine moves that word twice)",
-        ),
-        ("square-tiling", Pass.FORWARD): Coverage(
-            "sy24-forward",
-            "chain trees; A and D stored and read back (stores of intermediates)",
-            _ALL,
-            f"{_REPLAYED} at the machine's count with {_RED} (n >= 2; with n = 1 "
-            "the graph's l_0 is A_00 and the machine moves that word twice)",
-        ),
-        ("output-stationary", Pass.FORWARD): Coverage(
-            "stationary-forward",
-            "block = the schedule's tile; chain trees; A, Amax, L stored and read back",
-            _ALL,
-            f"{_REPLAYED} at the machine's count with {_RED}",
-        ),
-        ("standard", Pass.BACKWARD): Coverage(
-            "attention-backward",
-            "chain trees; S, P, dP, dS stored and read back (stores of intermediates)",
-            _ALL,
-            f"{_REPLAYED} at the machine's count with {_RED}",
-        ),
-        ("tiled-backward", Pass.BACKWARD): Coverage(
-            "attention-backward",
-            "chain trees; P and dS stored and read back (stores of intermediates)",
-            _ALL,
-            f"{_REPLAYED} at the machine's count with {_RED}",
-        ),
-        ("output-stationary", Pass.BACKWARD): Coverage(
-            "attention-backward",
-            "chain trees; P and dS stored and read back (stores of intermediates)",
-            _ALL,
-            f"{_REPLAYED} at the machine's count with {_RED}",
-        ),
-        ("causal-row-streaming", Pass.FORWARD): Coverage(
-            "streaming-forward",
-            _MASKED_FORWARD,
-            (),
-            f"{_REPLAYED_MASKED} with {_RED}; {_NO_MASK_CLASS}",
-        ),
-        ("causal-row-streaming", Pass.BACKWARD): Coverage(
-            "attention-backward",
-            _MASKED_BACKWARD,
-            (),
-            f"{_REPLAYED_MASKED} with {_RED}; {_NO_MASK_CLASS}",
-        ),
-        ("causal-flash2", Pass.FORWARD): Coverage(
-            "online-forward",
-            "block = B_c of FLASH2_FORWARD_BLOCKS; mask = the causal mask (builders.online_forward "
-            "with mask: each row's key blocks up to its own key, its allowed keys only)",
-            (),
-            "tests/test_trace.py replays its run (n <= 6, d <= 2, every other M up to 80, both "
-            f"tree shapes) as a pebbling of this graph at exactly the machine's count with {_RED}; "
-            f"numeric runs match NumPy's causal attention "
-            f"(tests/test_interval_masks.py); {_NO_MASK_CLASS}",
-        ),
-        ("causal-flash2", Pass.BACKWARD): Coverage(
-            "attention-backward",
-            _MASKED_BACKWARD,
-            (),
-            "tests/test_trace.py replays its run (n <= 5, d <= 2, every other M up to 60) as a "
-            "pebbling of this graph at the machine's count less its 2nd zero words of dQ, with "
-            f"{_RED}; {_NO_MASK_CLASS}",
-        ),
-        ("window-row-streaming", Pass.FORWARD): Coverage(
-            "streaming-forward",
-            _MASKED_FORWARD,
-            (),
-            f"{_REPLAYED_MASKED} with {_RED}; {_NO_MASK_CLASS}",
-        ),
-        ("window-row-streaming", Pass.BACKWARD): Coverage(
-            "attention-backward",
-            _MASKED_BACKWARD,
-            (),
-            f"{_REPLAYED_MASKED} with {_RED}; {_NO_MASK_CLASS}",
-        ),
-        ("gqa-row-streaming", Pass.FORWARD): Coverage(
-            "streaming-forward",
-            "builders.masked_streaming_forward of the heads' block diagonal, rows stacked head-major",
-            _SHAPES,
-            f"tests/test_trace.py replays its run (a few shapes, d <= 2, M = 1 mod 4 up to 60) "
-            f"as a pebbling of this graph at exactly the machine's count with {_RED}; "
-            f"{_SHAPE_CLASS}; with one head and n_q = n_kv it is row streaming's graph, in "
-            "every dense class too",
-        ),
-        ("gqa-row-streaming", Pass.BACKWARD): Coverage(
-            "attention-backward",
-            "builders.masked_backward of the heads' block diagonal (shapes.gqa_backward with "
-            "its heads stacked); chain trees",
-            _SHAPES,
-            f"tests/test_trace.py replays its run (a few shapes, d <= 2, M = 1 mod 4 up to 60) "
-            f"as a pebbling of this graph at exactly the machine's count with {_RED}; "
-            f"{_SHAPE_CLASS}; with one head and n_q = n_kv it is the dense "
-            "backward graph, in every dense class too",
-        ),
-        ("window-sliding", Pass.FORWARD): Coverage(
-            None,
-            "builders.sliding_forward_graph of the mask (no kind of attnio pebble --dag); chain trees",
-            (),
-            _SLIDING,
-        ),
-        ("window-sliding", Pass.BACKWARD): Coverage(
-            "attention-backward",
-            _MASKED_BACKWARD,
-            (),
-            f"{_REPLAYED_MASKED} with {_RED}; {_NO_MASK_CLASS}",
-        ),
-        ("band-sliding", Pass.FORWARD): Coverage(
-            None,
-            "builders.sliding_forward_graph of the mask (no kind of attnio pebble --dag); chain trees",
-            (),
-            _SLIDING,
-        ),
-        ("band-sliding", Pass.BACKWARD): Coverage(
-            "attention-backward",
-            _MASKED_BACKWARD,
-            (),
-            f"{_REPLAYED_MASKED} with {_RED}; {_NO_MASK_CLASS}",
-        ),
-        ("split-kv-decode", Pass.FORWARD): Coverage(
-            None,
-            "builders.split_streaming_forward of the heads' block diagonal, chunks of kv_chunk "
-            "keys (no kind of attnio pebble --dag)",
-            _SHAPES,
-            "tests/test_trace.py replays its run (a few shapes, d <= 2, every M up to 60) as a "
-            "pebbling of this graph at the machine's count less the h_q n_q words of L it "
-            f"stores twice when there is one chunk, with {_RED}; {_SHAPE_CLASS} (at "
-            "every chunk size 1..n_kv)",
-        ),
-        ("split-kv-decode", Pass.BACKWARD): Coverage(
-            "attention-backward",
-            "builders.masked_backward of the heads' block diagonal with dq_starts = the first "
-            "keys of its key blocks (dQ a tree over the blocks' partial sums); chain trees",
-            _SHAPES,
-            "tests/test_trace.py replays its run (a few shapes, d <= 2, every M up to 60) as a "
-            f"pebbling of this graph at exactly the machine's count with {_RED}; "
-            f"{_SHAPE_CLASS} (at every key block size 1..n_kv)",
-        ),
-        ("gqa-output-stationary", Pass.FORWARD): Coverage(
-            "stationary-forward",
-            "builders.grouped_stationary_forward: one group per key/value head, its query heads' "
-            "rows stacked, key tiles of the schedule's side; chain trees; A, Amax, L stored and "
-            "read back",
-            _SHAPES,
-            "tests/test_trace.py replays its run (a few shapes, d <= 3, every third M from 9 to "
-            "60) "
-            f"as a pebbling of this graph at exactly the machine's count with {_RED}; "
-            f"{_SHAPE_CLASS} (at every tile side 1..n_kv)",
-        ),
-        ("gqa-output-stationary", Pass.BACKWARD): Coverage(
-            "attention-backward",
-            "builders.masked_backward of the heads' block diagonal (shapes.gqa_backward with its "
-            "heads stacked); chain trees; P and dS stored and read back",
-            _SHAPES,
-            "tests/test_trace.py replays its run (a few shapes, d <= 3, every third M from 9 to "
-            "60) "
-            f"as a pebbling of this graph at exactly the machine's count with {_RED}; "
-            f"{_SHAPE_CLASS}",
-        ),
-        ("block-sparse-flash", Pass.FORWARD): Coverage(
-            "blockwise-forward",
-            "block = B_c of FLASH_FORWARD_BLOCKS; mask = the pairs its blocks allow "
-            "(flash.element_mask): each row's visited key blocks only",
-            (),
-            "tests/test_trace.py replays its run (n <= 5, d <= 2, every M up to 60, random "
-            "block masks) as a pebbling of this graph at the machine's count less its 2nd + 4n "
-            f"constant words, with {_RED}; {_NO_MASK_CLASS}",
-        ),
-        ("block-sparse-flash", Pass.BACKWARD): Coverage(
-            "attention-backward",
-            "builders.masked_backward of the pairs its blocks allow (flash.element_mask); "
-            "chain trees; D_i recomputed in every step",
-            (),
-            "tests/test_trace.py replays its run (n <= 5, d <= 2, every M up to 60, random "
-            "block masks) as a pebbling of this graph at the machine's count less its 2nd zero "
-            f"words of dQ and the zero dK, dV rows of unattended keys, with {_RED}; "
-            f"{_NO_MASK_CLASS}",
-        ),
-        ("sparse-square-tiling", Pass.FORWARD): Coverage(
-            "sy24-forward",
-            "chain trees; mask = the pairs its tiles allow (flash.element_mask); A and D "
-            "stored and read back",
-            (),
-            "tests/test_trace.py replays its run (n <= 5, d <= 2, every M up to 60, random "
-            "tile masks) as a pebbling of this graph at the machine's count less only words of "
-            f"rows with one allowed key (l_i = A_ij moved as both), with {_RED}; "
-            f"{_NO_MASK_CLASS}",
-        ),
-        ("sparse-square-tiling", Pass.BACKWARD): Coverage(
-            "attention-backward",
-            "builders.masked_backward of the pairs its tiles allow; chain trees; P and dS "
-            "stored and read back",
-            (),
-            "tests/test_trace.py replays its run (n <= 5, d <= 2, every M up to 60, random "
-            "tile masks) as a pebbling of this graph at the machine's count less the zero dK, "
-            f"dV rows of unattended keys, with {_RED}; {_NO_MASK_CLASS}",
-        ),
-        ("low-rank", Pass.FORWARD): Coverage(
-            "approx-forward",
-            "chain trees; [W | w] stored and read back when it does not stay resident",
-            (),
-            "tests/test_trace.py replays its run (n <= 4, d <= 2, degree <= 2, every M up to "
-            "60) as a pebbling of this graph at the machine's count less the constant words of "
-            f"the constant feature's row, with {_RED}; it computes another function "
-            "than attention, so no derivation's class (all of exact attention) covers it and "
-            "only the compulsory I/O bounds it",
-        ),
-        ("low-rank", Pass.BACKWARD): Coverage(
-            "approx-backward-product",
-            "chain trees; [W | w] and [dW | dw] stored and read back when they do not stay resident",
-            (),
-            "tests/test_trace.py replays its run (n <= 3, d <= 2, degree <= 3, M = 3 mod 8 up "
-            "to 120) as a pebbling of this graph (dQ and dK pulled back by the product rule, "
-            "as approximate.monomial_vjp) at the machine's count less the words holding no "
-            f"vertex (the zeros [dW | dw] starts from, the constant feature's w and dw), with {_RED}; "
-            "it computes another function than attention, so no derivation's "
-            "class covers it (polynomial-backward-lower-dw is derived for approx-backward; "
-            "that its lemmas hold on this graph, which wires dW alike, is not checked)",
-        ),
-        ("low-rank-columns", Pass.FORWARD): Coverage(
-            "approx-forward",
-            "chain trees; W never stored, each feature and den[i] recomputed per column block",
-            (),
-            "tests/test_trace.py replays its run (n <= 3, d <= 3, degree <= 2, odd M up to 80) "
-            f"as a pebbling of this graph at exactly the machine's count, with {_RED}; "
-            "it computes another function than attention, so no derivation's class "
-            "(all of exact attention) covers it; polynomial-forward-lower bounds this graph",
-        ),
-        ("low-rank-columns", Pass.BACKWARD): Coverage(None, "", (), _APPROXIMATE),
-    }
-)
+_COVERAGE: dict[tuple[str, Pass], Coverage] = {
+    ("row-streaming", Pass.FORWARD): Coverage(
+        "streaming-forward",
+        "",
+        _ALL,
+        f"{_REPLAYED} at the machine's count with {_RED}",
+    ),
+    ("flash2", Pass.FORWARD): Coverage(
+        "online-forward",
+        "block = B_c of FLASH2_FORWARD_BLOCKS",
+        _ALL,
+        f"{_REPLAYED} at the machine's count with {_RED}",
+    ),
+    ("row-streaming", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "chain trees",
+        _ALL,
+        f"{_REPLAYED} at the machine's count with {_RED}",
+    ),
+    ("two-sweep", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "chain trees; P_ij and dS_ij computed in both sweeps (a recomputation, same graph)",
+        _ALL,
+        f"{_REPLAYED} at the machine's count with {_RED}",
+    ),
+    ("flash2", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "chain trees",
+        _ALL,
+        f"{_REPLAYED} at the machine's count less its 2nd zero words of dQ, with {_RED}",
+    ),
+    ("flash", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "chain trees; D_i recomputed in every step (a recomputation, same graph)",
+        _ALL,
+        f"{_REPLAYED} at the machine's count less its 2nd zero words of dQ, with {_RED}",
+    ),
+    ("flash", Pass.FORWARD): Coverage(
+        "blockwise-forward",
+        "block = B_c of FLASH_FORWARD_BLOCKS",
+        _ALL,
+        f"{_REPLAYED} at the machine's count less its 2nd + 4n constant words (O = 0, "
+        f"l = 0, m = -inf written and read back), with {_RED}",
+    ),
+    ("standard", Pass.FORWARD): Coverage(
+        "twopass-forward",
+        "block = the schedule's tile; chain trees; S and P stored and read back",
+        _ALL,
+        f"{_REPLAYED} at the machine's count with {_RED} (n >= 2; with n = 1 "
+        "the graph's m_0 is S_00 and the machine moves that word twice)",
+    ),
+    ("score-panel", Pass.FORWARD): Coverage(
+        "twopass-forward",
+        "block = 1; chain trees; S, m and l stored and read back",
+        _ALL,
+        f"{_REPLAYED} at the machine's count with {_RED} (n >= 2; with n = 1 "
+        "the graph's m_0 is S_00 and the machine moves that word twice)",
+    ),
+    ("square-tiling", Pass.FORWARD): Coverage(
+        "sy24-forward",
+        "chain trees; A and D stored and read back (stores of intermediates)",
+        _ALL,
+        f"{_REPLAYED} at the machine's count with {_RED} (n >= 2; with n = 1 "
+        "the graph's l_0 is A_00 and the machine moves that word twice)",
+    ),
+    ("output-stationary", Pass.FORWARD): Coverage(
+        "stationary-forward",
+        "block = the schedule's tile; chain trees; A, Amax, L stored and read back",
+        _ALL,
+        f"{_REPLAYED} at the machine's count with {_RED}",
+    ),
+    ("standard", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "chain trees; S, P, dP, dS stored and read back (stores of intermediates)",
+        _ALL,
+        f"{_REPLAYED} at the machine's count with {_RED}",
+    ),
+    ("tiled-backward", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "chain trees; P and dS stored and read back (stores of intermediates)",
+        _ALL,
+        f"{_REPLAYED} at the machine's count with {_RED}",
+    ),
+    ("output-stationary", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "chain trees; P and dS stored and read back (stores of intermediates)",
+        _ALL,
+        f"{_REPLAYED} at the machine's count with {_RED}",
+    ),
+    ("causal-row-streaming", Pass.FORWARD): Coverage(
+        "streaming-forward",
+        _MASKED_FORWARD,
+        (),
+        f"{_REPLAYED_MASKED} with {_RED}; {_NO_MASK_CLASS}",
+    ),
+    ("causal-row-streaming", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        _MASKED_BACKWARD,
+        (),
+        f"{_REPLAYED_MASKED} with {_RED}; {_NO_MASK_CLASS}",
+    ),
+    ("causal-flash2", Pass.FORWARD): Coverage(
+        "online-forward",
+        "block = B_c of FLASH2_FORWARD_BLOCKS; mask = the causal mask (builders.online_forward "
+        "with mask: each row's key blocks up to its own key, its allowed keys only)",
+        (),
+        "tests/test_trace.py replays its run (n <= 6, d <= 2, every other M up to 80, both "
+        f"tree shapes) as a pebbling of this graph at exactly the machine's count with {_RED}; "
+        f"numeric runs match NumPy's causal attention "
+        f"(tests/test_interval_masks.py); {_NO_MASK_CLASS}",
+    ),
+    ("causal-flash2", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        _MASKED_BACKWARD,
+        (),
+        "tests/test_trace.py replays its run (n <= 5, d <= 2, every other M up to 60) as a "
+        "pebbling of this graph at the machine's count less its 2nd zero words of dQ, with "
+        f"{_RED}; {_NO_MASK_CLASS}",
+    ),
+    ("window-row-streaming", Pass.FORWARD): Coverage(
+        "streaming-forward",
+        _MASKED_FORWARD,
+        (),
+        f"{_REPLAYED_MASKED} with {_RED}; {_NO_MASK_CLASS}",
+    ),
+    ("window-row-streaming", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        _MASKED_BACKWARD,
+        (),
+        f"{_REPLAYED_MASKED} with {_RED}; {_NO_MASK_CLASS}",
+    ),
+    ("gqa-row-streaming", Pass.FORWARD): Coverage(
+        "streaming-forward",
+        "builders.masked_streaming_forward of the heads' block diagonal, rows stacked head-major",
+        _SHAPES,
+        f"tests/test_trace.py replays its run (a few shapes, d <= 2, M = 1 mod 4 up to 60) "
+        f"as a pebbling of this graph at exactly the machine's count with {_RED}; "
+        f"{_SHAPE_CLASS}; with one head and n_q = n_kv it is row streaming's graph, in "
+        "every dense class too",
+    ),
+    ("gqa-row-streaming", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "builders.masked_backward of the heads' block diagonal (shapes.gqa_backward with "
+        "its heads stacked); chain trees",
+        _SHAPES,
+        f"tests/test_trace.py replays its run (a few shapes, d <= 2, M = 1 mod 4 up to 60) "
+        f"as a pebbling of this graph at exactly the machine's count with {_RED}; "
+        f"{_SHAPE_CLASS}; with one head and n_q = n_kv it is the dense "
+        "backward graph, in every dense class too",
+    ),
+    ("window-sliding", Pass.FORWARD): Coverage(
+        None,
+        "builders.sliding_forward_graph of the mask (no kind of attnio pebble --dag); chain trees",
+        (),
+        _SLIDING,
+    ),
+    ("window-sliding", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        _MASKED_BACKWARD,
+        (),
+        f"{_REPLAYED_MASKED} with {_RED}; {_NO_MASK_CLASS}",
+    ),
+    ("band-sliding", Pass.FORWARD): Coverage(
+        None,
+        "builders.sliding_forward_graph of the mask (no kind of attnio pebble --dag); chain trees",
+        (),
+        _SLIDING,
+    ),
+    ("band-sliding", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        _MASKED_BACKWARD,
+        (),
+        f"{_REPLAYED_MASKED} with {_RED}; {_NO_MASK_CLASS}",
+    ),
+    ("split-kv-decode", Pass.FORWARD): Coverage(
+        None,
+        "builders.split_streaming_forward of the heads' block diagonal, chunks of kv_chunk "
+        "keys (no kind of attnio pebble --dag)",
+        _SHAPES,
+        "tests/test_trace.py replays its run (a few shapes, d <= 2, every M up to 60) as a "
+        "pebbling of this graph at the machine's count less the h_q n_q words of L it "
+        f"stores twice when there is one chunk, with {_RED}; {_SHAPE_CLASS} (at "
+        "every chunk size 1..n_kv)",
+    ),
+    ("split-kv-decode", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "builders.masked_backward of the heads' block diagonal with dq_starts = the first "
+        "keys of its key blocks (dQ a tree over the blocks' partial sums); chain trees",
+        _SHAPES,
+        "tests/test_trace.py replays its run (a few shapes, d <= 2, every M up to 60) as a "
+        f"pebbling of this graph at exactly the machine's count with {_RED}; "
+        f"{_SHAPE_CLASS} (at every key block size 1..n_kv)",
+    ),
+    ("gqa-output-stationary", Pass.FORWARD): Coverage(
+        "stationary-forward",
+        "builders.grouped_stationary_forward: one group per key/value head, its query heads' "
+        "rows stacked, key tiles of the schedule's side; chain trees; A, Amax, L stored and "
+        "read back",
+        _SHAPES,
+        "tests/test_trace.py replays its run (a few shapes, d <= 3, every third M from 9 to "
+        "60) "
+        f"as a pebbling of this graph at exactly the machine's count with {_RED}; "
+        f"{_SHAPE_CLASS} (at every tile side 1..n_kv)",
+    ),
+    ("gqa-output-stationary", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "builders.masked_backward of the heads' block diagonal (shapes.gqa_backward with its "
+        "heads stacked); chain trees; P and dS stored and read back",
+        _SHAPES,
+        "tests/test_trace.py replays its run (a few shapes, d <= 3, every third M from 9 to "
+        "60) "
+        f"as a pebbling of this graph at exactly the machine's count with {_RED}; "
+        f"{_SHAPE_CLASS}",
+    ),
+    ("block-sparse-flash", Pass.FORWARD): Coverage(
+        "blockwise-forward",
+        "block = B_c of FLASH_FORWARD_BLOCKS; mask = the pairs its blocks allow "
+        "(flash.element_mask): each row's visited key blocks only",
+        (),
+        "tests/test_trace.py replays its run (n <= 5, d <= 2, every M up to 60, random "
+        "block masks) as a pebbling of this graph at the machine's count less its 2nd + 4n "
+        f"constant words, with {_RED}; {_NO_MASK_CLASS}",
+    ),
+    ("block-sparse-flash", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "builders.masked_backward of the pairs its blocks allow (flash.element_mask); "
+        "chain trees; D_i recomputed in every step",
+        (),
+        "tests/test_trace.py replays its run (n <= 5, d <= 2, every M up to 60, random "
+        "block masks) as a pebbling of this graph at the machine's count less its 2nd zero "
+        f"words of dQ and the zero dK, dV rows of unattended keys, with {_RED}; "
+        f"{_NO_MASK_CLASS}",
+    ),
+    ("sparse-square-tiling", Pass.FORWARD): Coverage(
+        "sy24-forward",
+        "chain trees; mask = the pairs its tiles allow (flash.element_mask); A and D "
+        "stored and read back",
+        (),
+        "tests/test_trace.py replays its run (n <= 5, d <= 2, every M up to 60, random "
+        "tile masks) as a pebbling of this graph at the machine's count less only words of "
+        f"rows with one allowed key (l_i = A_ij moved as both), with {_RED}; "
+        f"{_NO_MASK_CLASS}",
+    ),
+    ("sparse-square-tiling", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "builders.masked_backward of the pairs its tiles allow; chain trees; P and dS "
+        "stored and read back",
+        (),
+        "tests/test_trace.py replays its run (n <= 5, d <= 2, every M up to 60, random "
+        "tile masks) as a pebbling of this graph at the machine's count less the zero dK, "
+        f"dV rows of unattended keys, with {_RED}; {_NO_MASK_CLASS}",
+    ),
+    ("low-rank", Pass.FORWARD): Coverage(
+        "approx-forward",
+        "chain trees; [W | w] stored and read back when it does not stay resident",
+        (),
+        "tests/test_trace.py replays its run (n <= 4, d <= 2, degree <= 2, every M up to "
+        "60) as a pebbling of this graph at the machine's count less the constant words of "
+        f"the constant feature's row, with {_RED}; it computes another function "
+        "than attention, so no derivation's class (all of exact attention) covers it and "
+        "only the compulsory I/O bounds it",
+    ),
+    ("low-rank", Pass.BACKWARD): Coverage(
+        "approx-backward-product",
+        "chain trees; [W | w] and [dW | dw] stored and read back when they do not stay resident",
+        (),
+        "tests/test_trace.py replays its run (n <= 3, d <= 2, degree <= 3, M = 3 mod 8 up "
+        "to 120) as a pebbling of this graph (dQ and dK pulled back by the product rule, "
+        "as approximate.monomial_vjp) at the machine's count less the words holding no "
+        f"vertex (the zeros [dW | dw] starts from, the constant feature's w and dw), with {_RED}; "
+        "it computes another function than attention, so no derivation's "
+        "class covers it (polynomial-backward-lower-dw is derived for approx-backward; "
+        "that its lemmas hold on this graph, which wires dW alike, is not checked)",
+    ),
+    ("low-rank-columns", Pass.FORWARD): Coverage(
+        "approx-forward",
+        "chain trees; W never stored, each feature and den[i] recomputed per column block",
+        (),
+        "tests/test_trace.py replays its run (n <= 3, d <= 3, degree <= 2, odd M up to 80) "
+        f"as a pebbling of this graph at exactly the machine's count, with {_RED}; "
+        "it computes another function than attention, so no derivation's class "
+        "(all of exact attention) covers it; polynomial-forward-lower bounds this graph",
+    ),
+    ("low-rank-columns", Pass.BACKWARD): Coverage(None, "", (), _APPROXIMATE),
+}
+"""The entries of :data:`COVERAGE`, their red pebbles written :data:`_RED`."""
+
+COVERAGE: dict[tuple[str, Pass], Coverage] = _with_red_pebbles(_COVERAGE)
 """(schedule, pass) -> the graph it computes and the derivations whose class holds it.
 
 Only pairs with ``covered`` non-empty compare a schedule's count with those bounds on
