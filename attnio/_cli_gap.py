@@ -19,7 +19,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help=HELP,
         description="At one point (n, d, M), print the best schedule attnio knows (its "
         "derived exact count, which the two-level machine reproduces), the best derived "
-        "lower bound (algebra machine-checked; combinatorial lemmas proved by hand), their "
+        "lower bound (algebra machine-checked; combinatorial lemmas proved by hand) read at "
+        "M + c, c the red pebbles beyond M the schedule's pebbling uses, their "
         "ratio, and the interval z3 proves for the schedule's constant over its whole cell "
         "where the tightness table records one (attnio table --tightness). The optimum lies "
         "between the two; the ratio is how wide that window is. --count replaces the best "

@@ -99,7 +99,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         action="store_true",
         help="print the tightness table instead: per dense cell (rows grouped by cell) and "
         "algorithm, the ratio of its exact count's leading term to the best derived lower "
-        "bound's, and the least C z3 proved for count <= C * lower bound (recorded by "
+        "bound's (read at M + c, c the red pebbles beyond M of the schedule's pebbling), and "
+        "the least C z3 proved for count <= C * lower bound at M (recorded by "
         "benchmarks/constants.py), with the command that reproduces it; LaTeX as --layout "
         "table or table*",
     )

@@ -4,8 +4,9 @@ Run: ``.venv/bin/python benchmarks/masks.py`` prints, at n = 65536, d in {64, 12
 and M in {d^2/16, d^2, 16 d^2}, for the causal mask and the window of width w = 1024,
 forward and backward: the least exact count of attnio's schedules of that mask family
 (records with ``mask`` = the family, evaluated where their conditions hold), which record
-it is, its ratio to the best derived lower bound that applies at the family's Z and w
-(:func:`attnio.bounds.window.find_window`: the causal mask's pair bounds of
+it is, its ratio to the best derived lower bound that applies at the family's Z and w and
+at M + c, c the red pebbles beyond M of the schedule's pebbling
+(:func:`attnio.bounds.window.lower_for`: the causal mask's pair bounds of
 ``proofs/derivations/causal-lower.md`` where they apply, else ``sparse-*-compulsory``), and
 beside it the baseline: its ratio to ``sparse-*-compulsory`` alone, the only derived
 sparse lower bound before. A cell with no applicable schedule (the small cache, below the
@@ -14,9 +15,11 @@ row-streaming schedules' least memory) prints ``-``.
 
 from __future__ import annotations
 
+import sympy as sp
+
 from attnio.bounds import catalog, get
 from attnio.bounds.masks import make_mask
-from attnio.bounds.window import find_window
+from attnio.bounds.window import Standing, lower_for
 
 N = 65536
 DIMENSIONS = (64, 128, 256)
@@ -60,7 +63,8 @@ def main() -> None:
                               "none applies")  # fmt: skip
                         continue
                     name, value = found
-                    lower = find_window("sparse", pass_, point, mask=family).lower
+                    count = Standing(name, "derived", sp.Integer(value), get(name).algorithm)
+                    lower, _ = lower_for(count, "sparse", pass_, point, mask=family)
                     ratio, against = float(value / lower.value), float(value / baseline)
                     print(f"{family:<8} {pass_:<9} {d:>4} {M:>8}  {ratio:>9.2f}  {against:>9.2f}  "
                           f"{name}, {lower.record}")  # fmt: skip

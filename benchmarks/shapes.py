@@ -4,7 +4,9 @@ For each target point (decode, chunked prefill, MQA with a small cache, a GQA ba
 MHA small-cache backward) and each pass, the best exact count of an attnio schedule that
 runs there (derived; the two-level machine reproduces it) and the best derived lower bound
 (today the shape compulsory I/O only), read from the catalog by
-:func:`attnio.bounds.window.find_window`, exactly as ``attnio gap`` does. Where no schedule
+:func:`attnio.bounds.window.find_window` and, at M + c for a schedule whose pebbling uses
+c red pebbles beyond M, :func:`attnio.bounds.window.lower_for`, exactly as ``attnio gap``
+does. Where no schedule
 runs (M too small for its blocks) the row says so.
 
 A second table does the same for approximate attention (the polynomial method at degree
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 from attnio.bounds import catalog
 from attnio.bounds.symbols import feature_rank
-from attnio.bounds.window import find_window, numeric
+from attnio.bounds.window import find_window, lower_for, numeric
 
 POINTS = (
     ("decode", dict(n_q=1, n_kv=65536, h_q=32, h_kv=8, d=128, M=65536)),
@@ -43,6 +45,7 @@ def main() -> None:
             if upper is None:
                 print(f"{name:18} {pass_:8} {'none runs':>16} {int(lower.value):>14,}")
                 continue
+            lower, _ = lower_for(upper, "dense", pass_, point)
             ratio = float(numeric(upper.value / lower.value))
             print(
                 f"{name:18} {pass_:8} {int(upper.value):>16,} {int(lower.value):>14,} "
@@ -69,14 +72,17 @@ def approximate() -> None:
     for point in APPROXIMATE_POINTS:
         for pass_ in ("forward", "backward"):
             window = find_window("approximate", pass_, point)
-            lower, upper = window.lower, window.upper
+            upper = window.upper
+            lower, _ = lower_for(upper, "approximate", pass_, point)
             ratio = float(numeric(upper.value / lower.value))
             old = [
                 b for b in catalog(regime="approximate", pass_=pass_)
                 if b.algorithm != "low-rank-columns"
             ]  # fmt: skip
             base = find_window("approximate", pass_, point, records=old).upper
-            before = float(numeric(base.value / lower.value))
+            before = float(
+                numeric(base.value / lower_for(base, "approximate", pass_, point)[0].value)
+            )
             print(
                 f"{point['d']:>3} {point['M']:>6} {pass_:8} {int(upper.value):>14,} "
                 f"{int(lower.value):>12,} {ratio:>7.3g} {before:>14.3g}  "

@@ -1142,7 +1142,9 @@ def render_tightness_table(
         One dict per (cell, algorithm) with ``pass`` and ``cache`` (values of
         :class:`Pass` and :class:`Cache`), ``count`` and ``lower`` (record names),
         ``ratio`` (a sympy expression), ``constant`` and ``refuted`` (int or None) and
-        ``command`` (what reproduces the constant).
+        ``command`` (what reproduces the constant); optionally ``extra_red``, the red
+        pebbles beyond M of the schedule's pebbling, c: the ratio reads the lower bound at
+        M + c (None: at M).
     fmt
         ``markdown``, ``latex`` or ``json``.
     layout
@@ -1180,6 +1182,7 @@ def render_tightness_table(
                         "constant": r["constant"],
                         "refuted": r["refuted"],
                         "command": r["command"],
+                        "extra_red": r.get("extra_red"),
                     }
                     for r in ordered
                 ],

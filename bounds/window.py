@@ -32,6 +32,7 @@ import sympy as sp
 
 from .catalog import catalog
 from .errors import BoundParameterError
+from .pebblings import extra_red, read_at
 from .record import Bound, Kind, Status
 
 DIGITS = 60
@@ -224,6 +225,37 @@ def find_window(
     )
 
 
+def lower_for(
+    count: Standing,
+    regime: str,
+    pass_: str,
+    point: Mapping[str, int],
+    *,
+    records: Iterable[Bound] | None = None,
+    mask: str | None = None,
+) -> tuple[Standing | None, int | None]:
+    """The best derived lower bound a schedule's count at ``point`` is compared with, and c.
+
+    The schedule's run replays as a pebbling of its own graph with M + c red pebbles
+    (:data:`attnio.bounds.pebblings.EXTRA_RED`), so it moves at least IO(G, M + c): the
+    lower bound is the best derived one that applies at M + c (:func:`find_window` there).
+    Where c is unknown (a user's count, a schedule that exports no pebbling: c None) the
+    bound is read at M, as for c = 0.
+
+    Examples
+    --------
+    >>> point = {"n": 1024, "d": 64, "M": 16384}
+    >>> flash2 = next(s for s in find_window("dense", "forward", point).counts
+    ...               if s.algorithm == "flash2")
+    >>> lower, extra = lower_for(flash2, "dense", "forward", point)
+    >>> extra, lower == find_window("dense", "forward", {**point, "M": 16388}).lower
+    (4, True)
+    """
+    extra = extra_red(count.algorithm, pass_)
+    at = read_at(dict(point), extra)
+    return find_window(regime, pass_, at, records=records, mask=mask).lower, extra
+
+
 __all__ = [
     "DIGITS",
     "Standing",
@@ -232,5 +264,6 @@ __all__ = [
     "format_point",
     "format_ratio",
     "format_words",
+    "lower_for",
     "numeric",
 ]

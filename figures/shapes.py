@@ -6,7 +6,9 @@ the query side grows from decode (n_q = 1) to prefill (n_q = n_kv). Both lines a
 from the catalog at each point by :func:`attnio.bounds.window.find_window`: the lower line
 is the largest ``derived`` lower bound that applies there (the compulsory I/O of
 ``shape-compulsory.md`` or the sharp bounds of ``shape-lower.md``), the upper line the least
-``derived`` exact count (``gqa-row-streaming-*``, ``split-kv-decode-forward``). The same
+``derived`` exact count (``gqa-row-streaming-*``, ``split-kv-decode-forward``). The lower
+bound is read at M + c, c the red pebbles beyond M of that count's pebbling
+(:func:`attnio.bounds.window.lower_for`), as ``attnio gap`` reads it. The same
 data gives the figure (:func:`attnio.figures.draw`) and a table (:func:`shape_table`).
 """
 
@@ -15,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from attnio.bounds.window import find_window, numeric
+from attnio.bounds.window import find_window, lower_for, numeric
 
 from .errors import FigureError
 from .figure import IOFigure, Series
@@ -57,12 +59,15 @@ def shape_points(axis: str, point: Mapping[str, int]) -> list[tuple[int, dict[st
 
 
 def shape_rows(pass_: str, axis: str, point: Mapping[str, int]) -> list[dict[str, object]]:
-    """Per swept point: x, the best derived lower bound and its record, the best count and
-    its record and algorithm, and their ratio (None where a side does not apply)."""
+    """Per swept point: x, the best derived lower bound and its record (at M + c of the best
+    count's pebbling, at M where no count applies), the best count and its record and
+    algorithm, and their ratio (None where a side does not apply)."""
     rows = []
     for x, at in shape_points(axis, point):
         window = find_window("dense", pass_, at)
         lower, upper = window.lower, window.upper
+        if upper is not None:
+            lower, _ = lower_for(upper, "dense", pass_, at)
         row: dict[str, object] = {"x": x, "point": at, "lower": None, "lower_record": None,
                                   "upper": None, "upper_record": None, "algorithm": None,
                                   "ratio": None}  # fmt: skip

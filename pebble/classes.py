@@ -93,10 +93,11 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from attnio.bounds.pebblings import extra_red, red_pebbles
 from attnio.bounds.record import Pass
 
 from .dag import Dag
@@ -938,16 +939,48 @@ class Coverage:
         Derivations whose class holds the graph (checked by the tests at small sizes,
         and by the hand argument of each derivation's "Graph class" section for all).
     evidence : str
-        How the schedule is known to compute that graph.
+        How the schedule is known to compute that graph; it names the red pebbles of the
+        replayed pebbling as :func:`~attnio.bounds.pebblings.red_pebbles` words
+        ``extra_red``.
+    extra_red : int or None
+        c: the red pebbles beyond M the schedule's pebbling needs (the most
+        ``tests/test_trace.py`` measured, attained), read from
+        :data:`attnio.bounds.pebblings.EXTRA_RED`; None where no pebbling is exported.
+        Lower bounds compared with its count are read at M + c.
     """
 
     kind: str | None
     options: str
     covered: tuple[str, ...]
     evidence: str
+    extra_red: int | None = None
 
 
 _ALL = tuple(dict.fromkeys(name for name, _ in CLASSES if name != "causal-lower"))
+
+_RED = "{red}"
+"""Where an evidence names its pebbling's red pebbles: filled by :func:`_with_red_pebbles`."""
+
+
+def _with_red_pebbles(
+    entries: dict[tuple[str, Pass], Coverage],
+) -> dict[tuple[str, Pass], Coverage]:
+    """Each entry with its ``extra_red`` from :data:`~attnio.bounds.pebblings.EXTRA_RED` and
+    its evidence's :data:`_RED` in words (``M + 4 red pebbles``): c is typed once."""
+    filled = {}
+    for (name, pass_), entry in entries.items():
+        extra = extra_red(name, pass_.value)
+        if (extra is None) == (_RED in entry.evidence):
+            raise PebbleParameterError(
+                f"COVERAGE[{name!r}, {pass_.value!r}]: extra_red={extra!r} but its evidence "
+                f"{'names' if extra is None else 'does not name'} its red pebbles"
+            )
+        evidence = (
+            entry.evidence if extra is None else entry.evidence.replace(_RED, red_pebbles(extra))
+        )
+        filled[name, pass_] = replace(entry, evidence=evidence, extra_red=extra)
+    return filled
+
 
 _REPLAYED = "tests/test_trace.py replays its run as a pebbling of this graph"
 
@@ -998,7 +1031,7 @@ _SLIDING = (
     "tests/test_trace.py replays its run (the sample window and band masks, n <= 6, "
     "d <= 2, M = 3 mod 4 up to 90) as a pebbling of this graph (a row's scores reduced "
     "at once: maximum, sum, L_i, then the weights) at exactly the machine's count with "
-    f"M + 2 red pebbles; {_WINDOW_CLASS}"
+    f"{_RED}; {_WINDOW_CLASS}"
 )
 
 
@@ -1011,106 +1044,106 @@ _APPROXIMATE = (
     "compulsory I/O bounds it"
 )
 
-COVERAGE: dict[tuple[str, Pass], Coverage] = {
+_COVERAGE: dict[tuple[str, Pass], Coverage] = {
     ("row-streaming", Pass.FORWARD): Coverage(
         "streaming-forward",
         "",
         _ALL,
-        f"{_REPLAYED} at the machine's count with M red pebbles",
+        f"{_REPLAYED} at the machine's count with {_RED}",
     ),
     ("flash2", Pass.FORWARD): Coverage(
         "online-forward",
         "block = B_c of FLASH2_FORWARD_BLOCKS",
         _ALL,
-        f"{_REPLAYED} at the machine's count with M + 4 red pebbles",
+        f"{_REPLAYED} at the machine's count with {_RED}",
     ),
     ("row-streaming", Pass.BACKWARD): Coverage(
         "attention-backward",
         "chain trees",
         _ALL,
-        f"{_REPLAYED} at the machine's count with M + 2 red pebbles",
+        f"{_REPLAYED} at the machine's count with {_RED}",
     ),
     ("two-sweep", Pass.BACKWARD): Coverage(
         "attention-backward",
         "chain trees; P_ij and dS_ij computed in both sweeps (a recomputation, same graph)",
         _ALL,
-        f"{_REPLAYED} at the machine's count with M + 2 red pebbles",
+        f"{_REPLAYED} at the machine's count with {_RED}",
     ),
     ("flash2", Pass.BACKWARD): Coverage(
         "attention-backward",
         "chain trees",
         _ALL,
-        f"{_REPLAYED} at the machine's count less its 2nd zero words of dQ, with M + 3 red pebbles",
+        f"{_REPLAYED} at the machine's count less its 2nd zero words of dQ, with {_RED}",
     ),
     ("flash", Pass.BACKWARD): Coverage(
         "attention-backward",
         "chain trees; D_i recomputed in every step (a recomputation, same graph)",
         _ALL,
-        f"{_REPLAYED} at the machine's count less its 2nd zero words of dQ, with M + 2 red pebbles",
+        f"{_REPLAYED} at the machine's count less its 2nd zero words of dQ, with {_RED}",
     ),
     ("flash", Pass.FORWARD): Coverage(
         "blockwise-forward",
         "block = B_c of FLASH_FORWARD_BLOCKS",
         _ALL,
         f"{_REPLAYED} at the machine's count less its 2nd + 4n constant words (O = 0, "
-        "l = 0, m = -inf written and read back), with M + 7 red pebbles",
+        f"l = 0, m = -inf written and read back), with {_RED}",
     ),
     ("standard", Pass.FORWARD): Coverage(
         "twopass-forward",
         "block = the schedule's tile; chain trees; S and P stored and read back",
         _ALL,
-        f"{_REPLAYED} at the machine's count with M + 4 red pebbles (n >= 2; with n = 1 "
+        f"{_REPLAYED} at the machine's count with {_RED} (n >= 2; with n = 1 "
         "the graph's m_0 is S_00 and the machine moves that word twice)",
     ),
     ("score-panel", Pass.FORWARD): Coverage(
         "twopass-forward",
         "block = 1; chain trees; S, m and l stored and read back",
         _ALL,
-        f"{_REPLAYED} at the machine's count with M + 4 red pebbles (n >= 2; with n = 1 "
+        f"{_REPLAYED} at the machine's count with {_RED} (n >= 2; with n = 1 "
         "the graph's m_0 is S_00 and the machine moves that word twice)",
     ),
     ("square-tiling", Pass.FORWARD): Coverage(
         "sy24-forward",
         "chain trees; A and D stored and read back (stores of intermediates)",
         _ALL,
-        f"{_REPLAYED} at the machine's count with M + 2 red pebbles (n >= 2; with n = 1 "
+        f"{_REPLAYED} at the machine's count with {_RED} (n >= 2; with n = 1 "
         "the graph's l_0 is A_00 and the machine moves that word twice)",
     ),
     ("output-stationary", Pass.FORWARD): Coverage(
         "stationary-forward",
         "block = the schedule's tile; chain trees; A, Amax, L stored and read back",
         _ALL,
-        f"{_REPLAYED} at the machine's count with M red pebbles",
+        f"{_REPLAYED} at the machine's count with {_RED}",
     ),
     ("standard", Pass.BACKWARD): Coverage(
         "attention-backward",
         "chain trees; S, P, dP, dS stored and read back (stores of intermediates)",
         _ALL,
-        f"{_REPLAYED} at the machine's count with M + 2 red pebbles",
+        f"{_REPLAYED} at the machine's count with {_RED}",
     ),
     ("tiled-backward", Pass.BACKWARD): Coverage(
         "attention-backward",
         "chain trees; P and dS stored and read back (stores of intermediates)",
         _ALL,
-        f"{_REPLAYED} at the machine's count with M + 2 red pebbles",
+        f"{_REPLAYED} at the machine's count with {_RED}",
     ),
     ("output-stationary", Pass.BACKWARD): Coverage(
         "attention-backward",
         "chain trees; P and dS stored and read back (stores of intermediates)",
         _ALL,
-        f"{_REPLAYED} at the machine's count with M red pebbles",
+        f"{_REPLAYED} at the machine's count with {_RED}",
     ),
     ("causal-row-streaming", Pass.FORWARD): Coverage(
         "streaming-forward",
         _MASKED_FORWARD,
         _CAUSAL,
-        f"{_REPLAYED_MASKED} with M red pebbles; {_CAUSAL_CLASS}",
+        f"{_REPLAYED_MASKED} with {_RED}; {_CAUSAL_CLASS}",
     ),
     ("causal-row-streaming", Pass.BACKWARD): Coverage(
         "attention-backward",
         _MASKED_BACKWARD,
         _CAUSAL,
-        f"{_REPLAYED_MASKED} with M + 2 red pebbles; {_CAUSAL_CLASS}",
+        f"{_REPLAYED_MASKED} with {_RED}; {_CAUSAL_CLASS}",
     ),
     ("causal-flash2", Pass.FORWARD): Coverage(
         "online-forward",
@@ -1118,8 +1151,8 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         "with mask: each row's key blocks up to its own key, its allowed keys only)",
         _CAUSAL,
         "tests/test_trace.py replays its run (n <= 6, d <= 2, every other M up to 80, both "
-        "tree shapes) as a pebbling of this graph at exactly the machine's count with M + 3 "
-        f"red pebbles; numeric runs match NumPy's causal attention "
+        f"tree shapes) as a pebbling of this graph at exactly the machine's count with {_RED}; "
+        f"numeric runs match NumPy's causal attention "
         f"(tests/test_interval_masks.py); {_CAUSAL_CLASS} (every key "
         "block size 1..n+1)",
     ),
@@ -1129,26 +1162,26 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         _CAUSAL,
         "tests/test_trace.py replays its run (n <= 5, d <= 2, every other M up to 60) as a "
         "pebbling of this graph at the machine's count less its 2nd zero words of dQ, with "
-        f"M + 2 red pebbles; {_CAUSAL_CLASS}",
+        f"{_RED}; {_CAUSAL_CLASS}",
     ),
     ("window-row-streaming", Pass.FORWARD): Coverage(
         "streaming-forward",
         _MASKED_FORWARD,
         (),
-        f"{_REPLAYED_MASKED} with M red pebbles; {_WINDOW_CLASS}",
+        f"{_REPLAYED_MASKED} with {_RED}; {_WINDOW_CLASS}",
     ),
     ("window-row-streaming", Pass.BACKWARD): Coverage(
         "attention-backward",
         _MASKED_BACKWARD,
         (),
-        f"{_REPLAYED_MASKED} with M + 2 red pebbles; {_WINDOW_CLASS}",
+        f"{_REPLAYED_MASKED} with {_RED}; {_WINDOW_CLASS}",
     ),
     ("gqa-row-streaming", Pass.FORWARD): Coverage(
         "streaming-forward",
         "builders.masked_streaming_forward of the heads' block diagonal, rows stacked head-major",
         _SHAPES,
         f"tests/test_trace.py replays its run (a few shapes, d <= 2, M = 1 mod 4 up to 60) "
-        f"as a pebbling of this graph at exactly the machine's count with M red pebbles; "
+        f"as a pebbling of this graph at exactly the machine's count with {_RED}; "
         f"{_SHAPE_CLASS}; with one head and n_q = n_kv it is row streaming's graph, in "
         "every dense class too",
     ),
@@ -1158,8 +1191,8 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         "its heads stacked); chain trees",
         _SHAPES,
         f"tests/test_trace.py replays its run (a few shapes, d <= 2, M = 1 mod 4 up to 60) "
-        f"as a pebbling of this graph at exactly the machine's count with M + 2 red "
-        f"pebbles; {_SHAPE_CLASS}; with one head and n_q = n_kv it is the dense "
+        f"as a pebbling of this graph at exactly the machine's count with {_RED}; "
+        f"{_SHAPE_CLASS}; with one head and n_q = n_kv it is the dense "
         "backward graph, in every dense class too",
     ),
     ("window-sliding", Pass.FORWARD): Coverage(
@@ -1172,7 +1205,7 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         "attention-backward",
         _MASKED_BACKWARD,
         (),
-        f"{_REPLAYED_MASKED} with M + 2 red pebbles; {_WINDOW_CLASS}",
+        f"{_REPLAYED_MASKED} with {_RED}; {_WINDOW_CLASS}",
     ),
     ("band-sliding", Pass.FORWARD): Coverage(
         None,
@@ -1184,7 +1217,7 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         "attention-backward",
         _MASKED_BACKWARD,
         (),
-        f"{_REPLAYED_MASKED} with M + 2 red pebbles; {_WINDOW_CLASS}",
+        f"{_REPLAYED_MASKED} with {_RED}; {_WINDOW_CLASS}",
     ),
     ("split-kv-decode", Pass.FORWARD): Coverage(
         None,
@@ -1193,7 +1226,7 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         _SHAPES,
         "tests/test_trace.py replays its run (a few shapes, d <= 2, every M up to 60) as a "
         "pebbling of this graph at the machine's count less the h_q n_q words of L it "
-        f"stores twice when there is one chunk, with M red pebbles; {_SHAPE_CLASS} (at "
+        f"stores twice when there is one chunk, with {_RED}; {_SHAPE_CLASS} (at "
         "every chunk size 1..n_kv)",
     ),
     ("split-kv-decode", Pass.BACKWARD): Coverage(
@@ -1202,7 +1235,7 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         "keys of its key blocks (dQ a tree over the blocks' partial sums); chain trees",
         _SHAPES,
         "tests/test_trace.py replays its run (a few shapes, d <= 2, every M up to 60) as a "
-        "pebbling of this graph at exactly the machine's count with M + 2 red pebbles; "
+        f"pebbling of this graph at exactly the machine's count with {_RED}; "
         f"{_SHAPE_CLASS} (at every key block size 1..n_kv)",
     ),
     ("gqa-output-stationary", Pass.FORWARD): Coverage(
@@ -1213,7 +1246,7 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         _SHAPES,
         "tests/test_trace.py replays its run (a few shapes, d <= 3, every third M from 9 to "
         "60) "
-        "as a pebbling of this graph at exactly the machine's count with M red pebbles; "
+        f"as a pebbling of this graph at exactly the machine's count with {_RED}; "
         f"{_SHAPE_CLASS} (at every tile side 1..n_kv)",
     ),
     ("gqa-output-stationary", Pass.BACKWARD): Coverage(
@@ -1223,7 +1256,7 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         _SHAPES,
         "tests/test_trace.py replays its run (a few shapes, d <= 3, every third M from 9 to "
         "60) "
-        "as a pebbling of this graph at exactly the machine's count with M red pebbles; "
+        f"as a pebbling of this graph at exactly the machine's count with {_RED}; "
         f"{_SHAPE_CLASS}",
     ),
     ("block-sparse-flash", Pass.FORWARD): Coverage(
@@ -1233,7 +1266,7 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         (),
         "tests/test_trace.py replays its run (n <= 5, d <= 2, every M up to 60, random "
         "block masks) as a pebbling of this graph at the machine's count less its 2nd + 4n "
-        f"constant words, with M + 6 red pebbles; {_BLOCK_CLASS}",
+        f"constant words, with {_RED}; {_BLOCK_CLASS}",
     ),
     ("block-sparse-flash", Pass.BACKWARD): Coverage(
         "attention-backward",
@@ -1242,7 +1275,7 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         (),
         "tests/test_trace.py replays its run (n <= 5, d <= 2, every M up to 60, random "
         "block masks) as a pebbling of this graph at the machine's count less its 2nd zero "
-        "words of dQ and the zero dK, dV rows of unattended keys, with M + 2 red pebbles; "
+        f"words of dQ and the zero dK, dV rows of unattended keys, with {_RED}; "
         f"{_BLOCK_CLASS}",
     ),
     ("sparse-square-tiling", Pass.FORWARD): Coverage(
@@ -1252,7 +1285,7 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         (),
         "tests/test_trace.py replays its run (n <= 5, d <= 2, every M up to 60, random "
         "tile masks) as a pebbling of this graph at the machine's count less only words of "
-        "rows with one allowed key (l_i = A_ij moved as both), with M + 2 red pebbles; "
+        f"rows with one allowed key (l_i = A_ij moved as both), with {_RED}; "
         f"{_TILE_CLASS}",
     ),
     ("sparse-square-tiling", Pass.BACKWARD): Coverage(
@@ -1262,7 +1295,7 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         (),
         "tests/test_trace.py replays its run (n <= 5, d <= 2, every M up to 60, random "
         "tile masks) as a pebbling of this graph at the machine's count less the zero dK, "
-        f"dV rows of unattended keys, with M + 2 red pebbles; {_TILE_CLASS}",
+        f"dV rows of unattended keys, with {_RED}; {_TILE_CLASS}",
     ),
     ("low-rank", Pass.FORWARD): Coverage(
         "approx-forward",
@@ -1270,7 +1303,7 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         (),
         "tests/test_trace.py replays its run (n <= 4, d <= 2, degree <= 2, every M up to "
         "60) as a pebbling of this graph at the machine's count less the constant words of "
-        "the constant feature's row, with M + 2 red pebbles; it computes another function "
+        f"the constant feature's row, with {_RED}; it computes another function "
         "than attention, so no derivation's class (all of exact attention) covers it and "
         "only the compulsory I/O bounds it",
     ),
@@ -1281,8 +1314,8 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         "tests/test_trace.py replays its run (n <= 3, d <= 2, degree <= 3, M = 3 mod 8 up "
         "to 120) as a pebbling of this graph (dQ and dK pulled back by the product rule, "
         "as approximate.monomial_vjp) at the machine's count less the words holding no "
-        "vertex (the zeros [dW | dw] starts from, the constant feature's w and dw), with M "
-        "red pebbles; it computes another function than attention, so no derivation's "
+        f"vertex (the zeros [dW | dw] starts from, the constant feature's w and dw), with {_RED}; "
+        "it computes another function than attention, so no derivation's "
         "class covers it (polynomial-backward-lower-dw is derived for approx-backward; "
         "that its lemmas hold on this graph, which wires dW alike, is not checked)",
     ),
@@ -1291,12 +1324,15 @@ COVERAGE: dict[tuple[str, Pass], Coverage] = {
         "chain trees; W never stored, each feature and den[i] recomputed per column block",
         (),
         "tests/test_trace.py replays its run (n <= 3, d <= 3, degree <= 2, odd M up to 80) "
-        "as a pebbling of this graph at exactly the machine's count, with M + 1 red "
-        "pebbles; it computes another function than attention, so no derivation's class "
+        f"as a pebbling of this graph at exactly the machine's count, with {_RED}; "
+        "it computes another function than attention, so no derivation's class "
         "(all of exact attention) covers it; polynomial-forward-lower bounds this graph",
     ),
     ("low-rank-columns", Pass.BACKWARD): Coverage(None, "", (), _APPROXIMATE),
 }
+"""The entries of :data:`COVERAGE`, their red pebbles written :data:`_RED`."""
+
+COVERAGE: dict[tuple[str, Pass], Coverage] = _with_red_pebbles(_COVERAGE)
 """(schedule, pass) -> the graph it computes and the derivations whose class holds it.
 
 Only pairs with ``covered`` non-empty compare a schedule's count with those bounds on
@@ -1305,6 +1341,9 @@ the schedule. ``tests/test_classes.py`` checks every named graph in every class 
 d <= 2, both tree shapes, every key block size; the shape schedules' graphs with their
 heads at n_q, n_kv <= 3; the causal schedules' graphs read over the causal mask at
 n <= 5, d <= 2, and the other masked schedules' graphs over their masks at n <= 4, in
-every property of the masked class but the causal mask) and ``tests/test_trace.py`` replays each schedule's run as a
-pebbling of it. A schedule whose pebbling needs M + c red pebbles is
-compared with a bound at M + c (``docs/notation.md``, schedules as pebblings)."""
+every property of the masked class but the causal mask) and ``tests/test_trace.py``
+replays each schedule's run as a pebbling of it with M + ``extra_red`` red pebbles (c,
+typed once in :data:`attnio.bounds.pebblings.EXTRA_RED`; the evidence's wording is made
+from it). A schedule whose pebbling needs M + c red pebbles is compared with a bound at
+M + c (``docs/notation.md``, schedules as pebblings; ``attnio gap``, the tightness
+table's ratios)."""

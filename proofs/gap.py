@@ -35,6 +35,7 @@ from attnio.bounds import Bound
 from attnio.bounds.errors import BoundError
 from attnio.bounds.expression import parse_expression
 from attnio.bounds.masks import Mask
+from attnio.bounds.pebblings import extra_red, read_at, red_pebbles
 from attnio.bounds.record import derived_lower_evidence
 from attnio.bounds.symbols import ALL
 from attnio.bounds.window import (
@@ -44,6 +45,7 @@ from attnio.bounds.window import (
     format_point,
     format_ratio,
     format_words,
+    lower_for,
     numeric,
 )
 
@@ -61,8 +63,9 @@ COUNT_EVIDENCE = "exact count; the two-level machine reproduces it"
 GRAPH_NOTE = (
     "each derived lower bound holds for every graph of the class its derivation states, and "
     "every dense schedule's run replays as a pebbling of its own graph in that class "
-    "(docs/notation.md#schedules-as-pebblings); some use up to 7 red pebbles beyond M, and "
-    "the bound is read at M"
+    "(docs/notation.md#schedules-as-pebblings) with M + c red pebbles (c <= 7: values kept "
+    "in uncharged registers), which moves at least the optimum with M + c, so each "
+    "schedule's ratio reads the bound at M + c"
 )
 """Which computation each side of the ratio is about, printed with every gap."""
 
@@ -155,6 +158,17 @@ class Gap:
     interval : attnio.proofs.tightness.Interval or None
         The tightness table's interval for the best schedule's constant in this cell
         (None with a user's count, or when the table has no row for the schedule).
+    extra_red : int or None
+        c: the red pebbles beyond M of the best schedule's pebbling
+        (:data:`attnio.bounds.pebblings.EXTRA_RED`); :attr:`lower` is the best derived
+        lower bound at M + c. None (read at M): a user's count, or a schedule that exports
+        no pebbling.
+    bounds : Window or None
+        The window at M + c, whose lower bounds :attr:`lower` is the best of (None: the
+        same as :attr:`window`, c = 0 or None).
+    others : tuple of (Standing, Standing, int or None)
+        Every other applicable count with the best derived lower bound at M + its c and
+        that c (None: read at M).
     """
 
     window: Window
@@ -164,6 +178,9 @@ class Gap:
     interval: Interval | None = None
     mask: Mask | None = None
     method: dict[str, object] | None = None
+    extra_red: int | None = None
+    bounds: Window | None = None
+    others: tuple[tuple[Standing, Standing, int | None], ...] = ()
 
     @property
     def point(self) -> dict[str, int]:
@@ -174,6 +191,21 @@ class Gap:
     def cell(self) -> str:
         """``small`` or ``large``: the cache regime at the point."""
         return cache_of(self.point)
+
+    @property
+    def lower_m(self) -> int:
+        """The M at which :attr:`lower` is read: the point's M plus c (0 when c is None)."""
+        return self.point["M"] + (self.extra_red or 0)
+
+    @property
+    def reading(self) -> str:
+        """Where :attr:`lower` is read and why, one clause (``describe_gap``)."""
+        if self.extra_red is None:
+            why = "your count names no pebbling" if self.count is not None else (
+                "the schedule exports no pebbling")  # fmt: skip
+            return f"at M: {why}"
+        at = "M" if self.extra_red == 0 else f"M + {self.extra_red} = {self.lower_m:,}"
+        return f"at {at}: the schedule's pebbling uses {red_pebbles(self.extra_red)}"
 
     @property
     def ratio(self) -> sp.Expr:
@@ -209,15 +241,20 @@ class Gap:
             "cell": self.cell,
             "ratio": float(numeric(self.ratio)),
             "ratio_exact": sp.sstr(self.ratio),
-            "lower": {**self.lower.to_dict(), "evidence": derived_lower_evidence()},
+            "lower": {
+                **self.lower.to_dict(),
+                "evidence": derived_lower_evidence(),
+                "M": self.lower_m,
+                "extra_red": self.extra_red,
+            },
             "upper": {
                 **upper,
                 "evidence": COUNT_EVIDENCE if self.count is None else "the user's count",
             },
             "constant": constant,
             "counts": [s.to_dict() for s in self.window.counts],
-            "derived_lowers": [s.to_dict() for s in self.window.lowers],
-            "other_lowers": [s.to_dict() for s in self.window.others],
+            "derived_lowers": [s.to_dict() for s in (self.bounds or self.window).lowers],
+            "other_lowers": [s.to_dict() for s in (self.bounds or self.window).others],
             "note": note_of(self.point, self.mask, self.method),
         }
 
@@ -403,12 +440,48 @@ def measure_gap(
                        "give your own with --count")  # fmt: skip
     else:
         upper = window_.upper
+    bounds, extra, others = _at_red_pebbles(window_, upper, count, records, family, where)
     interval = None
     if constant and count is None and regime == "dense" and "n_q" not in point:
-        from .tightness import constant_interval
+        interval = _constant_interval(pass_, point, upper)
+    return Gap(window_, bounds.lower, upper, count, interval, chosen, method_, extra,
+               None if bounds is window_ else bounds, others)  # fmt: skip
 
-        interval = constant_interval(pass_, cache_of(point), upper.record)
-    return Gap(window_, window_.lower, upper, count, interval, chosen, method_)
+
+def _constant_interval(pass_: str, point: Mapping[str, int], upper: Standing) -> Interval | None:
+    """The tightness table's interval for the best schedule's count in the point's cell."""
+    from .tightness import constant_interval
+
+    return constant_interval(pass_, cache_of(point), upper.record)
+
+
+def _at_red_pebbles(
+    window: Window,
+    upper: Standing,
+    count: str | None,
+    records: Iterable[Bound] | None,
+    family: str | None,
+    where: str,
+) -> tuple[Window, int | None, tuple[tuple[Standing, Standing, int | None], ...]]:
+    """The window at M + c of the best schedule (c its pebbling's red pebbles beyond M; the
+    window itself for c = 0, a user's count or c None), c, and each other count with the
+    best derived lower bound at M + its own c (:func:`attnio.bounds.window.lower_for`)."""
+    regime, pass_, point = window.regime, window.pass_, window.point
+    bounds, extra = window, None
+    if count is None:
+        extra = extra_red(upper.algorithm, pass_)
+        if extra:
+            bounds = find_window(regime, pass_, read_at(point, extra), records=records,
+                                 mask=family)  # fmt: skip
+    if bounds.lower is None or not bounds.lower.value.is_positive:
+        raise GapError(f"gap: no positive derived lower bound applies at M + {extra} {where}")
+    others = []
+    for other in window.counts:
+        if other.record != upper.record:
+            low, c = lower_for(other, regime, pass_, point, records=records, mask=family)
+            if low is not None and low.value.is_positive:
+                others.append((other, low, c))
+    return bounds, extra, tuple(others)
 
 
 def _where(
@@ -468,7 +541,7 @@ def describe_gap(gap: Gap) -> str:
     lower = gap.lower
     lines.append(
         f"  best derived lower  {format_words(lower.value)} words: {lower.record} "
-        f"(derived: {derived_lower_evidence()})"
+        f"(derived: {derived_lower_evidence()}), read {gap.reading}"
     )
     lines.append(f"  ratio               {format_ratio(numeric(gap.ratio), 4)}")
     if numeric(gap.ratio) < 1 and gap.count is not None:
@@ -489,7 +562,7 @@ def describe_gap(gap: Gap) -> str:
         low = "" if interval.refuted is None else f"({interval.refuted}, "
         lines.append(
             f"  constant over the cell: z3 proves {interval.count} <= {interval.proved} * "
-            f"max(every derived lower bound) wherever {region}; the least such constant is in "
+            f"max(every derived lower bound at M) wherever {region}; the least such constant is in "
             f"{low or '(0, '}{interval.proved}] ({interval.command}); this point is {where} "
             "that region"
         )
@@ -497,12 +570,14 @@ def describe_gap(gap: Gap) -> str:
         lines.append("  constant over the cell: none recorded (the tightness table has no masks)")
     elif gap.count is None:
         lines.append("  constant over the cell: none recorded for this schedule")
-    others = [s for s in gap.window.counts if s.record != gap.upper.record][:3]
-    if others:
+    if gap.others:
         shown = ", ".join(
-            f"{s.algorithm} {format_ratio(numeric(s.value / lower.value), 4)}" for s in others
+            f"{s.algorithm} {format_ratio(numeric(s.value / low.value), 4)}"
+            for s, low, _ in gap.others[:3]
         )
-        lines.append(f"  other schedules     {shown} (count / best derived lower)")
+        lines.append(
+            f"  other schedules     {shown} (count / best derived lower at M + its pebbling's c)"
+        )
     lines.append(f"  note                {note_of(point, gap.mask, gap.method)}")
     for other in gap.window.others:
         if numeric(other.value) > numeric(lower.value):

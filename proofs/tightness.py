@@ -2,9 +2,12 @@
 
 Two numbers per (cell, algorithm), both read from the catalog, never retyped:
 
-* the **ratio of leading terms**: the exact count over the best ``derived`` explicit
-  lower bound of the cell, with floors and ceilings dropped, in the limit n -> oo and
-  then (small cache) d -> oo and M -> oo: a sympy limit, computed here;
+* the **ratio of leading terms**: the exact count at M over the best ``derived`` explicit
+  lower bound of the cell read at M + c, c the red pebbles beyond M of the schedule's
+  pebbling (:data:`attnio.bounds.pebblings.EXTRA_RED`: it moves at least the optimum with
+  M + c), with floors and ceilings dropped, in the limit n -> oo and then (small cache)
+  d -> oo and M -> oo: a sympy limit, computed here (c is a constant, so the limit is the
+  one at M; reading at M + c makes that a statement about one computation);
 * the **least constant C** with ``count <= C * max(every derived lower bound)`` over the
   cell with n >= d and M at least four times the schedule's least M, as an interval
   (refuted, proved]. The upper end is the least C z3 proves against the max of some of
@@ -21,7 +24,8 @@ Two numbers per (cell, algorithm), both read from the catalog, never retyped:
   outcome is recorded with every other constant search (:mod:`attnio.proofs.constants`,
   ``python benchmarks/constants.py --record``), and ``attnio verify`` re-proves each
   recorded C; ``tests/test_tightness.py`` checks that the recording holds today's
-  obligations.
+  obligations. The constant reads every bound at M, as its obligations state it:
+  count(M) <= C * lower(M) does not give count(M) <= C * lower(M + c).
 
 References
 ----------
@@ -37,6 +41,7 @@ import sympy as sp
 
 from attnio.bounds import Cache, get
 from attnio.bounds.catalog import loaded
+from attnio.bounds.pebblings import extra_red
 from attnio.bounds.symbols import M, d, n
 
 from .constants import entry_of, recorded
@@ -78,6 +83,10 @@ class Row:
         sampled point of ``tightness/full/*``), so the least C lies in (refuted, constant].
     obligation : str
         The obligation whose search gave ``constant``.
+    extra_red : int or None
+        c: the red pebbles beyond M of the schedule's pebbling; ``ratio`` reads ``lower``
+        at M + c (None: at M, no pebbling recorded). ``constant`` and ``refuted`` read
+        every bound at M.
     """
 
     pass_: str
@@ -89,6 +98,7 @@ class Row:
     constant: int | None
     refuted: int | None
     obligation: str
+    extra_red: int | None = None
 
     @property
     def command(self) -> str:
@@ -152,15 +162,18 @@ def limit_form(expr: sp.Expr) -> sp.Expr:
 
 
 @functools.cache
-def leading_ratio(count: str, lower: str, cache: str) -> sp.Expr:
-    """Limit of count / lower: n -> oo, then (small cache) d -> oo, then M -> oo.
+def leading_ratio(count: str, lower: str, cache: str, extra: int = 0) -> sp.Expr:
+    """Limit of count / lower: n -> oo, then (small cache) d -> oo, then M -> oo; the
+    lower bound read at M + ``extra`` (the red pebbles beyond M of the count's pebbling).
 
     Examples
     --------
     >>> leading_ratio("row-streaming-forward-count", "dense-forward-lower-large-sharp", "large")
     2 + 1/d
+    >>> leading_ratio("flash2-forward-count", "dense-forward-lower-large-sharp", "large", 4)
+    5 + 3/d
     """
-    bound = _in_the_limit(_unclipped(get(lower).explicit))
+    bound = _in_the_limit(_unclipped(get(lower).explicit.subs(M, M + extra)))
     ratio = sp.limit(_smooth(get(count).explicit) / bound, n, sp.oo)
     if cache == Cache.SMALL.value:
         ratio = sp.limit(ratio, d, sp.oo)
@@ -172,10 +185,17 @@ def derived_lowers(pass_: str, cache: str) -> list[str]:
     return [b.name for b in _derived_lowers(pass_, Cache(cache))]
 
 
+def _extra(count: str, pass_: str) -> int | None:
+    """c of the count's schedule (:func:`attnio.bounds.pebblings.extra_red`)."""
+    return extra_red(get(count).algorithm, pass_)
+
+
 def _best(count: str, pass_: str, cache: str) -> tuple[str, sp.Expr]:
+    """(lower bound, ratio) of the least leading ratio, each bound read at M + c."""
+    extra = _extra(count, pass_) or 0
     options = []
     for lower in derived_lowers(pass_, cache):
-        ratio = leading_ratio(count, lower, cache)
+        ratio = leading_ratio(count, lower, cache, extra)
         if ratio.is_finite:
             options.append((lower, ratio))
 
@@ -228,7 +248,8 @@ def _rows() -> list[Row]:
         lower, ratio = _best(interval.count, interval.pass_, interval.cache)
         found.append(
             Row(interval.pass_, interval.cache, get(interval.count).algorithm, interval.count,
-                lower, ratio, interval.proved, interval.refuted, interval.obligation)
+                lower, ratio, interval.proved, interval.refuted, interval.obligation,
+                _extra(interval.count, interval.pass_))
         )  # fmt: skip
     return found
 
@@ -380,6 +401,7 @@ def render_tightness(
             "constant": r.constant,
             "refuted": r.refuted,
             "command": r.command,
+            "extra_red": r.extra_red,
         }
         for r in table
     ]

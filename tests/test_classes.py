@@ -358,6 +358,28 @@ def test_a_mask_must_fit_the_graph() -> None:
         in_class(dag, "causal-lower", mask=2 * builders.causal_mask(3))
 
 
+def test_each_coverage_states_its_red_pebbles_once_as_data() -> None:
+    """extra_red is EXTRA_RED's c for the schedule (None only where no pebbling is
+    exported), every (algorithm, pass) of a count record has an entry there, and the
+    evidence names exactly that many red pebbles: "M + c red pebbles" (or "M red pebbles"),
+    once, and no other number of them."""
+    import re
+
+    from attnio.bounds.counts import COUNTS
+    from attnio.bounds.pebblings import EXTRA_RED, red_pebbles
+
+    assert set(EXTRA_RED) == {(b.algorithm, b.pass_.value) for b in COUNTS}
+    for (name, pass_), cover in COVERAGE.items():
+        assert cover.extra_red == EXTRA_RED[name, pass_.value], name
+        stated = re.findall(r"M(?: \+ \d+)? red pebbles", cover.evidence)
+        if cover.extra_red is None:
+            assert stated == [] and "not exported" in cover.evidence, name
+        else:
+            assert stated == [red_pebbles(cover.extra_red)], (name, stated)
+    assert COVERAGE["flash", Pass.FORWARD].extra_red == 7
+    assert "with M + 7 red pebbles" in COVERAGE["flash", Pass.FORWARD].evidence
+
+
 SHAPES = [
     (n_q, n_kv, hq, hk)
     for n_q in (1, 2, 3)
@@ -511,3 +533,77 @@ def test_stacked_heads_must_be_named_and_fit() -> None:
         in_class(dag, "shape-lower", heads=(3, 1))
     with pytest.raises(PebbleParameterError, match="heads="):
         in_class(gqa_forward(Shape(1, 2, 2, 1), 1), "shape-lower", heads=(2, 2))
+
+
+NOTATION_ROWS = {
+    "row streaming, forward": [("row-streaming", "forward")],
+    "FlashAttention-2, forward": [("flash2", "forward")],
+    "FlashAttention, forward": [("flash", "forward")],
+    "row streaming, backward": [("row-streaming", "backward")],
+    "FlashAttention-2, backward": [("flash2", "backward")],
+    "FlashAttention, backward": [("flash", "backward")],
+    "standard attention, backward": [("standard", "backward")],
+    "two-sweep, backward": [("two-sweep", "backward")],
+    "square tiling (SY24 Alg. 1), forward": [("square-tiling", "forward")],
+    "standard attention, forward": [("standard", "forward")],
+    "score-panel, forward": [("score-panel", "forward")],
+    "output-stationary, forward": [("output-stationary", "forward")],
+    "tiled backward, backward": [("tiled-backward", "backward")],
+    "output-stationary, backward": [("output-stationary", "backward")],
+    "causal and window row streaming, forward": [
+        ("causal-row-streaming", "forward"),
+        ("window-row-streaming", "forward"),
+    ],
+    "causal and window row streaming, window and band sliding, backward": [
+        ("causal-row-streaming", "backward"),
+        ("window-row-streaming", "backward"),
+        ("window-sliding", "backward"),
+        ("band-sliding", "backward"),
+    ],
+    "causal FlashAttention-2, forward": [("causal-flash2", "forward")],
+    "causal FlashAttention-2, backward": [("causal-flash2", "backward")],
+    "grouped-query row streaming, forward": [("gqa-row-streaming", "forward")],
+    "grouped-query row streaming, backward": [("gqa-row-streaming", "backward")],
+    "window and band sliding, forward": [
+        ("window-sliding", "forward"),
+        ("band-sliding", "forward"),
+    ],
+    "block-sparse FlashAttention, forward": [("block-sparse-flash", "forward")],
+    "block-sparse FlashAttention, backward": [("block-sparse-flash", "backward")],
+    "sparse square tiling, forward": [("sparse-square-tiling", "forward")],
+    "sparse square tiling, backward": [("sparse-square-tiling", "backward")],
+    "split-KV decoding, forward": [("split-kv-decode", "forward")],
+    "group-aware output-stationary, forward": [("gqa-output-stationary", "forward")],
+    "group-aware output-stationary, backward": [("gqa-output-stationary", "backward")],
+    "split-KV decoding, backward": [("split-kv-decode", "backward")],
+    "low-rank (polynomial method), forward": [("low-rank", "forward")],
+    "low-rank, column-blocked, forward": [("low-rank-columns", "forward")],
+    "low-rank (polynomial method), backward": [("low-rank", "backward")],
+}
+"""docs/notation.md's coverage table: each row's schedules (algorithm, pass)."""
+
+
+def test_the_notation_table_states_each_schedules_red_pebbles() -> None:
+    """docs/notation.md's table of schedules as pebblings has a row for every schedule
+    that exports a pebbling, and its "red pebbles" column is COVERAGE's extra_red."""
+    import re
+    from pathlib import Path
+
+    from attnio.bounds.pebblings import red_pebbles
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "notation.md").read_text()
+    table = page.split("| schedule | graph | I/O of the pebbling | red pebbles |\n", 1)[1]
+    stated = {}
+    for line in table.splitlines()[1:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+        stated[cells[0]] = cells[-1]
+    assert set(stated) == set(NOTATION_ROWS)
+    keys = [key for row in NOTATION_ROWS.values() for key in row]
+    exported = {(a, p.value) for (a, p), c in COVERAGE.items() if c.extra_red is not None}
+    assert sorted(keys) == sorted(exported)
+    for row, schedules in NOTATION_ROWS.items():
+        for name, pass_ in schedules:
+            extra = COVERAGE[name, Pass(pass_)].extra_red
+            assert f"{stated[row]} red pebbles" == red_pebbles(extra), (row, name, pass_)

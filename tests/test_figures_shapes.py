@@ -21,17 +21,23 @@ PREFILL = {"n_q": 4096, "n_kv": 65536, "h_q": 32, "h_kv": 8, "d": 128, "M": 6553
 
 
 def test_rows_are_the_window_at_each_swept_point():
-    """Each row is find_window's best derived lower bound and least count at its point, the
+    """Each row is find_window's least count at its point and the best derived lower bound
+    at M + c of that count's pebbling (lower_for; backward, gqa-row-streaming's c = 2), the
     group sweep runs over the divisors of h_q and the n_q sweep from decode to n_kv; at
     decode the compulsory I/O is the lower line, at prefill a sharp shape bound."""
-    rows = shape_rows("forward", "group", PREFILL)
-    assert [row["x"] for row in rows] == [1, 2, 4, 8, 16, 32]
-    for row in rows:
-        window = find_window("dense", "forward", row["point"])
-        assert row["point"]["h_kv"] * row["x"] == 32
-        assert (row["lower_record"], row["upper_record"]) == (window.lower.record,
-                                                             window.upper.record)  # fmt: skip
-        assert row["ratio"] == pytest.approx(row["upper"] / row["lower"])
+    from attnio.bounds.window import lower_for
+
+    for pass_ in ("forward", "backward"):
+        rows = shape_rows(pass_, "group", PREFILL)
+        assert [row["x"] for row in rows] == [1, 2, 4, 8, 16, 32]
+        for row in rows:
+            window = find_window("dense", pass_, row["point"])
+            lower, _ = lower_for(window.upper, "dense", pass_, row["point"])
+            assert row["point"]["h_kv"] * row["x"] == 32
+            assert (row["lower_record"], row["upper_record"]) == (lower.record,
+                                                                 window.upper.record)  # fmt: skip
+            assert row["lower"] == pytest.approx(float(lower.value), rel=1e-12)
+            assert row["ratio"] == pytest.approx(row["upper"] / row["lower"])
     sweep = shape_rows("forward", "n_q", PREFILL)
     assert (sweep[0]["x"], sweep[-1]["x"]) == (1, 65536)
     assert sweep[0]["lower_record"] == "shape-forward-compulsory"

@@ -133,3 +133,35 @@ def test_approximate_gap_is_the_low_rank_count_over_the_graph_compulsory(pass_: 
     note = describe_gap(blocked)
     assert blocked.ratio > 3 and "the compulsory I/O" in note
     assert "not every epsilon-approximation algorithm" in note
+
+
+def test_a_schedules_lower_bound_is_read_at_m_plus_its_red_pebbles() -> None:
+    """Score-panel's pebbling uses M + 4 red pebbles (EXTRA_RED), so at n = 4096, d = 64,
+    M = 2000 its count is divided by the best derived lower bound at M = 2004, which is
+    below the one at M: the ratio is larger than the one read at M (the bug: every ratio
+    read the bound at M). JSON and text say where the bound is read; each other schedule's
+    ratio uses the bound at M + its own c."""
+    from attnio.bounds.pebblings import extra_red
+
+    point = {"n": 4096, "d": 64, "M": 2000}
+    gap = measure_gap("dense", "forward", point, constant=False)
+    assert gap.upper.algorithm == "score-panel" and gap.extra_red == 4 == gap.lower_m - 2000
+    assert gap.lower == find_window("dense", "forward", {**point, "M": 2004}).lower
+    at_m = find_window("dense", "forward", point).lower
+    assert sp.Lt(gap.lower.value, at_m.value) is sp.true
+    assert sp.Gt(gap.ratio, gap.upper.value / at_m.value) is sp.true
+    payload = gap.to_dict()
+    assert payload["lower"]["M"] == 2004 and payload["lower"]["extra_red"] == 4
+    assert "read at M + 4 = 2,004" in describe_gap(gap)
+    for count, low, extra in gap.others:
+        assert extra == extra_red(count.algorithm, "forward")
+        raised = {**point, "M": 2000 + (extra or 0)}
+        assert low == find_window("dense", "forward", raised).lower, count.algorithm
+
+
+def test_a_user_count_reads_the_bound_at_m() -> None:
+    """--count names no pebbling: the bound is read at M, and the text and JSON say so."""
+    gap = measure_gap("dense", "forward", {"n": 4096, "d": 64, "M": 2000}, count="n*d*64")
+    assert gap.extra_red is None and gap.lower_m == 2000
+    assert gap.to_dict()["lower"]["M"] == 2000
+    assert "read at M: your count names no pebbling" in describe_gap(gap)

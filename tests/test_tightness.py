@@ -53,9 +53,11 @@ def test_leading_ratios_are_the_limits_of_the_records() -> None:
 
 
 def test_every_cell_is_compared_with_its_best_derived_lower_bound() -> None:
-    """Each row names the derived lower bound with the least ratio: the accumulator ones
-    (lower-accumulators.md) for the large cache, the shared-budget ones (lower-segments.md)
-    for the small cache."""
+    """Each row names the derived lower bound with the least ratio, each bound read at
+    M + c (c: the red pebbles beyond M of the schedule's pebbling, EXTRA_RED, the row's
+    extra_red): the accumulator ones (lower-accumulators.md) for the large cache, the
+    shared-budget ones (lower-segments.md) for the small cache."""
+    from attnio.bounds.pebblings import extra_red
     from attnio.proofs.tightness import derived_lowers
 
     table = rows()
@@ -66,8 +68,9 @@ def test_every_cell_is_compared_with_its_best_derived_lower_bound() -> None:
         expected = "-shared" if r.cache == "small" else "-accumulators"
         assert r.lower.endswith(expected), r
         assert get(r.lower).status.value == "derived"
+        assert r.extra_red == extra_red(r.algorithm, r.pass_) is not None, r
         others = derived_lowers(r.pass_, r.cache)
-        ratios = [leading_ratio(r.count, lower, r.cache) for lower in others]
+        ratios = [leading_ratio(r.count, lower, r.cache, r.extra_red) for lower in others]
         finite = [x.subs(d, 64) for x in ratios if x.is_finite]
         assert r.ratio.subs(d, 64) == min(finite), r
 
@@ -148,6 +151,7 @@ def test_render_formats(capsys, generated_obligations) -> None:
     assert r"\label{tab:attnio-tightness}" in latex and latex.count(r"\\") >= len(table) + 1
     data = json.loads(render_tightness(table, "json"))
     assert sorted(x["count"] for x in data) == sorted(r.count for r in table)
+    assert {(x["count"], x["extra_red"]) for x in data} == {(r.count, r.extra_red) for r in table}
     assert main(["table", "--tightness", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out) == data
 
@@ -307,3 +311,17 @@ def test_one_rows_interval_is_the_tables() -> None:
         outside = {"n": 4096, "d": 16, "M": 100 if row.cache == "large" else 4096}
         assert interval.holds_at(inside) and not interval.holds_at(outside)
     assert constant_interval("forward", "large", "standard-forward-count") is None
+
+
+def test_a_leading_ratio_reads_the_bound_at_m_plus_c() -> None:
+    """leading_ratio with c reads the lower bound at M + c: at finite n, d, M the ratio
+    before the limits grows with c (a lower bound that falls in M), and the limit, c a
+    constant, is the one at M (FlashAttention-2 forward against the sharp bound, c = 4)."""
+    count = get("flash2-forward-count").explicit
+    sharp = get("dense-forward-lower-large-sharp").explicit
+    at = {n: 4096, d: 64, M: 8192}
+    assert (
+        count.subs(at) / sharp.subs(M, M + 4).subs(at) > count.subs(at) / sharp.subs(at)
+    ) is sp.true
+    args = ("flash2-forward-count", "dense-forward-lower-large-sharp", "large")
+    assert sp.simplify(leading_ratio(*args, 4) - leading_ratio(*args)) == 0

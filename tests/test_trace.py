@@ -9,23 +9,40 @@ import pytest
 from attnio.algorithms import flash, standard, stationary, streaming, tiling, trace
 from attnio.algorithms.errors import BlocksDoNotFitError, MachineError
 from attnio.algorithms.trace import Trace, record
+from attnio.bounds.record import Pass
 from attnio.pebble import builders
+from attnio.pebble.classes import COVERAGE
 from attnio.pebble.errors import IllegalMoveError
 from attnio.pebble.moves import replay
 
 FORWARD_INPUTS = ("Q", "K", "V")
 
+
+def _extra(name: str, pass_: str) -> int:
+    """c of COVERAGE (attnio.bounds.pebblings.EXTRA_RED): the red pebbles beyond M a
+    schedule's runs are replayed with, and the most they may need."""
+    extra = COVERAGE[name, Pass(pass_)].extra_red
+    assert extra is not None, (name, pass_)
+    return extra
+
+
+def _attained(most: int, name: str, pass_: str) -> None:
+    """The most red pebbles beyond M the runs needed (none below M) is COVERAGE's c: c
+    is not more than a run needed (the replays with M + c show it is not less)."""
+    assert max(most, 0) == _extra(name, pass_), (name, pass_, most)
+
+
 FORWARD = {
-    "row-streaming": (0, 0, None),
-    "flash2": (4, 0, (6, 3, 54)),
-    "flash": (7, 1, (6, 3, 57)),
-    "square-tiling": (2, 0, (2, 1, 4)),
-    "output-stationary": (0, 0, None),
-    "standard": (4, 0, (2, 1, 3)),
-    "score-panel": (4, 0, (4, 2, 12)),
+    "row-streaming": (0, None),
+    "flash2": (0, (6, 3, 54)),
+    "flash": (1, (6, 3, 57)),
+    "square-tiling": (0, (2, 1, 4)),
+    "output-stationary": (0, None),
+    "standard": (0, (2, 1, 3)),
+    "score-panel": (0, (4, 2, 12)),
 }
-"""Forward schedule -> (red pebbles beyond M, constant words per (2nd + 4n), an instance
-where that many are needed). Row streaming's scratch fits in the words its step buffers
+"""Forward schedule -> (constant words per (2nd + 4n), an instance where its extra red
+pebbles, COVERAGE's c, are needed). Row streaming's scratch fits in the words its step buffers
 leave free (at these sizes; not proved for all); FlashAttention-2's needs up to 4 more with
 chain trees (3 scratch values of a chain summation and the rescale factor alpha, which the
 machine keeps in an uncharged register); FlashAttention's up to 7 (alpha and alpha l in
@@ -70,10 +87,11 @@ def test_docstring_examples() -> None:
 def test_forward_runs_replay_at_the_machines_count(name: str, tree: str) -> None:
     """Each forward run (n, d in {1, 2, 4}, every third M up to 60 at which the schedule
     fits, and the instance FORWARD names) is a legal pebbling of the graph of its
-    computation with M + its extra red pebbles, whose I/O is the machine's loads plus
-    stores less exactly its constant words; with chain trees the extra is attained at the
-    instance named."""
-    extra, constants, attained = FORWARD[name]
+    computation with M + c red pebbles (c of COVERAGE), whose I/O is the machine's loads
+    plus stores less exactly its constant words; with chain trees c is the most any run
+    needed (attained at the instance named)."""
+    constants, attained = FORWARD[name]
+    extra = _extra(name, "forward")
     if name in ("square-tiling", "output-stationary", "standard", "score-panel") and (
         tree == "balanced"
     ):
@@ -92,7 +110,8 @@ def test_forward_runs_replay_at_the_machines_count(name: str, tree: str) -> None
         assert result.io == counts.io - moves.unmatched, (n, d, M)
         most = max(most, result.peak_red - M)
     assert most <= extra
-    assert attained is None or tree != "chain" or most == extra
+    if tree == "chain":
+        _attained(most, name, "forward")
 
 
 def test_a_wrong_graph_is_refused() -> None:
@@ -124,16 +143,16 @@ def test_binding_a_value_not_in_fast_memory_is_refused() -> None:
 
 
 BACKWARD = {
-    "row-streaming": (streaming.row_streaming_backward, 2, 0, (5, 2, 25)),
-    "flash2": (flash.flash2_backward, 3, 2, (3, 3, 87)),
-    "flash": (flash.flash_backward, 2, 2, (4, 2, 44)),
-    "standard": (standard.standard_backward, 2, 0, (1, 1, 3)),
-    "tiled-backward": (tiling.tiled_backward, 2, 0, (4, 2, 4)),
-    "output-stationary": (stationary.output_stationary_backward, 0, 0, None),
-    "two-sweep": (streaming.two_sweep_backward, 2, 0, (2, 2, 23)),
+    "row-streaming": (streaming.row_streaming_backward, 0, (5, 2, 25)),
+    "flash2": (flash.flash2_backward, 2, (3, 3, 87)),
+    "flash": (flash.flash_backward, 2, (4, 2, 44)),
+    "standard": (standard.standard_backward, 0, (1, 1, 3)),
+    "tiled-backward": (tiling.tiled_backward, 0, (4, 2, 4)),
+    "output-stationary": (stationary.output_stationary_backward, 0, None),
+    "two-sweep": (streaming.two_sweep_backward, 0, (2, 2, 23)),
 }
-"""Backward schedule -> (runner, red pebbles beyond M, words per n d that are no vertex,
-an instance where that many red pebbles are needed). The extra is the most any run
+"""Backward schedule -> (runner, words per n d that are no vertex, an instance where its
+extra red pebbles, COVERAGE's c, are needed). c is the most any run
 needed at n <= 5, d <= 3 and every M up to 60 (row streaming needs M + 1 already at
 n = 2, d = 1, M = 12: a chain's new term and its sum beside the old partial sum when the
 key block fills M exactly); it is not proved for all sizes.
@@ -147,9 +166,10 @@ def test_backward_runs_replay_at_the_machines_count(name: str) -> None:
     """Each backward run (n <= 3, d <= 2, every fourth M up to 60 at which it fits, and
     the instance BACKWARD names) is a
     legal pebbling of FlashAttention-2's backward graph with chain trees (the order the
-    schedules accumulate dQ, dK, dV in), with M + its extra red pebbles; its I/O is the
-    machine's count less exactly the constant words, and the extra is attained."""
-    runner, extra, constants, attained = BACKWARD[name]
+    schedules accumulate dQ, dK, dV in), with M + c red pebbles (c of COVERAGE); its I/O
+    is the machine's count less exactly the constant words, and c is attained."""
+    runner, constants, attained = BACKWARD[name]
+    extra = _extra(name, "backward")
     most = -(10**9)
     sizes = [(n, d, M) for n in (1, 2, 3) for d in (1, 2) for M in range(3, 61, 4)]
     for n, d, M in sizes + ([attained] if attained else []):
@@ -163,7 +183,7 @@ def test_backward_runs_replay_at_the_machines_count(name: str) -> None:
         assert moves.unmatched == constants * n * d, (n, d, M)
         assert result.io == counts.io - constants * n * d, (n, d, M)
         most = max(most, result.peak_red - M)
-    assert most == extra or (extra == 0 and most <= 0)
+    _attained(most, name, "backward")
 
 
 def test_a_numeric_run_records_the_same_pebbling_and_result() -> None:
@@ -214,11 +234,6 @@ SHAPES = [(1, 3, 2, 1), (2, 3, 2, 1), (2, 2, 4, 2), (3, 2, 1, 1), (1, 4, 3, 3)]
 """(n_q, n_kv, heads_q, heads_kv): decoding, GQA, MQA, rectangular and multi-head."""
 
 
-INTERVAL_EXTRA = {"forward": 0, "backward": 2}
-"""Red pebbles beyond M the interval schedules need (the most at the sizes of the test
-below, attained; the backward's as dense row streaming's, at M = 25, d = 2)."""
-
-
 @pytest.mark.parametrize("pass_", ["forward", "backward"])
 def test_interval_and_shape_runs_replay_at_the_machines_count(pass_: str) -> None:
     """Masked row streaming (every sample causal, window and band mask at n in {1, 2, 3,
@@ -226,26 +241,35 @@ def test_interval_and_shape_runs_replay_at_the_machines_count(pass_: str) -> Non
     d in {1, 2}, M = 1 mod 4 up to 60 at which they fit: each run is a legal pebbling of
     the streaming forward graph or the backward graph (chain trees) restricted to its
     attended pairs (the block diagonal of the heads for GQA, rows stacked head-major),
-    with M + INTERVAL_EXTRA red pebbles, attained, whose I/O is exactly the machine's
-    loads plus stores (no constant words)."""
+    with M + c red pebbles, c of its schedule's COVERAGE and attained by each schedule,
+    whose I/O is exactly the machine's loads plus stores (no constant words). Band row
+    streaming has no count record (no schedule of the registry): it is replayed with the
+    largest c of the others, not checked for attainment."""
     from functools import partial
 
     from attnio.algorithms import interval_masks, shapes
 
     runs = []
     for mask in _masks():
+        family = mask.family.name
         for d in (1, 2):
             runner = getattr(interval_masks, f"masked_row_streaming_{pass_}")
-            runs.append((partial(runner, mask=mask), mask.allowed(), mask.n, d))
-            if pass_ == "backward" and mask.family.name != "causal":
+            name = None if family == "band" else f"{family}-row-streaming"
+            runs.append((name, partial(runner, mask=mask), mask.allowed(), mask.n, d))
+            if pass_ == "backward" and family != "causal":
                 runner = partial(interval_masks.sliding_backward, mask=mask)
-                runs.append((runner, mask.allowed(), mask.n, d))
+                runs.append((f"{family}-sliding", runner, mask.allowed(), mask.n, d))
     for shape in SHAPES:
         for d in (1, 2):
             runner = getattr(shapes, f"gqa_row_streaming_{pass_}")
-            runs.append((partial(runner, shape=shape), _stacked_mask(shape), shape[0], d))
-    compared, most, extra = 0, -(10**9), INTERVAL_EXTRA[pass_]
-    for runner, allowed, n, d in runs:
+            runs.append(
+                ("gqa-row-streaming", partial(runner, shape=shape), _stacked_mask(shape),
+                 shape[0], d)
+            )  # fmt: skip
+    names = {run[0] for run in runs} - {None}
+    compared, most = 0, dict.fromkeys(names, -(10**9))
+    for name, runner, allowed, n, d in runs:
+        extra = _extra(name, pass_) if name else max(_extra(x, pass_) for x in names)
         rows, keys = allowed.shape
         if pass_ == "forward":
             dag = builders.masked_streaming_forward(allowed, d)
@@ -262,10 +286,12 @@ def test_interval_and_shape_runs_replay_at_the_machines_count(pass_: str) -> Non
             result = replay(dag, moves.moves, M + extra)
             assert moves.unmatched == 0, (allowed.tolist(), d, M)
             assert result.io == counts.io, (allowed.tolist(), d, M)
-            most = max(most, result.peak_red - M)
+            if name:
+                most[name] = max(most[name], result.peak_red - M)
             compared += 1
     assert compared > 100
-    assert most == extra
+    for name in sorted(names):
+        _attained(most[name], name, pass_)
 
 
 def test_low_rank_forward_replays_at_the_machines_count() -> None:
@@ -294,11 +320,11 @@ def test_low_rank_forward_replays_at_the_machines_count() -> None:
                     rank = math.comb(d + degree, degree)
                     resident, _, rows = approximate.schedule(n, d, rank, M)
                     constants = 0 if resident else 1 + -(-n // rows)
-                    result = replay(dag, moves.moves, M + 2)
+                    result = replay(dag, moves.moves, M + _extra("low-rank", "forward"))
                     assert moves.unmatched == constants, (n, d, degree, M)
                     assert result.io == counts.io - constants, (n, d, degree, M)
                     most = max(most, result.peak_red - M)
-    assert most == 2
+    _attained(most, "low-rank", "forward")
 
 
 def test_column_blocked_low_rank_forward_replays_at_the_machines_count() -> None:
@@ -322,7 +348,7 @@ def test_column_blocked_low_rank_forward_replays_at_the_machines_count() -> None
                         moves, counts = record(runner, dag, n, d, M, dict.fromkeys("QKV", (n, d)))
                     except BlocksDoNotFitError:
                         continue
-                    result = replay(dag, moves.moves, M + 1)
+                    result = replay(dag, moves.moves, M + _extra("low-rank-columns", "forward"))
                     assert moves.unmatched == 0, (n, d, degree, M)
                     assert result.io == counts.io, (n, d, degree, M)
                     most = max(most, result.peak_red - M)
@@ -330,7 +356,7 @@ def test_column_blocked_low_rank_forward_replays_at_the_machines_count() -> None
                     blocked += counts.io > 4 * n * d
     print(compared, blocked)
     assert compared > 100 and blocked > 10
-    assert most == 1
+    _attained(most, "low-rank-columns", "forward")
 
 
 def test_low_rank_backward_replays_at_the_machines_count() -> None:
@@ -362,13 +388,13 @@ def test_low_rank_backward_replays_at_the_machines_count() -> None:
                 rank = math.comb(d + degree, degree)
                 resident, _, rows = approximate.backward_schedule(d, rank, M)
                 words = 0 if resident else 2 * rank * (d + 1) + 5 * -(-n // rows)
-                result = replay(dag, moves.moves, M)
+                result = replay(dag, moves.moves, M + _extra("low-rank", "backward"))
                 assert moves.unmatched == words, (n, d, degree, M)
                 assert result.io == counts.io - words, (n, d, degree, M)
                 most = max(most, result.peak_red - M)
                 blocked += not resident
     assert blocked > 10
-    assert most == 0
+    _attained(most, "low-rank", "backward")
 
 
 def test_sliding_forward_replays_at_the_machines_count() -> None:
@@ -381,8 +407,9 @@ def test_sliding_forward_replays_at_the_machines_count() -> None:
     from attnio.algorithms import interval_masks
     from attnio.bounds.masks import sample_masks
 
-    most, compared = -(10**9), 0
+    most, compared = {}, 0
     for family in ("window", "band"):
+        extra = _extra(f"{family}-sliding", "forward")
         for n in (1, 2, 3, 6):
             for mask in sample_masks(family, n):
                 for d in (1, 2):
@@ -395,12 +422,14 @@ def test_sliding_forward_replays_at_the_machines_count() -> None:
                             )
                         except BlocksDoNotFitError:
                             continue
-                        result = replay(dag, moves.moves, M + 2)
+                        result = replay(dag, moves.moves, M + extra)
                         assert moves.unmatched == 0, (mask.spec, d, M)
                         assert result.io == counts.io, (mask.spec, d, M)
-                        most = max(most, result.peak_red - M)
+                        most[family] = max(most.get(family, -(10**9)), result.peak_red - M)
                         compared += 1
-    assert compared > 100 and most == 2
+    assert compared > 100
+    for family, peak in most.items():
+        _attained(peak, f"{family}-sliding", "forward")
 
 
 def test_split_kv_decode_replays_at_the_machines_count() -> None:
@@ -428,12 +457,13 @@ def test_split_kv_decode_replays_at_the_machines_count() -> None:
                 except BlocksDoNotFitError:
                     continue
                 twice = hq * n_q if chunk >= n_kv else 0
-                result = replay(dag, moves.moves, M)
+                result = replay(dag, moves.moves, M + _extra("split-kv-decode", "forward"))
                 assert moves.unmatched == twice, (shape, d, M)
                 assert result.io == counts.io - twice, (shape, d, M)
                 most = max(most, result.peak_red - M)
                 compared += 1
-    assert compared > 100 and most == 0
+    assert compared > 100
+    _attained(most, "split-kv-decode", "forward")
 
 
 @pytest.mark.parametrize("pass_", ["forward", "backward"])
@@ -465,12 +495,13 @@ def test_gqa_output_stationary_replays_at_the_machines_count(pass_: str) -> None
                     )
                 runner = partial(runner_of, shape=shape)
                 moves, counts = record(runner, dag, n_q, d, M, arrays)
-                result = replay(dag, moves.moves, M)
+                result = replay(dag, moves.moves, M + _extra("gqa-output-stationary", pass_))
                 assert moves.unmatched == 0, (shape, d, M)
                 assert result.io == counts.io, (shape, d, M)
                 most = max(most, result.peak_red - M)
                 compared += 1
-    assert compared > 250 and most <= 0
+    assert compared > 250
+    _attained(most, "gqa-output-stationary", pass_)
 
 
 def test_split_kv_decode_backward_replays_at_the_machines_count() -> None:
@@ -504,13 +535,14 @@ def test_split_kv_decode_backward_replays_at_the_machines_count() -> None:
                     moves, counts = record(runner, dag, n_q, d, M, arrays)
                 except BlocksDoNotFitError:
                     continue
-                result = replay(dag, moves.moves, M + 2)
+                result = replay(dag, moves.moves, M + _extra("split-kv-decode", "backward"))
                 assert moves.unmatched == 0, (shape, d, M)
                 assert result.io == counts.io, (shape, d, M)
                 most = max(most, result.peak_red - M)
                 compared += 1
                 split += chunk < n_kv
-    assert compared > 100 and split > 50 and most == 2
+    assert compared > 100 and split > 50
+    _attained(most, "split-kv-decode", "backward")
 
 
 @pytest.mark.parametrize("pass_", ["forward", "backward"])
@@ -529,7 +561,7 @@ def test_block_sparse_flash_replays_at_the_machines_count(pass_: str) -> None:
     from attnio.algorithms import sparse
 
     rng = np.random.default_rng(0)
-    extra = {"forward": 6, "backward": 2}[pass_]
+    extra = _extra("block-sparse-flash", pass_)
     most, compared = -(10**9), 0
     for n in (2, 3, 4, 5):
         for d in (1, 2):
@@ -558,7 +590,8 @@ def test_block_sparse_flash_replays_at_the_machines_count(pass_: str) -> None:
                 assert result.io == counts.io - constants, (n, d, M)
                 most = max(most, result.peak_red - M)
                 compared += 1
-    assert compared > 50 and most == extra
+    assert compared > 50
+    _attained(most, "block-sparse-flash", pass_)
 
 
 def test_causal_flash2_forward_replays_at_the_machines_count() -> None:
@@ -591,12 +624,14 @@ def test_causal_flash2_forward_replays_at_the_machines_count() -> None:
                         moves, counts = record(runner, dag, n, d, M, arrays)
                     except BlocksDoNotFitError:
                         continue
-                    result = replay(dag, moves.moves, M + 3)
+                    result = replay(dag, moves.moves, M + _extra("causal-flash2", "forward"))
                     assert moves.unmatched == 0, (n, d, M, tree)
                     assert result.io == counts.io, (n, d, M, tree)
                     most[tree] = max(most.get(tree, -(10**9)), result.peak_red - M)
                     compared += 1
-    assert compared > 100 and most["chain"] == 3 and most["balanced"] <= 3
+    assert compared > 100
+    _attained(most["chain"], "causal-flash2", "forward")
+    assert most["balanced"] <= _extra("causal-flash2", "forward")
 
 
 def test_causal_flash2_backward_replays_at_the_machines_count() -> None:
@@ -622,12 +657,13 @@ def test_causal_flash2_backward_replays_at_the_machines_count() -> None:
                     moves, counts = record(runner, dag, n, d, M, arrays)
                 except BlocksDoNotFitError:
                     continue
-                result = replay(dag, moves.moves, M + 2)
+                result = replay(dag, moves.moves, M + _extra("causal-flash2", "backward"))
                 assert moves.unmatched == 2 * n * d, (n, d, M)
                 assert result.io == counts.io - 2 * n * d, (n, d, M)
                 most = max(most, result.peak_red - M)
                 compared += 1
-    assert compared > 100 and most == 2
+    assert compared > 100
+    _attained(most, "causal-flash2", "backward")
 
 
 @pytest.mark.parametrize("pass_", ["forward", "backward"])
@@ -672,7 +708,7 @@ def test_sparse_square_tiling_replays_at_the_machines_count(pass_: str) -> None:
                     )
                 except BlocksDoNotFitError:
                     continue
-                result = replay(dag, moves.moves, M + 2)
+                result = replay(dag, moves.moves, M + _extra("sparse-square-tiling", pass_))
                 if pass_ == "forward":
                     single = int((allowed.sum(axis=1) == 1).sum())
                     assert moves.unmatched <= 3 * single, (n, d, M)
@@ -682,4 +718,5 @@ def test_sparse_square_tiling_replays_at_the_machines_count(pass_: str) -> None:
                 assert result.io == counts.io - moves.unmatched, (n, d, M)
                 most = max(most, result.peak_red - M)
                 compared += 1
-    assert compared > 50 and most == 2
+    assert compared > 50
+    _attained(most, "sparse-square-tiling", pass_)
