@@ -1303,7 +1303,9 @@ def approx_backward_columns(
     is linear, so the sum is the gradient's), and ``dQ[i,c]`` and ``dK[j,c]`` are chains
     over every share's terms, block after block. Everything else (W, w, D, dnum, dden,
     dW, dw, dV) is the vertices of :func:`approx_backward_product`. With ``block >= d``
-    it is :func:`approx_backward_product`, labels and all.
+    it is :func:`approx_backward_product`, labels and all. Like
+    :func:`split_streaming_forward` it is no kind of :data:`BUILDERS` (``attnio pebble
+    --dag``); :data:`attnio.pebble.classes.COVERAGE` names it.
 
     Raises
     ------
