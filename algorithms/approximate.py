@@ -385,10 +385,18 @@ def _monomial_label(name: str, row: int, combo: tuple[int, ...], inputs: str) ->
 
 
 def _chain(name: str, leaf: str, t: int, count: int) -> str:
-    """Label of the t-th vertex of a chain summation of ``count`` terms (the builders')."""
-    if t == count - 1:
-        return name
-    return leaf if t == 0 else f"{name}+{t}"
+    """Label of the t-th vertex of a chain summation of ``count`` terms (the builders').
+
+    A sum of one term is its term ``leaf`` (which the builders name ``name`` too only when
+    it is computed: with n = 1, ``W[one, k]`` is the input ``V[0, k]``)."""
+    if t == 0 and leaf:
+        return leaf
+    return name if t == count - 1 else f"{name}+{t}"
+
+
+def _ones_row(n: int, k: int) -> str:
+    """The vertex W[one, k] = sum_j V[j, k] (the constant feature's row): V[0, k] when n = 1."""
+    return _chain(f"W[one,{k}]", f"V[0,{k}]", n - 1, n)
 
 
 def _place(tr, label: str, buf: str, at: tuple[int, int] | int, computed: bool) -> None:
@@ -426,7 +434,9 @@ def _trace_key_features(
                 _place(tr, term, buffer, (f - f0, d), j > 0 or len(combo) > 1)
 
 
-def _trace_query_features(tr, d: int, degree: int, i0: int, i1: int, f0: int, f1: int) -> None:
+def _trace_query_features(
+    tr, n: int, d: int, degree: int, i0: int, i1: int, f0: int, f1: int
+) -> None:
     """The vertices of :func:`attnio.pebble.builders.approx_forward` one feature block of the
     output pass adds for query rows i0..i1: the monomials phi_i (buffer ``phi``), the next
     term of the chains num[i, k] (buffer ``num``; its first term is W[one, k]) and den[i]
@@ -443,7 +453,7 @@ def _trace_query_features(tr, d: int, degree: int, i0: int, i1: int, f0: int, f1
                 if combo:
                     tr.compute(_chain(f"num[{i},{k}]", "", f, r), "num", (i - i0, k))
                 else:
-                    tr.bind("num", (i - i0, k), f"W[one,{k}]")
+                    tr.bind("num", (i - i0, k), _ones_row(n, k))
 
 
 def low_rank_forward(
@@ -481,7 +491,7 @@ def low_rank_forward(
                 num += phi @ W[:, :d]
                 den += phi @ W[:, d:]
             if mc.trace is not None:
-                _trace_query_features(mc.trace, d, degree, i0, i1, f0, f1)
+                _trace_query_features(mc.trace, n, d, degree, i0, i1, f0, f1)
             mc.free("phi")
             if not resident:
                 mc.free("Wf")
@@ -538,7 +548,9 @@ def _trace_key_columns(
             _place(tr, term, "w", f, j > 0 or len(combo) > 1)
 
 
-def _trace_query_columns(tr, d: int, degree: int, i: int, row: int, k0: int, k1: int) -> None:
+def _trace_query_columns(
+    tr, n: int, d: int, degree: int, i: int, row: int, k0: int, k1: int
+) -> None:
     """The vertices of :func:`attnio.pebble.builders.approx_forward` query row ``i`` (word
     ``row`` of its block) computes for columns k0..k1: the monomials (buffer ``phi``, one
     word), the chain of den[i] (recomputed in every column block) and the chains num[i, k]
@@ -554,7 +566,7 @@ def _trace_query_columns(tr, d: int, degree: int, i: int, row: int, k0: int, k1:
             if combo:
                 tr.compute(_chain(f"num[{i},{k}]", "", f, r), "num", (row, k - k0))
             else:
-                tr.bind("num", (row, k - k0), f"W[one,{k}]")
+                tr.bind("num", (row, k - k0), _ones_row(n, k))
     for k in range(k0, k1):
         tr.compute(f"out[{i},{k}]", "num", (row, k - k0))
 
@@ -610,7 +622,7 @@ def column_blocked_forward(
                 num += (phi @ Wc) / (phi @ w)
             if mc.trace is not None:
                 for i in range(i0, i1):
-                    _trace_query_columns(mc.trace, d, degree, i, i - i0, k0, k1)
+                    _trace_query_columns(mc.trace, n, d, degree, i, i - i0, k0, k1)
             mc.store("num", "O", i0, i1, k0, k1)
             mc.free("Qb", "num", "den", "phi")
         mc.free("Wc")
@@ -633,6 +645,98 @@ def column_backward_schedule(d: int, r: int, M: int) -> tuple[int, int]:
     return min(columns, d), rule.rows(r, d, M)
 
 
+def _trace_column_dq(
+    tr, n: int, d: int, degree: int, i: int, row: int, k0: int, k1: int, share: int, shares: int
+) -> None:
+    """Step (2)'s vertices of :func:`attnio.pebble.builders.approx_backward_columns` for
+    query row i (word ``row`` of its block) and column block ``share`` (k0..k1): den[i]
+    and num[i, k] over one sweep of the features (``phi``, one word; ``den``; ``num``),
+    then per column out[i, k], the next term of D[i]'s chain (``Db``) and dnum[i, k] (in
+    out's word); in the last block dden[i] (in den's word). A second sweep recomputes
+    each feature for its share of dphi (``dphi``, one word), the next term of dw[a]
+    (``dw``, last block) and the share's product-rule terms of dQ (``dQb``)."""
+    indices, _ = _monomials(d, degree)
+    r, last = len(indices), share == shares - 1
+    for f, combo in enumerate(indices):
+        a = f - 1
+        if combo:
+            _place(tr, _monomial_label("phiQ", i, combo, "Q"), "phi", 0, len(combo) > 1)
+            tr.compute(_chain(f"den[{i}]", f"phiQw[{i},{a}]", a, r - 1), "den", row)
+        for k in range(k0, k1):
+            if combo:
+                tr.compute(_chain(f"num[{i},{k}]", "", f, r), "num", (row, k - k0))
+            else:
+                tr.bind("num", (row, k - k0), _ones_row(n, k))
+    for k in range(k0, k1):
+        tr.compute(f"out[{i},{k}]", "num", (row, k - k0))
+        tr.compute(_chain(f"D[{i}]", f"dOO[{i},{k}]", k, d), "Db", row)
+        tr.compute(f"dnum[{i},{k}]", "num", (row, k - k0))
+    if last:
+        tr.compute(f"dden[{i}]", "den", row)
+    terms = k1 - k0 + last
+    for f, combo in enumerate(indices):
+        if not combo:
+            continue
+        a = f - 1
+        _place(tr, _monomial_label("phiQ", i, combo, "Q"), "phi", 0, len(combo) > 1)
+        seed = _share(f"dphi[{i},{a}]", share, shares)
+        for t in range(terms):
+            tr.compute(_chain(seed, f"dnumW[{i},{a},{k0}]", t, terms), "dphi", 0)
+        if last:
+            tr.compute(_chain(f"dw[{a}]", f"phiQdden[{i},{a}]", i, n), "dw", f)
+        _trace_pullback(tr, "dQ", seed, i, row, f, combo, d, degree, share, shares)
+
+
+def _trace_column_dw(tr, n: int, d: int, degree: int, i: int, row: int, k0: int, k1: int) -> None:
+    """Step (3)'s vertices of :func:`attnio.pebble.builders.approx_backward_columns` for
+    query row i: den[i] over a sweep of the features (``phi``, ``den``), dnum[i, k] (in
+    dO's word of ``dOb``), then a second sweep adding the row's terms to dW[:, k0:k1]
+    (``dWc``; the constant feature's row sums dnum)."""
+    indices, _ = _monomials(d, degree)
+    r = len(indices)
+    for f, combo in enumerate(indices[1:], start=1):
+        _place(tr, _monomial_label("phiQ", i, combo, "Q"), "phi", 0, len(combo) > 1)
+        tr.compute(_chain(f"den[{i}]", f"phiQw[{i},{f - 1}]", f - 1, r - 1), "den", row)
+    for k in range(k0, k1):
+        tr.compute(f"dnum[{i},{k}]", "dOb", (row, k - k0))
+    for f, combo in enumerate(indices):
+        a = f - 1
+        if combo:
+            _place(tr, _monomial_label("phiQ", i, combo, "Q"), "phi", 0, len(combo) > 1)
+        for k in range(k0, k1):
+            if combo:
+                label = _chain(f"dW[{a},{k}]", f"phiQdnum[{i},{a},{k}]", i, n)
+                tr.compute(label, "dWc", (f, k - k0))
+            else:
+                label = _chain(f"dW[one,{k}]", f"dnum[{i},{k}]", i, n)
+                _place(tr, label, "dWc", (f, k - k0), i > 0)
+
+
+def _trace_column_dk(
+    tr, d: int, degree: int, j: int, row: int, k0: int, k1: int, share: int, shares: int
+) -> None:
+    """Step (4)'s vertices of :func:`attnio.pebble.builders.approx_backward_columns` for
+    key row j: per feature, the monomial (``psi``), the next terms of dV[j, k0:k1]
+    (``dVb``), the block's share of dpsi (``dpsi``; the last block's adds dw[a]) and its
+    product-rule terms of dK (``dKb``)."""
+    indices, _ = _monomials(d, degree)
+    r, last = len(indices), share == shares - 1
+    terms = k1 - k0 + last
+    for f, combo in enumerate(indices):
+        a = f - 1
+        if combo:
+            _place(tr, _monomial_label("phiK", j, combo, "K"), "psi", 0, len(combo) > 1)
+        for k in range(k0, k1):
+            label = _chain(f"dV[{j},{k}]", f"dW[one,{k}]", f, r)
+            _place(tr, label, "dVb", (row, k - k0), f > 0)
+        if not combo:
+            continue
+        seed = _share(f"dpsi[{j},{a}]", share, shares)
+        for t in range(terms):
+            tr.compute(_chain(seed, f"VdW[{j},{a},{k0}]", t, terms), "dpsi", 0)
+        _trace_pullback(tr, "dK", seed, j, row, f, combo, d, degree, share, shares)
+
+
 def column_blocked_backward(
     machine: TwoLevelMachine, n: int, d: int, *, degree: int, approx: Approximation | None
 ) -> None:
@@ -648,6 +752,12 @@ def column_blocked_backward(
     V[:, C] with the partial dK: write ``dV[:, C] = psi dW[:, C]`` and add ``V[:, C]
     dW[:, C]^T`` pulled back to dK (and ``1 dw^T`` in the last block). With b =
     ceil(d / c) blocks, ``nd (8b + 3) + 2n (b - 1)`` words; O and L are not read.
+
+    With a :class:`~attnio.algorithms.trace.Trace` attached, the run is recorded as a
+    pebbling of :func:`attnio.pebble.builders.approx_backward_columns` with ``block = c``
+    (chain trees): dQ and dK accumulate each block's share of the product rule's terms
+    in place, so each is one chain over the shares; the features, den[i] and dnum[i, k]
+    are recomputed in each step that uses them.
     """
     mc, numeric = machine, machine.numeric
     r = feature_rank(d, degree)
@@ -672,6 +782,9 @@ def column_blocked_backward(
                 Wc += psi.T @ Vb
                 if b == 0:
                     w += psi.sum(axis=0)[:, None]
+            if mc.trace is not None:
+                for j in range(i0, i1):
+                    _trace_key_columns(mc.trace, n, d, degree, j, k0, k1, b == 0)
             mc.free("Kb", "Vb", "psi")
         mc.step(f"(2) D and dQ through W[:, {k0}:{k1}]")
         for i0, i1 in blocks(n, R):
@@ -697,6 +810,9 @@ def column_blocked_backward(
                     dw += phi.T @ dden
                     dphi += dden @ w.T
                 dQb += monomial_vjp(Qb, dphi * scale, degree)
+            if mc.trace is not None:
+                for i in range(i0, i1):
+                    _trace_column_dq(mc.trace, n, d, degree, i, i - i0, k0, k1, b, last + 1)
             mc.store("dQb", "dQ", i0, i1, 0, d)
             if b < last:
                 mc.store("Db", "D", i0, i1, 0, 1)
@@ -712,6 +828,9 @@ def column_blocked_backward(
             if numeric:
                 phi = query_features(Qb, approx)
                 dWc += phi.T @ (dOb / (phi @ w))
+            if mc.trace is not None:
+                for i in range(i0, i1):
+                    _trace_column_dw(mc.trace, n, d, degree, i, i - i0, k0, k1)
             mc.free("Qb", "dOb", "den", "phi")
         mc.step(f"(4) dV[:, {k0}:{k1}] and dK through dW[:, {k0}:{k1}]")
         for i0, i1 in blocks(n, R):
@@ -728,6 +847,9 @@ def column_blocked_backward(
                 if b == last:
                     dpsi += dw.T
                 dKb += monomial_vjp(Kb, dpsi, degree)
+            if mc.trace is not None:
+                for j in range(i0, i1):
+                    _trace_column_dk(mc.trace, d, degree, j, j - i0, k0, k1, b, last + 1)
             mc.store("dKb", "dK", i0, i1, 0, d)
             mc.store("dVb", "dV", i0, i1, k0, k1)
             mc.free("Kb", "Vb", "dKb", "dVb", "psi", "dpsi")
@@ -772,18 +894,37 @@ def _pullback_order(d: int, degree: int) -> tuple[dict, dict]:
     return index, count
 
 
+def _share(label: str, share: int, shares: int) -> str:
+    """Column block ``share``'s part of ``label`` in
+    :func:`attnio.pebble.builders.approx_backward_columns` (``label`` itself for one block)."""
+    return label if shares == 1 else f"{label}@{share}"
+
+
 def _trace_pullback(
-    tr, name: str, seed: str, row: int, word: int, f: int, combo, d: int, degree: int
+    tr,
+    name: str,
+    seed: str,
+    row: int,
+    word: int,
+    f: int,
+    combo,
+    d: int,
+    degree: int,
+    share: int = 0,
+    shares: int = 1,
 ) -> None:
     """Add feature f's terms to the trees of ``name[row, c]`` (buffer ``name + "b"``, row
     ``word``): the seed vertex ``seed`` itself for a degree-1 feature, else the product
-    rule's products (:func:`attnio.pebble.builders.approx_backward_product`)."""
+    rule's products (:func:`attnio.pebble.builders.approx_backward_product`); with
+    ``shares`` column blocks, the terms of block ``share``, which follow the earlier
+    blocks' in each chain (:func:`attnio.pebble.builders.approx_backward_columns`)."""
     index, count = _pullback_order(d, degree)
     a = f - 1
     for p, c in enumerate(combo):
-        t = index[f, p]
-        leaf = seed if len(combo) == 1 else f"{name}rule[{row},{a},{p}]"
-        label = _chain(f"{name}[{row},{c}]", leaf, t, count[c])
+        t = share * count[c] + index[f, p]
+        rule = _share(f"{name}rule[{row},{a},{p}]", share, shares)
+        leaf = seed if len(combo) == 1 else rule
+        label = _chain(f"{name}[{row},{c}]", leaf, t, shares * count[c])
         _place(tr, label, f"{name}b", (word, c), t > 0 or len(combo) > 1)
 
 
@@ -910,7 +1051,7 @@ def low_rank_backward(
                 num += phi @ W[:, :d]
                 den += phi @ W[:, d:]
             if mc.trace is not None:
-                _trace_query_features(mc.trace, d, degree, i0, i1, f0, f1)
+                _trace_query_features(mc.trace, n, d, degree, i0, i1, f0, f1)
             mc.free("phi")
             release("W")
         if numeric:

@@ -52,6 +52,8 @@ __all__ = [
     "TREE_SHAPES",
     "BuilderSpec",
     "approx_backward",
+    "approx_backward_columns",
+    "approx_backward_columns_vertices",
     "approx_backward_product",
     "approx_backward_product_vertices",
     "approx_backward_vertices",
@@ -95,6 +97,9 @@ nonempty_columns = sp.Symbol("c", integer=True, positive=True)
 
 key_block = sp.Symbol("B_c", integer=True, positive=True)
 """Keys per block of the online-softmax graph (FlashAttention-2's B_c)."""
+
+weight_columns = sp.Symbol("c_W", integer=True, positive=True)
+"""Columns of W and dW per block of the column-blocked low-rank backward's graph."""
 
 
 class _Builder:
@@ -1165,15 +1170,17 @@ def _approx_forward(b: _Builder, n_: int, d_: int, degree: int) -> dict:
 
 
 def _monomial_adjoint(
-    b: _Builder, name: str, X: np.ndarray, row: int, feat: dict, monos: list, seed: dict
+    b: _Builder, name: str, X: np.ndarray, row: int, feat: dict, monos: list, seeds: list
 ) -> None:
-    """Reverse-mode pull-back of the cotangents ``seed`` (one per monomial) to row ``row`` of X.
+    """Reverse-mode pull-back of the cotangents ``seeds[0]`` (one per monomial; one column
+    block) to row ``row`` of X.
 
     Each monomial of degree >= 2 is the product of its prefix and its last coordinate
     (:func:`_features`), so its total adjoint (its seed plus one product per monomial
     extending it) sends one product to its prefix and one to its last coordinate. The
     sums are trees; the roots ``name[row,c]`` are the outputs.
     """
+    (seed,) = seeds
     children: dict[tuple[int, ...], list[int]] = {m: [] for m in monos}
     last: dict[int, list[int]] = {c: [] for c in range(X.shape[1])}
     for combo in reversed(monos):  # longer monomials first: their adjoints are complete
@@ -1223,28 +1230,38 @@ def approx_backward(n_: int, d_: int, degree: int, *, tree: str = "chain") -> Da
 
 
 def _product_rule_adjoint(
-    b: _Builder, name: str, X: np.ndarray, row: int, feat: dict, monos: list, seed: dict
+    b: _Builder, name: str, X: np.ndarray, row: int, feat: dict, monos: list, seeds: list
 ) -> None:
-    """Pull the cotangents ``seed`` (one per monomial) back to row ``row`` of X by the
-    product rule, as :func:`attnio.algorithms.approximate.monomial_vjp` does.
+    """Pull the cotangents ``seeds`` back to row ``row`` of X by the product rule, as
+    :func:`attnio.algorithms.approximate.monomial_vjp` does, one column block's share
+    (a dict, one cotangent per monomial) after another.
 
-    For each monomial (in order) and each position p of its multiset, one term to the
-    coordinate at p: the seed itself for a degree-1 monomial, else the product
-    ``name + "rule[row,a,p]"`` of the seed with the monomial of the other positions (an
-    input coordinate, or a feature of the forward graph). The roots ``name[row,c]`` are
-    summation trees over each coordinate's terms in that order.
+    For each share, each monomial (in order) and each position p of its multiset, one
+    term to the coordinate at p: the share itself for a degree-1 monomial, else the
+    product ``name + "rule[row,a,p]"`` (``@s`` appended for share s of several) of the
+    share with the monomial of the other positions (an input coordinate, or a feature of
+    the forward graph). The roots ``name[row,c]`` are summation trees over each
+    coordinate's terms in that order: the shares' terms one share after another.
     """
     terms: dict[int, list[int]] = {c: [] for c in range(X.shape[1])}
-    for a, combo in enumerate(monos):
-        for p, c in enumerate(combo):
-            rest = combo[:p] + combo[p + 1 :]
-            if not rest:
-                terms[c].append(seed[combo])
-                continue
-            factor = int(X[row, rest[0]]) if len(rest) == 1 else feat[rest]
-            terms[c].append(b.vertex(f"{name}rule[{row},{a},{p}]", (seed[combo], factor)))
+    for s, seed in enumerate(seeds):
+        for a, combo in enumerate(monos):
+            for p, c in enumerate(combo):
+                rest = combo[:p] + combo[p + 1 :]
+                if not rest:
+                    terms[c].append(seed[combo])
+                    continue
+                factor = int(X[row, rest[0]]) if len(rest) == 1 else feat[rest]
+                label = _share(f"{name}rule[{row},{a},{p}]", s, len(seeds))
+                terms[c].append(b.vertex(label, (seed[combo], factor)))
     for c, found in terms.items():
         b.tree(f"{name}[{row},{c}]", found)
+
+
+def _share(label: str, s: int, shares: int) -> str:
+    """The label of column block s's share of ``label``: ``label@s``, or ``label`` when
+    there is one block."""
+    return label if shares == 1 else f"{label}@{s}"
 
 
 def approx_backward_product(n_: int, d_: int, degree: int, *, tree: str = "chain") -> Dag:
@@ -1271,11 +1288,56 @@ def approx_backward_product(n_: int, d_: int, degree: int, *, tree: str = "chain
     return b.dag()
 
 
-def _approx_backward(b: _Builder, n_: int, d_: int, degree: int, adjoint: Callable) -> None:
+def approx_backward_columns(
+    n_: int, d_: int, degree: int, *, tree: str = "chain", block: int = 1
+) -> Dag:
+    """Element-level graph of the gradient of low-rank polynomial attention, one block of
+    ``block`` columns of W and dW at a time: the column-blocked backward schedule's graph.
+
+    :func:`approx_backward_product` with dphi and dpsi cut into shares, as
+    :func:`attnio.algorithms.approximate.column_blocked_backward` computes them: for the
+    column blocks C_1, ..., C_b of ``block`` columns (the last shorter; b = ceil(d /
+    block)), share s of ``dphi_ia`` is a tree over ``dnum_ik W_ak`` for k in C_s, and the
+    last share adds ``dden_i w_a`` (likewise dpsi with ``V_jk dW_ak`` and ``dw_a``). Each
+    share is pulled back through the monomials by the product rule apart (the pull-back
+    is linear, so the sum is the gradient's), and ``dQ[i,c]`` and ``dK[j,c]`` are chains
+    over every share's terms, block after block. Everything else (W, w, D, dnum, dden,
+    dW, dw, dV) is the vertices of :func:`approx_backward_product`. With ``block >= d``
+    it is :func:`approx_backward_product`, labels and all. Like
+    :func:`split_streaming_forward` it is no kind of :data:`BUILDERS` (``attnio pebble
+    --dag``); :data:`attnio.pebble.classes.COVERAGE` names it.
+
+    Raises
+    ------
+    PebbleParameterError
+        ``degree`` or ``block`` < 1.
+
+    Examples
+    --------
+    >>> g_ = approx_backward_columns(2, 3, 2, block=2)
+    >>> g_.num_vertices == approx_backward_columns_vertices().subs(
+    ...     {n: 2, d: 3, g: 2, weight_columns: 2})
+    True
+    >>> approx_backward_columns(2, 2, 2, block=2).labels == approx_backward_product(2, 2, 2).labels
+    True
+    """
+    _check_size(n=n_, d=d_, degree=degree, block=block)
+    b = _Builder(tree)
+    _approx_backward(b, n_, d_, degree, _product_rule_adjoint, columns=block)
+    return b.dag()
+
+
+def _approx_backward(
+    b: _Builder, n_: int, d_: int, degree: int, adjoint: Callable, columns: int | None = None
+) -> None:
     """Add the forward graph and the reverse mode of :func:`approx_backward`, pulling dphi
-    and dpsi back through the monomials with ``adjoint``."""
+    and dpsi back through the monomials with ``adjoint``; with ``columns``, dphi and dpsi
+    are one share per block of that many columns of W and dW (:func:`approx_backward_columns`)."""
     f = _approx_forward(b, n_, d_, degree)
     Q, K, V, monos, fk, fq = f["Q"], f["K"], f["V"], f["monos"], f["fk"], f["fq"]
+    step = d_ if columns is None else columns
+    spans = [(k0, min(k0 + step, d_)) for k0 in range(0, d_, step)]
+    last = len(spans) - 1
     dO = b.matrix("dO", n_, d_)
     dnum = {(i, k): b.vertex(f"dnum[{i},{k}]", (dO[i, k], f["den"][i]))
             for i in range(n_) for k in range(d_)}  # fmt: skip
@@ -1283,12 +1345,16 @@ def _approx_backward(b: _Builder, n_: int, d_: int, degree: int, adjoint: Callab
     for i in range(n_):
         terms = [b.vertex(f"dOO[{i},{k}]", (dO[i, k], f["out"][i, k])) for k in range(d_)]
         dden.append(b.vertex(f"dden[{i}]", (b.tree(f"D[{i}]", terms), f["den"][i])))
-    dphi = {}
+    dphi: list[dict] = [{} for _ in spans]
     for i in range(n_):
         for a, combo in enumerate(monos):
-            terms = [b.vertex(f"dnumW[{i},{a},{k}]", (dnum[i, k], f["W"][a, k])) for k in range(d_)]
-            terms.append(b.vertex(f"ddenw[{i},{a}]", (dden[i], f["w"][a])))
-            dphi[combo] = dphi.get(combo, {}) | {i: b.tree(f"dphi[{i},{a}]", terms)}
+            for s, (k0, k1) in enumerate(spans):
+                terms = [b.vertex(f"dnumW[{i},{a},{k}]", (dnum[i, k], f["W"][a, k]))
+                         for k in range(k0, k1)]  # fmt: skip
+                if s == last:
+                    terms.append(b.vertex(f"ddenw[{i},{a}]", (dden[i], f["w"][a])))
+                label = _share(f"dphi[{i},{a}]", s, len(spans))
+                dphi[s][combo] = dphi[s].get(combo, {}) | {i: b.tree(label, terms)}
     dW0 = [b.tree(f"dW[one,{k}]", [dnum[i, k] for i in range(n_)]) for k in range(d_)]
     dW = {}
     for a, combo in enumerate(monos):
@@ -1301,20 +1367,22 @@ def _approx_backward(b: _Builder, n_: int, d_: int, degree: int, adjoint: Callab
         terms = [b.vertex(f"phiQdden[{i},{a}]", (fq[i][combo], dden[i])) for i in range(n_)]
         dw.append(b.tree(f"dw[{a}]", terms))
     for j in range(n_):
-        seed = {}
+        seeds: list[dict] = [{} for _ in spans]
         for a, combo in enumerate(monos):
-            terms = [b.vertex(f"VdW[{j},{a},{k}]", (V[j, k], dW[a, k])) for k in range(d_)]
-            seed[combo] = b.tree(f"dpsi[{j},{a}]", [*terms, dw[a]])
+            for s, (k0, k1) in enumerate(spans):
+                terms = [b.vertex(f"VdW[{j},{a},{k}]", (V[j, k], dW[a, k])) for k in range(k0, k1)]
+                label = _share(f"dpsi[{j},{a}]", s, len(spans))
+                seeds[s][combo] = b.tree(label, terms + [dw[a]] * (s == last))
         for k in range(d_):
             terms = [dW0[k]] + [
                 b.vertex(f"psidW[{j},{a},{k}]", (fk[j][combo], dW[a, k]))
                 for a, combo in enumerate(monos)
             ]
             b.tree(f"dV[{j},{k}]", terms)
-        adjoint(b, "dK", K, j, fk[j], monos, seed)
+        adjoint(b, "dK", K, j, fk[j], monos, seeds)
     for i in range(n_):
-        seed = {combo: dphi[combo][i] for combo in monos}
-        adjoint(b, "dQ", Q, i, fq[i], monos, seed)
+        seeds = [{combo: share[combo][i] for combo in monos} for share in dphi]
+        adjoint(b, "dQ", Q, i, fq[i], monos, seeds)
 
 
 def approx_backward_vertices() -> sp.Expr:
@@ -1353,6 +1421,23 @@ def approx_backward_product_vertices() -> sp.Expr:
     r1 = feature_rank(d, g) - 1
     positions = d * sp.binomial(d + g, g - 1)
     return approx_backward_vertices() - 8 * n * (r1 - d) + 4 * n * (positions - d)
+
+
+def approx_backward_columns_vertices() -> sp.Expr:
+    """Vertices of :func:`approx_backward_columns`, with b = ceil(d / c_W) column blocks.
+
+    Those of :func:`approx_backward_product`, less one addition per further share of each
+    dphi_ia and dpsi_ja (a share of m terms takes m - 1 additions: 2n(r - 1)(b - 1) in
+    all), plus, for every further share and every row of Q and of K, the product rule's
+    T - d products and T additions (T = d C(d + g, g - 1) positions, as there):
+    2n(b - 1)(2T - d).
+    """
+    r1 = feature_rank(d, g) - 1
+    positions = d * sp.binomial(d + g, g - 1)
+    more = sp.ceiling(d / weight_columns) - 1
+    return (
+        approx_backward_product_vertices() - 2 * n * r1 * more + 2 * n * more * (2 * positions - d)
+    )
 
 
 # --------------------------------------------------------------------- registry

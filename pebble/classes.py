@@ -1035,15 +1035,6 @@ _SLIDING = (
 )
 
 
-_APPROXIMATE = (
-    "not exported: the run records no trace. It sums dQ and dK over column blocks of W and "
-    "dW, pulling each block's share of dphi and dpsi back through the monomials apart (a "
-    "use of the pull-back's linearity), so neither approx-backward nor "
-    "approx-backward-product is its graph, and no builder of its graph exists. It computes "
-    "another function than attention, so no derivation's class covers it; only the "
-    "compulsory I/O bounds it"
-)
-
 _COVERAGE: dict[tuple[str, Pass], Coverage] = {
     ("row-streaming", Pass.FORWARD): Coverage(
         "streaming-forward",
@@ -1328,7 +1319,21 @@ _COVERAGE: dict[tuple[str, Pass], Coverage] = {
         "it computes another function than attention, so no derivation's class "
         "(all of exact attention) covers it; polynomial-forward-lower bounds this graph",
     ),
-    ("low-rank-columns", Pass.BACKWARD): Coverage(None, "", (), _APPROXIMATE),
+    ("low-rank-columns", Pass.BACKWARD): Coverage(
+        None,
+        "builders.approx_backward_columns with block = c of LOW_RANK_COLUMN_BACKWARD_BLOCKS "
+        "(each column block's share of dphi and dpsi pulled back by the product rule apart, "
+        "dQ and dK chains over the shares; approx-backward-product when c >= d; no kind of "
+        "attnio pebble --dag); chain trees; W never stored, the partial dQ, dK and D stored "
+        "and read back between blocks",
+        (),
+        "tests/test_trace.py replays its run (n <= 3, d <= 3, degree <= 3, M = 0 mod 3 up "
+        "to one block of all d columns) as a pebbling of this graph at exactly the machine's "
+        f"count, with {_RED}; it computes another function than attention, so no "
+        "derivation's class covers it (polynomial-backward-lower-dw is derived for "
+        "approx-backward; that its lemmas hold on this graph, which wires dW alike, is not "
+        "checked); only the compulsory I/O is known to bound it",
+    ),
 }
 """The entries of :data:`COVERAGE`, their red pebbles written :data:`_RED`."""
 

@@ -18,6 +18,8 @@ from attnio.pebble.builders import (
     KINDS,
     TREE_SHAPES,
     approx_backward,
+    approx_backward_columns,
+    approx_backward_columns_vertices,
     approx_backward_product,
     approx_backward_product_vertices,
     approx_backward_vertices,
@@ -35,6 +37,7 @@ from attnio.pebble.builders import (
     sparse_backward_vertices,
     sparse_forward,
     sparse_forward_vertices,
+    weight_columns,
 )
 from attnio.pebble.errors import ParameterError
 from attnio.pebble.heuristic import compulsory_io
@@ -126,6 +129,49 @@ def test_approx_backward_product_counts(n_: int, d_: int, g_: int, tree: str) ->
         rule = index[f"dQrule[0,{d_ + 1},1]"]  # feature (0, 1), position 1: coordinate 1
         preds = sorted(built.labels[p] for p in built.predecessors(rule).tolist())
         assert preds == ["Q[0,0]", f"dphi[0,{d_ + 1}]"]
+
+
+@settings(max_examples=examples(20))
+@given(st.integers(1, 3), sizes, st.integers(1, 3), st.integers(1, 4), trees)
+def test_approx_backward_columns_counts(n_: int, d_: int, g_: int, block: int, tree: str) -> None:
+    """The column-blocked gradient graph has the count its formula states; with one block
+    (block >= d) it is approx_backward_product; with several, each share of dphi sums only
+    its block's columns (the last one's plus dden w), and dQ[0, 0] is one chain over every
+    block's share in turn (its first term block 0's share of dphi of feature (0,))."""
+    built = approx_backward_columns(n_, d_, g_, tree=tree, block=block)
+    values = {n: n_, d: d_, g: g_, weight_columns: block}
+    assert built.num_vertices == approx_backward_columns_vertices().subs(values)
+    product = approx_backward_product(n_, d_, g_, tree=tree)
+    assert (built == product) is (block >= d_)
+    shares = -(-d_ // block)
+    if shares == 1:
+        return
+    index = {part: v for v, label in enumerate(built.labels) for part in label.split("=")}
+
+    def sources(v: int) -> set[str]:
+        preds = built.predecessors(v).tolist()
+        if not preds or built.labels[v].startswith(("dnumW", "ddenw")):
+            return {built.labels[v].split("=")[0]}
+        return set().union(*(sources(p) for p in preds))
+
+    for s in range(shares):
+        columns = range(s * block, min(s * block + block, d_))
+        expected = {f"dnumW[0,0,{k}]" for k in columns}
+        if s == shares - 1:
+            expected.add("ddenw[0,0]")
+        assert sources(index[f"dphi[0,0]@{s}"]) == expected
+    if tree == "chain":
+        at, steps = index["dQ[0,0]"], 0
+        while True:
+            labels = [built.labels[v] for v in built.predecessors(at).tolist()]
+            inner = [v for v in built.predecessors(at).tolist()
+                     if built.labels[v].startswith("dQ[0,0]+")]  # fmt: skip
+            if not inner:
+                break
+            at, steps = inner[0], steps + 1
+        assert any("dphi[0,0]@0" in label.split("=") for label in labels)
+        terms = sum(combo.count(0) for combo in builders._monomials(d_, g_))
+        assert steps == shares * terms - 2
 
 
 @pytest.mark.parametrize("kind", ["forward", "backward"])

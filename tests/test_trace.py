@@ -397,6 +397,90 @@ def test_low_rank_backward_replays_at_the_machines_count() -> None:
     _attained(most, "low-rank", "backward")
 
 
+def test_column_blocked_low_rank_backward_replays_at_the_machines_count() -> None:
+    """The column-blocked low-rank backward at n in {2, 3}, (d, degree) in {(1, 3), (2, 2),
+    (3, 1), (3, 2)} and every M = 0 mod 3 at which it runs, up to one block of all d
+    columns, is a legal pebbling of approx_backward_columns with the schedule's block of
+    columns (its graph: each block's share of dphi and dpsi pulled back by the product
+    rule apart, dQ and dK chains over the shares) with M red pebbles, attained, at exactly
+    the machine's count: every word it moves holds a vertex (the partial dQ, dK and D
+    between blocks too), each feature, den[i] and dnum[i, k] recomputed where needed."""
+    import math
+    from functools import partial
+
+    from attnio.algorithms import approximate
+
+    most, blocked = -(10**9), 0
+    for n in (2, 3):
+        for d, degree in ((1, 3), (2, 2), (3, 1), (3, 2)):
+            rank = math.comb(d + degree, degree)
+            runner = partial(approximate.column_blocked_backward, degree=degree, approx=None)
+            arrays = dict.fromkeys(("Q", "K", "V", "dO"), (n, d))
+            for M in range(3, 200, 3):
+                try:
+                    columns, _ = approximate.column_backward_schedule(d, rank, M)
+                except BlocksDoNotFitError:
+                    continue
+                dag = builders.approx_backward_columns(n, d, degree, block=columns)
+                moves, counts = record(runner, dag, n, d, M, arrays)
+                result = replay(dag, moves.moves, M)
+                assert moves.unmatched == 0, (n, d, degree, M)
+                assert result.io == counts.io, (n, d, degree, M)
+                most = max(most, result.peak_red - M)
+                blocked += columns < d
+                if columns == d:
+                    break
+    assert blocked > 20
+    assert most == 0
+
+
+def test_low_rank_runs_replay_with_one_row() -> None:
+    """With n = 1 every low-rank schedule (forward and backward, feature- and
+    column-blocked; d <= 2, degree <= 2, every M = 0 mod 3 up to 60 at which it runs) is
+    a legal pebbling of its graph with M + 2 red pebbles (as many as the forwards take with
+    more rows) whose I/O is the machine's count less
+    the words that are no move. Regression: with one row the constant feature's row
+    W[one, k] of its graph is the input V[0, k] (a sum of one term), and the traces named
+    the vertex W[one, k], which that graph lacks, so the runs raised."""
+    import math
+    from functools import partial
+
+    from attnio.algorithms import approximate
+
+    def columns(d: int, degree: int, M: int):
+        block = approximate.column_backward_schedule(d, math.comb(d + degree, degree), M)[0]
+        return builders.approx_backward_columns(1, d, degree, block=block)
+
+    runs = (
+        (approximate.low_rank_forward, lambda d, g, M: builders.approx_forward(1, d, g)),
+        (approximate.column_blocked_forward, lambda d, g, M: builders.approx_forward(1, d, g)),
+        (approximate.low_rank_backward, lambda d, g, M: builders.approx_backward_product(1, d, g)),
+        (approximate.column_blocked_backward, columns),
+    )
+    replayed = 0
+    for runner, graph in runs:
+        names = ("Q", "K", "V", "dO") if "backward" in runner.__name__ else ("Q", "K", "V")
+        for d in (1, 2):
+            for degree in (1, 2):
+                for M in range(3, 61, 3):
+                    try:
+                        dag = graph(d, degree, M)
+                        moves, counts = record(
+                            partial(runner, degree=degree, approx=None),
+                            dag,
+                            1,
+                            d,
+                            M,
+                            dict.fromkeys(names, (1, d)),
+                        )
+                    except BlocksDoNotFitError:
+                        continue
+                    result = replay(dag, moves.moves, M + 2)
+                    assert result.io == counts.io - moves.unmatched, (runner, d, degree, M)
+                    replayed += 1
+    assert replayed > 100
+
+
 def test_sliding_forward_replays_at_the_machines_count() -> None:
     """The window and band sliding forward (every sample mask at n in {1, 2, 3, 6},
     d in {1, 2}, M = 3 mod 4 up to 90 at which it fits) is a legal pebbling of
