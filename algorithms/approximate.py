@@ -44,6 +44,8 @@ from attnio.bounds.blocks import (
     LOW_RANK_COLUMN_BACKWARD_BLOCKS,
     LOW_RANK_COLUMN_BLOCKS,
     LOW_RANK_FORWARD_BLOCKS,
+    ColumnBackwardRule,
+    ColumnRule,
 )
 
 from .errors import AlgorithmParameterError, BlocksDoNotFitError
@@ -503,12 +505,20 @@ def column_schedule(d: int, r: int, M: int) -> tuple[int, int]:
     ``c`` and ``R`` by :data:`attnio.bounds.blocks.LOW_RANK_COLUMN_BLOCKS` (``c`` at
     most d); refuses M that holds no block of one column beside w and two rows.
     """
-    rule = LOW_RANK_COLUMN_BLOCKS
+    return _fit_column_blocks(LOW_RANK_COLUMN_BLOCKS, d, r, M, f"w ({r})")
+
+
+def _fit_column_blocks(
+    rule: ColumnRule | ColumnBackwardRule, d: int, r: int, M: int, beside: str
+) -> tuple[int, int]:
+    """Return ``(c, R)`` by ``rule``: columns of W (or dW) per block, at most d, and rows
+    per block; refuse M that holds no block of one column beside ``beside`` (the other
+    resident vectors, with their words) and two rows."""
     columns = rule.columns(r, d, M)
     if columns < 1:
         raise BlocksDoNotFitError(
-            f"low-rank-columns: M={M} holds no column of W ({r} words) beside w ({r}) and "
-            f"two rows; it needs M >= {rule.least_memory(r, d)}"
+            f"{rule.label}: M={M} holds no column of W ({r} words) beside {beside} and two "
+            f"rows; it needs M >= {rule.least_memory(r, d)}"
         )
     return min(columns, d), rule.rows(r, d, M)
 
@@ -559,6 +569,44 @@ def _trace_query_columns(tr, d: int, degree: int, i: int, row: int, k0: int, k1:
         tr.compute(f"out[{i},{k}]", "num", (row, k - k0))
 
 
+def _build_value_columns(
+    mc: TwoLevelMachine,
+    w: np.ndarray | None,
+    n: int,
+    d: int,
+    degree: int,
+    R: int,
+    columns: tuple[int, int],
+    *,
+    with_w: bool,
+    traced: bool,
+) -> np.ndarray | None:
+    """Return a new fast block ``Wc = psi(K)^T V[:, C]`` (r x c, C = k0..k1), streaming K
+    and V[:, C] in row blocks of R with one feature word ``psi``; with ``with_w`` (the
+    first column block) add ``psi(K)^T 1`` to the resident ``w`` on the way.
+
+    With ``traced`` and a trace attached, each key row's vertices of
+    :func:`attnio.pebble.builders.approx_forward` are recorded (:func:`_trace_key_columns`).
+    The caller frees ``Wc``.
+    """
+    (k0, k1), tr = columns, mc.trace
+    Wc = mc.alloc("Wc", feature_rank(d, degree), k1 - k0)
+    for i0, i1 in blocks(n, R):
+        Kb = mc.load("Kb", "K", i0, i1, 0, d)
+        Vb = mc.load("Vb", "V", i0, i1, k0, k1)
+        mc.alloc("psi", 1)
+        if mc.numeric:
+            psi = key_features(Kb, degree)
+            Wc += psi.T @ Vb
+            if with_w:
+                w += psi.sum(axis=0)[:, None]
+        if traced and tr is not None:
+            for j in range(i0, i1):
+                _trace_key_columns(tr, n, d, degree, j, k0, k1, with_w)
+        mc.free("Kb", "Vb", "psi")
+    return Wc
+
+
 def column_blocked_forward(
     machine: TwoLevelMachine, n: int, d: int, *, degree: int, approx: Approximation | None
 ) -> None:
@@ -585,20 +633,7 @@ def column_blocked_forward(
     w = mc.alloc("w", r)
     for b, (k0, k1) in enumerate(blocks(d, c)):
         mc.step(f"build W[:, {k0}:{k1}] from K, V")
-        Wc = mc.alloc("Wc", r, k1 - k0)
-        for i0, i1 in blocks(n, R):
-            Kb = mc.load("Kb", "K", i0, i1, 0, d)
-            Vb = mc.load("Vb", "V", i0, i1, k0, k1)
-            mc.alloc("psi", 1)
-            if numeric:
-                psi = key_features(Kb, degree)
-                Wc += psi.T @ Vb
-                if b == 0:
-                    w += psi.sum(axis=0)[:, None]
-            if mc.trace is not None:
-                for j in range(i0, i1):
-                    _trace_key_columns(mc.trace, n, d, degree, j, k0, k1, b == 0)
-            mc.free("Kb", "Vb", "psi")
+        Wc = _build_value_columns(mc, w, n, d, degree, R, (k0, k1), with_w=b == 0, traced=True)
         mc.step(f"emit O[:, {k0}:{k1}] from Q, W[:, {k0}:{k1}] and w")
         for i0, i1 in blocks(n, R):
             Qb = mc.load("Qb", "Q", i0, i1, 0, d)
@@ -623,14 +658,7 @@ def column_backward_schedule(d: int, r: int, M: int) -> tuple[int, int]:
     By :data:`attnio.bounds.blocks.LOW_RANK_COLUMN_BACKWARD_BLOCKS` (``c`` at most d);
     refuses M that holds no block of one column beside w, dw and two rows.
     """
-    rule = LOW_RANK_COLUMN_BACKWARD_BLOCKS
-    columns = rule.columns(r, d, M)
-    if columns < 1:
-        raise BlocksDoNotFitError(
-            f"low-rank-columns backward: M={M} holds no column of W ({r} words) beside w "
-            f"and dw ({2 * r}) and two rows; it needs M >= {rule.least_memory(r, d)}"
-        )
-    return min(columns, d), rule.rows(r, d, M)
+    return _fit_column_blocks(LOW_RANK_COLUMN_BACKWARD_BLOCKS, d, r, M, f"w and dw ({2 * r})")
 
 
 def column_blocked_backward(
@@ -662,17 +690,7 @@ def column_blocked_backward(
     for b, (k0, k1) in enumerate(column_blocks):
         width = k1 - k0
         mc.step(f"(1) W[:, {k0}:{k1}] from K, V")
-        Wc = mc.alloc("Wc", r, width)
-        for i0, i1 in blocks(n, R):
-            Kb = mc.load("Kb", "K", i0, i1, 0, d)
-            Vb = mc.load("Vb", "V", i0, i1, k0, k1)
-            mc.alloc("psi", 1)
-            if numeric:
-                psi = key_features(Kb, degree)
-                Wc += psi.T @ Vb
-                if b == 0:
-                    w += psi.sum(axis=0)[:, None]
-            mc.free("Kb", "Vb", "psi")
+        Wc = _build_value_columns(mc, w, n, d, degree, R, (k0, k1), with_w=b == 0, traced=False)
         mc.step(f"(2) D and dQ through W[:, {k0}:{k1}]")
         for i0, i1 in blocks(n, R):
             Qb = mc.load("Qb", "Q", i0, i1, 0, d)
