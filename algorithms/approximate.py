@@ -46,6 +46,7 @@ from attnio.bounds.blocks import (
     LOW_RANK_FORWARD_BLOCKS,
     ColumnBackwardRule,
     ColumnRule,
+    LowRankRule,
 )
 
 from .errors import AlgorithmParameterError, BlocksDoNotFitError
@@ -337,14 +338,23 @@ def approximate_gradients(
 
 def schedule(n: int, d: int, r: int, M: int) -> tuple[bool, int, int]:
     """Return ``(resident, F, R)``: whether [W | w] stays in fast memory, feature and row blocks."""
-    rule = LOW_RANK_FORWARD_BLOCKS
+    least = min(4 * d + 2, r * (d + 2) + 2 * d + 1)
+    return _fit_feature_blocks(LOW_RANK_FORWARD_BLOCKS, d, r, M, f"[W | w] ({r} x {d + 1})", least)
+
+
+def _fit_feature_blocks(
+    rule: LowRankRule, d: int, r: int, M: int, tables: str, least: int
+) -> tuple[bool, int, int]:
+    """Return ``(resident, F, R)`` by ``rule``: whether its ``tables`` (named with their
+    shape) stay in fast memory, feature and row blocks; refuse M that holds neither the
+    tables nor one feature block, naming the ``least`` M that does."""
     if rule.resident(r, d, M):
         return True, r, rule.resident_rows(r, d, M)
     features, rows = rule.features(d, M), rule.rows(d, M)
     if features < 1 or rows < 1:
         raise BlocksDoNotFitError(
-            f"low-rank: M={M} holds neither [W | w] ({r} x {d + 1}) nor one feature block; "
-            f"it needs M >= {min(4 * d + 2, r * (d + 2) + 2 * d + 1)}"
+            f"{rule.label}: M={M} holds neither {tables} nor one feature block; "
+            f"it needs M >= {least}"
         )
     return False, features, rows
 
@@ -762,17 +772,9 @@ def backward_schedule(d: int, r: int, M: int) -> tuple[bool, int, int]:
     [dW | dw] (two blocks and two feature rows take at most M / 2) and row blocks of
     ``R = floor(M / (2(4d + 1)))`` (the other M / 2).
     """
-    rule = LOW_RANK_BACKWARD_BLOCKS
-    if rule.resident(r, d, M):
-        return True, r, rule.resident_rows(r, d, M)
-    features, rows = rule.features(d, M), rule.rows(d, M)
-    if features < 1 or rows < 1:
-        raise BlocksDoNotFitError(
-            f"low-rank backward: M={M} holds neither [W | w] and [dW | dw] ({r} x {d + 1} "
-            f"each) nor one feature block; it needs M >= "
-            f"{min(2 * r * (d + 2) + 4 * d + 1, max(4 * d + 8, 8 * d + 2))}"
-        )
-    return False, features, rows
+    tables = f"[W | w] and [dW | dw] ({r} x {d + 1} each)"
+    least = min(2 * r * (d + 2) + 4 * d + 1, max(4 * d + 8, 8 * d + 2))
+    return _fit_feature_blocks(LOW_RANK_BACKWARD_BLOCKS, d, r, M, tables, least)
 
 
 @cache
