@@ -458,6 +458,37 @@ def _trace_query_features(tr, d: int, degree: int, i0: int, i1: int, f0: int, f1
                     tr.bind("num", (i - i0, k), f"W[one,{k}]")
 
 
+def _add_feature_products(
+    mc: TwoLevelMachine,
+    d: int,
+    degree: int,
+    approx: Approximation | None,
+    rows: tuple[int, int],
+    feature_blocks: list[tuple[int, int]],
+    held: str | None,
+    loaded: str,
+) -> None:
+    """Add ``phi(Q_I) [W | w]`` to the fast buffers ``num`` and ``den`` of query rows I (Q_I
+    in the fast buffer ``Qb``), feature block by feature block, one block of feature rows
+    ``phi`` at a time. ``[W | w]`` is the fast buffer ``held`` when resident; with ``held``
+    None each feature block of the slow array W is loaded into ``loaded`` and freed after
+    its products. A trace records :func:`_trace_query_features`."""
+    i0, i1 = rows
+    Qb, num, den = mc.data("Qb"), mc.data("num"), mc.data("den")
+    for f0, f1 in feature_blocks:
+        W = mc.data(held) if held is not None else mc.load(loaded, "W", f0, f1, 0, d + 1)
+        mc.alloc("phi", f1 - f0)
+        if mc.numeric:
+            phi = query_features(Qb, approx, f0, f1)
+            num += phi @ W[:, :d]
+            den += phi @ W[:, d:]
+        if mc.trace is not None:
+            _trace_query_features(mc.trace, d, degree, i0, i1, f0, f1)
+        mc.free("phi")
+        if held is None:
+            mc.free(loaded)
+
+
 def low_rank_forward(
     machine: TwoLevelMachine, n: int, d: int, *, degree: int, approx: Approximation | None
 ) -> None:
@@ -482,21 +513,11 @@ def low_rank_forward(
             mc.free(f"W{f}")
     mc.step("emit O from Q and [W | w]")
     for i0, i1 in blocks(n, R):
-        Qb = mc.load("Qb", "Q", i0, i1, 0, d)
+        mc.load("Qb", "Q", i0, i1, 0, d)
         num = mc.alloc("num", i1 - i0, d)
         den = mc.alloc("den", i1 - i0)
-        for f0, f1 in feature_blocks:
-            W = mc.data("W0") if resident else mc.load("Wf", "W", f0, f1, 0, d + 1)
-            mc.alloc("phi", f1 - f0)
-            if numeric:
-                phi = query_features(Qb, approx, f0, f1)
-                num += phi @ W[:, :d]
-                den += phi @ W[:, d:]
-            if mc.trace is not None:
-                _trace_query_features(mc.trace, d, degree, i0, i1, f0, f1)
-            mc.free("phi")
-            if not resident:
-                mc.free("Wf")
+        held = "W0" if resident else None
+        _add_feature_products(mc, d, degree, approx, (i0, i1), feature_blocks, held, "Wf")
         if numeric:
             num /= den
         if mc.trace is not None:
@@ -922,17 +943,8 @@ def low_rank_backward(
         num = mc.alloc("num", i1 - i0, d)
         den = mc.alloc("den", i1 - i0)
         dQb = mc.alloc("dQb", i1 - i0, d)
-        for f0, f1 in feature_blocks:
-            W = weights(f0, f1, "W")
-            mc.alloc("phi", f1 - f0)
-            if numeric:
-                phi = query_features(Qb, approx, f0, f1)
-                num += phi @ W[:, :d]
-                den += phi @ W[:, d:]
-            if mc.trace is not None:
-                _trace_query_features(mc.trace, d, degree, i0, i1, f0, f1)
-            mc.free("phi")
-            release("W")
+        held = "W" if resident else None
+        _add_feature_products(mc, d, degree, approx, (i0, i1), feature_blocks, held, "W")
         if numeric:
             out = num / den
             num[...] = dOb / den  # dnum
