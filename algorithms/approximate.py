@@ -44,6 +44,9 @@ from attnio.bounds.blocks import (
     LOW_RANK_COLUMN_BACKWARD_BLOCKS,
     LOW_RANK_COLUMN_BLOCKS,
     LOW_RANK_FORWARD_BLOCKS,
+    ColumnBackwardRule,
+    ColumnRule,
+    LowRankRule,
 )
 
 from .errors import AlgorithmParameterError, BlocksDoNotFitError
@@ -335,14 +338,23 @@ def approximate_gradients(
 
 def schedule(n: int, d: int, r: int, M: int) -> tuple[bool, int, int]:
     """Return ``(resident, F, R)``: whether [W | w] stays in fast memory, feature and row blocks."""
-    rule = LOW_RANK_FORWARD_BLOCKS
+    least = min(4 * d + 2, r * (d + 2) + 2 * d + 1)
+    return _fit_feature_blocks(LOW_RANK_FORWARD_BLOCKS, d, r, M, f"[W | w] ({r} x {d + 1})", least)
+
+
+def _fit_feature_blocks(
+    rule: LowRankRule, d: int, r: int, M: int, tables: str, least: int
+) -> tuple[bool, int, int]:
+    """Return ``(resident, F, R)`` by ``rule``: whether its ``tables`` (named with their
+    shape) stay in fast memory, feature and row blocks; refuse M that holds neither the
+    tables nor one feature block, naming the ``least`` M that does."""
     if rule.resident(r, d, M):
         return True, r, rule.resident_rows(r, d, M)
     features, rows = rule.features(d, M), rule.rows(d, M)
     if features < 1 or rows < 1:
         raise BlocksDoNotFitError(
-            f"low-rank: M={M} holds neither [W | w] ({r} x {d + 1}) nor one feature block; "
-            f"it needs M >= {min(4 * d + 2, r * (d + 2) + 2 * d + 1)}"
+            f"{rule.label}: M={M} holds neither {tables} nor one feature block; "
+            f"it needs M >= {least}"
         )
     return False, features, rows
 
@@ -456,6 +468,38 @@ def _trace_query_features(
                     tr.bind("num", (i - i0, k), _ones_row(n, k))
 
 
+def _add_feature_products(
+    mc: TwoLevelMachine,
+    n: int,
+    d: int,
+    degree: int,
+    approx: Approximation | None,
+    rows: tuple[int, int],
+    feature_blocks: list[tuple[int, int]],
+    held: str | None,
+    loaded: str,
+) -> None:
+    """Add ``phi(Q_I) [W | w]`` to the fast buffers ``num`` and ``den`` of query rows I (Q_I
+    in the fast buffer ``Qb``), feature block by feature block, one block of feature rows
+    ``phi`` at a time. ``[W | w]`` is the fast buffer ``held`` when resident; with ``held``
+    None each feature block of the slow array W is loaded into ``loaded`` and freed after
+    its products. A trace records :func:`_trace_query_features`."""
+    i0, i1 = rows
+    Qb, num, den = mc.data("Qb"), mc.data("num"), mc.data("den")
+    for f0, f1 in feature_blocks:
+        W = mc.data(held) if held is not None else mc.load(loaded, "W", f0, f1, 0, d + 1)
+        mc.alloc("phi", f1 - f0)
+        if mc.numeric:
+            phi = query_features(Qb, approx, f0, f1)
+            num += phi @ W[:, :d]
+            den += phi @ W[:, d:]
+        if mc.trace is not None:
+            _trace_query_features(mc.trace, n, d, degree, i0, i1, f0, f1)
+        mc.free("phi")
+        if held is None:
+            mc.free(loaded)
+
+
 def low_rank_forward(
     machine: TwoLevelMachine, n: int, d: int, *, degree: int, approx: Approximation | None
 ) -> None:
@@ -480,21 +524,11 @@ def low_rank_forward(
             mc.free(f"W{f}")
     mc.step("emit O from Q and [W | w]")
     for i0, i1 in blocks(n, R):
-        Qb = mc.load("Qb", "Q", i0, i1, 0, d)
+        mc.load("Qb", "Q", i0, i1, 0, d)
         num = mc.alloc("num", i1 - i0, d)
         den = mc.alloc("den", i1 - i0)
-        for f0, f1 in feature_blocks:
-            W = mc.data("W0") if resident else mc.load("Wf", "W", f0, f1, 0, d + 1)
-            mc.alloc("phi", f1 - f0)
-            if numeric:
-                phi = query_features(Qb, approx, f0, f1)
-                num += phi @ W[:, :d]
-                den += phi @ W[:, d:]
-            if mc.trace is not None:
-                _trace_query_features(mc.trace, n, d, degree, i0, i1, f0, f1)
-            mc.free("phi")
-            if not resident:
-                mc.free("Wf")
+        held = "W0" if resident else None
+        _add_feature_products(mc, n, d, degree, approx, (i0, i1), feature_blocks, held, "Wf")
         if numeric:
             num /= den
         if mc.trace is not None:
@@ -513,12 +547,20 @@ def column_schedule(d: int, r: int, M: int) -> tuple[int, int]:
     ``c`` and ``R`` by :data:`attnio.bounds.blocks.LOW_RANK_COLUMN_BLOCKS` (``c`` at
     most d); refuses M that holds no block of one column beside w and two rows.
     """
-    rule = LOW_RANK_COLUMN_BLOCKS
+    return _fit_column_blocks(LOW_RANK_COLUMN_BLOCKS, d, r, M, f"w ({r})")
+
+
+def _fit_column_blocks(
+    rule: ColumnRule | ColumnBackwardRule, d: int, r: int, M: int, beside: str
+) -> tuple[int, int]:
+    """Return ``(c, R)`` by ``rule``: columns of W (or dW) per block, at most d, and rows
+    per block; refuse M that holds no block of one column beside ``beside`` (the other
+    resident vectors, with their words) and two rows."""
     columns = rule.columns(r, d, M)
     if columns < 1:
         raise BlocksDoNotFitError(
-            f"low-rank-columns: M={M} holds no column of W ({r} words) beside w ({r}) and "
-            f"two rows; it needs M >= {rule.least_memory(r, d)}"
+            f"{rule.label}: M={M} holds no column of W ({r} words) beside {beside} and two "
+            f"rows; it needs M >= {rule.least_memory(r, d)}"
         )
     return min(columns, d), rule.rows(r, d, M)
 
@@ -571,6 +613,43 @@ def _trace_query_columns(
         tr.compute(f"out[{i},{k}]", "num", (row, k - k0))
 
 
+def _build_value_columns(
+    mc: TwoLevelMachine,
+    w: np.ndarray | None,
+    n: int,
+    d: int,
+    degree: int,
+    R: int,
+    columns: tuple[int, int],
+    *,
+    with_w: bool,
+) -> np.ndarray | None:
+    """Return a new fast block ``Wc = psi(K)^T V[:, C]`` (r x c, C = k0..k1), streaming K
+    and V[:, C] in row blocks of R with one feature word ``psi``; with ``with_w`` (the
+    first column block) add ``psi(K)^T 1`` to the resident ``w`` on the way.
+
+    With a trace attached, each key row's vertices of W's columns C (and w) are recorded
+    (:func:`_trace_key_columns`; the same in the forward's and the backward's graphs).
+    The caller frees ``Wc``.
+    """
+    (k0, k1), tr = columns, mc.trace
+    Wc = mc.alloc("Wc", feature_rank(d, degree), k1 - k0)
+    for i0, i1 in blocks(n, R):
+        Kb = mc.load("Kb", "K", i0, i1, 0, d)
+        Vb = mc.load("Vb", "V", i0, i1, k0, k1)
+        mc.alloc("psi", 1)
+        if mc.numeric:
+            psi = key_features(Kb, degree)
+            Wc += psi.T @ Vb
+            if with_w:
+                w += psi.sum(axis=0)[:, None]
+        if tr is not None:
+            for j in range(i0, i1):
+                _trace_key_columns(tr, n, d, degree, j, k0, k1, with_w)
+        mc.free("Kb", "Vb", "psi")
+    return Wc
+
+
 def column_blocked_forward(
     machine: TwoLevelMachine, n: int, d: int, *, degree: int, approx: Approximation | None
 ) -> None:
@@ -597,20 +676,7 @@ def column_blocked_forward(
     w = mc.alloc("w", r)
     for b, (k0, k1) in enumerate(blocks(d, c)):
         mc.step(f"build W[:, {k0}:{k1}] from K, V")
-        Wc = mc.alloc("Wc", r, k1 - k0)
-        for i0, i1 in blocks(n, R):
-            Kb = mc.load("Kb", "K", i0, i1, 0, d)
-            Vb = mc.load("Vb", "V", i0, i1, k0, k1)
-            mc.alloc("psi", 1)
-            if numeric:
-                psi = key_features(Kb, degree)
-                Wc += psi.T @ Vb
-                if b == 0:
-                    w += psi.sum(axis=0)[:, None]
-            if mc.trace is not None:
-                for j in range(i0, i1):
-                    _trace_key_columns(mc.trace, n, d, degree, j, k0, k1, b == 0)
-            mc.free("Kb", "Vb", "psi")
+        Wc = _build_value_columns(mc, w, n, d, degree, R, (k0, k1), with_w=b == 0)
         mc.step(f"emit O[:, {k0}:{k1}] from Q, W[:, {k0}:{k1}] and w")
         for i0, i1 in blocks(n, R):
             Qb = mc.load("Qb", "Q", i0, i1, 0, d)
@@ -635,14 +701,7 @@ def column_backward_schedule(d: int, r: int, M: int) -> tuple[int, int]:
     By :data:`attnio.bounds.blocks.LOW_RANK_COLUMN_BACKWARD_BLOCKS` (``c`` at most d);
     refuses M that holds no block of one column beside w, dw and two rows.
     """
-    rule = LOW_RANK_COLUMN_BACKWARD_BLOCKS
-    columns = rule.columns(r, d, M)
-    if columns < 1:
-        raise BlocksDoNotFitError(
-            f"low-rank-columns backward: M={M} holds no column of W ({r} words) beside w "
-            f"and dw ({2 * r}) and two rows; it needs M >= {rule.least_memory(r, d)}"
-        )
-    return min(columns, d), rule.rows(r, d, M)
+    return _fit_column_blocks(LOW_RANK_COLUMN_BACKWARD_BLOCKS, d, r, M, f"w and dw ({2 * r})")
 
 
 def _trace_column_dq(
@@ -772,20 +831,7 @@ def column_blocked_backward(
     for b, (k0, k1) in enumerate(column_blocks):
         width = k1 - k0
         mc.step(f"(1) W[:, {k0}:{k1}] from K, V")
-        Wc = mc.alloc("Wc", r, width)
-        for i0, i1 in blocks(n, R):
-            Kb = mc.load("Kb", "K", i0, i1, 0, d)
-            Vb = mc.load("Vb", "V", i0, i1, k0, k1)
-            mc.alloc("psi", 1)
-            if numeric:
-                psi = key_features(Kb, degree)
-                Wc += psi.T @ Vb
-                if b == 0:
-                    w += psi.sum(axis=0)[:, None]
-            if mc.trace is not None:
-                for j in range(i0, i1):
-                    _trace_key_columns(mc.trace, n, d, degree, j, k0, k1, b == 0)
-            mc.free("Kb", "Vb", "psi")
+        Wc = _build_value_columns(mc, w, n, d, degree, R, (k0, k1), with_w=b == 0)
         mc.step(f"(2) D and dQ through W[:, {k0}:{k1}]")
         for i0, i1 in blocks(n, R):
             Qb = mc.load("Qb", "Q", i0, i1, 0, d)
@@ -866,17 +912,9 @@ def backward_schedule(d: int, r: int, M: int) -> tuple[bool, int, int]:
     [dW | dw] (two blocks and two feature rows take at most M / 2) and row blocks of
     ``R = floor(M / (2(4d + 1)))`` (the other M / 2).
     """
-    rule = LOW_RANK_BACKWARD_BLOCKS
-    if rule.resident(r, d, M):
-        return True, r, rule.resident_rows(r, d, M)
-    features, rows = rule.features(d, M), rule.rows(d, M)
-    if features < 1 or rows < 1:
-        raise BlocksDoNotFitError(
-            f"low-rank backward: M={M} holds neither [W | w] and [dW | dw] ({r} x {d + 1} "
-            f"each) nor one feature block; it needs M >= "
-            f"{min(2 * r * (d + 2) + 4 * d + 1, max(4 * d + 8, 8 * d + 2))}"
-        )
-    return False, features, rows
+    tables = f"[W | w] and [dW | dw] ({r} x {d + 1} each)"
+    least = min(2 * r * (d + 2) + 4 * d + 1, max(4 * d + 8, 8 * d + 2))
+    return _fit_feature_blocks(LOW_RANK_BACKWARD_BLOCKS, d, r, M, tables, least)
 
 
 @cache
@@ -1043,17 +1081,8 @@ def low_rank_backward(
         num = mc.alloc("num", i1 - i0, d)
         den = mc.alloc("den", i1 - i0)
         dQb = mc.alloc("dQb", i1 - i0, d)
-        for f0, f1 in feature_blocks:
-            W = weights(f0, f1, "W")
-            mc.alloc("phi", f1 - f0)
-            if numeric:
-                phi = query_features(Qb, approx, f0, f1)
-                num += phi @ W[:, :d]
-                den += phi @ W[:, d:]
-            if mc.trace is not None:
-                _trace_query_features(mc.trace, n, d, degree, i0, i1, f0, f1)
-            mc.free("phi")
-            release("W")
+        held = "W" if resident else None
+        _add_feature_products(mc, n, d, degree, approx, (i0, i1), feature_blocks, held, "W")
         if numeric:
             out = num / den
             num[...] = dOb / den  # dnum

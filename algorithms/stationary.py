@@ -116,17 +116,7 @@ def grouped_stationary_forward(
             m = mc.alloc("m", i1 - i0, fill=-np.inf)
             total = mc.alloc("l", i1 - i0)
             for jb, (j0, j1) in enumerate(tiles):
-                S = mc.alloc("S", i1 - i0, j1 - j0)
-                for x in range(d):
-                    q = mc.load("q", "Q", i0, i1, x, x + 1)
-                    k = mc.load("k", "K", c + j0, c + j1, x, x + 1)
-                    if numeric:
-                        S += q @ k.T
-                    if tr is not None:
-                        for a, b, i, j in _pairs(i0, i1, c + j0, c + j1):
-                            tr.compute(chain_term(f"S[{i},{j}]", f"QK[{i},{j},{x}]", x, d),
-                                       "S", (a, b))  # fmt: skip
-                    mc.free("q", "k")
+                S = _accumulate_scores(mc, (i0, i1), (c + j0, c + j1), d)
                 top = mc.alloc("top", i1 - i0)
                 if numeric:
                     np.max(S, axis=1, keepdims=True, out=top)
@@ -183,6 +173,32 @@ def grouped_stationary_forward(
                 mc.store("O", "O", i0, i1, k0, k1)
                 mc.free("O")
             mc.free("Lb")
+
+
+def _accumulate_scores(
+    mc: TwoLevelMachine, rows: tuple[int, int], keys: tuple[int, int], d: int
+) -> np.ndarray | None:
+    """Return a new fast tile ``S`` of ``Q[I] K[J]^T``, output-stationary (stage 1 of both
+    passes): the d outer products ``Q[I, x] K[J, x]^T`` added one column at a time,
+    ``|I| + |J|`` words a step.
+
+    ``rows = (i0, i1)`` and ``keys = (j0, j1)`` are rows of Q and of K (a group's keys
+    already offset). A trace records the chain tree of each S[i, j] over the d indices
+    (the vertices :func:`~attnio.algorithms.tiling.backward_terms` names ``S``, the
+    forward graphs' too). The caller stores and frees ``S``.
+    """
+    (i0, i1), (j0, j1) = rows, keys
+    S, tr = mc.alloc("S", i1 - i0, j1 - j0), mc.trace
+    for x in range(d):
+        q = mc.load("q", "Q", i0, i1, x, x + 1)
+        k = mc.load("k", "K", j0, j1, x, x + 1)
+        if mc.numeric:
+            S += q @ k.T
+        if tr is not None:
+            for a, b, i, j in _pairs(i0, i1, j0, j1):
+                tr.compute(chain_term(f"S[{i},{j}]", f"QK[{i},{j},{x}]", x, d), "S", (a, b))
+        mc.free("q", "k")
+    return S
 
 
 def _stationary_product(
@@ -277,16 +293,7 @@ def grouped_stationary_backward(
             mc.step(f"stage 1: P = exp(Q K^T - L), group {g}, row band {ib}")
             L = mc.load("Lb", "L", i0, i1, 0, 1)
             for j0, j1 in tiles:
-                S = mc.alloc("S", i1 - i0, j1 - j0)
-                for x in range(d):
-                    q = mc.load("q", "Q", i0, i1, x, x + 1)
-                    k = mc.load("k", "K", c + j0, c + j1, x, x + 1)
-                    if numeric:
-                        S += q @ k.T
-                    if tr is not None:
-                        for a, b, i, j in _pairs(i0, i1, c + j0, c + j1):
-                            tr.compute(terms["S"](i, j, x), "S", (a, b))
-                    mc.free("q", "k")
+                S = _accumulate_scores(mc, (i0, i1), (c + j0, c + j1), d)
                 if numeric:
                     np.exp(S - L, out=S)
                 if tr is not None:

@@ -579,6 +579,7 @@ NOTATION_ROWS = {
     "low-rank (polynomial method), forward": [("low-rank", "forward")],
     "low-rank, column-blocked, forward": [("low-rank-columns", "forward")],
     "low-rank (polynomial method), backward": [("low-rank", "backward")],
+    "low-rank, column-blocked, backward": [("low-rank-columns", "backward")],
 }
 """docs/notation.md's coverage table: each row's schedules (algorithm, pass)."""
 

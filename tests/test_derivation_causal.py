@@ -16,10 +16,15 @@ sliding-window graphs:
 
 from __future__ import annotations
 
-import random
-
 import pytest
-from test_derivation_sharp import Roles, _check_part, _check_segments, _minimum_dominator, _segments
+from test_derivation_sharp import (
+    Roles,
+    _check_part,
+    _check_segments,
+    _minimum_dominator,
+    _random_parts,
+    _segments,
+)
 
 from attnio.bounds.masks import make_mask
 from attnio.pebble import builders, solve_heuristic
@@ -74,22 +79,8 @@ def test_lemmas_hold_on_random_parts_of_masked_graphs(kind, n, d, spec):
     """Random vertex sets and ancestor-closed sets of a masked graph, each with a minimum
     dominator set, satisfy every per-part lemma."""
     roles = _roles(kind, n, d, spec)
-    dag = roles.dag
-    rng = random.Random(f"{kind}-{n}-{d}-{spec}")
-    computed = [v for v in range(dag.num_vertices) if dag.indegree[v] > 0]
-    for trial in range(examples(60)):
-        if trial % 2:
-            part = {v for v in computed if rng.random() < rng.choice((0.1, 0.3, 0.6))}
-        else:
-            part, stack = set(), rng.sample(computed, rng.randint(1, 4))
-            while stack:
-                v = stack.pop()
-                if v in part or dag.indegree[v] == 0:
-                    continue
-                part.add(v)
-                stack.extend(int(u) for u in dag.predecessors(v) if rng.random() < 0.9)
-        if part:
-            _check_part(roles, part, _minimum_dominator(dag, part))
+    for part in _random_parts(roles.dag, f"{kind}-{n}-{d}-{spec}", examples(60)):
+        _check_part(roles, part, _minimum_dominator(roles.dag, part))
 
 
 @pytest.mark.parametrize("kind,n,d,spec", MASKED)

@@ -158,6 +158,28 @@ def _minimum_set(dag, part: set[int]) -> set[int]:
     return {v for v in part if not any(int(w) in part for w in dag.successors(v))}
 
 
+def _random_parts(dag, seed: str, trials: int):
+    """Yield the non-empty parts of ``trials`` random draws from ``dag``'s computed vertices
+    (``random.Random(seed)``): odd draws keep each vertex with one probability of 0.1, 0.3
+    or 0.6; even draws grow an ancestor-closed set from 1 to 4 vertices, following each
+    computed predecessor with probability 0.9."""
+    rng = random.Random(seed)
+    computed = [v for v in range(dag.num_vertices) if dag.indegree[v] > 0]
+    for trial in range(trials):
+        if trial % 2:
+            part = {v for v in computed if rng.random() < rng.choice((0.1, 0.3, 0.6))}
+        else:
+            part, stack = set(), rng.sample(computed, rng.randint(1, 4))
+            while stack:
+                v = stack.pop()
+                if v in part or dag.indegree[v] == 0:
+                    continue
+                part.add(v)
+                stack.extend(int(w) for w in dag.predecessors(v) if rng.random() < 0.9)
+        if part:
+            yield part
+
+
 def _segments(dag, moves, M: int) -> list[tuple[set[int], set[int]]]:
     """HK81's parts of a pebbling: (vertices last computed in a segment, red at start + loaded)."""
     red: set[int] = set()
@@ -725,22 +747,8 @@ def test_the_segment_lemma_needs_its_cleaning() -> None:
 def test_lemmas_hold_on_random_parts(kind: str, n: int, d: int) -> None:
     """Random vertex sets and ancestor-closed sets, each with a minimum dominator set."""
     roles = Roles(kind, n, d)
-    dag = roles.dag
-    rng = random.Random(f"{kind}-{n}-{d}")
-    computed = [v for v in range(dag.num_vertices) if dag.indegree[v] > 0]
-    for trial in range(examples(60)):
-        if trial % 2:
-            part = {v for v in computed if rng.random() < rng.choice((0.1, 0.3, 0.6))}
-        else:
-            part, stack = set(), rng.sample(computed, rng.randint(1, 4))
-            while stack:
-                v = stack.pop()
-                if v in part or dag.indegree[v] == 0:
-                    continue
-                part.add(v)
-                stack.extend(int(w) for w in dag.predecessors(v) if rng.random() < 0.9)
-        if part:
-            _check_part(roles, part, _minimum_dominator(dag, part))
+    for part in _random_parts(roles.dag, f"{kind}-{n}-{d}", examples(60)):
+        _check_part(roles, part, _minimum_dominator(roles.dag, part))
 
 
 def test_the_checker_rejects_a_planted_violation() -> None:

@@ -38,6 +38,29 @@ def assert_sound(run, regime: str = "dense") -> None:
             assert sp.N(bound.evaluate(**params) - run.counts.io, 30) <= 0, bound.name
 
 
+def assert_sound_or_refused(name: str, pass_: str, n: int, d: int, M: int, least: int) -> None:
+    """Assert that below ``least`` the schedule refuses M by naming ``least``, and from it on
+    its numeric run is sound (:func:`assert_sound`) and its counting run has the same counts."""
+    if M < least:
+        with pytest.raises(ParameterError, match=f"needs M >= {least}"):
+            simulate(name, pass_, n, d, M, numeric=False)
+        return
+    run = simulate(name, pass_, n, d, M)
+    assert_sound(run)
+    assert simulate(name, pass_, n, d, M, numeric=False).counts == run.counts
+
+
+def assert_exact_around(name: str, pass_: str, n: int, d: int, steps, least: int) -> None:
+    """Assert that at every M of ``steps`` and one word either side, from ``least`` on, the
+    counting run's I/O is the closed form and its peak at most M."""
+    for M in sorted({m + e for m in steps for e in (-1, 0, 1)}):
+        if M < least:
+            continue
+        run = simulate(name, pass_, n, d, M, numeric=False)
+        assert run.counts.io == run.closed_form, M
+        assert run.counts.peak <= M
+
+
 @pytest.mark.parametrize("name,pass_", list(MINIMUM))
 @settings(max_examples=examples(25))
 @given(sizes=problem_sizes())
@@ -45,13 +68,7 @@ def assert_sound(run, regime: str = "dense") -> None:
 def test_numbers_counts_and_bounds(name, pass_, sizes):
     """Numbers match the reference, counts equal the closed form and both modes, bounds hold."""
     n, d, M = sizes
-    if MINIMUM[name, pass_](d) > M:
-        with pytest.raises(ParameterError, match=f"needs M >= {MINIMUM[name, pass_](d)}"):
-            simulate(name, pass_, n, d, M, numeric=False)
-        return
-    run = simulate(name, pass_, n, d, M)
-    assert_sound(run)
-    assert simulate(name, pass_, n, d, M, numeric=False).counts == run.counts
+    assert_sound_or_refused(name, pass_, n, d, M, MINIMUM[name, pass_](d))
 
 
 @pytest.mark.parametrize("name,pass_", list(MINIMUM))

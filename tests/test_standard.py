@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import example, given, settings
-from test_flash import assert_sound
+from test_flash import assert_exact_around, assert_sound, assert_sound_or_refused
 
 from attnio.algorithms import simulate
 from attnio.algorithms.errors import ParameterError
@@ -50,14 +50,7 @@ def test_score_panel_numbers_counts_and_bounds(sizes):
     score-panel-forward-count in both modes, every lower bound holds; below its least M
     (2d + 3) it refuses with that M."""
     n, d, M = sizes
-    least = SCORE_PANEL_BLOCKS.least_memory(d)
-    if M < least:
-        with pytest.raises(ParameterError, match=f"needs M >= {least}"):
-            simulate("score-panel", "forward", n, d, M, numeric=False)
-        return
-    run = simulate("score-panel", "forward", n, d, M)
-    assert_sound(run)
-    assert simulate("score-panel", "forward", n, d, M, numeric=False).counts == run.counts
+    assert_sound_or_refused("score-panel", "forward", n, d, M, SCORE_PANEL_BLOCKS.least_memory(d))
 
 
 @pytest.mark.parametrize("n,d", [(1, 1), (7, 3), (37, 5), (64, 8)])
@@ -66,12 +59,7 @@ def test_score_panel_count_at_and_around_every_block_breakpoint(n, d):
     closed form and the peak at most M."""
     rule = SCORE_PANEL_BLOCKS
     steps = [rule.least_memory(d) + k * rule.words(d) for k in range(n + 1)]
-    for M in sorted({m + e for m in steps for e in (-1, 0, 1)}):
-        if M < rule.least_memory(d):
-            continue
-        run = simulate("score-panel", "forward", n, d, M, numeric=False)
-        assert run.counts.io == run.closed_form, M
-        assert run.counts.peak <= M
+    assert_exact_around("score-panel", "forward", n, d, steps, rule.least_memory(d))
 
 
 def test_score_panel_is_the_best_forward_count_near_the_corner():

@@ -5,10 +5,8 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 from hypothesis import example, given, settings
-from test_flash import assert_sound
+from test_flash import assert_exact_around, assert_sound_or_refused
 
-from attnio.algorithms import simulate
-from attnio.algorithms.errors import ParameterError
 from attnio.bounds import get
 from attnio.bounds.blocks import (
     ROW_STREAMING_BACKWARD_BLOCKS,
@@ -30,14 +28,7 @@ RULES = {"forward": ROW_STREAMING_FORWARD_BLOCKS, "backward": ROW_STREAMING_BACK
 def test_numbers_counts_and_bounds(pass_, sizes):
     """Numbers match the reference, the count equals the closed form, every lower bound holds."""
     n_, d_, M_ = sizes
-    least = RULES[pass_].least_memory(d_)
-    if M_ < least:
-        with pytest.raises(ParameterError, match=f"needs M >= {least}"):
-            simulate("row-streaming", pass_, n_, d_, M_, numeric=False)
-        return
-    run = simulate("row-streaming", pass_, n_, d_, M_)
-    assert_sound(run)
-    assert simulate("row-streaming", pass_, n_, d_, M_, numeric=False).counts == run.counts
+    assert_sound_or_refused("row-streaming", pass_, n_, d_, M_, RULES[pass_].least_memory(d_))
 
 
 @pytest.mark.parametrize("pass_", list(RULES))
@@ -46,12 +37,7 @@ def test_count_at_and_around_every_block_breakpoint(pass_, n_, d_):
     """At every M where the block size steps (and one word either side) the count is exact."""
     rule = RULES[pass_]
     steps = [rule.least_memory(d_) + k * rule.words(d_) for k in range(0, n_ + 1)]
-    for M_ in sorted({m + e for m in steps for e in (-1, 0, 1)}):
-        if M_ < rule.least_memory(d_):
-            continue
-        run = simulate("row-streaming", pass_, n_, d_, M_, numeric=False)
-        assert run.counts.io == run.closed_form, M_
-        assert run.counts.peak <= M_
+    assert_exact_around("row-streaming", pass_, n_, d_, steps, rule.least_memory(d_))
 
 
 @pytest.mark.parametrize("pass_", list(RULES))
@@ -98,13 +84,7 @@ def test_two_sweep_numbers_counts_and_bounds(sizes):
     refuses with that M."""
     n_, d_, M_ = sizes
     least = max(TWO_SWEEP_KEY_BLOCKS.least_memory(d_), TWO_SWEEP_QUERY_BLOCKS.least_memory(d_))
-    if M_ < least:
-        with pytest.raises(ParameterError, match=f"needs M >= {least}"):
-            simulate("two-sweep", "backward", n_, d_, M_, numeric=False)
-        return
-    run = simulate("two-sweep", "backward", n_, d_, M_)
-    assert_sound(run)
-    assert simulate("two-sweep", "backward", n_, d_, M_, numeric=False).counts == run.counts
+    assert_sound_or_refused("two-sweep", "backward", n_, d_, M_, least)
 
 
 @pytest.mark.parametrize("n_,d_", [(1, 1), (7, 3), (37, 5), (64, 8)])
@@ -116,13 +96,9 @@ def test_two_sweep_count_at_and_around_every_block_breakpoint(n_, d_):
         for rule in (TWO_SWEEP_KEY_BLOCKS, TWO_SWEEP_QUERY_BLOCKS)
         for k in range(n_ + 1)
     }
-    least = TWO_SWEEP_KEY_BLOCKS.least_memory(d_)
-    for M_ in sorted({m + e for m in steps for e in (-1, 0, 1)}):
-        if M_ < least:
-            continue
-        run = simulate("two-sweep", "backward", n_, d_, M_, numeric=False)
-        assert run.counts.io == run.closed_form, M_
-        assert run.counts.peak <= M_
+    assert_exact_around(
+        "two-sweep", "backward", n_, d_, steps, TWO_SWEEP_KEY_BLOCKS.least_memory(d_)
+    )
 
 
 def test_two_sweep_beats_row_streaming_in_the_large_cache():
