@@ -396,6 +396,25 @@ def _at(formula: sp.Basic, subs: dict) -> sp.Basic:
     ``subs`` as before.
     """
     try:
+        key = tuple(subs.items())
+        hash(key)
+    except TypeError:  # a value sympy can take but not hash: no memo
+        return _replaced(formula, subs)
+    return _at_point(formula, key)
+
+
+@functools.lru_cache(maxsize=65536)
+def _at_point(formula: sp.Basic, point: tuple) -> sp.Basic:
+    """:func:`_at`, memoized by the formula and the point (its symbol -> number pairs, in
+    the order :func:`_substitutions` builds them): a simulation evaluates its count record
+    at its point and the algorithm checks evaluate it again (``closed_form``), and the
+    numeric and counting grids share their points; the value is an immutable sympy number,
+    the same object each time."""
+    return _replaced(formula, dict(point))
+
+
+def _replaced(formula: sp.Basic, subs: dict) -> sp.Basic:
+    try:
         return formula.xreplace(subs)
     except TypeError:
         return formula.subs(subs)
