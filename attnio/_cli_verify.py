@@ -5,8 +5,9 @@ return ``(passed, detail)``; ``passed`` is ``True``, ``False`` or ``None``
 (skipped: nothing to check). Exit code 0 when no check failed, 1 otherwise.
 
 Two tiers: the default one leaves out the open obligations that end unknown or take
-minutes and the re-solving of the exported SMT-LIB files, and says so; ``--thorough`` runs
-everything. Two caches, both skipped by ``--no-cache`` and emptied by ``--clear-cache``:
+minutes, the unchanged obligations whose recorded proofs take seconds
+(:mod:`attnio.proofs.costs`) and the re-solving of the exported SMT-LIB files, and says
+so; ``--thorough`` runs everything. Two caches, both skipped by ``--no-cache`` and emptied by ``--clear-cache``:
 the result cache (:mod:`attnio.bounds.check_cache`) answers a whole check that passed
 or was skipped in an earlier run of the same tier with every file of attnio, the
 interpreter and the installed distributions unchanged (a failed check always runs
@@ -68,8 +69,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "--thorough",
         action="store_true",
-        help="also prove the costly open obligations and re-solve the exported "
-        "SMT-LIB file of every proof (minutes longer)",
+        help="also prove the costly obligations (open claims that end unknown; unchanged "
+        "obligations whose recorded proofs take seconds, proofs/costs.json) and re-solve "
+        "the exported SMT-LIB file of every proof (minutes longer)",
     )
     parser.add_argument(
         "--no-cache",

@@ -20,6 +20,7 @@ from attnio.bounds.check_cache import held_warnings, warn_held
 from .cache import ProofCache
 from .check import CONSTANT_LIMIT, DEFAULT_TIMEOUT_MS, Outcome, prove
 from .constants import settle
+from .costs import costly
 from .errors import ObligationError
 from .generate import obligations
 from .obligation import Expectation, Obligation
@@ -94,8 +95,19 @@ count's monotonicity in d was proved after about 26 s in two runs and ended unkn
 """
 
 
+ALWAYS_PROVED: tuple[str, ...] = ("derivation", "planted", "refutation")
+"""Families the default tier proves whatever their recorded cost: the steps of the
+derivations (a record is ``derived`` only with every step proved in the run:
+``proofs.derived_status``), the planted false claim (the checker's self-test) and attnio's
+refutations of published statements."""
+
+
 def default_tier(chosen: Sequence[Obligation]) -> tuple[list[Obligation], list[Obligation]]:
-    """Split ``chosen`` into the obligations the default tier proves and those it leaves out.
+    """Split ``chosen`` into the obligations the default tier proves and those it leaves out:
+    the open claims of :data:`THOROUGH_ONLY`, and the obligations whose recorded proof is
+    costly (:func:`attnio.proofs.costs.costly`: unchanged formulas whose proof took
+    seconds when it was recorded) outside :data:`ALWAYS_PROVED`, which ``attnio verify
+    --thorough`` proves.
 
     Raises
     ------
@@ -110,6 +122,8 @@ def default_tier(chosen: Sequence[Obligation]) -> tuple[list[Obligation], list[O
                     f"THOROUGH_ONLY names {obligation.name!r}, expected "
                     f"{obligation.expected.value!r}: only open claims may be left out"
                 )
+            left.append(obligation)
+        elif obligation.family not in ALWAYS_PROVED and costly(obligation) is not None:
             left.append(obligation)
         else:
             kept.append(obligation)
@@ -333,6 +347,7 @@ def run(
 
 
 __all__ = [
+    "ALWAYS_PROVED",
     "THOROUGH_ONLY",
     "Background",
     "default_tier",

@@ -37,6 +37,8 @@ from .check import (
     prove,
 )
 from .constants import COMMAND, NOT_REPRODUCED, RECORDED_UNKNOWN, entry_of, recorded_on
+from .costs import costly
+from .costs import recorded_on as costs_recorded_on
 from .derivation import derivations
 from .generate import backing, obligations, planted
 from .translate import Translator
@@ -125,10 +127,14 @@ def left_out() -> str:
     if _SETTINGS["thorough"]:
         return ""
     _, skipped = _chosen()
+    open_ = [o for o in skipped if o.name in suite.THOROUGH_ONLY]
+    seconds = [costly(o) for o in skipped if o.name not in suite.THOROUGH_ONLY]
     return (
-        f"left out: {len(skipped)} open obligation(s) that end unknown or take minutes "
-        "(attnio.proofs.suite.THOROUGH_ONLY) and the re-solving of the exported SMT-LIB "
-        "files; run them: attnio verify --thorough"
+        f"left out: {len(open_)} open obligation(s) that end unknown or take minutes "
+        f"(attnio.proofs.suite.THOROUGH_ONLY), {len(seconds)} unchanged obligation(s) whose "
+        f"recorded proofs took {sum(s for s in seconds if s is not None):.0f} s "
+        f"(proofs/costs.json, recorded {costs_recorded_on()}) and the re-solving of the "
+        "exported SMT-LIB files; run them: attnio verify --thorough"
     )
 
 

@@ -52,16 +52,20 @@ def test_usable_cores_is_positive() -> None:
 
 
 def test_thorough_only_names_open_obligations_that_exist(generated_obligations) -> None:
-    """Every obligation the default tier leaves out exists and is open, so leaving it out
-    can hide no failure; the default tier keeps every other obligation."""
+    """Every obligation THOROUGH_ONLY names exists, is open (leaving it out can hide no
+    failure) and is left out of the default tier; the rest of what the tier leaves out
+    is the recorded costly obligations (tests/test_costs.py)."""
+    from attnio.proofs.costs import costly
     from attnio.proofs.suite import THOROUGH_ONLY, default_tier
 
     generated = generated_obligations
     names = {o.name for o in generated}
     assert set(THOROUGH_ONLY) <= names, set(THOROUGH_ONLY) - names
     kept, left = default_tier(generated)
-    assert {o.name for o in left} == set(THOROUGH_ONLY)
-    assert all(o.expected.value == "open" for o in left)
+    only = [o for o in left if o.name in THOROUGH_ONLY]
+    assert {o.name for o in only} == set(THOROUGH_ONLY)
+    assert all(o.expected.value == "open" for o in only)
+    assert all(costly(o) is not None for o in left if o.name not in THOROUGH_ONLY)
     assert len(kept) + len(left) == len(generated)
 
 
@@ -76,9 +80,9 @@ def test_default_tier_refuses_to_leave_out_an_asserted_obligation(monkeypatch, c
 
 
 def test_verify_tiers_prove_what_they_say(monkeypatch, generated_obligations) -> None:
-    """attnio verify's default tier proves every obligation but THOROUGH_ONLY, with the
-    configured cache; the thorough tier proves all of them."""
-    from attnio.proofs import suite, verification
+    """attnio verify's default tier proves every obligation but THOROUGH_ONLY's and the
+    recorded costly ones, with the configured cache; the thorough tier proves all of them."""
+    from attnio.proofs import costs, suite, verification
     from attnio.proofs.cache import ProofCache
 
     given = []
@@ -99,7 +103,12 @@ def test_verify_tiers_prove_what_they_say(monkeypatch, generated_obligations) ->
         verification.configure()
     (default, used), (thorough, unused) = given
     assert used is cache and unused is None
-    assert set(thorough) - set(default) == set(suite.THOROUGH_ONLY)
+    costly = {
+        entry["obligation"]
+        for entry in costs.recorded().values()
+        if entry["obligation"].split("/", 1)[0] not in suite.ALWAYS_PROVED
+    }
+    assert set(thorough) - set(default) == set(suite.THOROUGH_ONLY) | costly
     assert len(thorough) == len(generated_obligations)
 
 
