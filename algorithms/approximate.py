@@ -708,26 +708,16 @@ def _trace_column_dq(
     tr, n: int, d: int, degree: int, i: int, row: int, k0: int, k1: int, share: int, shares: int
 ) -> None:
     """Step (2)'s vertices of :func:`attnio.pebble.builders.approx_backward_columns` for
-    query row i (word ``row`` of its block) and column block ``share`` (k0..k1): den[i]
-    and num[i, k] over one sweep of the features (``phi``, one word; ``den``; ``num``),
-    then per column out[i, k], the next term of D[i]'s chain (``Db``) and dnum[i, k] (in
-    out's word); in the last block dden[i] (in den's word). A second sweep recomputes
+    query row i (word ``row`` of its block) and column block ``share`` (k0..k1): den[i],
+    num[i, k] and out[i, k] as the forward computes them (:func:`_trace_query_columns`),
+    then per column the next term of D[i]'s chain (``Db``) and dnum[i, k] (in out's word);
+    in the last block dden[i] (in den's word). A second sweep recomputes
     each feature for its share of dphi (``dphi``, one word), the next term of dw[a]
     (``dw``, last block) and the share's product-rule terms of dQ (``dQb``)."""
     indices, _ = _monomials(d, degree)
-    r, last = len(indices), share == shares - 1
-    for f, combo in enumerate(indices):
-        a = f - 1
-        if combo:
-            _place(tr, _monomial_label("phiQ", i, combo, "Q"), "phi", 0, len(combo) > 1)
-            tr.compute(_chain(f"den[{i}]", f"phiQw[{i},{a}]", a, r - 1), "den", row)
-        for k in range(k0, k1):
-            if combo:
-                tr.compute(_chain(f"num[{i},{k}]", "", f, r), "num", (row, k - k0))
-            else:
-                tr.bind("num", (row, k - k0), _ones_row(n, k))
+    last = share == shares - 1
+    _trace_query_columns(tr, n, d, degree, i, row, k0, k1)  # the forward's sweep and out
     for k in range(k0, k1):
-        tr.compute(f"out[{i},{k}]", "num", (row, k - k0))
         tr.compute(_chain(f"D[{i}]", f"dOO[{i},{k}]", k, d), "Db", row)
         tr.compute(f"dnum[{i},{k}]", "num", (row, k - k0))
     if last:
