@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import concurrent.futures
-import multiprocessing
 import time
 
 from attnio.proofs import costs, suite
@@ -46,9 +44,7 @@ def main() -> None:
     chosen = [o for o in obligations() if o.name not in suite.THOROUGH_ONLY]
     by_name = {o.name: o for o in chosen}
     began = time.perf_counter()
-    context = multiprocessing.get_context("fork")
-    with concurrent.futures.ProcessPoolExecutor(args.jobs, mp_context=context) as pool:
-        timings = list(pool.map(_timed, chosen, chunksize=1))
+    timings = list(suite.spread(_timed, chosen, args.jobs))
     wall = time.perf_counter() - began
 
     rows: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
