@@ -199,7 +199,9 @@ def breakpoints(expr: sp.Expr, variable: sp.Symbol, fixed: dict, lo: int, hi: in
     parts = []
     for part in _switches(expr):
         try:
-            parts.append(part.subs(fixed))
+            # every fixed symbol at once (xreplace), not one at a time (subs), which
+            # rebuilds and reasons about each partly substituted floor: the same parts
+            parts.append(part.xreplace({sp.sympify(k): sp.sympify(v) for k, v in fixed.items()}))
         except TypeError:
             # a comparison with a value undefined at ``fixed`` (sympy will not compare zoo:
             # a block of size 0 inside a Min, as in split-KV decode backward's count at

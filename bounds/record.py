@@ -14,7 +14,7 @@ from numbers import Real
 
 import sympy as sp
 
-from . import symbols
+from . import rational, symbols
 from .errors import BoundParameterError, RecordError
 from .masks import FAMILIES
 
@@ -409,7 +409,12 @@ def _at_point(formula: sp.Basic, point: tuple) -> sp.Basic:
     the order :func:`_substitutions` builds them): a simulation evaluates its count record
     at its point and the algorithm checks evaluate it again (``closed_form``), and the
     numeric and counting grids share their points; the value is an immutable sympy number,
-    the same object each time."""
+    the same object each time. An exactly rational value is computed by
+    :func:`attnio.bounds.rational.evaluate` (the same number, without rebuilding the tree);
+    anything else by sympy."""
+    value = rational.evaluate(formula, point)
+    if value is not None:
+        return value
     return _replaced(formula, dict(point))
 
 
