@@ -120,3 +120,16 @@ def test_points_leave_out_memories_below_one_word() -> None:
     assert points(8, (4, 2)) == [(4, 1), (4, 16), (4, 256), (2, 4), (2, 64)]
     table = masked_rows(make_mask("band", 16, w=2), 16, (2,))
     assert {r.point["M"] for r in table.rows} == {4, 64}
+
+
+def test_the_commands_page_shows_what_the_example_prints(capsys) -> None:
+    """docs/commands.md's console block of the masked table is the command's real output."""
+    from pathlib import Path
+
+    from attnio.cli import main
+
+    command = "attnio table --tightness --mask causal --d 128"
+    page = (Path(__file__).resolve().parents[1] / "docs" / "commands.md").read_text()
+    shown = page.split(f"$ {command}\n", 1)[1].split("```", 1)[0]
+    assert main(command.split()[1:]) == 0
+    assert capsys.readouterr().out == shown
