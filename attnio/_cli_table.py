@@ -215,7 +215,7 @@ def run(args: argparse.Namespace) -> int:
             text = render_summary(summary(), args.format, args.layout, prefix)
         if args.bib:
             with open(args.bib, "w", encoding="utf-8") as handle:
-                handle.write(bibtex_for(catalog(regime="dense")))
+                handle.write(bibtex_for(catalog(regime="dense" if args.mask is None else "sparse")))
         return _emit(text, args)
     columns = parse_columns(args.columns)
     bounds = catalog(
