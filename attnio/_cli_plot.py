@@ -32,6 +32,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "  attnio plot algorithms --n 1024 --d 16 --sweep M=16:8192 -o io.pdf -o io.png\n"
         "  attnio plot algorithms --pass backward --algorithms flash,tiled-backward "
         "--n 256 --d 16 --sweep M=16:4096 --width two -o bwd.pdf\n"
+        "  attnio plot algorithms --mask causal --n 1024 --d 16 --sweep M=256:16384 "
+        "-o causal.pdf\n"
         "  attnio plot pebbling --n 2 --d 1 --sweep M=4:7 -o pebbling.pdf\n"
         "  attnio plot shapes --axis n_q --n-kv 65536 --heads-q 32 --heads-kv 8 --d 128 "
         "--M 65536 -o nq.pdf --table nq.tex",
@@ -61,8 +63,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     )  # fmt: skip
     parser.add_argument(
         "--algorithms",
-        default="row-streaming,flash,square-tiling,standard",
         help="algorithms: comma-separated dense algorithms (default row-streaming,flash,square-tiling,standard)",
+    )
+    parser.add_argument(
+        "--mask",
+        help="algorithms: draw the schedules of this mask instead (causal; window or band "
+        "with --window W), each where its count applies, and the best derived lower bound "
+        "of the mask (at each M the largest derived lower bound that applies to it)",
+    )
+    parser.add_argument(
+        "--window", type=count(0), metavar="W", help="--mask window or band: the width w"
     )
     parser.add_argument(
         "--pass",
@@ -137,6 +147,10 @@ def run(args: argparse.Namespace) -> int:
         writable_file("--json", args.json)
     if args.what == "shapes":
         return _shapes(args)
+    if args.mask is None and args.window is not None:
+        raise ValueError(f"--window {args.window} applies to --mask window or band")
+    if args.mask is not None:
+        return _masked(args)
     for option, value in (("--n", args.n), ("--sweep", args.sweep)):
         if value is None:
             raise ValueError(f"plot {args.what}: {option} is required")
@@ -147,7 +161,9 @@ def run(args: argparse.Namespace) -> int:
     pass_ = args.pass_ if args.what == "algorithms" else args.dag.rsplit("-", 1)[1]
     check_bounds(pass_, list(bounds))  # every limit before any run
     if args.what == "algorithms":
-        names = [a.strip() for a in args.algorithms.split(",") if a.strip()]
+        chosen = "row-streaming,flash,square-tiling,standard" if args.algorithms is None else (
+            args.algorithms)  # fmt: skip
+        names = [a.strip() for a in chosen.split(",") if a.strip()]
         if not names:
             raise ValueError(
                 f"--algorithms {args.algorithms!r} names no algorithm; give e.g. flash,square-tiling"
@@ -166,6 +182,39 @@ def run(args: argparse.Namespace) -> int:
             time_limit=args.time_limit,
             bounds=bounds,
         )
+    figure = draw(data, args.width)
+    for path in args.output:
+        save(figure, path)
+        print(f"wrote {path}")
+    print(f"caption: {data.caption()}")
+    if args.verbose:
+        print(details(data))
+    if args.json:
+        _write_json(args.json, data, details(data))
+        print(f"wrote {args.json}")
+    return 0
+
+
+def _masked(args: argparse.Namespace) -> int:
+    """``attnio plot algorithms --mask``: the mask's schedules and its best derived lower bound."""
+    from attnio.bounds.masks import Mask
+    from attnio.figures import details, draw, mask_figure, save
+
+    if args.what != "algorithms":
+        raise ValueError(f"--mask {args.mask} applies to plot algorithms, not plot {args.what}")
+    given = [option for option, value in (("--algorithms", args.algorithms),
+             ("--bounds", args.bounds or None)) if value is not None]  # fmt: skip
+    if given:
+        raise ValueError(f"{', '.join(given)}: with --mask the figure draws every counted "
+                         "schedule of the mask and its best derived lower bound")  # fmt: skip
+    for option, value in (("--n", args.n), ("--sweep", args.sweep)):
+        if value is None:
+            raise ValueError(f"plot algorithms --mask: {option} is required")
+    lo, hi = args.sweep
+    if lo == hi:
+        raise ValueError(f"--sweep M={lo}:{hi} needs LO < HI for a figure")
+    mask = Mask.from_arguments(args.mask, args.n, window=args.window)
+    data = mask_figure(mask, args.pass_, args.d, lo, hi, args.points)
     figure = draw(data, args.width)
     for path in args.output:
         save(figure, path)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from attnio._arguments import latex_label, writable_file
+from attnio._arguments import count, latex_label, writable_file
 from attnio._table import to_terminal
 
 NAME = "table"
@@ -36,6 +36,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "  attnio table --catalog my-bounds.toml --format latex --standalone\n"
         "  attnio table --tightness                 # counts against derived lower bounds\n"
         "  attnio table --tightness --format latex --layout table* -o tightness.tex\n"
+        "  attnio table --tightness --mask causal     # masked schedules, at points\n"
+        "  attnio table --tightness --mask window --window 1024 --n 65536 --d 64,128\n"
         "  attnio table --summary --format latex -o summary.tex   # one row per cell",
     )
     parser.add_argument(
@@ -105,6 +107,22 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "table or table*",
     )
     parser.add_argument(
+        "--mask",
+        help="with --tightness: the masked table of this family (causal; window or band with "
+        "--window W): at n = --n, each d of --d and M = d^2/16, d^2, 16 d^2, every exact count "
+        "of the mask's schedules over the best derived lower bound of the mask read at M + c "
+        "(as attnio gap --regime sparse reads it), exact at the point",
+    )
+    parser.add_argument(
+        "--window", type=count(0), metavar="W", help="--mask window or band: the width w"
+    )
+    parser.add_argument("--n", type=count(1), help="--mask: the sequence length (default 65536)")
+    parser.add_argument(
+        "--d",
+        metavar="LIST",
+        help="--mask: comma-separated head dimensions (default 64,128,256)",
+    )
+    parser.add_argument(
         "--summary",
         action="store_true",
         help="print the summary table instead: one row per cell and pass (dense small and "
@@ -148,6 +166,13 @@ def run(args: argparse.Namespace) -> int:
     for option, path in (("--output", args.output), ("--bib", args.bib)):
         if path:
             writable_file(option, path)
+    masked = [option for option, value in (("--mask", args.mask), ("--window", args.window),
+              ("--n", args.n), ("--d", args.d)) if value is not None]  # fmt: skip
+    if masked and (not args.tightness or args.mask is None):
+        raise ValueError(
+            f"{', '.join(masked)}: only the masked tightness table takes these; give "
+            "--tightness --mask FAMILY"
+        )
     if args.tightness or args.summary:
         which = "--tightness" if args.tightness else "--summary"
         if args.tightness and args.summary:
@@ -167,7 +192,19 @@ def run(args: argparse.Namespace) -> int:
                 "--layout table or table*, --label, --bib and --output"
             )
         prefix = args.label or LABEL_PREFIX
-        if args.tightness:
+        if args.tightness and args.mask is not None:
+            from attnio.proofs.masked_tightness import (
+                DIMENSIONS,
+                N,
+                masked_rows,
+                render_masked_tightness,
+            )
+
+            table = masked_rows(args.mask, N if args.n is None else args.n,
+                                DIMENSIONS if args.d is None else _dimensions(args.d),
+                                window=args.window)  # fmt: skip
+            text = render_masked_tightness(table, args.format, args.layout, prefix)
+        elif args.tightness:
             from attnio.proofs.tightness import render_tightness, rows
 
             text = render_tightness(rows(), args.format, args.layout, prefix)
@@ -178,7 +215,7 @@ def run(args: argparse.Namespace) -> int:
             text = render_summary(summary(), args.format, args.layout, prefix)
         if args.bib:
             with open(args.bib, "w", encoding="utf-8") as handle:
-                handle.write(bibtex_for(catalog(regime="dense")))
+                handle.write(bibtex_for(catalog(regime="dense" if args.mask is None else "sparse")))
         return _emit(text, args)
     columns = parse_columns(args.columns)
     bounds = catalog(
@@ -198,6 +235,17 @@ def run(args: argparse.Namespace) -> int:
         with open(args.bib, "w", encoding="utf-8") as handle:
             handle.write(bibtex_for(bounds))
     return _emit(text, args)
+
+
+def _dimensions(text: str) -> tuple[int, ...]:
+    """The head dimensions of ``--d LIST`` (comma-separated positive integers)."""
+    try:
+        found = tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        found = ()
+    if not found or any(d < 1 for d in found):
+        raise ValueError(f"--d {text!r} must be comma-separated positive integers, e.g. 64,128")
+    return found
 
 
 def _emit(text: str, args: argparse.Namespace) -> int:

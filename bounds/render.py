@@ -1228,6 +1228,122 @@ def render_tightness_table(
     return _float_lines(layout, caption, f"{label_prefix}-tightness", spec, body)
 
 
+_MEMORY_TEXT = {(1, 16): "d^2/16", (1, 1): "d^2", (16, 1): "16 d^2"}
+_MEMORY_MATH = {(1, 16): r"$d^{2}/16$", (1, 1): r"$d^{2}$", (16, 1): r"$16\,d^{2}$"}
+
+
+def _memory_fraction(point: dict[str, int]) -> tuple[int, int] | None:
+    """M / d^2 of a point as one of the masked table's fractions (None: another M)."""
+    d2, memory = point["d"] ** 2, point["M"]
+    for num, den in _MEMORY_TEXT:
+        if d2 * num // den == memory:
+            return num, den
+    return None
+
+
+def _at_m(extra: int | None, latex: bool) -> str:
+    """Where a masked row's lower bound is read: ``at M`` or ``at M + c``."""
+    if not extra:
+        return "at $M$" if latex else "at M"
+    return f"at $M + {extra}$" if latex else f"at M + {extra}"
+
+
+def render_masked_tightness_table(
+    rows: Sequence[dict[str, object]],
+    mask: dict[str, object],
+    fmt: str = "markdown",
+    layout: str = "table",
+    label_prefix: str = LABEL_PREFIX,
+) -> str:
+    """Return the masked tightness table (:mod:`attnio.proofs.masked_tightness`).
+
+    Parameters
+    ----------
+    rows
+        One dict per (point, schedule) as :meth:`MaskedRow.to_dict
+        <attnio.proofs.masked_tightness.MaskedRow.to_dict>` gives it: ``pass``, ``point``
+        (n, d, M, Z, w), ``count`` and ``lower`` (each None or a dict with ``record``),
+        ``extra_red`` (c: the lower bound is read at M + c), ``ratio`` (a float or None).
+    mask
+        ``family``, ``spec``, ``n``, ``Z``, ``w``, ``compulsory_only`` (no derived lower
+        bound beyond the compulsory I/O for this family) and ``note`` (what the bounds
+        are about).
+    fmt, layout, label_prefix
+        As :func:`render_tightness_table`; the LaTeX label is ``PREFIX-tightness-MASK``.
+
+    Rows keep their order (by pass, d and M; the least ratio first at a point); schedules
+    and bounds go by their display names in LaTeX, by record names in Markdown.
+    """
+    if fmt not in TABLE_FORMATS:
+        raise FilterError(f"format={fmt!r} is not one of: {', '.join(TABLE_FORMATS)}")
+    _check_layout(layout)
+    if fmt == "json":
+        return json.dumps({"schema": JSON_SCHEMA_VERSION, "mask": dict(mask),
+                           "rows": list(rows)}, indent=2) + "\n"  # fmt: skip
+    spec = str(mask["spec"])
+    head = (f"mask {spec}, n = {mask['n']}, Z = {mask['Z']:,} allowed pairs; ratio = exact count "
+            "/ best derived lower bound read at M + c (c the red pebbles beyond M of the "
+            "schedule's pebbling), exact at each point")  # fmt: skip
+    if fmt == "markdown":
+        out = [head, "", "| pass, d | M | schedule | best derived lower bound | ratio |",
+               "|---|---|---|---|---|"]  # fmt: skip
+        for r in rows:
+            point, count, lower = r["point"], r["count"], r["lower"]
+            fraction = _memory_fraction(point)
+            where = "" if fraction is None else f" ({_MEMORY_TEXT[fraction]})"
+            schedule = ("none runs (M below every count's least M)" if count is None
+                        else algorithm_name(get(str(count["record"]))))  # fmt: skip
+            against = "none applies" if lower is None else (
+                f"{lower['record']}, {_at_m(r['extra_red'], False)}")  # fmt: skip
+            ratio = "-" if r["ratio"] is None else f"{r['ratio']:.4g}"
+            out.append(f"| {r['pass']}, d = {point['d']} | {point['M']}{where} | {schedule} | "
+                       f"{against} | {ratio} |")  # fmt: skip
+        out += ["", f"note: {mask['note']}"]
+        return "\n".join(out) + "\n"
+    bounds = (
+        "The only lower bound is the compulsory I/O (each input read and each output written "
+        "once), so a ratio bounds how far a schedule is from optimal and does not measure it."
+        if mask["compulsory_only"]
+        else "Lower bounds: the compulsory I/O and the mask's bounds over its $Z$ allowed pairs."
+    )
+    caption = (
+        f"Exact I/O counts of attnio's schedules for the {latex_escape(spec)} mask "
+        f"($n = {mask['n']}$, $Z = {mask['Z']}$) against the best derived lower bound at each "
+        r"point, read at $M + c$ ($c$: the red pebbles beyond $M$ of the schedule's "
+        f"pebbling): exact ratios, one column per schedule, -- where it does not run. "
+        f"{bounds} Lower bounds {_DERIVED_LEGEND}."
+    )
+    first = {str(r["count"]["algorithm"]): str(r["count"]["record"]) for r in rows[::-1]
+             if r["count"]}  # fmt: skip
+    schedules = list(dict.fromkeys(str(r["count"]["algorithm"]) for r in rows if r["count"]))
+    names = [_breakable(latex_escape(algorithm_name(get(first[a])))) for a in schedules]
+    body = [r"$d$ & $M$ & Against & " + " & ".join(names) + r" \\"]
+    width = 3 + len(schedules)
+    by_point: dict[tuple, list] = {}
+    for r in rows:
+        by_point.setdefault((r["pass"], r["point"]["d"], r["point"]["M"]), []).append(r)
+    previous = None
+    for (pass_, d, memory), found in by_point.items():
+        if pass_ != previous:
+            body.append(r"\midrule")
+            body.append(rf"\multicolumn{{{width}}}{{@{{}}l@{{}}}}{{\textit{{{pass_.capitalize()} "
+                        r"pass}} \\")  # fmt: skip
+            previous = pass_
+        fraction = _memory_fraction(found[0]["point"])
+        shown = f"${memory}$" if fraction is None else _MEMORY_MATH[fraction]
+        lowers = dict.fromkeys(latex_escape(short_name(get(str(r["lower"]["record"]))))
+                               for r in found if r["lower"] is not None)  # fmt: skip
+        ratios = {str(r["count"]["algorithm"]): r["ratio"] for r in found if r["count"]}
+        cells = ["--" if ratios.get(name) is None else f"${ratios[name]:.4g}$"
+                 for name in schedules]  # fmt: skip
+        body.append(f"${d}$ & {shown} & {' / '.join(lowers) or '--'} & "
+                    + " & ".join(cells) + r" \\")  # fmt: skip
+    share = 0.5 / max(len(schedules), 1)
+    spec_ = _p_columns((0.08, 0.13, 0.29, *(share for _ in schedules)))
+    label_key = f"{label_prefix}-tightness-{mask['family']}"
+    return _float_lines(layout, caption, label_key, spec_, body)
+
+
 @dataclass(frozen=True)
 class SummaryRow:
     """One row of the summary table (:func:`attnio.proofs.summary.summary`).

@@ -12,6 +12,7 @@ from .data import algorithm_figure, pebbling_figure, sweep_figure
 from .draw import WIDTHS, draw, save
 from .errors import FigureError
 from .figure import LINE_STYLES, IOFigure, Series, caption, details, styles
+from .masks import mask_figure
 from .shapes import shape_figure, shape_table
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "caption",
     "details",
     "draw",
+    "mask_figure",
     "pebbling_figure",
     "save",
     "shape_figure",

@@ -22,7 +22,15 @@ from .errors import FigureError
 from .figure import IOFigure, Series
 
 
-def _grid(lo: int, hi: int, points: int) -> list[int]:
+def memory_grid(lo: int, hi: int, points: int) -> list[int]:
+    """About ``points`` memory sizes from ``lo`` to ``hi``, spaced geometrically (rounded,
+    each once).
+
+    Raises
+    ------
+    FigureError
+        ``lo`` < 1, ``lo`` >= ``hi`` or fewer than two points.
+    """
     if not 1 <= lo < hi:
         raise FigureError(f"memory range {lo}:{hi} needs 1 <= lo < hi")
     if points < 2:
@@ -224,8 +232,8 @@ def algorithm_figure(
         if pass_ not in algo.counts:
             raise FigureError(f"{name} has no {pass_} pass; it has: {', '.join(algo.counts)}")
     check_bounds(pass_, list(bounds))  # before any machine run
-    line_grid = _grid(lo, hi, 160)
-    marker_grid = _grid(lo, hi, points)
+    line_grid = memory_grid(lo, hi, 160)
+    marker_grid = memory_grid(lo, hi, points)
     series: list[Series] = []
     omitted: list[str] = []
     for name in algorithms:

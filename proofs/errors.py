@@ -35,3 +35,8 @@ class GapError(ProofError):
 
 class DerivationFileError(ProofError):
     """A derivation file is malformed; the message names the file, line and column."""
+
+
+class TightnessError(ProofError):
+    """``attnio table --tightness --mask`` cannot build the table: an unknown mask family,
+    one with no count records, a mask that does not fit n, or a bad size."""

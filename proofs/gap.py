@@ -567,7 +567,10 @@ def describe_gap(gap: Gap) -> str:
             "that region"
         )
     elif gap.count is None and gap.mask is not None:
-        lines.append("  constant over the cell: none recorded (the tightness table has no masks)")
+        lines.append(
+            "  constant over the cell: none searched for masks (attnio table --tightness "
+            "--mask: ratios at points)"
+        )
     elif gap.count is None:
         lines.append("  constant over the cell: none recorded for this schedule")
     if gap.others:

@@ -193,6 +193,20 @@ CASES = [
     (["campaign", "report", "--store", "{tmp}/r.sqlite", "-o", "/proc/r.md"], "-o '/proc/r.md'"),
     (["plot", "algorithms", "--n", "64", "--d", "8", "--sweep", "M=64:512", "-o", "/proc/p.png"],
      "--output '/proc/p.png': cannot write: "),
+    # the masked tightness table and figure: a bad mask name, a mask with no count records
+    (["table", "--tightness", "--mask", "diagonal"], "--mask 'diagonal' is not a mask family"),
+    (["table", "--tightness", "--mask", "full"], "--mask full has no count records"),
+    (["table", "--tightness", "--mask", "block"], "--mask block has no count records"),
+    (["table", "--tightness", "--mask", "window"], "--mask window needs --window W"),
+    (["table", "--tightness", "--mask", "causal", "--d", "64,x"], "--d '64,x' must be"),
+    (["table", "--mask", "causal"], "--mask: only the masked tightness table takes these"),
+    (["table", "--tightness", "--d", "64"], "--d: only the masked tightness table"),
+    (["plot", "algorithms", "--mask", "diagonal", "--n", "64", "--d", "8", "--sweep",
+      "M=64:512", "-o", "{tmp}/p.png"], "mask='diagonal' must be causal"),
+    (["plot", "algorithms", "--mask", "full", "--n", "64", "--d", "8", "--sweep", "M=64:512",
+      "-o", "{tmp}/p.png"], "no derived count of a schedule of the full mask"),
+    (["plot", "algorithms", "--mask", "causal", "--algorithms", "flash", "--n", "64", "--d",
+      "8", "--sweep", "M=64:512", "-o", "{tmp}/p.png"], "--algorithms: with --mask"),
 ]  # fmt: skip
 
 

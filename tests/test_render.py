@@ -518,6 +518,29 @@ def test_every_table_compiles_with_no_overfull_box(tmp_path: pathlib.Path, optio
     _no_overfull(log)
 
 
+@pytest.mark.parametrize("options", ["", "twocolumn"])
+def test_masked_tightness_tables_compile_and_fit(tmp_path: pathlib.Path, options: str) -> None:
+    """`attnio table --tightness --mask` in LaTeX (causal, and window, whose only lower bound
+    is the compulsory I/O; table and table* layouts) compiles in a one- and a two-column
+    article with no overfull box and no float too large."""
+    _needs_pdflatex()
+    from attnio.cli import main
+
+    parts = []
+    for k, (mask, layout) in enumerate([(["causal"], "table"), (["causal"], "table*"),
+                                        (["window", "--window", "1024"], "table")]):  # fmt: skip
+        out = tmp_path / f"m{k}.tex"
+        argv = ["table", "--tightness", "--mask", *mask, "--format", "latex", "--layout", layout,
+                "--label", f"tab:m{k}", "-o", str(out)]  # fmt: skip
+        assert main(argv) == 0
+        parts.append(out.read_text(encoding="utf-8"))
+    assert "The only lower bound is the compulsory I/O" in parts[2]
+    (tmp_path / "t.tex").write_text("\n".join(parts), encoding="utf-8")
+    log = _pdflatex(tmp_path, "masked", _article(options, "", "\\input{t.tex}").replace(
+        "\\bibliographystyle{plain}\n\\bibliography{refs}\n", ""))  # fmt: skip
+    _no_overfull(log)
+
+
 def test_summary_table_has_one_row_per_cell(capsys) -> None:
     """`attnio table --summary`: the four dense cells, the sparse and the approximate
     passes, in LaTeX (one row each, display names, the derived legend), Markdown and JSON
