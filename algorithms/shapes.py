@@ -50,6 +50,15 @@ import numpy as np
 from attnio.bounds.shape import check_shape
 
 from .errors import AlgorithmParameterError
+from .flash import (
+    backward2_blocks,
+    chain_ranks,
+    flash2_backward_keys,
+    flash2_forward_rows,
+    forward2_blocks,
+    store_dvec,
+    zero_dq,
+)
 from .machine import TwoLevelMachine, blocks
 from .stationary import grouped_stationary_backward, grouped_stationary_forward
 from .streaming import (
@@ -65,6 +74,8 @@ Shape = tuple[int, int, int, int]
 """(n_q, n_kv, heads_q, heads_kv)."""
 
 __all__ = [
+    "gqa_flash2_backward",
+    "gqa_flash2_forward",
     "gqa_output_stationary_backward",
     "gqa_output_stationary_forward",
     "gqa_row_streaming_backward",
@@ -161,6 +172,61 @@ def gqa_row_streaming_backward(
     _, n_kv, _, hk = shape = _shape(n, shape)
     groups = [(k * n_kv, (k + 1) * n_kv, f"kv head {k}, ") for k in range(hk)]
     interval_backward(machine, d, _span(shape), groups)
+
+
+def gqa_flash2_forward(
+    machine: TwoLevelMachine, n: int, d: int, *, shape: Shape | None = None
+) -> None:
+    """Forward pass, FlashAttention-2's loop order on each group; writes O and L.
+
+    For each key/value head k, :func:`~attnio.algorithms.flash.flash2_forward_rows` on its
+    group's g n_q stacked query rows (every head of the group) against its n_kv keys:
+    row blocks of B_r = floor(M/(5d + 3)) rows of the group, key blocks of
+    B_c = min(B_r, d) keys of head k (FLASH2_FORWARD_BLOCKS, as
+    :func:`~attnio.algorithms.flash.flash2_forward`). Each K and V tile of head k is
+    loaded once per row block of the group, ceiling(g n_q / B_r) times, not once per
+    row block of each query head.
+    """
+    n_q, n_kv, hq, hk = _shape(n, shape)
+    rows, total = hq // hk * n_q, hq * n_q
+    sizes = forward2_blocks(d, machine.M)
+    machine.create("O", total, d)
+    machine.create("L", total, 1)
+    for k in range(hk):
+        q, kv = (k * rows, (k + 1) * rows), (k * n_kv, (k + 1) * n_kv)
+        flash2_forward_rows(machine, d, sizes, q, kv, step=f"kv head {k}, ")
+
+
+def gqa_flash2_backward(
+    machine: TwoLevelMachine, n: int, d: int, *, shape: Shape | None = None
+) -> None:
+    """Backward pass, FlashAttention-2's loop order on each group; writes dQ, dK, dV.
+
+    Dvec = rowsum(dO * O) and dQ = 0 for every stacked query row, then for each
+    key/value head k :func:`~attnio.algorithms.flash.flash2_backward_keys` on its n_kv
+    keys against its group's g n_q stacked query rows: key blocks of
+    B_c = floor(M/(9d + 2)) keys of head k resident with their dK, dV rows while the
+    group's row blocks of B_r = min(B_c, d) rows stream past (FLASH2_BACKWARD_BLOCKS),
+    so dK and dV sum over every head of the group in fast memory and K, V are read and
+    dK, dV written once.
+    """
+    n_q, n_kv, hq, hk = _shape(n, shape)
+    rows, total = hq // hk * n_q, hq * n_q
+    sizes = backward2_blocks(d, machine.M)
+    chains: tuple[int, tuple | None] = (total, None)
+    if machine.trace is not None:
+        head = np.arange(total) // rows  # the block diagonal of the heads, for the chains
+        chains = (total, chain_ranks(head[:, None] == np.arange(hk * n_kv)[None, :] // n_kv))
+    for name, size in (("dQ", total), ("dK", hk * n_kv), ("dV", hk * n_kv)):
+        machine.create(name, size, d)
+    store_dvec(machine, total, d)
+    row_blocks = [
+        (k * rows + a, k * rows + b) for k in range(hk) for a, b in blocks(rows, sizes[0])
+    ]
+    zero_dq(machine, row_blocks, d)
+    for k in range(hk):
+        q, kv = (k * rows, (k + 1) * rows), (k * n_kv, (k + 1) * n_kv)
+        flash2_backward_keys(machine, d, sizes, q, kv, chains, step=f"kv head {k}, ")
 
 
 def split_kv_decode_forward(
