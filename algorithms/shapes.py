@@ -26,6 +26,14 @@ are contiguous, so each schedule treats a group's query rows as one block of row
   small-cache output-stationary tiling of :mod:`attnio.algorithms.stationary` on each
   group's stacked query rows, so each K and V tile is read once per row band of the
   group.
+* :func:`gqa_flash2_forward`, :func:`gqa_flash2_backward`: FlashAttention-2's loop
+  order and block sizes (D23 Alg. 1 and 2; :func:`attnio.algorithms.flash.flash2_forward`
+  and ``flash2_backward`` run the same loops on one group) on each group's stacked query
+  rows against its key/value head's keys: forward, each K and V tile is loaded once per
+  row block of the group, ceil(g n_q / B_r) times; backward, a key block stays resident
+  with its dK, dV rows while the row blocks of every head of the group stream past. Its
+  blocks are smaller than row streaming's (the score tile and FlashAttention-2's row
+  statistics share M), so it moves more words wherever K and V are read more than once.
 * :func:`split_kv_decode_backward`: the same split backward. The group-aware row
   streaming backward, but each key block writes its own partial dQ rows instead of
   reading and updating dQ, so the blocks are independent; a combine pass sums the
@@ -33,9 +41,10 @@ are contiguous, so each schedule treats a group's query rows as one block of row
 
 The exact counts are the catalog records ``gqa-row-streaming-forward-count``,
 ``gqa-row-streaming-backward-count``, ``split-kv-decode-forward-count``,
-``split-kv-decode-backward-count`` and ``gqa-output-stationary-*-count``; with
-n_q = n_kv = n and one head the first two equal ``row-streaming-*-count`` and the last
-two ``output-stationary-*-count``.
+``split-kv-decode-backward-count``, ``gqa-output-stationary-*-count`` and
+``gqa-flash2-*-count``; with n_q = n_kv = n and one head the first two equal
+``row-streaming-*-count``, ``gqa-output-stationary-*-count`` equal
+``output-stationary-*-count`` and ``gqa-flash2-*-count`` equal ``flash2-*-count``.
 
 References
 ----------
