@@ -148,7 +148,7 @@ def element_mask(block_mask: np.ndarray, n: int, br: int, bc: int) -> np.ndarray
     return full[:n, :n]
 
 
-def _zero_dq(mc: TwoLevelMachine, rows: list[tuple[int, int]], d: int) -> None:
+def zero_dq(mc: TwoLevelMachine, rows: list[tuple[int, int]], d: int) -> None:
     """Initialise dQ = 0 in slow memory: per row block, store a zero block (alloc, store, free)."""
     mc.step("initialise dQ = 0 in slow memory")
     for r0, r1 in rows:
@@ -172,7 +172,7 @@ def flash_backward(
     rows, cols = blocks(n, br), blocks(n, bc)
     for name in ("dQ", "dK", "dV"):
         mc.create(name, n, d)
-    _zero_dq(mc, rows, d)
+    zero_dq(mc, rows, d)
     chains = (n, None)
     if mc.trace is not None and block_mask is not None:
         chains = (n, chain_ranks(element_mask(block_mask, n, br, bc)))
@@ -350,19 +350,43 @@ def flash2_forward(
     the mask (each row's allowed keys only; a row with none in a block computes nothing
     there).
     """
-    br, bc = forward2_blocks(d, machine.M)
+    sizes = forward2_blocks(d, machine.M)
+    machine.create("O", n, d)
+    machine.create("L", n, 1)
+    flash2_forward_rows(machine, d, sizes, (0, n), (0, n), keys=keys)
+
+
+def flash2_forward_rows(
+    machine: TwoLevelMachine,
+    d: int,
+    sizes: tuple[int, int],
+    rows: tuple[int, int],
+    cols: tuple[int, int],
+    *,
+    keys: tuple[np.ndarray, np.ndarray] | None = None,
+    step: str = "",
+) -> None:
+    """FlashAttention-2's forward loop (D23 Alg. 1) on the query rows ``rows = (q0, q1)``
+    of Q against the keys ``cols = (k0, k1)`` of K and V: row blocks of B_r from q0, key
+    blocks of B_c from k0 (``sizes = (B_r, B_c)``), the key blocks counted from 0 in the
+    trace's labels. Writes rows q0..q1 of O and L, which must exist. ``keys``: as
+    :func:`flash2_forward` (global indices). :func:`flash2_forward` is one call on every
+    row and key; :func:`attnio.algorithms.shapes.gqa_flash2_forward` one per key/value
+    head, on its group's stacked query rows. ``step`` prefixes the step names.
+    """
+    br, bc = sizes
+    (q0, q1), (k0, k1) = rows, cols
     mc, numeric = machine, machine.numeric
-    rows, cols = blocks(n, br), blocks(n, bc)
-    mc.create("O", n, d)
-    mc.create("L", n, 1)
     load, alloc, free = mc.load, mc.alloc, mc.free
-    for i, (r0, r1) in enumerate(rows):
-        mc.step(f"forward, row block {i}")
+    key_blocks = [(k0 + a, k0 + b) for a, b in blocks(k1 - k0, bc)]
+    for i, (r0, r1) in enumerate(blocks(q1 - q0, br)):
+        r0, r1 = q0 + r0, q0 + r1
+        mc.step(f"forward, {step}row block {i}")
         Qi = load("Qi", "Q", r0, r1, 0, d)
         Oi = alloc("Oi", r1 - r0, d)
         li = alloc("li", r1 - r0)
         mi = alloc("mi", r1 - r0, fill=-np.inf)
-        for c, block in enumerate(cols):
+        for c, block in enumerate(key_blocks):
             c0, c1 = _clip(keys, r0, r1, *block)
             if c0 >= c1:
                 continue
@@ -467,24 +491,51 @@ def flash2_backward(
     mask, the rows from c0 on) and masks the rest of each block from the indices.
     """
     br, bc = backward2_blocks(d, machine.M)
-    mc, numeric = machine, machine.numeric
+    mc = machine
     chains: tuple[int, tuple | None] = (n, None)
+    allowed = None
     if mc.trace is not None and queries is not None:
         allowed = _allowed(queries, 0, n, 0, n).T  # query i x key j
         chains = (n, chain_ranks(allowed))
-    rows, cols = blocks(n, br), blocks(n, bc)
     for name in ("dQ", "dK", "dV"):
         mc.create(name, n, d)
     store_dvec(mc, n, d)
-    _zero_dq(mc, rows, d)
+    zero_dq(mc, blocks(n, br), d)
+    flash2_backward_keys(mc, d, (br, bc), (0, n), (0, n), chains, queries=queries, allowed=allowed)
+
+
+def flash2_backward_keys(
+    machine: TwoLevelMachine,
+    d: int,
+    sizes: tuple[int, int],
+    rows: tuple[int, int],
+    cols: tuple[int, int],
+    chains: tuple[int, tuple | None],
+    *,
+    queries: tuple[np.ndarray, np.ndarray] | None = None,
+    allowed: np.ndarray | None = None,
+    step: str = "",
+) -> None:
+    """FlashAttention-2's column-block loop (D23 Alg. 2, after Dvec and dQ = 0) on the keys
+    ``cols = (k0, k1)`` of K, V against the query rows ``rows = (q0, q1)``: key blocks of
+    B_c from k0, row blocks of B_r from q0 (``sizes = (B_r, B_c)``). Reads Q, dO, dQ, L,
+    Dvec; writes dQ and rows k0..k1 of dK, dV, which must exist. ``queries``: as
+    :func:`flash2_backward` (global indices; ``allowed`` its query x key mask for the
+    trace); ``chains``: as :func:`trace_backward_step`. ``step`` prefixes the step names.
+    """
+    br, bc = sizes
+    (q0, q1), (k0, k1) = rows, cols
+    mc, numeric = machine, machine.numeric
     load, store, alloc, free = mc.load, mc.store, mc.alloc, mc.free
-    for j, (c0, c1) in enumerate(cols):
-        mc.step(f"backward, column block {j}")
+    row_blocks = [(q0 + a, q0 + b) for a, b in blocks(q1 - q0, br)]
+    for j, (c0, c1) in enumerate(blocks(k1 - k0, bc)):
+        c0, c1 = k0 + c0, k0 + c1
+        mc.step(f"backward, {step}column block {j}")
         Kj = load("Kj", "K", c0, c1, 0, d)
         Vj = load("Vj", "V", c0, c1, 0, d)
         dKj = alloc("dKj", c1 - c0, d)
         dVj = alloc("dVj", c1 - c0, d)
-        for block in rows:
+        for block in row_blocks:
             r0, r1 = _clip(queries, c0, c1, *block)
             if r0 >= r1:
                 continue
@@ -506,7 +557,7 @@ def flash2_backward(
             if mc.trace is not None:
                 for i in range(r0, r1):  # row by row: only the pairs the mask allows
                     seen = (
-                        range(c0, c1) if queries is None else c0 + np.flatnonzero(allowed[i, c0:c1])
+                        range(c0, c1) if allowed is None else c0 + np.flatnonzero(allowed[i, c0:c1])
                     )
                     trace_backward_step(mc.trace, d, [i], seen, "S", "dP", (r0, c0), c0, chains)
             store("dQi", "dQ", r0, r1, 0, d)

@@ -222,6 +222,12 @@ ALGORITHMS: dict[str, Algorithm] = {
             shapes=True,
         ),
         Algorithm(
+            "gqa-flash2",
+            {"forward": shapes.gqa_flash2_forward, "backward": shapes.gqa_flash2_backward},
+            "D23 Alg. 1 and 2 on each key/value head's group of stacked query rows",
+            shapes=True,
+        ),
+        Algorithm(
             "low-rank",
             {"forward": approximate.low_rank_forward, "backward": approximate.low_rank_backward},
             "polynomial method (AS23), docs/results.md#approximate",

@@ -26,6 +26,14 @@ are contiguous, so each schedule treats a group's query rows as one block of row
   small-cache output-stationary tiling of :mod:`attnio.algorithms.stationary` on each
   group's stacked query rows, so each K and V tile is read once per row band of the
   group.
+* :func:`gqa_flash2_forward`, :func:`gqa_flash2_backward`: FlashAttention-2's loop
+  order and block sizes (D23 Alg. 1 and 2; :func:`attnio.algorithms.flash.flash2_forward`
+  and ``flash2_backward`` run the same loops on one group) on each group's stacked query
+  rows against its key/value head's keys: forward, each K and V tile is loaded once per
+  row block of the group, ceil(g n_q / B_r) times; backward, a key block stays resident
+  with its dK, dV rows while the row blocks of every head of the group stream past. Its
+  blocks are smaller than row streaming's (the score tile and FlashAttention-2's row
+  statistics share M), so it moves more words wherever K and V are read more than once.
 * :func:`split_kv_decode_backward`: the same split backward. The group-aware row
   streaming backward, but each key block writes its own partial dQ rows instead of
   reading and updating dQ, so the blocks are independent; a combine pass sums the
@@ -33,9 +41,10 @@ are contiguous, so each schedule treats a group's query rows as one block of row
 
 The exact counts are the catalog records ``gqa-row-streaming-forward-count``,
 ``gqa-row-streaming-backward-count``, ``split-kv-decode-forward-count``,
-``split-kv-decode-backward-count`` and ``gqa-output-stationary-*-count``; with
-n_q = n_kv = n and one head the first two equal ``row-streaming-*-count`` and the last
-two ``output-stationary-*-count``.
+``split-kv-decode-backward-count``, ``gqa-output-stationary-*-count`` and
+``gqa-flash2-*-count``; with n_q = n_kv = n and one head the first two equal
+``row-streaming-*-count``, ``gqa-output-stationary-*-count`` equal
+``output-stationary-*-count`` and ``gqa-flash2-*-count`` equal ``flash2-*-count``.
 
 References
 ----------
@@ -50,6 +59,15 @@ import numpy as np
 from attnio.bounds.shape import check_shape
 
 from .errors import AlgorithmParameterError
+from .flash import (
+    backward2_blocks,
+    chain_ranks,
+    flash2_backward_keys,
+    flash2_forward_rows,
+    forward2_blocks,
+    store_dvec,
+    zero_dq,
+)
 from .machine import TwoLevelMachine, blocks
 from .stationary import grouped_stationary_backward, grouped_stationary_forward
 from .streaming import (
@@ -65,6 +83,8 @@ Shape = tuple[int, int, int, int]
 """(n_q, n_kv, heads_q, heads_kv)."""
 
 __all__ = [
+    "gqa_flash2_backward",
+    "gqa_flash2_forward",
     "gqa_output_stationary_backward",
     "gqa_output_stationary_forward",
     "gqa_row_streaming_backward",
@@ -161,6 +181,61 @@ def gqa_row_streaming_backward(
     _, n_kv, _, hk = shape = _shape(n, shape)
     groups = [(k * n_kv, (k + 1) * n_kv, f"kv head {k}, ") for k in range(hk)]
     interval_backward(machine, d, _span(shape), groups)
+
+
+def gqa_flash2_forward(
+    machine: TwoLevelMachine, n: int, d: int, *, shape: Shape | None = None
+) -> None:
+    """Forward pass, FlashAttention-2's loop order on each group; writes O and L.
+
+    For each key/value head k, :func:`~attnio.algorithms.flash.flash2_forward_rows` on its
+    group's g n_q stacked query rows (every head of the group) against its n_kv keys:
+    row blocks of B_r = floor(M/(5d + 3)) rows of the group, key blocks of
+    B_c = min(B_r, d) keys of head k (FLASH2_FORWARD_BLOCKS, as
+    :func:`~attnio.algorithms.flash.flash2_forward`). Each K and V tile of head k is
+    loaded once per row block of the group, ceiling(g n_q / B_r) times, not once per
+    row block of each query head.
+    """
+    n_q, n_kv, hq, hk = _shape(n, shape)
+    rows, total = hq // hk * n_q, hq * n_q
+    sizes = forward2_blocks(d, machine.M)
+    machine.create("O", total, d)
+    machine.create("L", total, 1)
+    for k in range(hk):
+        q, kv = (k * rows, (k + 1) * rows), (k * n_kv, (k + 1) * n_kv)
+        flash2_forward_rows(machine, d, sizes, q, kv, step=f"kv head {k}, ")
+
+
+def gqa_flash2_backward(
+    machine: TwoLevelMachine, n: int, d: int, *, shape: Shape | None = None
+) -> None:
+    """Backward pass, FlashAttention-2's loop order on each group; writes dQ, dK, dV.
+
+    Dvec = rowsum(dO * O) and dQ = 0 for every stacked query row, then for each
+    key/value head k :func:`~attnio.algorithms.flash.flash2_backward_keys` on its n_kv
+    keys against its group's g n_q stacked query rows: key blocks of
+    B_c = floor(M/(9d + 2)) keys of head k resident with their dK, dV rows while the
+    group's row blocks of B_r = min(B_c, d) rows stream past (FLASH2_BACKWARD_BLOCKS),
+    so dK and dV sum over every head of the group in fast memory and K, V are read and
+    dK, dV written once.
+    """
+    n_q, n_kv, hq, hk = _shape(n, shape)
+    rows, total = hq // hk * n_q, hq * n_q
+    sizes = backward2_blocks(d, machine.M)
+    chains: tuple[int, tuple | None] = (total, None)
+    if machine.trace is not None:
+        head = np.arange(total) // rows  # the block diagonal of the heads, for the chains
+        chains = (total, chain_ranks(head[:, None] == np.arange(hk * n_kv)[None, :] // n_kv))
+    for name, size in (("dQ", total), ("dK", hk * n_kv), ("dV", hk * n_kv)):
+        machine.create(name, size, d)
+    store_dvec(machine, total, d)
+    row_blocks = [
+        (k * rows + a, k * rows + b) for k in range(hk) for a, b in blocks(rows, sizes[0])
+    ]
+    zero_dq(machine, row_blocks, d)
+    for k in range(hk):
+        q, kv = (k * rows, (k + 1) * rows), (k * n_kv, (k + 1) * n_kv)
+        flash2_backward_keys(machine, d, sizes, q, kv, chains, step=f"kv head {k}, ")
 
 
 def split_kv_decode_forward(

@@ -49,6 +49,8 @@ EXTRA_RED: dict[tuple[str, str], int | None] = {
     ("split-kv-decode", "backward"): 2,
     ("gqa-output-stationary", "forward"): 0,
     ("gqa-output-stationary", "backward"): 0,
+    ("gqa-flash2", "forward"): 4,
+    ("gqa-flash2", "backward"): 3,
     ("block-sparse-flash", "forward"): 6,
     ("block-sparse-flash", "backward"): 2,
     ("sparse-square-tiling", "forward"): 2,

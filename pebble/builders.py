@@ -363,12 +363,16 @@ def _online_row(
     block: int,
     renormalise: bool = False,
     allowed: np.ndarray | None = None,
+    first: int = 0,
 ) -> None:
     """One query row of FlashAttention-2's forward graph, keys in blocks of ``block``
     (``renormalise``: FlashAttention's, the output divided by the running sum every block;
     ``allowed``: only the key blocks with an allowed key of row i, whole for
-    FlashAttention, and for FlashAttention-2 only the allowed keys of each)."""
-    every = [(c, j, min(j + block, n_)) for c, j in enumerate(range(0, n_, block))]
+    FlashAttention, and for FlashAttention-2 only the allowed keys of each). The row
+    attends to the ``n_`` keys from ``first`` on (its key/value head's, heads stacked);
+    block indices count from 0 there."""
+    stop = first + n_
+    every = [(c, j, min(j + block, stop)) for c, j in enumerate(range(first, stop, block))]
     visited = [span for span in every if allowed is None or allowed[i, span[1] : span[2]].any()]
     S = {}
     for _, j0, j1 in visited:
@@ -529,6 +533,31 @@ def online_forward(
     V = b.matrix("V", n_, d_)
     for i in range(n_):
         _online_row(b, i, n_, d_, Q, K, V, block, allowed=allowed)
+    return b.dag()
+
+
+def grouped_online_forward(
+    rows: int, keys: int, groups: int, d_: int, *, tree: str = "chain", block: int = 1
+) -> Dag:
+    """:func:`online_forward` for ``groups`` groups of ``rows`` query rows, each with its
+    own ``keys`` keys in blocks of ``block`` (stacked head-major: row g R + r attends keys
+    g C .. g C + C - 1; block indices count within the group). The graph of group-aware
+    FlashAttention-2 (``attnio.algorithms.shapes.gqa_flash2_forward``): one group per
+    key/value head, its rows those of every query head of the group.
+
+    Examples
+    --------
+    >>> grouped_online_forward(3, 3, 1, 2, block=2).num_vertices == online_forward(
+    ...     3, 2, block=2).num_vertices
+    True
+    """
+    _check_size(rows=rows, keys=keys, groups=groups, d=d_, block=block)
+    b = _Builder(tree)
+    Q = b.matrix("Q", groups * rows, d_)
+    K = b.matrix("K", groups * keys, d_)
+    V = b.matrix("V", groups * keys, d_)
+    for i in range(groups * rows):
+        _online_row(b, i, keys, d_, Q, K, V, block, first=i // rows * keys)
     return b.dag()
 
 

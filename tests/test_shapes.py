@@ -18,6 +18,8 @@ RUNS = [
     ("split-kv-decode", "backward"),
     ("gqa-output-stationary", "forward"),
     ("gqa-output-stationary", "backward"),
+    ("gqa-flash2", "forward"),
+    ("gqa-flash2", "backward"),
 ]
 
 
@@ -58,6 +60,24 @@ def test_square_single_head_output_stationary_is_the_dense_schedule(pass_):
     separate = simulate("gqa-output-stationary", pass_, 1, 8, 100, numeric=False,
                         shape=(2, 64, 8, 8))  # fmt: skip
     assert grouped.counts.io < separate.counts.io
+
+
+@pytest.mark.parametrize("pass_", ["forward", "backward"])
+def test_square_single_head_flash2_is_flash2(pass_):
+    """With n_q = n_kv = n and one head the group-aware FlashAttention-2 count equals
+    flash2-*-count, record and run; with grouped heads it reads K and V fewer times than
+    the same heads each with its own copy of K and V (h_kv = h_q), forward, and moves the
+    same words less the K, V, dK, dV words of the heads it shares, backward."""
+    for n, d, M in itertools.product((1, 9, 37), (2, 5), (60, 97, 400)):
+        ours = simulate("gqa-flash2", pass_, n, d, M, numeric=False)
+        theirs = simulate("flash2", pass_, n, d, M, numeric=False)
+        assert ours.counts.io == theirs.counts.io == theirs.closed_form == ours.closed_form
+    values = {"n_q": 64, "n_kv": 64, "h_q": 8, "d": 8, "M": 1000}
+    record = get(f"gqa-flash2-{pass_}-count")
+    grouped, separate = record.evaluate(**values, h_kv=1), record.evaluate(**values, h_kv=8)
+    shared = 2 * 8 * 7 * 64 * (2 if pass_ == "backward" else 1)  # K, V (dK, dV) of 7 heads
+    assert grouped < separate
+    assert pass_ == "forward" or separate - grouped == shared
 
 
 @pytest.mark.parametrize("pass_", ["forward", "backward"])
