@@ -151,8 +151,8 @@ def largest_table(max_states: int) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--max-states", type=int, default=2_000_000,
-                        help="state budget of each exact solve (default 2,000,000)")  # fmt: skip
+    parser.add_argument("--max-states", type=int, default=400_000,
+                        help="state budget of each exact solve (default 400,000)")  # fmt: skip
     parser.add_argument("--max-vertices", type=int, default=200_000,
                         help="largest graph table 1 scans (default 200,000)")  # fmt: skip
     parser.add_argument("--tables", default="123", help="which tables to print (default 123)")
