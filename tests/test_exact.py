@@ -123,6 +123,19 @@ def test_state_limit_reports_sound_bounds(instance, variant, max_states):
     _check_certificate(dag, M, variant, result)
 
 
+@settings(max_examples=examples(30))
+@given(pebbling_instances(min_vertices=4, max_vertices=7, extra=2), variants, st.integers(1, 60))
+@example((FORK, 3), "standard", 4)
+def test_budget_lower_end_never_exceeds_the_reference_optimum(instance, variant, max_states):
+    """Stopped by its state budget, the proven lower end (the least f = g + h on A*'s queue)
+    never exceeds the brute-force optimum, which shares none of the search's rules."""
+    dag, M = instance
+    truth = reference_optimum(dag, M, variant=variant)[0]
+    result = solve_exact(dag, M, variant=variant, max_states=max_states)
+    assert result.lower <= truth <= result.upper
+    assert not result.optimal or result.io == truth
+
+
 @settings(max_examples=examples(40))
 @given(pebbling_instances(min_vertices=4, max_vertices=8, extra=2), variants)
 def test_growing_from_tiny_arrays_changes_nothing(instance, variant):
