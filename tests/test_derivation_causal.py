@@ -11,7 +11,9 @@ sliding-window graphs:
   the HK81 parts and the I/O segments of Belady pebblings at every M and on random parts,
   with the checkers of ``test_derivation_sharp.py``;
 * the masked graph holds exactly Z d products of each family the counts sum over (Q K^T
-  and P V forward; Q K^T, P^T dO, dS K and dS^T Q backward), Z the mask's allowed pairs.
+  and P V forward; Q K^T, P^T dO, dS K and dS^T Q backward), Z the mask's allowed pairs:
+  for the sliding window of width w, Z = w n - w (w - 1) / 2, the Z of its records
+  (``window-*-lower-large-sharp``).
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ MASKED = [
     ("attention-forward", 4, 1, "window:2"),
     ("attention-backward", 3, 1, "causal"),
     ("attention-backward", 2, 2, "causal"),
+    ("attention-forward", 5, 1, "window:1"),
+    ("attention-backward", 3, 1, "window:2"),
+    ("attention-backward", 4, 1, "window:3"),
 ]
 """Small masked graphs: the dense kind whose labels they carry, n, d and the mask spec."""
 
@@ -98,6 +103,17 @@ def test_a_masked_graph_holds_z_d_products_of_each_family(kind, n, d, spec):
         members = [idx for fam, idx in roles.product.values() if fam == family]
         assert len(members) == Z * d, family
         assert all(allowed[i, j] for i, j, _ in members), family
+
+
+def test_the_window_has_the_pairs_its_records_count() -> None:
+    """The causal sliding window of width w over n rows (query i sees keys i - w < j <= i)
+    has Z = w n - w (w - 1) / 2 allowed pairs, the Z of the window records' derivation
+    steps, at every w <= n <= 8; and every row i sees min(i + 1, w) keys."""
+    for n in range(1, 9):
+        for w in range(1, n + 1):
+            allowed = make_mask("window", n, w=w).allowed()
+            assert int(allowed.sum()) == w * n - w * (w - 1) // 2, (n, w)
+            assert [int(row.sum()) for row in allowed] == [min(i + 1, w) for i in range(n)]
 
 
 def _width(spec: str) -> dict[str, int]:
