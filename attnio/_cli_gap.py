@@ -28,9 +28,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "point are used; lower bounds that are not derived are listed apart, never counted. "
         "With --regime sparse and --mask, the mask's Z and w join the point and only that "
         "family's counts are read; the causal mask has derived lower bounds over "
-        "its allowed pairs (proofs/derivations/causal-lower.md), the other families only "
-        "the compulsory I/O, so there the ratio bounds the distance to optimal and does not "
-        "measure it.",
+        "its allowed pairs (proofs/derivations/causal-lower.md), the sliding window at "
+        "M >= d^2, the other families (and the window below d^2) only the compulsory I/O, "
+        "so there the ratio bounds the distance to optimal and does not measure it.",
         epilog="examples:\n"
         "  attnio gap --regime dense --pass forward --n 65536 --d 128 --M 65536\n"
         "  attnio gap --pass backward --n 8192 --d 64 --M 1024 --json\n"

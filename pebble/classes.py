@@ -1012,7 +1012,13 @@ _MASK_CLASS = (
     "(inputs read, outputs written) covers it and the tightness table divides by none"
 )
 
-_WINDOW_CLASS = _MASK_CLASS.format(masks="every width")
+_WINDOW_CLASS = (
+    "the graph, read over its own mask's pairs (mask=), has every property of "
+    "causal-lower.md's class but the causal mask, and io-ends (tests/test_classes.py: "
+    "n <= 4, d <= 2, chain trees, every width): the properties the window's records "
+    "(window-*-lower-large-sharp, M >= d^2, at its Z = w n - w (w - 1) / 2) use, so they "
+    "and the compulsory I/O cover it; the tightness table divides by none"
+)
 
 _BLOCK_CLASS = _MASK_CLASS.format(masks="random block masks of every block shape")
 

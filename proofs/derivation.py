@@ -20,7 +20,7 @@ from __future__ import annotations
 import sympy as sp
 
 from attnio.bounds.catalog import loaded
-from attnio.bounds.symbols import M, d, h_kv, h_q, n, n_kv, n_q, r, s
+from attnio.bounds.symbols import M, d, h_kv, h_q, n, n_kv, n_q, r, s, w
 
 from .document import DIRECTORY, Derivation, read_derivations
 from .obligation import Obligation
@@ -83,6 +83,7 @@ def _streamed(fixed: sp.Expr, words: sp.Expr, pairs: sp.Expr, width: sp.Expr) ->
 
 
 _CAUSAL = n**2 / 2  # at most the causal mask's n (n + 1) / 2 pairs; one power of n
+_WINDOW = n * w - w**2 / 2  # at most the window's n w - w (w - 1) / 2 pairs
 _GROUPED = h_q * n_q * n_kv
 
 COUNT_MINORANTS: dict[str, sp.Expr] = {
@@ -113,6 +114,10 @@ COUNT_MINORANTS: dict[str, sp.Expr] = {
     "flash2-backward-count": _streamed(7 * d * n + n, 4 * d + 2, n**2, 9 * d + 2),
     "causal-flash2-forward-count": _streamed(2 * d * n + n, 2 * d, _CAUSAL, 5 * d + 3),
     "causal-flash2-backward-count": _streamed(7 * d * n + n, 4 * d + 2, _CAUSAL, 9 * d + 2),
+    # the window's row streaming: through COUNT_STEPS; forward with n fixed only (the
+    # step drops up to 2 d n of the count's 4 d n + n when it drops the Min)
+    "window-row-streaming-forward-count": _streamed(n, 2 * d, _WINDOW, 2 * d + 1),
+    "window-row-streaming-backward-count": _streamed(5 * d * n + n, 4 * d + 2, _WINDOW, 4 * d),
     "block-sparse-flash-forward-count": _streamed(
         3 * d * n + 2 * n, 3 * d + 4, s * n**2, 5 * d + 4
     ),
@@ -146,9 +151,50 @@ not trusted: every obligation proves its step ``term <= count`` with z3 (one mor
 of the chain), and a chain that fails falls back to the claim itself."""
 
 
+_WB = sp.floor(M / (4 * d)) - 2  # the windowed backward's key block
+_WQ = sp.floor((n - w + 1) / _WB)  # its blocks that stream the full b + w - 1 queries
+_WT = sp.ceiling(n / _WB)
+_FB = sp.floor(M / (2 * d + 1)) - 2  # the windowed forward's query block
+
+COUNT_STEPS: dict[str, tuple[sp.Expr, ...]] = {
+    # keys streamed: n + b c (c - 1)/2 + (w - 1)(T - c) >= n + (w - 1)(T - (C + 1)/2),
+    # C = ceiling((w - 1)/b) >= c: the Min's two cases in one term without the Min
+    "window-row-streaming-forward-count": (
+        4 * d * n + n + d * (w - 1) * (2 * sp.ceiling(n / _FB) - sp.ceiling((w - 1) / _FB) - 1),
+    ),
+    # queries streamed Q = k (b + w - 1) + (the tail's T - k blocks, n - t b each) >=
+    # k w + (T - k)(n - k b)/2 >= k w + (n - k b)^2/(2b) >= (n w - w^2/2)/b: the last
+    # is (n - k b - w)^2 >= 0
+    "window-row-streaming-backward-count": (
+        5 * d * n + n + (4 * d + 2) * (n * w - w**2 / 2) / _WB,
+        5 * d * n + n + (4 * d + 2) * (_WQ * w + (n - _WQ * _WB) ** 2 / (2 * _WB)),
+        5 * d * n + n + (4 * d + 2) * (_WQ * w + (_WT - _WQ) * (n - _WQ * _WB) / 2),
+        5 * d * n + n + (4 * d + 2) * (_WQ * (_WB + w - 1) + (_WT - _WQ) * (n - _WQ * _WB) / 2),
+    ),
+}
+"""Per count record whose minorant z3 does not prove in one query, the terms between the
+minorant and the count, in increasing order (each at most the next, the last at most the
+count): the count's own floors and ceilings kept, one rounding or one case of its Min
+dropped per step, so each step is a query z3 decides in about a second. The lower <= count
+chains go through them after the minorant (:func:`count_chain`); each step is proved like
+any other link, so nothing about them is trusted; a step with roundings on both sides is
+tried by the real relaxation first (:func:`attnio.proofs.check.check_via`). Measured
+2026-11-28 (``attnio prove --only '*window*'``): the windowed row streaming's forward
+minorant against its count directly, unknown after 68 s, through its step 0.4 s and 0.8
+s; the backward's directly unknown after 85 s, through its four steps 1.2 s in all with
+the sharp lower record's link."""
+
+
 def count_minorant(record: str) -> sp.Expr | None:
     """A smooth term at most count record ``record``'s exact count (None if none)."""
     return COUNT_MINORANTS.get(record)
+
+
+def count_chain(record: str) -> tuple[sp.Expr, ...]:
+    """The terms from count record ``record``'s minorant up to its count, in increasing
+    order: the minorant, then its :data:`COUNT_STEPS` (empty if it has no minorant)."""
+    found = count_minorant(record)
+    return () if found is None else (found, *COUNT_STEPS.get(record, ()))
 
 
 def minorant(record: str) -> sp.Expr | None:
@@ -243,10 +289,12 @@ def derivation_obligations() -> list[Obligation]:
 
 __all__ = [
     "COUNT_MINORANTS",
+    "COUNT_STEPS",
     "DIRECTORY",
     "FILES",
     "MAJORANTS",
     "Derivation",
+    "count_chain",
     "count_minorant",
     "derivation_obligations",
     "derivations",

@@ -76,7 +76,7 @@ MASK_NOTE = (
     "measure it; the compulsory I/O holds for every graph with these inputs and outputs, "
     "the masked schedules' own graphs among them (io-ends over their allowed pairs, "
     "checked at n <= 4 by tests/test_classes.py); the bounds over the allowed pairs' "
-    "products are recorded for the causal mask only"
+    "products are recorded for the causal mask and the sliding window only"
 )
 """What the lower end of a masked gap is, for a family without derived pair bounds."""
 MASK_PAIRS_NOTE = (
@@ -89,7 +89,19 @@ MASK_PAIRS_NOTE = (
     "by hand for all sizes"
 )
 """What the lower end of a causal gap is: :data:`MASK_NOTE`'s families have less."""
-PAIR_BOUND_FAMILIES = ("causal",)
+MASK_WINDOW_NOTE = (
+    "sliding window: besides the compulsory I/O, at M >= d^2 the derived lower bounds count "
+    "the products of the Z = w n - w (w - 1) / 2 allowed pairs (proofs/derivations/"
+    "causal-lower.md: the dense sharp bounds with n^2 replaced by Z), proved for the mask's "
+    "normalise-first graph and every graph with the dense classes' properties over the "
+    "allowed pairs; the window schedules' own graphs (masked online-softmax graphs, on which "
+    "their pebblings replay) have those properties, checked at n <= 4, d <= 2 "
+    "(tests/test_classes.py) and argued by hand for all sizes; below M = d^2 the window's "
+    "shared-budget bounds are not recorded, so there the compulsory I/O is its only derived "
+    "lower bound and the ratio bounds how far the schedule is from optimal"
+)
+"""What the lower end of a window gap is: pair bounds at M >= d^2 only."""
+PAIR_BOUND_FAMILIES = ("causal", "window")
 """Mask families with derived lower bounds beyond the compulsory I/O (causal-lower.md)."""
 SHAPE_NOTE = (
     "shapes (n_q x n_kv, grouped-query heads): the derived lower bounds are the compulsory "
@@ -123,12 +135,14 @@ def note_of(
     point: Mapping[str, int], mask: Mask | None = None, method: Mapping | None = None
 ) -> str:
     """What the two sides of the ratio are about: :data:`MASK_PAIRS_NOTE` for a causal
-    mask, :data:`MASK_NOTE` for another mask,
+    mask, :data:`MASK_WINDOW_NOTE` for a sliding window, :data:`MASK_NOTE` for another mask,
     :data:`POLYNOMIAL_NOTE` for an approximation method, :data:`SHAPE_NOTE` at a shape
     point (each with a compulsory I/O as the only derived lower bound, which holds for
     every graph with those inputs and outputs), :data:`GRAPH_NOTE` otherwise."""
     if mask is not None:
-        return MASK_PAIRS_NOTE if mask.family.name in PAIR_BOUND_FAMILIES else MASK_NOTE
+        if mask.family.name not in PAIR_BOUND_FAMILIES:
+            return MASK_NOTE
+        return MASK_WINDOW_NOTE if mask.family.name == "window" else MASK_PAIRS_NOTE
     if method is not None:
         return POLYNOMIAL_NOTE
     return SHAPE_NOTE if "n_q" in point else GRAPH_NOTE
@@ -597,6 +611,7 @@ __all__ = [
     "GRAPH_NOTE",
     "MASK_NOTE",
     "MASK_PAIRS_NOTE",
+    "MASK_WINDOW_NOTE",
     "METHODS",
     "POLYNOMIAL_NOTE",
     "SHAPE_NOTE",

@@ -50,7 +50,7 @@ from attnio.bounds.crossover import min_branches
 from attnio.bounds.record import BASE_PARAMETERS
 from attnio.bounds.symbols import M, d, n
 
-from .derivation import count_minorant, majorant, minorant
+from .derivation import count_chain, majorant, minorant
 from .obligation import Expectation, Obligation
 
 SOLID = frozenset({Status.STATED, Status.STATED_SECONDARY, Status.DERIVED})
@@ -120,7 +120,7 @@ def lower_le_upper() -> list[Obligation]:
                 _expect(lower, upper),
                 (lower.name, upper.name),
                 f"the explicit lower bound {lower.name} is at most {upper.name} where both apply",
-                via=_chain(majorant(lower.name, upper.name), count_minorant(upper.name)),
+                via=_chain(majorant(lower.name, upper.name), *count_chain(upper.name)),
             )
         )
     return found

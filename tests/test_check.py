@@ -293,6 +293,32 @@ def test_check_at_proves_a_constant_claim_through_its_via_term():
     assert isinstance(result, Proved) and not result.method.startswith("transitivity")
 
 
+def test_a_chain_step_with_roundings_on_both_sides_tries_the_relaxation_first(monkeypatch):
+    """A step of a via chain with a floor on both sides (a COUNT_STEPS step) is proved by
+    the real relaxation without the rounding-free strengthening being tried; a step with a
+    floor on one side only still gets the strengthening first."""
+    import importlib
+
+    check_module = importlib.import_module("attnio.proofs.check")
+    x = sp.Symbol("x", positive=True, integer=True)
+    tried = []
+    strengthened = check_module._strengthened
+
+    def spy(obligation, timeout_ms, certify=True):
+        tried.append(obligation.claim)
+        return strengthened(obligation, timeout_ms, certify)
+
+    monkeypatch.setattr(check_module, "_strengthened", spy)
+    both = sp.Le(sp.floor(x / 2), sp.floor(x / 2) + 1, evaluate=False)
+    step = Obligation("test/step", "derivation", both, (), "holds", (), "")
+    result = check_module._check_step(step, 3000)
+    assert result.status == "proved" and "relaxation" in result.method and not tried
+    one = sp.Le(sp.floor(x / 2), x, evaluate=False)
+    result = check_module._check_step(Obligation("test/one", "derivation", one, (), "holds",
+                                                 (), ""), 3000)  # fmt: skip
+    assert result.status == "proved" and tried == [one]
+
+
 def test_the_theta_claim_of_flash_backward_is_proved_through_the_smooth_sharp_bound():
     """Regression (2026-11-26): with the sharp record's Min, z3 proves FlashAttention
     backward's Theta claim at no C under the search's processor-time net; through the

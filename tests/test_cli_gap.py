@@ -98,10 +98,11 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv: list, match: str) -> Non
 )
 def test_a_masked_gap_is_at_least_one(capsys, mask: list, pass_: str, d: int, M: int) -> None:
     """--regime sparse --mask causal / window: JSON with ratio, lower and upper, the mask's
-    family, Z and w; the lower end is the compulsory I/O or, for the causal mask, one of its
-    pair bounds (causal-lower.md), whichever is larger, and the upper a derived count of the
-    family, so the ratio is at least 1 at every point; a causal note names the pair bounds'
-    graph class, a window note says the compulsory I/O is its only derived bound."""
+    family, Z and w; the lower end is the compulsory I/O or, for the causal mask at every M
+    and the window at M >= d^2, one of its pair bounds (causal-lower.md), whichever is
+    larger, and the upper a derived count of the family, so the ratio is at least 1 at
+    every point; both notes name the pair bounds' derivation, the window's says its
+    small-cache bounds are not recorded."""
     argv = ["gap", "--regime", "sparse", "--mask", *mask, "--pass", pass_, "--n", "65536",
             "--d", str(d), "--M", str(M), "--json"]  # fmt: skip
     assert main(argv) == 0
@@ -111,14 +112,14 @@ def test_a_masked_gap_is_at_least_one(capsys, mask: list, pass_: str, d: int, M:
     lowers = {r["record"]: r["value"] for r in payload["derived_lowers"]}
     assert f"sparse-{pass_}-compulsory" in lowers
     pairs = any(name.startswith(f"{mask[0]}-{pass_}-lower-") for name in lowers)
-    assert pairs == (mask[0] == "causal")  # the window's pair bounds are not recorded
+    assert pairs == (mask[0] == "causal" or M >= d * d)  # the window's: large cache only
     assert payload["lower"]["record"] == max(lowers, key=lowers.get)
     assert payload["upper"]["record"].startswith(mask[0] + "-")
     assert payload["ratio"] >= 1 and payload["constant"] is None
     assert payload["mask"]["family"] == mask[0] and payload["mask"]["Z"] == payload["point"]["Z"]
     assert payload["mask"]["w"] == (1024 if mask[0] == "window" else None)
-    causal = "proofs/derivations/causal-lower.md" in payload["note"]
-    assert causal == (mask[0] == "causal")
+    assert "proofs/derivations/causal-lower.md" in payload["note"]
+    assert ("below M = d^2" in payload["note"]) == (mask[0] == "window")
 
 
 def test_a_mask_file_and_a_block_mask_are_read(tmp_path, capsys) -> None:

@@ -64,7 +64,8 @@ def test_the_derivations_prove_the_recorded_claims() -> None:
 
 def test_every_count_minorant_is_at_most_its_count_on_a_grid() -> None:
     """Each term of COUNT_MINORANTS names a count record and is at most that record's exact
-    count at every point of a grid inside the record's conditions (exact rationals, no z3):
+    count, through each of its COUNT_STEPS in increasing order (each at most the next),
+    at every point of a grid inside the record's conditions (exact rationals, no z3):
     the lower <= upper chains go through terms that hold, and a minorant typed too large
     fails here, not only as an unknown chain step."""
     import itertools
@@ -73,7 +74,7 @@ def test_every_count_minorant_is_at_most_its_count_on_a_grid() -> None:
 
     from attnio.bounds import Kind, get
     from attnio.bounds.symbols import M, d, h_kv, h_q, n, n_kv, n_q, s, w
-    from attnio.proofs.derivation import COUNT_MINORANTS
+    from attnio.proofs.derivation import COUNT_MINORANTS, COUNT_STEPS, count_chain
 
     grid = {
         n: (1, 7, 64, 300), d: (1, 3, 8), M: (16, 50, 131, 1024, 4099), w: (1, 5, 64),
@@ -89,5 +90,8 @@ def test_every_count_minorant_is_at_most_its_count_on_a_grid() -> None:
             if point.get(w, 1) > point.get(n, 1) or record.conditions.subs(point) is not sp.true:
                 continue
             tried += 1
-            assert term.subs(point) <= record.explicit.subs(point), (name, point)
+            terms = [t.subs(point) for t in (*count_chain(name), record.explicit)]
+            assert terms[0] == term.subs(point), (name, point)
+            assert all(a <= b for a, b in itertools.pairwise(terms)), (name, point, terms)
         assert tried >= 10, (name, tried)
+    assert set(COUNT_STEPS) <= set(COUNT_MINORANTS)

@@ -91,20 +91,20 @@ SPARSE = [
 def test_a_masked_gap_reads_its_family_at_its_z(mask, window, pass_, point) -> None:
     """--regime sparse with a mask: the point gains the mask's Z (and w), the best schedule
     is a derived count of that family, the lower end is the compulsory I/O or, for the
-    causal mask, one of its pair bounds (causal-lower.md), and the ratio is at least 1
-    (both ends derived); no constant interval is recorded."""
+    causal mask and (at M >= d^2) the window, one of its pair bounds (causal-lower.md), and
+    the ratio is at least 1 (both ends derived); no constant interval is recorded."""
     gap = measure_gap("sparse", pass_, point, mask=mask, window=window)
     z = 65536 * 65537 // 2 if mask == "causal" else 1024 * 65536 - 1024 * 1023 // 2
     assert gap.point["Z"] == z and gap.point.get("w") == window
+    pairs = mask == "causal" or point["M"] >= point["d"] ** 2
     assert gap.lower.record == f"sparse-{pass_}-compulsory" or (
-        mask == "causal" and gap.lower.record.startswith(f"causal-{pass_}-lower-")
+        pairs and gap.lower.record.startswith(f"{mask}-{pass_}-lower-")
     )
     assert gap.upper.record.startswith(f"{mask}-") and gap.upper.record.endswith("-count")
     assert sp.Ge(gap.ratio, 1) is sp.true and gap.interval is None
     payload = gap.to_dict()
     assert payload["mask"] == {"family": mask, "spec": gap.mask.spec, "Z": z, "w": window}
-    causal = "causal-lower.md" in payload["note"] and "causal-lower.md" in describe_gap(gap)
-    assert causal == (mask == "causal")
+    assert "causal-lower.md" in payload["note"] and "causal-lower.md" in describe_gap(gap)
 
 
 def test_a_masked_user_count_may_use_z_and_w() -> None:

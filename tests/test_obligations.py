@@ -264,20 +264,21 @@ def test_a_chain_of_intermediate_terms_travels_and_takes_the_constant():
 
 def test_lower_le_upper_goes_through_the_majorant_and_the_count_minorant():
     """A lower <= upper obligation's chain is the lower record's majorant, then the count's
-    minorant, each where it exists, in that order."""
-    from attnio.proofs.derivation import count_minorant, majorant
+    minorant and its steps (COUNT_STEPS), each where it exists, in that order."""
+    from attnio.proofs.derivation import COUNT_STEPS, count_minorant, majorant
     from attnio.proofs.generate import lower_le_upper
     from attnio.proofs.obligation import chain
 
-    seen = 0
+    seen = stepped = 0
     for ob in lower_le_upper():
         lower, upper = ob.sources
         expected = tuple(
             t for t in (majorant(lower, upper), count_minorant(upper)) if t is not None
-        )
+        ) + (COUNT_STEPS.get(upper, ()) if count_minorant(upper) is not None else ())
         assert chain(ob) == expected, ob.name
-        seen += len(expected) == 2
-    assert seen > 0
+        seen += majorant(lower, upper) is not None and count_minorant(upper) is not None
+        stepped += upper in COUNT_STEPS
+    assert seen > 0 and stepped > 0
 
 
 def test_at_sets_the_constant():
