@@ -131,7 +131,7 @@ def pair_bound_families() -> tuple[str, ...]:
     Examples
     --------
     >>> pair_bound_families()
-    ('causal',)
+    ('causal', 'window')
     """
     found = {
         bound.mask

@@ -11,7 +11,13 @@ import sympy as sp
 from attnio.bounds.masks import make_mask
 from attnio.bounds.window import find_window
 from attnio.proofs.errors import TightnessError
-from attnio.proofs.gap import MASK_NOTE, MASK_PAIRS_NOTE, PAIR_BOUND_FAMILIES, measure_gap
+from attnio.proofs.gap import (
+    MASK_NOTE,
+    MASK_PAIRS_NOTE,
+    MASK_WINDOW_NOTE,
+    PAIR_BOUND_FAMILIES,
+    measure_gap,
+)
 from attnio.proofs.masked_tightness import (
     masked_rows,
     pair_bound_families,
@@ -63,19 +69,26 @@ def test_lower_bound_is_read_at_m_plus_c() -> None:
     assert empty.lower == find_window("sparse", empty.pass_, empty.point, mask="causal").lower
 
 
-def test_only_the_compulsory_io_outside_causal_and_the_table_says_so() -> None:
-    """Window and band tables compare with sparse-*-compulsory alone and carry the note that
-    it is the only derived lower bound; the causal table reads its pair bounds. The families
-    with pair bounds in the catalog are the ones attnio gap's note names."""
+def test_only_the_compulsory_io_where_no_pair_bound_and_the_table_says_so() -> None:
+    """Band tables compare with sparse-*-compulsory alone and carry the note that it is the
+    only derived lower bound; the causal table reads its pair bounds, the window's reads its
+    pair bounds at M >= d^2 and the compulsory I/O below. The families with pair bounds in
+    the catalog are the ones attnio gap's note names."""
     assert set(pair_bound_families()) == set(PAIR_BOUND_FAMILIES)
-    window = _table("window", 256)
-    assert window.compulsory_only and window.note == MASK_NOTE
-    assert {r.lower.record for r in window.rows} == {
+    band = _table("band", 64)
+    assert band.compulsory_only and band.note == MASK_NOTE
+    assert {r.lower.record for r in band.rows} == {
         "sparse-forward-compulsory", "sparse-backward-compulsory"}  # fmt: skip
-    markdown = render_masked_tightness(window)
+    markdown = render_masked_tightness(band)
     assert "the only derived lower bound for this mask family is the compulsory I/O" in markdown
     assert "The only lower bound is the compulsory I/O" in render_masked_tightness(
-        window, "latex")  # fmt: skip
+        band, "latex")  # fmt: skip
+    window = _table("window", 4096)  # wide enough for its pair bounds to pass the compulsory
+    assert not window.compulsory_only and window.note == MASK_WINDOW_NOTE
+    large = {r.lower.record for r in window.rows if r.point["M"] >= r.point["d"] ** 2}
+    assert large == {"window-forward-lower-large-sharp", "window-backward-lower-large-sharp"}
+    small = {r.lower.record for r in window.rows if r.point["M"] < r.point["d"] ** 2}
+    assert small == {"sparse-forward-compulsory", "sparse-backward-compulsory"}
     causal = _table("causal")
     assert not causal.compulsory_only and causal.note == MASK_PAIRS_NOTE
     assert any(r.lower.record.startswith("causal-") for r in causal.rows)
