@@ -51,6 +51,46 @@ d^2 <= M <= n d; ``small`` is 16 <= M < d^2.
 SIZES = ((16, 4), (37, 5), (64, 8), (100, 7), (256, 16))
 """(n, d) of the main grid; n = 37 and 100 are multiples of no block size."""
 
+NUMERIC_SIZES: dict[bool, tuple[tuple[int, int], ...]] = {
+    False: ((16, 4), (37, 5)),
+    True: ((16, 4), (37, 5), (64, 8)),
+}
+"""(n, d) of the numeric runs (:func:`check_numeric_mode`) in the default (False) and the
+thorough (True) tier. Counting mode covers the whole grid in both; the numeric runs check
+the numbers the schedules compute, which one size whose blocks divide n and one whose
+blocks divide nothing already exercise at every M of the grid. n = 64 adds runs with more
+blocks per row at 1.4 times the cost of the other two together (measured: 12.2 of 22.9
+processor s)."""
+
+_SETTINGS: dict[str, bool] = {"thorough": False}
+
+
+def configure(thorough: bool = False) -> None:
+    """Choose the tier of the next run of these checks (thorough: the numeric runs at
+    n = 64 too, :data:`NUMERIC_SIZES`)."""
+    _SETTINGS["thorough"] = bool(thorough)
+
+
+def left_out() -> str:
+    """What the default tier left out and how to run it; empty in the thorough tier.
+
+    Examples
+    --------
+    >>> configure(thorough=True)
+    >>> left_out()
+    ''
+    >>> configure()
+    >>> "n = 64" in left_out()
+    True
+    """
+    if _SETTINGS["thorough"]:
+        return ""
+    return (
+        "left out of algorithms.numeric_mode: the numeric runs at n = 64, d = 8 (counting "
+        "mode runs them); run them: attnio verify --thorough"
+    )
+
+
 LARGE_SIZES = ((256, 8), (256, 16), (512, 32), (300, 7))
 SMALL_SIZES = ((64, 16), (128, 32), (96, 24), (200, 20))
 """(n, d) where the tight-factor check samples the large and the small cache regime.
@@ -335,7 +375,7 @@ def check_numeric_mode() -> tuple[bool | None, str]:
 
     Approximate outputs are compared with their error bound, exact ones relatively.
     """
-    sizes = ((16, 4), (37, 5), (64, 8))
+    sizes = NUMERIC_SIZES[_SETTINGS["thorough"]]
     checked, bad = 0, []
     counted = [run for run in _grid(False) if (run.n, run.d) in sizes]
     for run, count in zip(_grid(True, sizes), counted, strict=True):
@@ -544,9 +584,12 @@ CHECKS: tuple[Check, ...] = (
 
 __all__ = [
     "CHECKS",
+    "NUMERIC_SIZES",
     "TIGHT_FACTORS",
     "breakpoints",
+    "configure",
     "growth_ratio",
+    "left_out",
     "measured_crossover",
     "memories",
 ]

@@ -181,12 +181,17 @@ def _configure(checks: list, to_run: list, thorough: bool, cached: bool) -> tupl
     by the result cache), the proofs start at once in worker processes and go on while
     the checks before it run. Returns a callable that gives the note on what the tiers
     left out (empty when nothing was left out), and one that stops the proofs if they are
-    still running (interrupted, or a check raised). The claims suite's tier is set here
-    too, and its note joins the proofs suite's.
+    still running (interrupted, or a check raised). The claims and algorithms suites'
+    tiers are set here too, and their notes join the proofs suite's.
     """
     claims_note = _configure_claims(checks, thorough)
+    algorithms_note = _configure_algorithms(checks, thorough)
+
+    def suites_note() -> str:
+        return "\n".join(text for text in (algorithms_note(), claims_note()) if text)
+
     if not any(name.startswith("proofs.") for name, _ in checks):
-        return claims_note, lambda: None
+        return suites_note, lambda: None
     from attnio.proofs import verification
     from attnio.proofs.cache import ProofCache
 
@@ -195,9 +200,19 @@ def _configure(checks: list, to_run: list, thorough: bool, cached: bool) -> tupl
     verification.configure(thorough=thorough, cache=cache, start=start)
 
     def note() -> str:
-        return "\n".join(text for text in (verification.left_out(), claims_note()) if text)
+        return "\n".join(text for text in (verification.left_out(), suites_note()) if text)
 
     return note, verification.stop
+
+
+def _configure_algorithms(checks: list, thorough: bool) -> object:
+    """Set the algorithms suite's tier when its numeric check is selected; return its note."""
+    if not any(name == "algorithms.numeric_mode" for name, _ in checks):
+        return str
+    from attnio.algorithms import verification
+
+    verification.configure(thorough=thorough)
+    return verification.left_out
 
 
 def _configure_claims(checks: list, thorough: bool) -> object:

@@ -74,6 +74,25 @@ def test_verify_says_what_the_default_tier_left_out(
     assert json.loads(out)["left_out"].startswith("left out: 0 open obligation(s)")
 
 
+def test_the_numeric_runs_follow_the_tier(capsys, monkeypatch, tmp_path) -> None:
+    """The default tier runs the numeric check on its sizes and says what it left out; the
+    thorough tier runs more sizes (more runs) and leaves nothing out."""
+    from attnio.algorithms import verification
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(
+        verification, "NUMERIC_SIZES", {False: ((16, 4),), True: ((16, 4), (37, 5))}
+    )
+    counts = {}
+    for tier in ((), ("--thorough",)):
+        code, out, _ = run(capsys, "verify", "--only", "algorithms.numeric_mode", "--json", *tier)
+        data = json.loads(out)
+        assert code == 0, data
+        counts[tier] = int(data["results"][0]["detail"].split()[0])
+        assert ("numeric runs at n = 64" in data["left_out"]) is (tier == ())
+    assert 0 < counts[()] < counts[("--thorough",)]
+
+
 @pytest.mark.slow
 def test_verify_thorough_passes_every_check(capsys, monkeypatch, tmp_path) -> None:
     """attnio verify --thorough --no-cache passes every check, each saying what it compared:
