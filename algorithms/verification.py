@@ -18,7 +18,7 @@ import numpy as np
 import sympy as sp
 
 from attnio.bounds import Cache, Kind, Regime, catalog, crossover, get
-from attnio.bounds.checks import Check
+from attnio.bounds.checks import Check, Tier
 from attnio.bounds.masks import make_mask, sample_masks
 
 from .errors import BlocksDoNotFitError
@@ -62,33 +62,14 @@ blocks divide nothing already exercise at every M of the grid. n = 64 adds runs 
 blocks per row at 1.4 times the cost of the other two together (measured: 12.2 of 22.9
 processor s)."""
 
-_SETTINGS: dict[str, bool] = {"thorough": False}
-
-
-def configure(thorough: bool = False) -> None:
-    """Choose the tier of the next run of these checks (thorough: the numeric runs at
-    n = 64 too, :data:`NUMERIC_SIZES`)."""
-    _SETTINGS["thorough"] = bool(thorough)
-
-
-def left_out() -> str:
-    """What the default tier left out and how to run it; empty in the thorough tier.
-
-    Examples
-    --------
-    >>> configure(thorough=True)
-    >>> left_out()
-    ''
-    >>> configure()
-    >>> "n = 64" in left_out()
-    True
-    """
-    if _SETTINGS["thorough"]:
-        return ""
-    return (
-        "left out of algorithms.numeric_mode: the numeric runs at n = 64, d = 8 (counting "
-        "mode runs them); run them: attnio verify --thorough"
-    )
+TIER = Tier(
+    "left out of algorithms.numeric_mode: the numeric runs at n = 64, d = 8 (counting "
+    "mode runs them); run them: attnio verify --thorough"
+)
+"""The suite's tier: the default one runs the numeric check at the default sizes of
+:data:`NUMERIC_SIZES`, the thorough one at all of them."""
+configure = TIER.configure
+left_out = TIER.left_out
 
 
 LARGE_SIZES = ((256, 8), (256, 16), (512, 32), (300, 7))
@@ -375,7 +356,7 @@ def check_numeric_mode() -> tuple[bool | None, str]:
 
     Approximate outputs are compared with their error bound, exact ones relatively.
     """
-    sizes = NUMERIC_SIZES[_SETTINGS["thorough"]]
+    sizes = NUMERIC_SIZES[TIER.thorough]
     checked, bad = 0, []
     counted = [run for run in _grid(False) if (run.n, run.d) in sizes]
     for run, count in zip(_grid(True, sizes), counted, strict=True):
@@ -585,6 +566,7 @@ CHECKS: tuple[Check, ...] = (
 __all__ = [
     "CHECKS",
     "NUMERIC_SIZES",
+    "TIER",
     "TIGHT_FACTORS",
     "breakpoints",
     "configure",

@@ -136,7 +136,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 def run(args: argparse.Namespace) -> int:
     """Collect the figure's data, draw it, write each output, print the caption."""
-    from attnio.figures import algorithm_figure, details, draw, pebbling_figure, save
+    from attnio.figures import algorithm_figure, pebbling_figure
     from attnio.figures.data import check_bounds
 
     for path in args.output:
@@ -182,23 +182,13 @@ def run(args: argparse.Namespace) -> int:
             time_limit=args.time_limit,
             bounds=bounds,
         )
-    figure = draw(data, args.width)
-    for path in args.output:
-        save(figure, path)
-        print(f"wrote {path}")
-    print(f"caption: {data.caption()}")
-    if args.verbose:
-        print(details(data))
-    if args.json:
-        _write_json(args.json, data, details(data))
-        print(f"wrote {args.json}")
-    return 0
+    return _emit(args, data)
 
 
 def _masked(args: argparse.Namespace) -> int:
     """``attnio plot algorithms --mask``: the mask's schedules and its best derived lower bound."""
     from attnio.bounds.masks import Mask
-    from attnio.figures import details, draw, mask_figure, save
+    from attnio.figures import mask_figure
 
     if args.what != "algorithms":
         raise ValueError(f"--mask {args.mask} applies to plot algorithms, not plot {args.what}")
@@ -215,23 +205,13 @@ def _masked(args: argparse.Namespace) -> int:
         raise ValueError(f"--sweep M={lo}:{hi} needs LO < HI for a figure")
     mask = Mask.from_arguments(args.mask, args.n, window=args.window)
     data = mask_figure(mask, args.pass_, args.d, lo, hi, args.points)
-    figure = draw(data, args.width)
-    for path in args.output:
-        save(figure, path)
-        print(f"wrote {path}")
-    print(f"caption: {data.caption()}")
-    if args.verbose:
-        print(details(data))
-    if args.json:
-        _write_json(args.json, data, details(data))
-        print(f"wrote {args.json}")
-    return 0
+    return _emit(args, data)
 
 
 def _shapes(args: argparse.Namespace) -> int:
     """``attnio plot shapes``: the figure (and --table) of a shape sweep at fixed M."""
     from attnio.bounds.shape import check_shape
-    from attnio.figures import details, draw, save, shape_figure, shape_table
+    from attnio.figures import shape_figure, shape_table
 
     for option, value in (("--n-kv", args.n_kv), ("--M", args.M)):
         if value is None:
@@ -245,16 +225,28 @@ def _shapes(args: argparse.Namespace) -> int:
     point = {"n_q": args.n_q, "n_kv": args.n_kv, "h_q": args.heads_q, "h_kv": heads_kv,
              "d": args.d, "M": args.M}  # fmt: skip
     data = shape_figure(args.pass_, args.axis, point)
+
+    def table() -> None:
+        fmt = "latex" if args.table.lower().endswith(".tex") else "markdown"
+        with open(args.table, "w", encoding="utf-8") as handle:
+            handle.write(shape_table(args.pass_, args.axis, point, fmt))
+        print(f"wrote {args.table}")
+
+    return _emit(args, data, table if args.table else None)
+
+
+def _emit(args: argparse.Namespace, data, extra=None) -> int:
+    """Draw ``data``, write each ``--output``, print the caption, run ``extra`` (another
+    output of the figure), then the ``--verbose`` details and the ``--json`` file."""
+    from attnio.figures import details, draw, save
+
     figure = draw(data, args.width)
     for path in args.output:
         save(figure, path)
         print(f"wrote {path}")
     print(f"caption: {data.caption()}")
-    if args.table:
-        fmt = "latex" if args.table.lower().endswith(".tex") else "markdown"
-        with open(args.table, "w", encoding="utf-8") as handle:
-            handle.write(shape_table(args.pass_, args.axis, point, fmt))
-        print(f"wrote {args.table}")
+    if extra is not None:
+        extra()
     if args.verbose:
         print(details(data))
     if args.json:

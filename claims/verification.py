@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from attnio.bounds.checks import Check
+from attnio.bounds.checks import Check, Tier
 
 from .catalog_check import check_catalog, failures
 from .verdict import VERDICTS
@@ -33,39 +33,20 @@ TIERS: dict[bool, dict[str, object]] = {
 """Arguments of :func:`~attnio.claims.check_catalog` in the default (False) and thorough
 (True) tier."""
 
-_SETTINGS: dict[str, bool] = {"thorough": False}
-
-
-def configure(thorough: bool = False) -> None:
-    """Choose the tier of the next run of these checks (thorough: the whole pipeline)."""
-    _SETTINGS["thorough"] = bool(thorough)
-
-
-def left_out() -> str:
-    """What the default tier left out and how to run it; empty in the thorough tier.
-
-    Examples
-    --------
-    >>> configure(thorough=True)
-    >>> left_out()
-    ''
-    >>> configure()
-    >>> "attnio check --catalog" in left_out()
-    True
-    """
-    if _SETTINGS["thorough"]:
-        return ""
-    return (
-        "left out of claims.catalog_records: the z3 comparisons, proofs and orders, the "
-        "pebblings and the machine runs of the claims pipeline on every catalog record "
-        "(about ten minutes on one core); run them: attnio verify --thorough, or "
-        "attnio check --catalog"
-    )
+TIER = Tier(
+    "left out of claims.catalog_records: the z3 comparisons, proofs and orders, the "
+    "pebblings and the machine runs of the claims pipeline on every catalog record "
+    "(about ten minutes on one core); run them: attnio verify --thorough, or "
+    "attnio check --catalog"
+)
+"""The suite's tier: which of :data:`TIERS` the next run uses."""
+configure = TIER.configure
+left_out = TIER.left_out
 
 
 def check_catalog_records() -> tuple[bool | None, str]:
     """Every catalog record, checked as a claim by attnio check's pipeline, is not refuted."""
-    tier = TIERS[_SETTINGS["thorough"]]
+    tier = TIERS[TIER.thorough]
     reports = check_catalog(skip=tier["skip"], machine_runs=tier["machine_runs"])
     if not reports:
         return None, "the catalog has no record"
@@ -81,4 +62,4 @@ def check_catalog_records() -> tuple[bool | None, str]:
 CHECKS: tuple[Check, ...] = (check_catalog_records,)
 """The checks ``attnio verify`` runs for :mod:`attnio.claims`, in order."""
 
-__all__ = ["CHECKS", "TIERS", "check_catalog_records", "configure", "left_out"]
+__all__ = ["CHECKS", "TIER", "TIERS", "check_catalog_records", "configure", "left_out"]

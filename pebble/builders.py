@@ -171,6 +171,16 @@ GraphBuilder = _Builder
 """The collector of labelled vertices the builders share (:mod:`attnio.pebble.shapes` uses it)."""
 
 
+def _grouped_inputs(b: _Builder, rows: int, keys: int, groups: int, d_: int) -> tuple:
+    """Q of ``groups * rows`` rows and K, V of ``groups * keys`` rows: group g's query rows
+    ``g rows ..`` read its keys ``g keys ..`` (one key/value head per group)."""
+    return (
+        b.matrix("Q", groups * rows, d_),
+        b.matrix("K", groups * keys, d_),
+        b.matrix("V", groups * keys, d_),
+    )
+
+
 def _check_size(**sizes: int) -> None:
     for name, value in sizes.items():
         positive_integer(name, value, PebbleParameterError)
@@ -553,9 +563,7 @@ def grouped_online_forward(
     """
     _check_size(rows=rows, keys=keys, groups=groups, d=d_, block=block)
     b = _Builder(tree)
-    Q = b.matrix("Q", groups * rows, d_)
-    K = b.matrix("K", groups * keys, d_)
-    V = b.matrix("V", groups * keys, d_)
+    Q, K, V = _grouped_inputs(b, rows, keys, groups, d_)
     for i in range(groups * rows):
         _online_row(b, i, keys, d_, Q, K, V, block, first=i // rows * keys)
     return b.dag()
@@ -610,9 +618,7 @@ def grouped_stationary_forward(
     """
     _check_size(rows=rows, keys=keys, groups=groups, d=d_, block=block)
     b = _Builder(tree)
-    Q = b.matrix("Q", groups * rows, d_)
-    K = b.matrix("K", groups * keys, d_)
-    V = b.matrix("V", groups * keys, d_)
+    Q, K, V = _grouped_inputs(b, rows, keys, groups, d_)
     spans = [(j, min(j + block, keys)) for j in range(0, keys, block)]
     for i in range(groups * rows):
         first = i // rows * keys
