@@ -633,6 +633,7 @@ _SIDES = {
     "lower-small": "lower bounds for a small cache",
     "upper": "tight and upper bounds",
     "counts": "algorithms' exact I/O counts",
+    "shapes-lower": "lower bounds for rectangular and grouped-query shapes",
     "shapes": "rectangular and grouped-query shapes",
     "masks-lower": "lower bounds for causal, sliding-window and band masks",
     "masks": "causal, sliding-window and band masks",
@@ -653,7 +654,9 @@ def _sided(bounds: Sequence[Bound]) -> list[tuple[tuple, list[Bound]]]:
     have a float of their own (the other lower bounds keep the label ``...-lower``). The
     records of other shapes (in n_q, n_kv, h_q, h_kv) and of the masks have a float of
     their own each; with the causal mask's derived lower bounds the masks' float outgrew a
-    two-column page, so their lower bounds have a float of their own (``...-masks-lower``).
+    two-column page, so their lower bounds have a float of their own (``...-masks-lower``);
+    with group-aware FlashAttention-2's counts the shapes' float did too, so theirs have
+    one as well (``...-shapes-lower``).
     """
     found = []
     for (regime, pass_), every in _groups(bounds):
@@ -666,7 +669,8 @@ def _sided(bounds: Sequence[Bound]) -> list[tuple[tuple, list[Bound]]]:
             "lower-small": [b for b in lower if b.cache is Cache.SMALL],
             "upper": [b for b in rows if b.kind is not Kind.LOWER and not is_exact_count(b)],
             "counts": [b for b in rows if is_exact_count(b)],
-            "shapes": shaped,
+            "shapes-lower": [b for b in shaped if b.kind is Kind.LOWER],
+            "shapes": [b for b in shaped if b.kind is not Kind.LOWER],
             "masks-lower": [b for b in masked if b.kind is Kind.LOWER],
             "masks": [b for b in masked if b.kind is not Kind.LOWER],
         }

@@ -198,11 +198,11 @@ def test_latex_cells_parse_back_to_the_same_values(columns) -> None:
 
 def test_latex_tables_one_per_regime_and_pass_with_booktabs_rules() -> None:
     """The default LaTeX output has one booktabs table per (regime, pass) cell and side (lower
-    bounds, the small-cache ones apart; tight and upper bounds; algorithms' exact counts)
-    and one row per bound."""
+    bounds, the small-cache ones apart; tight and upper bounds; algorithms' exact counts;
+    the shapes' and the masks' lower bounds and other records apart) and one row per bound."""
     tex = render(catalog(), "latex")
     cells = {
-        (b.regime, b.pass_, "shapes")
+        (b.regime, b.pass_, "shapes-lower" if b.kind.value == "lower" else "shapes")
         if set(b.parameters) & SHAPE_PARAMETERS
         else (b.regime, b.pass_, "masks-lower" if b.kind.value == "lower" else "masks")
         if b.mask is not None
@@ -520,7 +520,7 @@ def test_every_table_compiles_with_no_overfull_box(tmp_path: pathlib.Path, optio
 
 @pytest.mark.parametrize("options", ["", "twocolumn"])
 def test_masked_tightness_tables_compile_and_fit(tmp_path: pathlib.Path, options: str) -> None:
-    """`attnio table --tightness --mask` in LaTeX (causal, and window, whose only lower bound
+    """`attnio table --tightness --mask` in LaTeX (causal, and band, whose only lower bound
     is the compulsory I/O; table and table* layouts) compiles in a one- and a two-column
     article with no overfull box and no float too large."""
     _needs_pdflatex()
@@ -528,7 +528,7 @@ def test_masked_tightness_tables_compile_and_fit(tmp_path: pathlib.Path, options
 
     parts = []
     for k, (mask, layout) in enumerate([(["causal"], "table"), (["causal"], "table*"),
-                                        (["window", "--window", "1024"], "table")]):  # fmt: skip
+                                        (["band", "--window", "64"], "table")]):  # fmt: skip
         out = tmp_path / f"m{k}.tex"
         argv = ["table", "--tightness", "--mask", *mask, "--format", "latex", "--layout", layout,
                 "--label", f"tab:m{k}", "-o", str(out)]  # fmt: skip
