@@ -62,6 +62,7 @@ def test_table_prints_every_format(capsys: pytest.CaptureFixture, fmt: str) -> N
         "lower": "lower bounds",
         "lower-small": "lower bounds for a small cache",
         "upper": "tight and upper bounds",
+        "shapes-lower": "lower bounds for rectangular and grouped-query shapes",
         "shapes": "rectangular and grouped-query shapes",
         "masks-lower": "lower bounds for causal, sliding-window and band masks",
         "masks": "causal, sliding-window and band masks",
@@ -69,7 +70,7 @@ def test_table_prints_every_format(capsys: pytest.CaptureFixture, fmt: str) -> N
 
     def side(b) -> str:
         if set(b.parameters) & SHAPE_PARAMETERS:
-            return "shapes"
+            return "shapes-lower" if b.kind.value == "lower" else "shapes"
         if b.mask is not None:
             return "masks-lower" if b.kind.value == "lower" else "masks"
         if b.kind.value != "lower":
