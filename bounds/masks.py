@@ -102,8 +102,7 @@ def _family_pairs(family: str, n_: int, w_: int | None) -> int:
     for the same few masks' Z hundreds of thousands of times)."""
     formula = FAMILIES[family].pairs
     point = ((n, sp.Integer(n_)),) + (() if w_ is None else ((w, sp.Integer(w_)),))
-    value = rational.evaluate(formula, point)
-    return int(formula.xreplace(dict(point)) if value is None else value)
+    return int(rational.value_at(formula, point))
 
 
 @dataclass(frozen=True, eq=False)

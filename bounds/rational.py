@@ -86,6 +86,30 @@ def evaluate(formula: sp.Basic, point: tuple[tuple[sp.Symbol, sp.Basic], ...]) -
     return sp.Integer(value)
 
 
+def value_at(formula: sp.Basic, point: tuple[tuple[sp.Symbol, sp.Basic], ...]) -> sp.Basic:
+    """``formula`` at ``point``: :func:`evaluate` where it decides, else sympy's value.
+
+    sympy replaces every symbol at once (``xreplace``); where building the numbers raises
+    (a condition comparing an infinity that an earlier, false part of a conjunction
+    guards), it substitutes one symbol at a time (``subs``), as the records always did.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> n, M = sp.symbols("n M", positive=True)
+    >>> value_at(n / sp.sqrt(M), ((n, sp.Integer(8)), (M, sp.Integer(2))))
+    4*sqrt(2)
+    """
+    value = evaluate(formula, point)
+    if value is not None:
+        return value
+    subs = dict(point)
+    try:
+        return formula.xreplace(subs)
+    except TypeError:
+        return formula.subs(subs)
+
+
 @functools.lru_cache(maxsize=4096)
 def _compiled(formula: sp.Basic) -> Compiled | None:
     """``formula`` compiled once, or ``None`` if it has a node this module does not evaluate."""
@@ -235,4 +259,4 @@ def _piecewise(node: sp.Piecewise) -> Compiled:
     return value
 
 
-__all__ = ["evaluate"]
+__all__ = ["evaluate", "value_at"]

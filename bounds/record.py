@@ -399,7 +399,7 @@ def _at(formula: sp.Basic, subs: dict) -> sp.Basic:
         key = tuple(subs.items())
         hash(key)
     except TypeError:  # a value sympy can take but not hash: no memo
-        return _replaced(formula, subs)
+        return rational.value_at(formula, tuple(subs.items()))
     return _at_point(formula, key)
 
 
@@ -409,20 +409,9 @@ def _at_point(formula: sp.Basic, point: tuple) -> sp.Basic:
     the order :func:`_substitutions` builds them): a simulation evaluates its count record
     at its point and the algorithm checks evaluate it again (``closed_form``), and the
     numeric and counting grids share their points; the value is an immutable sympy number,
-    the same object each time. An exactly rational value is computed by
-    :func:`attnio.bounds.rational.evaluate` (the same number, without rebuilding the tree);
-    anything else by sympy."""
-    value = rational.evaluate(formula, point)
-    if value is not None:
-        return value
-    return _replaced(formula, dict(point))
-
-
-def _replaced(formula: sp.Basic, subs: dict) -> sp.Basic:
-    try:
-        return formula.xreplace(subs)
-    except TypeError:
-        return formula.subs(subs)
+    the same object each time (:func:`attnio.bounds.rational.value_at`: exact rational
+    arithmetic where the value is rational, sympy otherwise)."""
+    return rational.value_at(formula, point)
 
 
 @functools.lru_cache(maxsize=1024)
