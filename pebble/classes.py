@@ -1017,7 +1017,8 @@ _WINDOW_CLASS = (
     "causal-lower.md's class but the causal mask, and io-ends (tests/test_classes.py: "
     "n <= 4, d <= 2, chain trees, every width): the properties the window's records "
     "(window-*-lower-large-sharp, M >= d^2, at its Z = w n - w (w - 1) / 2) use, so they "
-    "and the compulsory I/O cover it; the tightness table divides by none"
+    "and the compulsory I/O cover it; attnio table --tightness --mask window divides by "
+    "the larger of them (the dense tightness table has no masks)"
 )
 
 _BLOCK_CLASS = _MASK_CLASS.format(masks="random block masks of every block shape")
