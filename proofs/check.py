@@ -28,6 +28,7 @@ compared with ``z3.sat``,
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import time
@@ -186,9 +187,8 @@ class _Query:
         logic = "QF_NIRA" if self.integers else "QF_NRA"
         header = (
             f"; attnio obligation {self.obligation.name}\n"
-            f"; claim: {self.obligation.claim}\n"
-            f"; assumptions: {' & '.join(map(str, self.obligation.assumptions)) or 'none'}\n"
-            "; asserts the assumptions and the NEGATED claim: unsat means the claim holds.\n"
+            + _printed(self.obligation.claim, tuple(self.obligation.assumptions))
+            + "; asserts the assumptions and the NEGATED claim: unsat means the claim holds.\n"
             + (f"(set-option :random-seed {seed})\n" if seed else "")
             + f"(set-logic {logic})\n"
         )
@@ -215,6 +215,15 @@ class _Query:
                 point[name] = sp.Integer(rounding(base[name]))
             points.append(point)
         return points
+
+
+@functools.lru_cache(maxsize=1024)
+def _printed(claim: sp.Basic, assumptions: tuple) -> str:
+    """The comment lines of an SMT-LIB script that show its claim and assumptions, memoized:
+    one obligation's queries (each rounding mode and seed, each strengthened part) share
+    them, and printing a count record's sympy tree costs as much as solving most queries."""
+    shown = " & ".join(map(str, assumptions)) or "none"
+    return f"; claim: {claim}\n; assumptions: {shown}\n"
 
 
 def _value(term: z3.ExprRef) -> sp.Expr:
@@ -494,7 +503,7 @@ def _check(
     positive_number("timeout_ms", timeout_ms, ObligationError)
     start = time.perf_counter()
     notes: list[str] = []
-    last_smtlib = ""
+    last: _Query | None = None  # its SMT-LIB text is printed only for the result
     strong = _strengthened(obligation, timeout_ms) if strategies else None
     if strong is not None:
         return _with(strong, None, time.perf_counter() - start, "")
@@ -508,8 +517,7 @@ def _check(
             found = _split_by_powers(obligation, timeout_ms)
             if found is not None:
                 return Proved(*found, time.perf_counter() - start)
-        query = _Query(obligation, integers)
-        last_smtlib = query.smtlib()
+        query = last = _Query(obligation, integers)
         # Nonlinear integer search is sensitive to z3's random choices: a few seeds, each
         # with a share of the timeout, make the answer far less erratic.
         seeds = _SEEDS if integers else (0,)
@@ -520,16 +528,17 @@ def _check(
                 break
         mode = "integers" if integers else "real relaxation"
         if answer == z3.unsat:
-            last_smtlib = query.smtlib(seed)
             witness = _witness(query, timeout_ms)
             if witness is None:
                 return Unknown(
                     f"{mode}: claim proved but no point of the assumptions was found, so the "
                     "proof may be vacuous",
-                    last_smtlib,
+                    query.smtlib(seed),
                     time.perf_counter() - start,
                 )
-            return Proved(f"z3 unsat ({mode})", witness, last_smtlib, time.perf_counter() - start)
+            return Proved(
+                f"z3 unsat ({mode})", witness, query.smtlib(seed), time.perf_counter() - start
+            )
         if answer == z3.sat:
             reasons = []
             for point in query.points(solver.model()):
@@ -537,13 +546,17 @@ def _check(
                 if confirmed:
                     shown = {k: v for k, v in point.items() if k in _symbols(obligation)}
                     return Counterexample(
-                        shown, _sides(obligation, shown), last_smtlib, time.perf_counter() - start
+                        shown,
+                        _sides(obligation, shown),
+                        query.smtlib(),
+                        time.perf_counter() - start,
                     )
                 reasons.append(why)
             notes.append(f"{mode}: z3 point not confirmed ({'; '.join(reasons[:2]) or 'none'})")
         else:
             notes.append(f"{mode}: z3 unknown ({solver.reason_unknown()})")
-    return Unknown("; ".join(notes), last_smtlib, time.perf_counter() - start)
+    text = last.smtlib() if last is not None else ""
+    return Unknown("; ".join(notes), text, time.perf_counter() - start)
 
 
 def _check_relaxed(
