@@ -52,6 +52,7 @@ import math
 import time
 from collections.abc import Callable, Iterator
 
+import numpy as np
 import sympy as sp
 
 from attnio.algorithms import ALGORITHMS, AlgorithmError, simulate
@@ -178,6 +179,11 @@ def _as_float(value: object) -> float:
     """``value`` (an int or a sympy number) as a float, for the screen; cached, since the
     accuracy points repeat a few rationals (B, epsilon) over the whole grid."""
     return float(value)
+
+
+def _float(value: object) -> float:
+    """:func:`_as_float`, with Python's ints (most of a grid's values) converted directly."""
+    return float(value) if type(value) is int else _as_float(value)
 
 
 @functools.cache
@@ -341,6 +347,230 @@ def _commands(name: str, pass_: str, record: Bound, point: dict, spec: str | Non
     return command
 
 
+@dataclasses.dataclass(frozen=True)
+class _Group:
+    """Points of a grid that have the same parameters: the points as generated (without
+    their guarantee), each one's mask pattern and accuracy guarantee, and one float
+    column per parameter (the screen's values of :func:`_as_float`)."""
+
+    keys: frozenset[str]
+    order: tuple[int, ...]
+    points: tuple[dict, ...]
+    specs: tuple[str | None, ...]
+    guarantees: tuple
+    columns: dict[str, np.ndarray]
+
+
+def _grouped(generated: Iterator[tuple[dict, str | None]]) -> tuple[_Group, ...]:
+    """The generated (point, spec) pairs in groups of equal parameters, in order of first
+    appearance; within a group the points keep their order."""
+    groups: dict[frozenset, list] = {}
+    for index, (point, spec) in enumerate(generated):
+        guarantee = None
+        if "guarantee" in point:
+            point = dict(point)
+            guarantee = point.pop("guarantee")
+        groups.setdefault(frozenset(point), []).append((index, point, spec, guarantee))
+    out = []
+    for keys, items in groups.items():
+        order, points, specs, guarantees = zip(*items, strict=True)
+        columns = {k: np.array([_float(point[k]) for point in points]) for k in keys}
+        out.append(_Group(keys, order, points, specs, guarantees, columns))
+    return tuple(out)
+
+
+def _grid(name: str, pass_: str, sparse: bool) -> tuple[_Group, ...]:
+    """:func:`_points` of algorithm ``name``, grouped, built once per process for all the
+    algorithms with the same points: every dense algorithm, every algorithm of one mask
+    family; the pattern points of a block-sparse algorithm depend on its block shape."""
+    family = ALGORITHMS[name].mask_family
+    if not sparse:
+        return _shared_grid("dense", None)
+    if family is not None:
+        return _shared_grid("family", family)
+    return _named_grid(name, pass_)
+
+
+@functools.cache
+def _shared_grid(kind: str, family: str | None) -> tuple[_Group, ...]:
+    """The grid every dense algorithm (``kind`` "dense") or every algorithm of the mask
+    ``family`` is screened on."""
+    for name, algo in ALGORITHMS.items():
+        if (kind == "dense" and algo.regime == "dense") or (
+            kind == "family" and algo.mask_family == family
+        ):
+            return _grouped(_points(name, next(iter(algo.counts)), kind != "dense"))
+    raise ValueError(f"no algorithm has the {kind} grid {family!r}")
+
+
+@functools.cache
+def _named_grid(name: str, pass_: str) -> tuple[_Group, ...]:
+    """The pattern points of the block-sparse algorithm ``name``, grouped."""
+    return _grouped(_points(name, pass_, True))
+
+
+@functools.cache
+def _approximate_grid(epsilons: bool, lower: bool, used: frozenset[str]) -> tuple[_Group, ...]:
+    """:func:`_approximate_points`, grouped, once per process."""
+    return _grouped(_approximate_points(epsilons, lower, set(used)))
+
+
+@dataclasses.dataclass
+class _Screened:
+    """What the float screen of one record's grid found: the number of points compared,
+    the candidates (index in the grid, gap, point, spec, guarantee), and (approximate
+    lower sides) the points below the claim whose degree misses its accuracy, in the same
+    form; :meth:`sorted` puts both in grid order."""
+
+    compared: int = 0
+    candidates: list = dataclasses.field(default_factory=list)
+    missed: list = dataclasses.field(default_factory=list)
+
+    def add(self, other: _Screened) -> None:
+        """Count and collect what ``other`` found too."""
+        self.compared += other.compared
+        self.candidates.extend(other.candidates)
+        self.missed.extend(other.missed)
+
+    def sorted(self) -> _Screened:
+        """This, with the candidates and the missed points in grid order."""
+        self.candidates.sort(key=lambda c: c[0])
+        self.missed.sort(key=lambda c: c[0])
+        return self
+
+
+@functools.cache
+def _vector(expr: sp.Basic):
+    """``expr`` as a NumPy function of its symbols, and their names (screening only)."""
+    names = tuple(sorted(str(s) for s in expr.free_symbols))
+    return names, sp.lambdify([ALL[k] for k in names], expr, modules=["numpy"])
+
+
+def _column(expr: sp.Basic, group: _Group, rows: np.ndarray) -> np.ndarray:
+    """``expr`` at the points ``rows`` (indices) of ``group`` as one float array.
+
+    Raises
+    ------
+    ArithmeticError
+        (``FloatingPointError`` among them) where some point divides by zero, overflows
+        or leaves the domain, or the expression uses a parameter the group lacks
+        (``KeyError``): the caller then screens that group point by point.
+    """
+    names, function = _vector(expr)
+    with np.errstate(all="raise", under="ignore"):  # math underflows to 0 silently too
+        value = function(*(group.columns[k][rows] for k in names))
+        return np.broadcast_to(np.asarray(value, dtype=float), rows.shape)
+
+
+def _screened(grid, needed, side, approximate, scope, value, record) -> _Screened:
+    """The float screen of ``grid`` against one record (:func:`_judge`), one NumPy
+    evaluation per group of points.
+
+    A group where some point makes NumPy signal a floating-point error (which the
+    pointwise screen meets as an exception and treats as "cannot screen") is screened by
+    :func:`_screened_pointwise`, the reference this equals
+    (``tests/test_claims_closed_forms.py``).
+    """
+    out = _Screened()
+    lower = side == "lower"
+    for group in grid:
+        if not needed <= group.keys:
+            continue
+        try:
+            rows = np.arange(len(group.points))
+            for relation in (scope, record.conditions):  # the values only where both hold
+                rows = rows[_kept(relation, group, rows)]
+            mine, count = _values(value, group, rows), _values(record.explicit, group, rows)
+            valid = np.isfinite(mine) & (count > 0)
+            rows, mine, count = rows[valid], mine[valid], count[valid]
+            with np.errstate(all="raise", under="ignore"):
+                gap = mine / count if lower else _upper_gap(mine, count)
+        except (ArithmeticError, KeyError, TypeError, ValueError):
+            out.add(_screened_pointwise(_single(group), needed, side, approximate, scope,
+                                        value, record))  # fmt: skip
+            continue
+        for i, ratio in zip(rows.tolist(), gap.tolist(), strict=True):
+            item = (group.order[i], ratio, group.points[i], group.specs[i], group.guarantees[i])
+            if approximate and lower and item[4] is None:
+                if ratio > 1 + 1e-9:
+                    out.missed.append(item)
+                continue
+            out.compared += 1
+            if ratio > 1 + 1e-9:
+                out.candidates.append(item)
+    return out.sorted()
+
+
+def _kept(relation: sp.Basic, group: _Group, rows: np.ndarray) -> np.ndarray:
+    """Whether ``relation`` may hold at each of the points ``rows`` of ``group`` (a mask
+    over ``rows``): one NumPy evaluation, or where that signals a floating-point error (an
+    exponential's overflow), ``math`` at each point, where the pointwise screen keeps a
+    point it cannot evaluate (:func:`_screen`)."""
+    if relation is sp.true:
+        return np.ones(rows.shape, dtype=bool)
+    try:
+        return _column(relation, group, rows) != 0
+    except (ArithmeticError, KeyError, TypeError, ValueError):
+        holds = _screen(relation)
+        return np.array(
+            [holds({k: _float(v) for k, v in group.points[i].items()}) for i in rows.tolist()],
+            dtype=bool,
+        )
+
+
+def _values(expr: sp.Basic, group: _Group, rows: np.ndarray) -> np.ndarray:
+    """``expr`` at the points ``rows`` of ``group``, NaN where it cannot be evaluated: one
+    NumPy evaluation, or where that signals a floating-point error (a count's division by
+    zero at a point its conditions admit), ``math`` at each point, as the pointwise
+    screen does (:func:`_evaluator`: None there, so the point is skipped)."""
+    try:
+        return _column(expr, group, rows)
+    except (ArithmeticError, KeyError, TypeError, ValueError):
+        at = _evaluator(expr)
+        found = (at({k: _float(v) for k, v in group.points[i].items()}) for i in rows.tolist())
+        return np.array([np.nan if v is None else v for v in found], dtype=float)
+
+
+def _upper_gap(mine: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """count / mine where mine > 0, else infinity (an upper side at or below zero)."""
+    gap = np.full(len(mine), np.inf)
+    positive = mine > 0
+    gap[positive] = count[positive] / mine[positive]
+    return gap
+
+
+def _single(group: _Group) -> Iterator[tuple[int, dict, str | None, object]]:
+    """The points of ``group`` one by one: (index in the grid, point, spec, guarantee)."""
+    return zip(group.order, group.points, group.specs, group.guarantees, strict=True)
+
+
+def _screened_pointwise(points, needed, side, approximate, scope, value, record) -> _Screened:
+    """The float screen point by point, with ``math``: the reference of :func:`_screened`
+    (a point where an evaluation raises is kept by a relation's screen and skipped by a
+    value's)."""
+    out = _Screened()
+    in_scope, applies = _screen(scope), _screen(record.conditions)
+    mine_at, count_at = _evaluator(value), _evaluator(record.explicit)
+    for index, point, spec, guarantee in points:
+        if not needed <= set(point):
+            continue
+        values = {k: _as_float(v) for k, v in point.items()}
+        if not (in_scope(values) and applies(values)):
+            continue
+        mine, count = mine_at(values), count_at(values)
+        if mine is None or count is None or not (math.isfinite(mine) and count > 0):
+            continue
+        gap = mine / count if side == "lower" else count / mine if mine > 0 else math.inf
+        if approximate and side == "lower" and guarantee is None:
+            if gap > 1 + 1e-9:  # below the claim, but no error bound within epsilon
+                out.missed.append((index, gap, point, spec, guarantee))
+            continue
+        out.compared += 1
+        if gap > 1 + 1e-9:
+            out.candidates.append((index, gap, point, spec, guarantee))
+    return out.sorted()
+
+
 def _judge(claim: Claim, side: str, value: sp.Expr) -> tuple[Evidence | None, int, str | None]:
     """The first confirmed refutation of ``side`` by a closed-form count, the number of
     grid points compared, and (approximate lower sides) why the first run below the claim
@@ -354,32 +584,17 @@ def _judge(claim: Claim, side: str, value: sp.Expr) -> tuple[Evidence | None, in
     epsilons = "epsilon" in wanted
     compared = 0
     candidates, missed = [], []
-    in_scope, mine_at = _screen(scope), _evaluator(value)
     for name, record in _records(claim, side):
-        needed = wanted | set(record.parameters)
-        applies, count_at = _screen(record.conditions), _evaluator(record.explicit)
+        needed = frozenset(wanted | set(record.parameters))
         if approximate:
-            points = _approximate_points(epsilons, side == "lower", wanted)
+            grid = _approximate_grid(epsilons, side == "lower", frozenset(wanted))
         else:
-            points = _points(name, pass_, sparse)
-        for point, spec in points:
-            guarantee = point.pop("guarantee", None)
-            if not needed <= set(point):
-                continue
-            values = {k: _as_float(v) for k, v in point.items()}
-            if not (in_scope(values) and applies(values)):
-                continue
-            mine, count = mine_at(values), count_at(values)
-            if mine is None or count is None or not (math.isfinite(mine) and count > 0):
-                continue
-            gap = mine / count if side == "lower" else count / mine if mine > 0 else math.inf
-            if approximate and side == "lower" and guarantee is None:
-                if gap > 1 + 1e-9:  # below the claim, but no error bound within epsilon
-                    missed.append((gap, name, record, point))
-                continue
-            compared += 1
-            if gap > 1 + 1e-9:
-                candidates.append((gap, name, record, point, spec, guarantee))
+            grid = _grid(name, pass_, sparse)
+        found = _screened(grid, needed, side, approximate, scope, value, record)
+        compared += found.compared
+        candidates.extend((gap, name, record, point, spec, guarantee)
+                          for _, gap, point, spec, guarantee in found.candidates)  # fmt: skip
+        missed.extend((gap, name, record, point) for _, gap, point, _, _ in found.missed)
     # the smallest instances first: the easiest to re-run, the machine confirms them
     candidates.sort(key=lambda c: (c[3]["n"] * c[3]["d"], c[3]["M"], -c[0]))
     for _, name, record, point, spec, guarantee in candidates[:CANDIDATES]:
