@@ -10,6 +10,10 @@ Block sizes follow the rules of :mod:`attnio.bounds.blocks` (the count records
 read the same rules): DFE22's ``B_c = ceil(M / 4d)`` overflows M words, so attnio
 divides M by the exact number of words one unit of block size costs.
 
+The loops run over ranges of query rows and keys (:func:`flash_forward_keys`,
+:func:`flash_backward_keys`, :func:`flash2_forward_rows`, :func:`flash2_backward_keys`),
+so :mod:`attnio.algorithms.shapes` runs the same loops on each key/value head's group.
+
 Backward passes use FlashAttention-2's inputs (Q, K, V, O, dO and the row
 log-sum-exp L) for both loop orders; DFE22 Alg. 4 reads l and m instead of L.
 

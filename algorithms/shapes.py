@@ -34,6 +34,13 @@ are contiguous, so each schedule treats a group's query rows as one block of row
   with its dK, dV rows while the row blocks of every head of the group stream past. Its
   blocks are smaller than row streaming's (the score tile and FlashAttention-2's row
   statistics share M), so it moves more words wherever K and V are read more than once.
+* :func:`gqa_flash_forward`, :func:`gqa_flash_backward`: FlashAttention's loop order and
+  block sizes (DFE22 Alg. 1 and 4; :func:`attnio.algorithms.flash.flash_forward` and
+  ``flash_backward`` run the same loops on one group) on each key/value head's keys
+  against its group's stacked query rows: a key block of the head is loaded once and the
+  row blocks of every head of the group stream past it, so K and V are read once (and dK,
+  dV written once) whatever the group size, but the query side (Q, O, l, m forward; Q, O,
+  dO, dQ, L backward) is moved once per key block, ceiling(n_kv / B_c) times.
 * :func:`split_kv_decode_backward`: the same split backward. The group-aware row
   streaming backward, but each key block writes its own partial dQ rows instead of
   reading and updating dQ, so the blocks are independent; a combine pass sums the
@@ -41,14 +48,16 @@ are contiguous, so each schedule treats a group's query rows as one block of row
 
 The exact counts are the catalog records ``gqa-row-streaming-forward-count``,
 ``gqa-row-streaming-backward-count``, ``split-kv-decode-forward-count``,
-``split-kv-decode-backward-count``, ``gqa-output-stationary-*-count`` and
-``gqa-flash2-*-count``; with n_q = n_kv = n and one head the first two equal
-``row-streaming-*-count``, ``gqa-output-stationary-*-count`` equal
-``output-stationary-*-count`` and ``gqa-flash2-*-count`` equal ``flash2-*-count``.
+``split-kv-decode-backward-count``, ``gqa-output-stationary-*-count``,
+``gqa-flash2-*-count`` and ``gqa-flash-*-count``; with n_q = n_kv = n and one head the
+first two equal ``row-streaming-*-count``, ``gqa-output-stationary-*-count`` equal
+``output-stationary-*-count``, ``gqa-flash2-*-count`` equal ``flash2-*-count`` and
+``gqa-flash-*-count`` equal ``flash-*-count``.
 
 References
 ----------
-attnio, proofs/derivations/lower-sharp.md (row streaming); D23 Alg. 1 and 2 (loop orders);
+attnio, proofs/derivations/lower-sharp.md (row streaming); DFE22 Alg. 1 and 4, D23 Alg. 1
+and 2 (loop orders);
 Dao et al., FlashDecoding (2023, split KV); Ainslie et al. 2023 (GQA).
 """
 
