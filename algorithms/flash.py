@@ -10,6 +10,10 @@ Block sizes follow the rules of :mod:`attnio.bounds.blocks` (the count records
 read the same rules): DFE22's ``B_c = ceil(M / 4d)`` overflows M words, so attnio
 divides M by the exact number of words one unit of block size costs.
 
+The loops run over ranges of query rows and keys (:func:`flash_forward_keys`,
+:func:`flash_backward_keys`, :func:`flash2_forward_rows`, :func:`flash2_backward_keys`),
+so :mod:`attnio.algorithms.shapes` runs the same loops on each key/value head's group.
+
 Backward passes use FlashAttention-2's inputs (Q, K, V, O, dO and the row
 log-sum-exp L) for both loop orders; DFE22 Alg. 4 reads l and m instead of L.
 
@@ -80,16 +84,17 @@ def flash_forward(
     ``block_sizes = (B_r, B_c)`` replaces attnio's rule (the count records then do
     not apply); tests use it to show that DFE22's own sizes overflow M.
     """
-    br, bc = forward_blocks(d, machine.M) if block_sizes is None else block_sizes
-    mc, numeric = machine, machine.numeric
-    rows, cols = blocks(n, br), blocks(n, bc)
-    mc.create("O", n, d)
-    mc.create("l", n, 1)
-    mc.create("m", n, 1)
-    visited = [  # the column blocks each row block computes
-        [j for j in range(len(cols)) if block_mask is None or block_mask[i, j]]
-        for i in range(len(rows))
-    ]
+    sizes = forward_blocks(d, machine.M) if block_sizes is None else block_sizes
+    machine.create("O", n, d)
+    machine.create("l", n, 1)
+    machine.create("m", n, 1)
+    init_forward(machine, blocks(n, sizes[0]), d)
+    flash_forward_keys(machine, d, sizes, (0, n), (0, n), block_mask=block_mask)
+
+
+def init_forward(mc: TwoLevelMachine, rows: list[tuple[int, int]], d: int) -> None:
+    """Initialise O = 0, l = 0, m = -inf in slow memory (DFE22 Alg. 1, line 2): per row
+    block, store a block of each (alloc, store, free): d + 2 words a row."""
     mc.step("initialise O = 0, l = 0, m = -inf in slow memory")
     for r0, r1 in rows:
         mc.alloc("Oi", r1 - r0, d)
@@ -99,12 +104,43 @@ def flash_forward(
         mc.store("li", "l", r0, r1, 0, 1)
         mc.store("mi", "m", r0, r1, 0, 1)
         mc.free("Oi", "li", "mi")
+
+
+def flash_forward_keys(
+    machine: TwoLevelMachine,
+    d: int,
+    sizes: tuple[int, int],
+    rows: tuple[int, int],
+    cols: tuple[int, int],
+    *,
+    block_mask: np.ndarray | None = None,
+    step: str = "",
+) -> None:
+    """FlashAttention's forward loop (DFE22 Alg. 1, lines 5 to 15) on the keys
+    ``cols = (k0, k1)`` of K, V against the query rows ``rows = (q0, q1)``: key blocks of
+    B_c from k0 (the outer loop; each K_j, V_j loaded once), row blocks of B_r from q0
+    (``sizes = (B_r, B_c)``), whose Q_i, O_i, l_i, m_i are loaded and O_i, l_i, m_i stored
+    for every key block. Block indices count from k0 and q0 (``block_mask`` and the
+    trace's labels). Rows q0..q1 of O, l, m must exist and hold their initial values
+    (:func:`init_forward`). :func:`flash_forward` is one call on every row and key;
+    :func:`attnio.algorithms.shapes.gqa_flash_forward` one per key/value head, on its
+    group's stacked query rows. ``step`` prefixes the step names.
+    """
+    br, bc = sizes
+    (q0, q1), (k0, k1) = rows, cols
+    mc, numeric = machine, machine.numeric
+    row_blocks = [(q0 + a, q0 + b) for a, b in blocks(q1 - q0, br)]
+    key_blocks = [(k0 + a, k0 + b) for a, b in blocks(k1 - k0, bc)]
+    visited = [  # the column blocks each row block computes
+        [j for j in range(len(key_blocks)) if block_mask is None or block_mask[i, j]]
+        for i in range(len(row_blocks))
+    ]
     load, store, alloc, free = mc.load, mc.store, mc.alloc, mc.free
-    for j, (c0, c1) in enumerate(cols):
-        mc.step(f"forward, column block {j}")
+    for j, (c0, c1) in enumerate(key_blocks):
+        mc.step(f"forward, {step}column block {j}")
         Kj = load("Kj", "K", c0, c1, 0, d)
         Vj = load("Vj", "V", c0, c1, 0, d)
-        for i, (r0, r1) in enumerate(rows):
+        for i, (r0, r1) in enumerate(row_blocks):
             if block_mask is not None and not block_mask[i, j]:
                 continue
             Qi = load("Qi", "Q", r0, r1, 0, d)
@@ -168,22 +204,49 @@ def flash_backward(
     blocks are skipped (block-sparse backward).
     """
     br, bc = backward_blocks(d, machine.M)
-    mc, numeric = machine, machine.numeric
-    rows, cols = blocks(n, br), blocks(n, bc)
+    mc = machine
     for name in ("dQ", "dK", "dV"):
         mc.create(name, n, d)
-    zero_dq(mc, rows, d)
+    zero_dq(mc, blocks(n, br), d)
     chains = (n, None)
     if mc.trace is not None and block_mask is not None:
         chains = (n, chain_ranks(element_mask(block_mask, n, br, bc)))
+    flash_backward_keys(mc, d, (br, bc), (0, n), (0, n), chains, block_mask=block_mask)
+
+
+def flash_backward_keys(
+    machine: TwoLevelMachine,
+    d: int,
+    sizes: tuple[int, int],
+    rows: tuple[int, int],
+    cols: tuple[int, int],
+    chains: tuple[int, tuple | None],
+    *,
+    block_mask: np.ndarray | None = None,
+    step: str = "",
+) -> None:
+    """FlashAttention's backward loop (DFE22 Alg. 4, after dQ = 0) on the keys
+    ``cols = (k0, k1)`` of K, V against the query rows ``rows = (q0, q1)``: key blocks of
+    B_c from k0 resident with their dK, dV rows, row blocks of B_r from q0
+    (``sizes = (B_r, B_c)``) streaming past, each loading Q_i, O_i, dO_i, dQ_i, L_i and
+    storing dQ_i, with D_i recomputed in every step. Writes dQ and rows k0..k1 of dK, dV,
+    which must exist. ``block_mask`` (row block, key block, counted from q0 and k0): the
+    blocks skipped; ``chains``: as :func:`trace_backward_step`. ``step`` prefixes the step
+    names.
+    """
+    br, bc = sizes
+    (q0, q1), (k0, k1) = rows, cols
+    mc, numeric = machine, machine.numeric
     load, store, alloc, free = mc.load, mc.store, mc.alloc, mc.free
-    for j, (c0, c1) in enumerate(cols):
-        mc.step(f"backward, column block {j}")
+    row_blocks = [(q0 + a, q0 + b) for a, b in blocks(q1 - q0, br)]
+    for j, (c0, c1) in enumerate(blocks(k1 - k0, bc)):
+        c0, c1 = k0 + c0, k0 + c1
+        mc.step(f"backward, {step}column block {j}")
         Kj = load("Kj", "K", c0, c1, 0, d)
         Vj = load("Vj", "V", c0, c1, 0, d)
         dKj = alloc("dKj", c1 - c0, d)
         dVj = alloc("dVj", c1 - c0, d)
-        for i, (r0, r1) in enumerate(rows):
+        for i, (r0, r1) in enumerate(row_blocks):
             if block_mask is not None and not block_mask[i, j]:
                 continue
             Qi = load("Qi", "Q", r0, r1, 0, d)
@@ -203,8 +266,8 @@ def flash_backward(
                 dQi += dP @ Kj
                 dKj += dP.T @ Qi
             if mc.trace is not None:
-                for a, i in enumerate(range(r0, r1)):
-                    mc.trace.compute(f"D[{i}]", "Di", a)  # recomputed in every inner step
+                for a, r in enumerate(range(r0, r1)):
+                    mc.trace.compute(f"D[{r}]", "Di", a)  # recomputed in every inner step
                 trace_backward_step(
                     mc.trace, d, range(r0, r1), range(c0, c1), "S", "dP", (r0, c0), c0, chains
                 )

@@ -228,6 +228,12 @@ ALGORITHMS: dict[str, Algorithm] = {
             shapes=True,
         ),
         Algorithm(
+            "gqa-flash",
+            {"forward": shapes.gqa_flash_forward, "backward": shapes.gqa_flash_backward},
+            "DFE22 Alg. 1 and 4 on each key/value head's keys and group of stacked query rows",
+            shapes=True,
+        ),
+        Algorithm(
             "low-rank",
             {"forward": approximate.low_rank_forward, "backward": approximate.low_rank_backward},
             "polynomial method (AS23), docs/results.md#approximate",

@@ -34,6 +34,13 @@ are contiguous, so each schedule treats a group's query rows as one block of row
   with its dK, dV rows while the row blocks of every head of the group stream past. Its
   blocks are smaller than row streaming's (the score tile and FlashAttention-2's row
   statistics share M), so it moves more words wherever K and V are read more than once.
+* :func:`gqa_flash_forward`, :func:`gqa_flash_backward`: FlashAttention's loop order and
+  block sizes (DFE22 Alg. 1 and 4; :func:`attnio.algorithms.flash.flash_forward` and
+  ``flash_backward`` run the same loops on one group) on each key/value head's keys
+  against its group's stacked query rows: a key block of the head is loaded once and the
+  row blocks of every head of the group stream past it, so K and V are read once (and dK,
+  dV written once) whatever the group size, but the query side (Q, O, l, m forward; Q, O,
+  dO, dQ, L backward) is moved once per key block, ceiling(n_kv / B_c) times.
 * :func:`split_kv_decode_backward`: the same split backward. The group-aware row
   streaming backward, but each key block writes its own partial dQ rows instead of
   reading and updating dQ, so the blocks are independent; a combine pass sums the
@@ -41,14 +48,16 @@ are contiguous, so each schedule treats a group's query rows as one block of row
 
 The exact counts are the catalog records ``gqa-row-streaming-forward-count``,
 ``gqa-row-streaming-backward-count``, ``split-kv-decode-forward-count``,
-``split-kv-decode-backward-count``, ``gqa-output-stationary-*-count`` and
-``gqa-flash2-*-count``; with n_q = n_kv = n and one head the first two equal
-``row-streaming-*-count``, ``gqa-output-stationary-*-count`` equal
-``output-stationary-*-count`` and ``gqa-flash2-*-count`` equal ``flash2-*-count``.
+``split-kv-decode-backward-count``, ``gqa-output-stationary-*-count``,
+``gqa-flash2-*-count`` and ``gqa-flash-*-count``; with n_q = n_kv = n and one head the
+first two equal ``row-streaming-*-count``, ``gqa-output-stationary-*-count`` equal
+``output-stationary-*-count``, ``gqa-flash2-*-count`` equal ``flash2-*-count`` and
+``gqa-flash-*-count`` equal ``flash-*-count``.
 
 References
 ----------
-attnio, proofs/derivations/lower-sharp.md (row streaming); D23 Alg. 1 and 2 (loop orders);
+attnio, proofs/derivations/lower-sharp.md (row streaming); DFE22 Alg. 1 and 4, D23 Alg. 1
+and 2 (loop orders);
 Dao et al., FlashDecoding (2023, split KV); Ainslie et al. 2023 (GQA).
 """
 
@@ -61,10 +70,15 @@ from attnio.bounds.shape import check_shape
 from .errors import AlgorithmParameterError
 from .flash import (
     backward2_blocks,
+    backward_blocks,
     chain_ranks,
     flash2_backward_keys,
     flash2_forward_rows,
+    flash_backward_keys,
+    flash_forward_keys,
     forward2_blocks,
+    forward_blocks,
+    init_forward,
     store_dvec,
     zero_dq,
 )
@@ -85,6 +99,8 @@ Shape = tuple[int, int, int, int]
 __all__ = [
     "gqa_flash2_backward",
     "gqa_flash2_forward",
+    "gqa_flash_backward",
+    "gqa_flash_forward",
     "gqa_output_stationary_backward",
     "gqa_output_stationary_forward",
     "gqa_row_streaming_backward",
@@ -183,6 +199,18 @@ def gqa_row_streaming_backward(
     interval_backward(machine, d, _span(shape), groups)
 
 
+def _group_blocks(rows: int, groups: int, size: int) -> list[tuple[int, int]]:
+    """Blocks of ``size`` rows of each of ``groups`` groups of ``rows`` stacked rows."""
+    return [(k * rows + a, k * rows + b) for k in range(groups) for a, b in blocks(rows, size)]
+
+
+def _block_diagonal_chains(shape: Shape) -> tuple[int, tuple]:
+    """The chains of the heads' block diagonal (:func:`~attnio.algorithms.flash.chain_ranks`)."""
+    n_q, n_kv, hq, hk = shape
+    head = np.arange(hq * n_q) // (hq // hk * n_q)
+    return hq * n_q, chain_ranks(head[:, None] == np.arange(hk * n_kv)[None, :] // n_kv)
+
+
 def gqa_flash2_forward(
     machine: TwoLevelMachine, n: int, d: int, *, shape: Shape | None = None
 ) -> None:
@@ -219,23 +247,72 @@ def gqa_flash2_backward(
     so dK and dV sum over every head of the group in fast memory and K, V are read and
     dK, dV written once.
     """
-    n_q, n_kv, hq, hk = _shape(n, shape)
+    n_q, n_kv, hq, hk = shape = _shape(n, shape)
     rows, total = hq // hk * n_q, hq * n_q
     sizes = backward2_blocks(d, machine.M)
     chains: tuple[int, tuple | None] = (total, None)
     if machine.trace is not None:
-        head = np.arange(total) // rows  # the block diagonal of the heads, for the chains
-        chains = (total, chain_ranks(head[:, None] == np.arange(hk * n_kv)[None, :] // n_kv))
+        chains = _block_diagonal_chains(shape)
     for name, size in (("dQ", total), ("dK", hk * n_kv), ("dV", hk * n_kv)):
         machine.create(name, size, d)
     store_dvec(machine, total, d)
-    row_blocks = [
-        (k * rows + a, k * rows + b) for k in range(hk) for a, b in blocks(rows, sizes[0])
-    ]
-    zero_dq(machine, row_blocks, d)
+    zero_dq(machine, _group_blocks(rows, hk, sizes[0]), d)
     for k in range(hk):
         q, kv = (k * rows, (k + 1) * rows), (k * n_kv, (k + 1) * n_kv)
         flash2_backward_keys(machine, d, sizes, q, kv, chains, step=f"kv head {k}, ")
+
+
+def gqa_flash_forward(
+    machine: TwoLevelMachine, n: int, d: int, *, shape: Shape | None = None
+) -> None:
+    """Forward pass, FlashAttention's loop order on each group; writes O, l, m.
+
+    O = 0, l = 0, m = -inf for every stacked query row, then for each key/value head k
+    :func:`~attnio.algorithms.flash.flash_forward_keys` on its n_kv keys against its
+    group's g n_q stacked query rows (every head of the group): key blocks of
+    B_c = floor(M/(5d + 4)) keys of head k loaded once (the outer loop), row blocks of
+    B_r = min(B_c, d) rows of the group whose Q, O, l, m are loaded and O, l, m stored
+    for every key block (FLASH_FORWARD_BLOCKS, as
+    :func:`~attnio.algorithms.flash.flash_forward`). K and V are read once whatever the
+    group size; the query side moves (3d + 4) words a row per key block,
+    ceiling(n_kv / B_c) times.
+    """
+    n_q, n_kv, hq, hk = _shape(n, shape)
+    rows, total = hq // hk * n_q, hq * n_q
+    sizes = forward_blocks(d, machine.M)
+    for name, cols in (("O", d), ("l", 1), ("m", 1)):
+        machine.create(name, total, cols)
+    init_forward(machine, _group_blocks(rows, hk, sizes[0]), d)
+    for k in range(hk):
+        q, kv = (k * rows, (k + 1) * rows), (k * n_kv, (k + 1) * n_kv)
+        flash_forward_keys(machine, d, sizes, q, kv, step=f"kv head {k}, ")
+
+
+def gqa_flash_backward(
+    machine: TwoLevelMachine, n: int, d: int, *, shape: Shape | None = None
+) -> None:
+    """Backward pass, FlashAttention's loop order on each group; writes dQ, dK, dV.
+
+    dQ = 0 for every stacked query row, then for each key/value head k
+    :func:`~attnio.algorithms.flash.flash_backward_keys` on its n_kv keys against its
+    group's g n_q stacked query rows: key blocks of B_c = floor(M/(10d + 2)) keys of
+    head k resident with their dK, dV rows while the group's row blocks of
+    B_r = min(B_c, d) rows stream past (FLASH_BACKWARD_BLOCKS; D_i recomputed in every
+    step, as DFE22 Alg. 4), so dK and dV sum over every head of the group in fast memory
+    and K, V are read and dK, dV written once.
+    """
+    n_q, n_kv, hq, hk = shape = _shape(n, shape)
+    rows, total = hq // hk * n_q, hq * n_q
+    sizes = backward_blocks(d, machine.M)
+    chains: tuple[int, tuple | None] = (total, None)
+    if machine.trace is not None:
+        chains = _block_diagonal_chains(shape)
+    for name, size in (("dQ", total), ("dK", hk * n_kv), ("dV", hk * n_kv)):
+        machine.create(name, size, d)
+    zero_dq(machine, _group_blocks(rows, hk, sizes[0]), d)
+    for k in range(hk):
+        q, kv = (k * rows, (k + 1) * rows), (k * n_kv, (k + 1) * n_kv)
+        flash_backward_keys(machine, d, sizes, q, kv, chains, step=f"kv head {k}, ")
 
 
 def split_kv_decode_forward(

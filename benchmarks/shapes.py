@@ -9,7 +9,9 @@ c red pebbles beyond M, :func:`attnio.bounds.window.lower_for`, exactly as ``att
 does. Where no schedule
 runs (M too small for its blocks) the row says so.
 
-A second table does the same for approximate attention (the polynomial method at degree
+A second table gives every shape schedule's count over the best count at each point
+(which schedule wins where, and by how much the others lose). A third does the same as
+the first for approximate attention (the polynomial method at degree
 2, n = 65536, d in {16, 32}, M in {4096, 16384, 65536}: the points of the approximate
 regime's issue), with the baseline in the same run: the feature-blocked ``low-rank``
 schedule's count alone, as before the column-blocked ``low-rank-columns`` schedule.
@@ -53,7 +55,28 @@ def main() -> None:
             )
     print("lower bounds: shape-*-compulsory and shape-*-lower-*-sharp (shape-lower.md)")
     print()
+    schedules()
+    print()
     approximate()
+
+
+def schedules() -> None:
+    """Print, per point and pass, every shape schedule's count over the best count there
+    (1 marks the best; '--' a schedule whose blocks do not fit M): which schedule wins
+    where, and by how much the others lose."""
+    rows = []
+    for name, point in POINTS:
+        for pass_ in ("forward", "backward"):
+            window = find_window("dense", pass_, point)
+            best = window.upper
+            ratios = {s.algorithm: float(numeric(s.value / best.value)) for s in window.counts}
+            rows.append((name, pass_, ratios))
+    names = sorted({a for _, _, ratios in rows for a in ratios})
+    print("each schedule's count over the best count at the point")
+    print(f"{'point':18} {'pass':8} " + " ".join(f"{a:>21}" for a in names))
+    for name, pass_, ratios in rows:
+        cells = (f"{ratios[a]:>21.4g}" if a in ratios else f"{'--':>21}" for a in names)
+        print(f"{name:18} {pass_:8} " + " ".join(cells))
 
 
 APPROXIMATE_POINTS = tuple(

@@ -51,6 +51,8 @@ EXTRA_RED: dict[tuple[str, str], int | None] = {
     ("gqa-output-stationary", "backward"): 0,
     ("gqa-flash2", "forward"): 4,
     ("gqa-flash2", "backward"): 3,
+    ("gqa-flash", "forward"): 7,
+    ("gqa-flash", "backward"): 2,
     ("block-sparse-flash", "forward"): 6,
     ("block-sparse-flash", "backward"): 2,
     ("sparse-square-tiling", "forward"): 2,

@@ -561,11 +561,38 @@ def grouped_online_forward(
     ...     3, 2, block=2).num_vertices
     True
     """
+    return _grouped_rows(rows, keys, groups, d_, tree, block, renormalise=False)
+
+
+def grouped_blockwise_forward(
+    rows: int, keys: int, groups: int, d_: int, *, tree: str = "chain", block: int = 1
+) -> Dag:
+    """:func:`blockwise_forward` for ``groups`` groups of ``rows`` query rows, each with its
+    own ``keys`` keys in blocks of ``block`` (stacked head-major as
+    :func:`grouped_online_forward`; block indices count within the group). The graph of
+    group-aware FlashAttention (``attnio.algorithms.shapes.gqa_flash_forward``): one
+    group per key/value head, its rows those of every query head of the group.
+
+    Examples
+    --------
+    >>> grouped_blockwise_forward(3, 3, 1, 2, block=2).num_vertices == blockwise_forward(
+    ...     3, 2, block=2).num_vertices
+    True
+    """
+    return _grouped_rows(rows, keys, groups, d_, tree, block, renormalise=True)
+
+
+def _grouped_rows(
+    rows: int, keys: int, groups: int, d_: int, tree: str, block: int, *, renormalise: bool
+) -> Dag:
+    """The online-softmax rows of :func:`grouped_online_forward` (``renormalise``: of
+    :func:`grouped_blockwise_forward`)."""
     _check_size(rows=rows, keys=keys, groups=groups, d=d_, block=block)
     b = _Builder(tree)
     Q, K, V = _grouped_inputs(b, rows, keys, groups, d_)
     for i in range(groups * rows):
-        _online_row(b, i, keys, d_, Q, K, V, block, first=i // rows * keys)
+        first = i // rows * keys
+        _online_row(b, i, keys, d_, Q, K, V, block, renormalise=renormalise, first=first)
     return b.dag()
 
 

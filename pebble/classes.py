@@ -1279,6 +1279,28 @@ _COVERAGE: dict[tuple[str, Pass], Coverage] = {
         f"of dQ, with {_RED}; {_SHAPE_CLASS}; with one head and n_q = n_kv it is the dense "
         "backward graph, in every dense class too",
     ),
+    ("gqa-flash", Pass.FORWARD): Coverage(
+        "blockwise-forward",
+        "builders.grouped_blockwise_forward: one group per key/value head, its query heads' "
+        "rows stacked, key blocks of B_c of FLASH_FORWARD_BLOCKS counted within the group; "
+        "chain trees",
+        _SHAPES,
+        "tests/test_trace.py replays its run (a few shapes, d <= 2, every third M up to 60, "
+        "and 2:1 heads at d = 3, M = 57) as a pebbling of this graph at the machine's count "
+        "less its (2d + 4) h_q n_q constant words (O = 0, l = 0, m = -inf written and read "
+        f"back), with {_RED}; {_SHAPE_CLASS} (at every key block size 1..n_kv); with one "
+        "head and n_q = n_kv it is FlashAttention's graph, in every dense class too",
+    ),
+    ("gqa-flash", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "builders.masked_backward of the heads' block diagonal (shapes.gqa_backward with "
+        "its heads stacked); chain trees; D_i recomputed in every step",
+        _SHAPES,
+        "tests/test_trace.py replays its run (a few shapes, d <= 2, every third M up to 60) "
+        "as a pebbling of this graph at the machine's count less its 2 d h_q n_q zero words "
+        f"of dQ, with {_RED}; {_SHAPE_CLASS}; with one head and n_q = n_kv it is the dense "
+        "backward graph, in every dense class too",
+    ),
     ("block-sparse-flash", Pass.FORWARD): Coverage(
         "blockwise-forward",
         "block = B_c of FLASH_FORWARD_BLOCKS; mask = the pairs its blocks allow "

@@ -369,6 +369,25 @@ def test_grouped_online_forward_is_online_forward_per_group() -> None:
         builders.grouped_online_forward(2, 2, 1, 1, block=0)
 
 
+def test_grouped_blockwise_forward_is_blockwise_forward_per_group() -> None:
+    """With one group it is blockwise_forward (same labels, same edges); with two groups of
+    3 rows and 3 keys it has the vertices of two blockwise_forward graphs of 3, row 3
+    attends keys 3..5 only, its output renormalised after blocks counted from 0 within
+    the group (O[3,0,0] after keys 3, 4, then O[3,0] after key 5); a block below 1 is
+    refused."""
+    for block in (1, 2, 4):
+        assert builders.grouped_blockwise_forward(3, 3, 1, 2, block=block) == (
+            builders.blockwise_forward(3, 2, block=block)
+        )
+    two = builders.grouped_blockwise_forward(3, 3, 2, 2, block=2)
+    assert two.num_vertices == 2 * builders.blockwise_forward(3, 2, block=2).num_vertices
+    keys = {two.labels[v] for v in two.predecessors(two.index("S[3,5]"))}
+    assert keys == {"QK[3,5,0]", "QK[3,5,1]"} and "S[3,0]" not in two.labels
+    assert "O[3,0,0]" in two.labels and "O[3,0,1]" not in two.labels
+    with pytest.raises(ParameterError, match="block"):
+        builders.grouped_blockwise_forward(2, 2, 1, 1, block=0)
+
+
 def _block_diagonal(n_q: int, n_kv: int, hq: int, hk: int) -> np.ndarray:
     rows = hq // hk * n_q
     return (np.arange(hq * n_q) // rows)[:, None] == (np.arange(hk * n_kv) // n_kv)[None, :]

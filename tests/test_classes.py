@@ -429,6 +429,15 @@ def _online_blocks(shape, d_, tree):
         yield builders.grouped_online_forward(hq // hk * n_q, n_kv, hk, d_, tree=tree, block=block)
 
 
+def _blockwise_blocks(shape, d_, tree):
+    """grouped_blockwise_forward at every key block size 1..n_kv."""
+    n_q, n_kv, hq, hk = shape
+    for block in range(1, n_kv + 1):
+        yield builders.grouped_blockwise_forward(
+            hq // hk * n_q, n_kv, hk, d_, tree=tree, block=block
+        )
+
+
 def _stacked_backward(shape, d_, tree):
     """masked_backward of the heads' block diagonal."""
     return [builders.masked_backward(_stacked(shape), d_, tree=tree)]
@@ -445,6 +454,8 @@ SHAPE_SCHEDULES = {
     ("gqa-output-stationary", Pass.FORWARD): _tiles,
     ("gqa-flash2", Pass.FORWARD): _online_blocks,
     ("gqa-flash2", Pass.BACKWARD): _stacked_backward,
+    ("gqa-flash", Pass.FORWARD): _blockwise_blocks,
+    ("gqa-flash", Pass.BACKWARD): _stacked_backward,
 }
 """Shape schedule -> the graphs its runs replay on (tests/test_trace.py), heads stacked
 under one-head labels."""
@@ -587,6 +598,8 @@ NOTATION_ROWS = {
     "split-KV decoding, backward": [("split-kv-decode", "backward")],
     "group-aware FlashAttention-2, forward": [("gqa-flash2", "forward")],
     "group-aware FlashAttention-2, backward": [("gqa-flash2", "backward")],
+    "group-aware FlashAttention, forward": [("gqa-flash", "forward")],
+    "group-aware FlashAttention, backward": [("gqa-flash", "backward")],
     "low-rank (polynomial method), forward": [("low-rank", "forward")],
     "low-rank, column-blocked, forward": [("low-rank-columns", "forward")],
     "low-rank (polynomial method), backward": [("low-rank", "backward")],

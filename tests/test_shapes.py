@@ -20,6 +20,8 @@ RUNS = [
     ("gqa-output-stationary", "backward"),
     ("gqa-flash2", "forward"),
     ("gqa-flash2", "backward"),
+    ("gqa-flash", "forward"),
+    ("gqa-flash", "backward"),
 ]
 
 
@@ -78,6 +80,23 @@ def test_square_single_head_flash2_is_flash2(pass_):
     shared = 2 * 8 * 7 * 64 * (2 if pass_ == "backward" else 1)  # K, V (dK, dV) of 7 heads
     assert grouped < separate
     assert pass_ == "forward" or separate - grouped == shared
+
+
+@pytest.mark.parametrize("pass_", ["forward", "backward"])
+def test_square_single_head_flash_is_flash(pass_):
+    """With n_q = n_kv = n and one head the group-aware FlashAttention count equals
+    flash-*-count, record and run; grouped heads move the same words less the K, V (and
+    dK, dV) words of the key/value heads they share, and the query side's words do not
+    depend on the grouping (FlashAttention reads K and V once: the query rows stream)."""
+    for n, d, M in itertools.product((1, 9, 37), (2, 5), (60, 97, 400)):
+        ours = simulate("gqa-flash", pass_, n, d, M, numeric=False)
+        theirs = simulate("flash", pass_, n, d, M, numeric=False)
+        assert ours.counts.io == theirs.counts.io == theirs.closed_form == ours.closed_form
+    values = {"n_q": 64, "n_kv": 64, "h_q": 8, "d": 8, "M": 1000}
+    record = get(f"gqa-flash-{pass_}-count")
+    grouped, separate = record.evaluate(**values, h_kv=1), record.evaluate(**values, h_kv=8)
+    shared = 2 * 8 * 7 * 64 * (2 if pass_ == "backward" else 1)  # K, V (dK, dV) of 7 heads
+    assert separate - grouped == shared
 
 
 @pytest.mark.parametrize("pass_", ["forward", "backward"])

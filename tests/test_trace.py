@@ -629,6 +629,49 @@ def test_gqa_flash2_replays_at_the_machines_count(pass_: str) -> None:
     _attained(most, "gqa-flash2", pass_)
 
 
+@pytest.mark.parametrize("pass_", ["forward", "backward"])
+def test_gqa_flash_replays_at_the_machines_count(pass_: str) -> None:
+    """Group-aware FlashAttention (SHAPES and one long KV row, d in {1, 2}, every third M
+    up to 60 at which it fits, and forward a 2:1 instance where its c is needed: d = 3,
+    M = 57; the others need M + 5 at most) is a legal
+    pebbling, with M + c red pebbles (c of COVERAGE, attained), forward of
+    grouped_blockwise_forward (one group per key/value head, its query heads' rows
+    stacked, key blocks of B_c counted within the group, chain trees) at the machine's
+    count less the (2d + 4) h_q n_q words of O = 0, l = 0, m = -inf written and read
+    back, backward of masked_backward of the heads' block diagonal (chain trees; D_i
+    recomputed in every step) at the count less the 2 d h_q n_q zero words of dQ."""
+    from functools import partial
+
+    from attnio.algorithms import shapes
+
+    most, compared = -(10**9), 0
+    runner_of = getattr(shapes, f"gqa_flash_{pass_}")
+    runs = [(s, d, M) for s in [*SHAPES, (1, 5, 1, 1)] for d in (1, 2) for M in range(3, 61, 3)]
+    runs += [((2, 6, 2, 1), 3, 57)] if pass_ == "forward" else []
+    for shape, d, M in runs:
+        n_q, n_kv, hq, hk = shape
+        arrays = {"Q": (hq * n_q, d), "K": (hk * n_kv, d), "V": (hk * n_kv, d)}
+        try:
+            sizes = getattr(flash, f"{pass_}_blocks")(d, M)
+        except BlocksDoNotFitError:
+            continue
+        if pass_ == "forward":
+            dag = builders.grouped_blockwise_forward(hq // hk * n_q, n_kv, hk, d, block=sizes[1])
+            constants = (2 * d + 4) * hq * n_q
+        else:
+            arrays |= {x: (hq * n_q, d) for x in ("O", "dO")} | {"L": (hq * n_q, 1)}
+            dag = builders.masked_backward(_stacked_mask(shape), d)
+            constants = 2 * d * hq * n_q
+        moves, counts = record(partial(runner_of, shape=shape), dag, n_q, d, M, arrays)
+        result = replay(dag, moves.moves, M + _extra("gqa-flash", pass_))
+        assert moves.unmatched == constants, (shape, d, M)
+        assert result.io == counts.io - constants, (shape, d, M)
+        most = max(most, result.peak_red - M)
+        compared += 1
+    assert compared > 100
+    _attained(most, "gqa-flash", pass_)
+
+
 def test_split_kv_decode_backward_replays_at_the_machines_count() -> None:
     """Split-KV decoding backward (SHAPES and one long KV row, d in {1, 2}, every M up to
     60 at which it fits) is a legal pebbling of masked_backward of the heads' block
