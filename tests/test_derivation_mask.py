@@ -18,7 +18,7 @@ import pytest
 from test_derivation_sharp import Roles, _minimum_dominator, _random_parts, _segments
 
 from attnio.bounds.masks import block_mask_of, make_mask
-from attnio.pebble import builders, solve_heuristic
+from attnio.pebble import builders, lemmas, solve_heuristic
 from attnio.proofs.masked_lower import mask_lower_bounds
 from strategies import examples
 
@@ -122,6 +122,33 @@ def test_the_masked_count_holds_on_every_part_of_belady_pebblings(kind, n, d, sp
     for part in _random_parts(roles.dag, f"mask-{kind}-{n}-{d}-{spec}", examples(20)):
         _check(roles, mask, part, _minimum_dominator(roles.dag, part))
     assert checked > 10
+
+
+LEMMA_MASKS = [
+    ("attention-forward", 4, 2, "random:7"),
+    ("attention-forward", 5, 1, "random:8"),
+    ("attention-forward", 4, 3, "block"),
+    ("attention-forward", 5, 2, "window:2"),
+    ("attention-backward", 4, 1, "random:9"),
+    ("attention-backward", 3, 2, "random:10"),
+    ("attention-backward", 4, 2, "block"),
+]
+"""Masked graphs whose lemmas z3 checks on every vertex set and dominator set."""
+
+
+@pytest.mark.parametrize("kind,n,d,spec", LEMMA_MASKS)
+def test_the_pair_chain_and_accumulator_lemmas_hold_on_every_vertex_set(kind, n, d, spec):
+    """z3 over every part V and every dominator set D of a masked graph, read over its
+    allowed pairs (attnio.pebble.lemmas): the pair-chain lemma (a product outside D whose
+    chain misses D has its operand rows in D, so its pair, allowed, lies in I* x J*, and
+    the third kind numbers at most d F(|I*|, |J*|)) and the accumulator lemma hold; the
+    pair-chain lemma's false variant is refuted, so the check can fail."""
+    mask = _mask(spec, n)
+    build = builders.sparse_forward if kind == "attention-forward" else builders.sparse_backward
+    structure = lemmas.Structure.of(build(n, d, mask.allowed()), mask=mask.allowed())
+    assert lemmas.check(structure, "pair-chain").status == "holds"
+    assert lemmas.check(structure, "accumulator").status == "holds"
+    assert lemmas.check(structure, "pair-chain", mutant=True).status == "fails"
 
 
 def test_the_check_fails_on_a_false_count() -> None:
