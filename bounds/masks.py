@@ -23,6 +23,10 @@ each query and of queries of each key (full, causal, window and band allow inter
 :meth:`Mask.keys`, :meth:`Mask.queries`), and :meth:`Mask.densest`, an upper bound on
 the allowed pairs of any a x b submatrix (any a rows, any b columns), the quantity a
 Loomis-Whitney count takes in place of a b; it is exact for full and causal.
+:meth:`Mask.submatrix_pairs` is that quantity F(a, b) exactly (for masks of few distinct
+rows or columns), :meth:`Mask.pairs_bound` and :meth:`Mask.pairs_table` an upper bound
+always computed, and :meth:`Mask.pair_ratio` the largest F(a, b) / (a + b) within a size,
+the mask's structure in the lower bounds of ``proofs/derivations/mask-lower.md``.
 
 Masks come from a spec (:func:`parse_mask`: ``causal``, ``window:W``, a JSON file ...)
 or from the command line's arguments (:meth:`Mask.from_arguments`: ``--mask window
@@ -300,10 +304,10 @@ class Mask:
         """gamma(s): the largest F(a, b) / (a + b) over a, b >= 1 with a + b <= s (F taken
         as :meth:`pairs_bound`, so an upper bound where F is not exact); 0 for s < 2.
 
-        A part whose dominator set holds a whole rows of Q and b of K, d (a + b) <= r,
-        completes at most d F(a, b) <= gamma r / d ... products of those rows' pairs
-        (mask-lower.md, section 2): full and causal masks have gamma(s) about s / 4, a
-        window of width w at most w / 2.
+        A part whose dominator set holds r vertices of whole rows, a of Q and b of K,
+        d (a + b) <= r, completes from them at most d F(a, b) <= d gamma (a + b) <= gamma r
+        products P_ij V_jk (mask-lower.md, section 2): full and causal masks have gamma(s)
+        about s / 4, a window of width w at most w / 2.
 
         Examples
         --------
