@@ -196,3 +196,26 @@ def test_a_sparse_mask_gains_over_the_z_bound() -> None:
     found = {b.name: b for b in mask_lower_bounds(mask, 1, 5)}
     assert found["mask-forward"].ratio <= 1
     assert found["mask-forward"].value > found["z-forward-large"].value
+
+
+def test_every_mask_bound_is_below_belady_pebblings_of_random_masks() -> None:
+    """Soundness at small sizes: every bound of mask_lower_bounds (mask-lower.md's and the
+    Z substitutions of causal-lower.md) is at most the I/O of a Belady pebbling (an upper
+    bound on the optimum) of the masked graph, forward and backward, at each M from the
+    graph's least memory on, for seeded random masks at n <= 6."""
+    checked = 0
+    for seed, (n, d) in enumerate(((4, 1), (5, 1), (6, 1), (4, 2))):
+        allowed = _random_mask(n, 100 + seed)
+        mask = make_mask("arbitrary", n, array=allowed)
+        for build, pass_ in (
+            (builders.sparse_forward, "forward"),
+            (builders.sparse_backward, "backward"),
+        ):
+            dag = build(n, d, allowed)
+            for M in range(dag.min_memory, dag.min_memory + 8, 2):
+                io = solve_heuristic(dag, M).io
+                for bound in mask_lower_bounds(mask, d, M):
+                    if bound.pass_ == pass_:
+                        assert bound.value <= io, (n, d, M, bound)
+                        checked += 1
+    assert checked > 80
