@@ -23,6 +23,10 @@ each query and of queries of each key (full, causal, window and band allow inter
 :meth:`Mask.keys`, :meth:`Mask.queries`), and :meth:`Mask.densest`, an upper bound on
 the allowed pairs of any a x b submatrix (any a rows, any b columns), the quantity a
 Loomis-Whitney count takes in place of a b; it is exact for full and causal.
+:meth:`Mask.submatrix_pairs` is that quantity F(a, b) exactly (for masks of few distinct
+rows or columns), :meth:`Mask.pairs_bound` and :meth:`Mask.pairs_table` an upper bound
+always computed, and :meth:`Mask.pair_ratio` the largest F(a, b) / (a + b) within a size,
+the mask's structure in the lower bounds of ``proofs/derivations/mask-lower.md``.
 
 Masks come from a spec (:func:`parse_mask`: ``causal``, ``window:W``, a JSON file ...)
 or from the command line's arguments (:meth:`Mask.from_arguments`: ``--mask window
@@ -37,8 +41,10 @@ DFE22 Proposition 4 (block-sparse masks); attnio's own families and formulas.
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -215,6 +221,128 @@ class Mask:
         cols = np.sort(allowed.sum(axis=0))[::-1][:b]
         return int(min(np.minimum(rows, b).sum(), np.minimum(cols, a).sum()))
 
+    def submatrix_pairs(self, a: int, b: int) -> int:
+        """F(a, b): the most allowed pairs of any a x b submatrix (any a rows, any b
+        columns), exactly; 0 if a or b is 0 (mask-lower.md, section 2).
+
+        Full: a b. Causal: sum_{t < a} min(b, n - t) (the last a rows, the first b
+        columns; no a rows have more keys, so it is also :meth:`densest`). Otherwise rows
+        with equal patterns are grouped into classes (a block mask has one class per row
+        block) and F is the largest, over the vertices of {x : sum x = a, 0 <= x_c <= |c|}
+        (every class full or empty but at most one), of the b largest column sums of the
+        chosen rows: for fixed rows the best columns are the b largest, and that maximum is
+        convex in x, so it is reached at a vertex. The columns' classes are used instead
+        when they are fewer.
+
+        Raises
+        ------
+        MaskSpecError
+            a or b outside 0..n, or more than :data:`EXACT_CLASSES` classes both ways (the
+            enumeration's 2^classes guard); :meth:`pairs_bound` is the bound always given.
+
+        Examples
+        --------
+        >>> make_mask("window", 6, w=2).submatrix_pairs(3, 3), make_mask("causal", 5).submatrix_pairs(2, 4)
+        (5, 8)
+        """
+        self._check_submatrix(a, b)
+        if a == 0 or b == 0:
+            return 0
+        name = self.family.name
+        if name == "full":
+            return a * b
+        if name == "causal":
+            return sum(min(b, self.n - t) for t in range(a))
+        return _exact_pairs(self._classes(), a, b)
+
+    def pairs_bound(self, a: int, b: int) -> int:
+        """An upper bound on F(a, b) that is always computed: :meth:`submatrix_pairs`
+        where its enumeration fits :data:`EXACT_WORK`, else the least of a b and
+        :meth:`densest` (the a largest row counts capped at b, the b largest column counts
+        capped at a; at most min(a, b) w for a window or a band of w keys a row)."""
+        self._check_submatrix(a, b)
+        return int(self.pairs_table(max(a, b))[a, b])
+
+    def pairs_table(self, s: int) -> np.ndarray:
+        """The table of :meth:`pairs_bound` at every 0 <= a, b <= min(s, n): F exactly
+        (full, causal, or the class enumeration of :meth:`submatrix_pairs` when its work
+        fits :data:`EXACT_WORK`), else the least of a b and the row- and column-count caps
+        of :meth:`densest`, computed for all a, b at once."""
+        if isinstance(s, bool) or not isinstance(s, int | np.integer) or s < 0:
+            raise MaskSpecError(f"s={s!r} must be a nonnegative integer")
+        top = min(int(s), self.n)
+        a = np.arange(top + 1)
+        name = self.family.name
+        if name == "full":
+            return np.outer(a, a)
+        if name == "causal":
+            degrees = self.n - a[:top]
+            capped = np.minimum(degrees[:, None], a[None, :])
+            return np.vstack([np.zeros(top + 1, dtype=np.int64), np.cumsum(capped, axis=0)])
+        interval = name in INTERVAL_FAMILIES
+        exact = None if interval and self.n > EXACT_CLASSES else _exact_table(self._classes(), top)
+        if exact is not None:
+            return exact
+        if interval:  # the degrees from the intervals, no n x n matrix
+            index = np.arange(self.n)
+            row_degrees = np.array([hi - lo for lo, hi in map(self.keys, index)])
+            col_degrees = np.array([hi - lo for lo, hi in map(self.queries, index)])
+        else:
+            allowed = self.allowed()
+            row_degrees, col_degrees = allowed.sum(axis=1), allowed.sum(axis=0)
+        rows = np.sort(row_degrees)[::-1][:top]
+        cols = np.sort(col_degrees)[::-1][:top]
+        by_rows = np.vstack(
+            [np.zeros(top + 1, dtype=np.int64), np.cumsum(np.minimum(rows[:, None], a), axis=0)]
+        )
+        by_cols = np.vstack(
+            [np.zeros(top + 1, dtype=np.int64), np.cumsum(np.minimum(cols[:, None], a), axis=0)]
+        )
+        return np.minimum(np.minimum(np.outer(a, a), by_rows), by_cols.T)
+
+    def pair_ratio(self, s: int) -> Fraction:
+        """gamma(s): the largest F(a, b) / (a + b) over a, b >= 1 with a + b <= s (F taken
+        as :meth:`pairs_bound`, so an upper bound where F is not exact); 0 for s < 2.
+
+        A part whose dominator set holds r vertices of whole rows, a of Q and b of K,
+        d (a + b) <= r, completes from them at most d F(a, b) <= d gamma (a + b) <= gamma r
+        products P_ij V_jk (mask-lower.md, section 2): full and causal masks have gamma(s)
+        about s / 4, a window of width w at most w / 2.
+
+        Examples
+        --------
+        >>> make_mask("full", 8).pair_ratio(8), make_mask("window", 8, w=1).pair_ratio(8)
+        (Fraction(2, 1), Fraction(1, 2))
+        """
+        if isinstance(s, bool) or not isinstance(s, int | np.integer) or s < 0:
+            raise MaskSpecError(f"s={s!r} must be a nonnegative integer")
+        table = self.pairs_table(max(int(s) - 1, 0))
+        a = np.arange(table.shape[0])
+        sums = a[:, None] + a[None, :]
+        valid = (a[:, None] >= 1) & (a[None, :] >= 1) & (sums <= s)
+        if not valid.any():
+            return Fraction(0)
+        ratios = np.where(valid, table / np.maximum(sums, 1), -1.0)
+        near = np.argwhere(valid & (ratios >= ratios.max() * (1 - 1e-9)))
+        return max(Fraction(int(table[i, j]), int(i + j)) for i, j in near)
+
+    def _check_submatrix(self, a: int, b: int) -> None:
+        for name, value in (("a", a), ("b", b)):
+            if isinstance(value, bool) or not isinstance(value, int | np.integer):
+                raise MaskSpecError(f"{name}={value!r} must be an integer")
+            if not 0 <= value <= self.n:
+                raise MaskSpecError(f"{name}={value} must be in 0..{self.n} (the mask's n)")
+
+    def _classes(self) -> tuple[np.ndarray, np.ndarray, bool]:
+        """The distinct row patterns (or, when fewer, column patterns, the mask transposed)
+        and how many rows share each: the classes :meth:`submatrix_pairs` enumerates."""
+        allowed = self.allowed()
+        rows, row_sizes = np.unique(allowed, axis=0, return_counts=True)
+        cols, col_sizes = np.unique(allowed.T, axis=0, return_counts=True)
+        if len(cols) < len(rows):
+            return cols, col_sizes, True
+        return rows, row_sizes, False
+
     @classmethod
     def from_arguments(
         cls,
@@ -264,6 +392,87 @@ class Mask:
         if mask is None:
             raise MaskSpecError("no mask given: --mask causal, window, band, block or FILE")
         return parse_mask(mask, n_, argument="--mask")
+
+
+EXACT_CLASSES = 12
+"""Most row (or column) classes :meth:`Mask.submatrix_pairs` enumerates: 2^12 subsets of
+classes, each with one partial class at most."""
+
+EXACT_WORK = 2_000_000
+"""Most column sums :meth:`Mask.pairs_table` computes for its exact table (subsets of full
+classes times partial classes and amounts, times the columns); past it the table is the
+row- and column-count caps, an upper bound."""
+
+
+def _vertices(sizes: np.ndarray, most: int):
+    """The vertices x of {x : sum x = total, 0 <= x_c <= sizes_c} for every total <= most:
+    every class full or empty but at most one, which takes 1 .. sizes_c - 1 rows."""
+    count = len(sizes)
+    for chosen in range(count + 1):
+        for full in itertools.combinations(range(count), chosen):
+            taken = int(sizes[list(full)].sum())
+            if taken > most:
+                continue
+            yield full, None, 0
+            for c in range(count):
+                if c not in full:
+                    for rest in range(1, min(int(sizes[c]) - 1, most - taken) + 1):
+                        yield full, c, rest
+
+
+def _exact_pairs(classes: tuple[np.ndarray, np.ndarray, bool], a: int, b: int) -> int:
+    """F(a, b) over classes of equal rows: the best vertex x with sum x = a, each with its
+    b largest column sums (a and b swapped for column classes)."""
+    patterns, sizes, transposed = classes
+    if transposed:
+        a, b = b, a
+    if len(patterns) > EXACT_CLASSES:
+        raise MaskSpecError(
+            f"mask has {len(patterns)} classes of equal rows and of equal columns; the exact "
+            f"F(a, b) enumerates at most {EXACT_CLASSES} (pairs_bound bounds it)"
+        )
+    weights = patterns.astype(np.int64)
+    best = 0
+    for full, partial, rest in _vertices(sizes, a):
+        if int(sizes[list(full)].sum()) + rest != a:
+            continue
+        sums = weights[list(full)].T @ sizes[list(full)] if full else np.zeros(
+            weights.shape[1], dtype=np.int64)  # fmt: skip
+        if partial is not None:
+            sums = sums + rest * weights[partial]
+        best = max(best, int(np.sort(sums)[::-1][:b].sum()))
+    return best
+
+
+def _exact_table(classes: tuple[np.ndarray, np.ndarray, bool], top: int) -> np.ndarray | None:
+    """F(a, b) for every 0 <= a, b <= top by the class enumeration, or None if its work
+    passes :data:`EXACT_WORK` or the classes :data:`EXACT_CLASSES`."""
+    patterns, sizes, transposed = classes
+    count, width = patterns.shape
+    if count > EXACT_CLASSES:
+        return None
+    work = 0
+    for chosen in range(count + 1):
+        for full in itertools.combinations(range(count), chosen):
+            taken = int(sizes[list(full)].sum())
+            if taken <= top:
+                others = sum(min(int(sizes[c]) - 1, top - taken)
+                             for c in range(count) if c not in full)  # fmt: skip
+                work += (1 + others) * width
+        if work > EXACT_WORK:
+            return None
+    weights = patterns.astype(np.int64)
+    table = np.zeros((top + 1, top + 1), dtype=np.int64)
+    for full, partial, rest in _vertices(sizes, top):
+        total = int(sizes[list(full)].sum()) + rest
+        sums = weights[list(full)].T @ sizes[list(full)] if full else np.zeros(
+            width, dtype=np.int64)  # fmt: skip
+        if partial is not None:
+            sums = sums + rest * weights[partial]
+        prefix = np.concatenate([[0], np.cumsum(np.sort(sums)[::-1])])[: top + 1]
+        prefix = np.pad(prefix, (0, top + 1 - len(prefix)), mode="edge")
+        table[total] = np.maximum(table[total], prefix)
+    return table.T.copy() if transposed else table
 
 
 SAMPLE_WIDTHS = (1, 2, 3, 64, 1024)
@@ -440,6 +649,8 @@ def parse_mask(spec: str, n_: int, *, argument: str = "mask") -> Mask:
 
 __all__ = [
     "ALIASES",
+    "EXACT_CLASSES",
+    "EXACT_WORK",
     "FAMILIES",
     "INTERVAL_FAMILIES",
     "SAMPLE_WIDTHS",

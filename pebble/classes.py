@@ -877,18 +877,27 @@ class Structures:
     accumulators: dict[tuple[str, int, int], set[int]]
 
 
-def structures(dag: Dag) -> Structures:
+def structures(dag: Dag, *, mask: object = None) -> Structures:
     """The structures of a graph of every class of its pass (``lower-families``' class).
+
+    With ``mask`` (a rows x keys boolean matrix), the structures of a masked graph read
+    over its allowed pairs: the graph must have :data:`MASKED_CLASSES` of its pass over
+    that mask (``mask-lower.md``'s class), and the pairs are the allowed ones.
 
     Raises
     ------
     PebbleParameterError
-        ``dag`` is not in the class of ``lower-families`` (its first violation is named).
+        ``dag`` is not in the class of ``lower-families`` (or, with ``mask``, of
+        :data:`MASKED_CLASSES` over it; its first violation is named).
     """
-    bad = in_class(dag, "lower-families")
+    if mask is None:
+        bad = in_class(dag, "lower-families")
+    else:
+        read = _Graph(dag, None, mask)
+        bad = [v for prop in MASKED_CLASSES[_pass(read)] for v in _violations(read, prop)]
     if bad:
         raise PebbleParameterError(f"dag is not in the lemmas' class: {bad[0]}")
-    g = _Graph(dag)
+    g = _Graph(dag, None, mask)
     chains, _ = _pair_chains(g)
     rows = _row_sets(g)[0] if g.backward else {}
     products, acc = [], {}

@@ -138,15 +138,17 @@ class Structure:
     inputs: dict[tuple[str, tuple[int, ...]], int]
 
     @classmethod
-    def of(cls, dag: Dag) -> Structure:
-        """Read the structures of ``dag`` (:func:`attnio.pebble.classes.structures`).
+    def of(cls, dag: Dag, *, mask: object = None) -> Structure:
+        """Read the structures of ``dag`` (:func:`attnio.pebble.classes.structures`), over
+        the allowed pairs of ``mask`` if given (a masked graph, ``mask-lower.md``).
 
         Raises
         ------
         PebbleParameterError
-            ``dag`` is not in the class of ``lower-families`` (every structure above).
+            ``dag`` is not in the class of ``lower-families`` (every structure above), or
+            with ``mask``, in the masked class over it.
         """
-        g = structures(dag)
+        g = structures(dag, mask=mask)
         return cls(
             dag,
             g.n,

@@ -274,6 +274,7 @@ FILES = (
     "approximate-compulsory.md",
     "polynomial-lower.md",
     "causal-lower.md",
+    "mask-lower.md",
 )
 """The shipped derivation files, under :data:`DIRECTORY`, in the order they are listed."""
 

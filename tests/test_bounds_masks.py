@@ -105,3 +105,93 @@ def test_masks_that_do_not_fit_are_refused_naming_the_argument(build, words) -> 
         build()
     assert words in str(caught.value)
     assert isinstance(caught.value, ValueError)
+
+
+def _brute_pairs(allowed: np.ndarray) -> np.ndarray:
+    """F(a, b) for every a, b by brute force: every a rows, then the b largest columns."""
+    n = allowed.shape[0]
+    table = np.zeros((n + 1, n + 1), dtype=int)
+    for a in range(1, n + 1):
+        for rows in itertools.combinations(range(n), a):
+            sums = np.sort(allowed[list(rows)].sum(axis=0))[::-1]
+            table[a, 1:] = np.maximum(table[a, 1:], np.cumsum(sums))
+    return table
+
+
+def _structured_masks():
+    """Every named family at n <= 6, seeded random masks and random block masks at n <= 7."""
+    yield from _masks(6)
+    rng = np.random.default_rng(36)
+    for n in range(1, 8):
+        for _ in range(4):
+            array = rng.random((n, n)) < rng.choice((0.2, 0.5, 0.8))
+            array[np.arange(n), rng.integers(0, n, n)] = True
+            yield make_mask("arbitrary", n, array=array)
+        for rows, cols in ((1, 1), (2, 2), (2, 3), (3, 2)):
+            fits = rows <= n and cols <= n and -(-n // -(-n // rows)) == rows
+            if fits and -(-n // -(-n // cols)) == cols:
+                blocks = rng.random((rows, cols)) < 0.5
+                blocks[np.arange(rows), rng.integers(0, cols, rows)] = True
+                yield block_mask_of(blocks, n)
+
+
+def test_submatrix_pairs_is_the_densest_submatrix_of_every_mask() -> None:
+    """F(a, b) (submatrix_pairs, and the table pairs_table) equals the brute-force largest
+    number of allowed pairs over every a rows and b columns: every family at n <= 6, random
+    and block masks at n <= 7 (seed 36); the causal formula and the class enumeration."""
+    checked = 0
+    for mask in _structured_masks():
+        brute = _brute_pairs(mask.allowed())
+        assert np.array_equal(mask.pairs_table(mask.n), brute), mask.spec
+        for a, b in itertools.product(range(mask.n + 1), repeat=2):
+            if (a + b + checked) % 5 == 0:  # a fifth of the (a, b), every one over the masks
+                assert mask.submatrix_pairs(a, b) == brute[a, b] == mask.pairs_bound(a, b)
+        checked += 1
+    assert checked > 100
+
+
+def test_the_count_bound_past_the_exact_work_is_an_upper_bound(monkeypatch) -> None:
+    """Where the enumeration is refused (EXACT_WORK 0), pairs_table is the least of a b and
+    the row and column caps: at least F everywhere, at most min(a, b) w for a window, and
+    submatrix_pairs refuses a mask with too many classes (one line naming the count)."""
+    from attnio.bounds import masks
+
+    monkeypatch.setattr(masks, "EXACT_WORK", 0)
+    for mask in _structured_masks():
+        brute = _brute_pairs(mask.allowed())
+        table = mask.pairs_table(mask.n)
+        assert np.all(table >= brute), mask.spec
+        if mask.family.name == "window":
+            a = np.arange(mask.n + 1)
+            assert np.all(table <= np.minimum.outer(a, a) * mask.w)
+    monkeypatch.setattr(masks, "EXACT_CLASSES", 2)
+    with pytest.raises(MaskSpecError, match="classes"):
+        make_mask("window", 5, w=2).submatrix_pairs(2, 2)
+
+
+def test_pair_ratio_is_the_largest_pairs_per_row_and_column() -> None:
+    """pair_ratio(s) is the largest F(a, b) / (a + b) over a, b >= 1, a + b <= s (brute
+    force, every s); about s / 4 for the full mask, 1/2 for the width-1 window, and at most
+    w / 2 for a window at n = 65536 (from its intervals, no n x n matrix)."""
+    from fractions import Fraction
+
+    for mask in itertools.islice(_structured_masks(), 0, None, 3):
+        brute = _brute_pairs(mask.allowed())
+        for s in range(0, 2 * mask.n + 2):
+            ratios = [
+                Fraction(int(brute[a, b]), a + b)
+                for a in range(1, mask.n + 1)
+                for b in range(1, mask.n + 1)
+                if a + b <= s
+            ]
+            assert mask.pair_ratio(s) == max(ratios, default=Fraction(0)), (mask.spec, s)
+    assert make_mask("full", 8).pair_ratio(8) == 2
+    assert make_mask("window", 8, w=1).pair_ratio(16) == Fraction(1, 2)
+    assert make_mask("window", 65536, w=64).pair_ratio(512) <= 32
+
+
+@pytest.mark.parametrize("a,b", [(-1, 1), (1, 5), (True, 1), (1.5, 1)])
+def test_a_submatrix_outside_the_mask_is_refused(a, b) -> None:
+    """a and b must be integers in 0..n: one MaskSpecError naming the argument."""
+    with pytest.raises(MaskSpecError, match=r"^[ab]="):
+        make_mask("causal", 4).submatrix_pairs(a, b)

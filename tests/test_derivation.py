@@ -33,6 +33,7 @@ NEWER_FILES = (
     "approximate-compulsory",
     "polynomial-lower",
     "causal-lower",
+    "mask-lower",
 )
 """Derivation files written after the baseline: their steps are new, not in it."""
 
