@@ -1348,6 +1348,96 @@ def render_masked_tightness_table(
     return _float_lines(layout, caption, label_key, spec_, body)
 
 
+def render_approximate_tightness_table(
+    rows: Sequence[dict[str, object]],
+    method: dict[str, object],
+    fmt: str = "markdown",
+    layout: str = "table",
+    label_prefix: str = LABEL_PREFIX,
+) -> str:
+    """Return the approximate tightness table (:mod:`attnio.proofs.approximate_tightness`).
+
+    Parameters
+    ----------
+    rows
+        One dict per (point, schedule) as :meth:`ApproximateRow.to_dict
+        <attnio.proofs.approximate_tightness.ApproximateRow.to_dict>` gives it: ``pass``,
+        ``point`` (n, d, M, r), ``cell``, ``count`` and ``lower`` (each None or a dict with
+        ``record``), ``extra_red``, ``ratio`` and ``leading`` (floats or None),
+        ``constant`` (an int or None), ``constant_note`` and ``commands``.
+    method
+        ``name`` (polynomial), ``degree`` and ``note`` (what the bounds are about).
+    fmt, layout, label_prefix
+        As :func:`render_tightness_table`; the LaTeX label is ``PREFIX-tightness-approximate``.
+    """
+    if fmt not in TABLE_FORMATS:
+        raise FilterError(f"format={fmt!r} is not one of: {', '.join(TABLE_FORMATS)}")
+    _check_layout(layout)
+    if fmt == "json":
+        return json.dumps({"schema": JSON_SCHEMA_VERSION, "method": dict(method),
+                           "rows": list(rows)}, indent=2) + "\n"  # fmt: skip
+    degree = method["degree"]
+    ns = sorted({r["point"]["n"] for r in rows})
+    size = ", ".join(str(x) for x in ns)
+
+    def number(value: object) -> str:
+        return "-" if value is None else f"{value:.4g}"
+
+    if fmt == "markdown":
+        head = (f"approximate attention, {method['name']} method of degree g = {degree}, "
+                f"n = {size}, r = C(d + g, g) features; ratio = exact count / best derived "
+                "lower bound read at M + c (c the red pebbles beyond M of the schedule's "
+                "pebbling), exact at each point; n -> oo: the ratio of the leading terms in "
+                "n at the point's d, M and r; C: the least constant z3 proved for count <= "
+                "C * lower over the cell")  # fmt: skip
+        out = [head, "", "| pass, d, r | M (cell) | schedule | best derived lower bound | "
+               "ratio | n -> oo | C over the cell | reproduce |",
+               "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+        for r in rows:
+            point, count, lower = r["point"], r["count"], r["lower"]
+            schedule = "none runs" if count is None else str(count["record"])
+            against = "none applies" if lower is None else (
+                f"{lower['record']}, {_at_m(r['extra_red'], False)}")  # fmt: skip
+            constant = r["constant_note"] if r["constant"] is None else (
+                f"{r['constant']} ({r['constant_note']})")  # fmt: skip
+            commands = "; ".join(f"`{c}`" for c in r["commands"]) or "-"
+            out.append(f"| {r['pass']}, d = {point['d']}, r = {point['r']} | {point['M']} "
+                       f"({r['cell']}) | {schedule} | {against} | {number(r['ratio'])} | "
+                       f"{number(r['leading'])} | {constant} | {commands} |")  # fmt: skip
+        out += ["", f"note: {method['note']}"]
+        return "\n".join(out) + "\n"
+    caption = (
+        f"Exact I/O counts of attnio's schedules for approximate attention (the "
+        f"{method['name']} method of degree $g = {degree}$, $r = \\binom{{d+g}}{{g}}$ "
+        f"features, $n = {size}$) against the best derived lower bound of the method's own "
+        "graph at each point, read at $M + c$ ($c$: the red pebbles beyond $M$ of the "
+        "schedule's pebbling): the exact ratio, the ratio of leading terms as "
+        "$n \\to \\infty$, and the least $C$ proved by z3 over the cell $M \\ge r d$ "
+        "($n \\ge r$, $g \\ge 2$); no constant exists over $M < r d$. The lower bounds "
+        "bound pebblings of the method's graph, not every $\\epsilon$-approximation "
+        f"algorithm. Lower bounds {_DERIVED_LEGEND}."
+    )
+    body = [r"$d$ & $M$ & Schedule & Against & Ratio & $n \to \infty$ & $C$ \\"]
+    previous = None
+    for r in rows:
+        if r["pass"] != previous:
+            body.append(r"\midrule")
+            body.append(rf"\multicolumn{{7}}{{@{{}}l@{{}}}}{{\textit{{{str(r['pass']).capitalize()} "
+                        r"pass}} \\")  # fmt: skip
+            previous = r["pass"]
+        point, count, lower = r["point"], r["count"], r["lower"]
+        schedule = "--" if count is None else _breakable(latex_escape(
+            algorithm_name(get(str(count["record"])))))  # fmt: skip
+        against = "--" if lower is None else latex_escape(short_name(get(str(lower["record"]))))
+        ratio = "--" if r["ratio"] is None else f"${r['ratio']:.4g}$"
+        leading = "--" if r["leading"] is None else f"${r['leading']:.4g}$"
+        constant = "--" if r["constant"] is None else f"${r['constant']}$"
+        body.append(f"${point['d']}$ & ${point['M']}$ & {schedule} & {against} & {ratio} & "
+                    f"{leading} & {constant} \\\\")  # fmt: skip
+    spec_ = _p_columns((0.06, 0.1, 0.24, 0.24, 0.12, 0.12, 0.06))
+    return _float_lines(layout, caption, f"{label_prefix}-tightness-approximate", spec_, body)
+
+
 @dataclass(frozen=True)
 class SummaryRow:
     """One row of the summary table (:func:`attnio.proofs.summary.summary`).
