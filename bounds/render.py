@@ -1407,35 +1407,55 @@ def render_approximate_tightness_table(
         out += ["", f"note: {method['note']}"]
         return "\n".join(out) + "\n"
     caption = (
-        f"Exact I/O counts of attnio's schedules for approximate attention (the "
-        f"{method['name']} method of degree $g = {degree}$, $r = \\binom{{d+g}}{{g}}$ "
-        f"features, $n = {size}$) against the best derived lower bound of the method's own "
-        "graph at each point, read at $M + c$ ($c$: the red pebbles beyond $M$ of the "
-        "schedule's pebbling): the exact ratio, the ratio of leading terms as "
-        "$n \\to \\infty$, and the least $C$ proved by z3 over the cell $M \\ge r d$ "
-        "($n \\ge r$, $g \\ge 2$); no constant exists over $M < r d$. The lower bounds "
-        "bound pebblings of the method's graph, not every $\\epsilon$-approximation "
-        f"algorithm. Lower bounds {_DERIVED_LEGEND}."
+        f"I/O of attnio's schedules for approximate attention (polynomial method, $g = {degree}$, "
+        f"$r = \\binom{{d+g}}{{g}}$, $n = {size}$) over the best derived lower bound of the "
+        "method's graph at $M + c$: exact ratio (as $n \\to \\infty$) and the least $C$ z3 "
+        "proved over $M \\ge r d$, $n \\ge r$, $g \\ge 2$ (none exists over $M < r d$). The "
+        "bounds hold for pebblings of that graph, not for every $\\epsilon$-approximation "
+        "algorithm."
     )
-    body = [r"$d$ & $M$ & Schedule & Against & Ratio & $n \to \infty$ & $C$ \\"]
-    previous = None
+    first = {str(r["count"]["algorithm"]): str(r["count"]["record"]) for r in rows[::-1]
+             if r["count"]}  # fmt: skip
+    schedules = list(dict.fromkeys(str(r["count"]["algorithm"]) for r in rows if r["count"]))
+    names = [_breakable(latex_escape(algorithm_name(get(first[a])))) for a in schedules]
+    body = [r"$d$ & $M$ & Against & " + " & ".join(rf"{name} & $C$" for name in names) + r" \\"]
+    width = 3 + 2 * len(schedules)
+    by_point: dict[tuple, list] = {}
     for r in rows:
-        if r["pass"] != previous:
+        by_point.setdefault((r["pass"], r["point"]["d"], r["point"]["M"]), []).append(r)
+    previous = None
+    for (pass_, dim, memory), found in by_point.items():
+        if pass_ != previous:
             body.append(r"\midrule")
-            body.append(rf"\multicolumn{{7}}{{@{{}}l@{{}}}}{{\textit{{{str(r['pass']).capitalize()} "
+            body.append(rf"\multicolumn{{{width}}}{{@{{}}l@{{}}}}{{\textit{{{pass_.capitalize()} "
                         r"pass}} \\")  # fmt: skip
-            previous = r["pass"]
-        point, count, lower = r["point"], r["count"], r["lower"]
-        schedule = "--" if count is None else _breakable(latex_escape(
-            algorithm_name(get(str(count["record"])))))  # fmt: skip
-        against = "--" if lower is None else latex_escape(short_name(get(str(lower["record"]))))
-        ratio = "--" if r["ratio"] is None else f"${r['ratio']:.4g}$"
-        leading = "--" if r["leading"] is None else f"${r['leading']:.4g}$"
-        constant = "--" if r["constant"] is None else f"${r['constant']}$"
-        body.append(f"${point['d']}$ & ${point['M']}$ & {schedule} & {against} & {ratio} & "
-                    f"{leading} & {constant} \\\\")  # fmt: skip
-    spec_ = _p_columns((0.06, 0.1, 0.24, 0.24, 0.12, 0.12, 0.06))
+            previous = pass_
+        lowers = dict.fromkeys(_approximate_lower(str(r["lower"]["record"])) for r in found
+                               if r["lower"] is not None)  # fmt: skip
+        by_schedule = {str(r["count"]["algorithm"]): r for r in found if r["count"]}
+        cells = []
+        for name in schedules:
+            row = by_schedule.get(name)
+            if row is None or row["ratio"] is None:
+                cells += ["--", "--"]
+                continue
+            leading = "" if row["leading"] is None else f" (${row['leading']:.4g}$)"
+            constant = "--" if row["constant"] is None else f"${row['constant']}$"
+            cells += [f"${row['ratio']:.4g}${leading}", constant]
+        body.append(f"${dim}$ & ${memory}$ & {' / '.join(lowers) or '--'} & "
+                    + " & ".join(cells) + r" \\")  # fmt: skip
+    share = 0.6 / max(len(schedules), 1)
+    spec_ = _p_columns(
+        (0.05, 0.11, 0.22, *(s for _ in schedules for s in (share * 0.78, share * 0.22)))
+    )
     return _float_lines(layout, caption, f"{label_prefix}-tightness-approximate", spec_, body)
+
+
+def _approximate_lower(record: str) -> str:
+    """A lower bound of the approximate table in LaTeX, short: the compulsory I/O by name."""
+    if record.endswith("-compulsory"):
+        return "compulsory"
+    return latex_escape(short_name(get(record)))
 
 
 @dataclass(frozen=True)

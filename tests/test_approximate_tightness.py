@@ -104,7 +104,8 @@ def test_below_r_d_the_ratio_of_leading_terms_grows_without_bound() -> None:
 
 def test_formats_hold_the_same_rows_and_the_model() -> None:
     """Markdown has one line per row and the note that the bounds are the method's graphs',
-    JSON the same rows (ratios exact), LaTeX its label and the model in the caption."""
+    JSON the same rows (ratios exact), LaTeX one line per point (a ratio and C per schedule),
+    its label and the model in the caption."""
     rows = _rows()
     data = json.loads(render_approximate_tightness(rows, 2, "json"))
     assert data["method"]["degree"] == 2 and len(data["rows"]) == len(rows)
@@ -116,7 +117,7 @@ def test_formats_hold_the_same_rows_and_the_model() -> None:
     assert POLYNOMIAL_NOTE in markdown
     tex = render_approximate_tightness(rows, 2, "latex", "table*", "tab:x")
     assert r"\label{tab:x-tightness-approximate}" in tex and r"\begin{table*}" in tex
-    assert r"not every $\epsilon$-approximation" in tex
+    assert r"not for every $\epsilon$-approximation" in tex and tex.count(r"\\") == 1 + 2 + 6
 
 
 def test_bad_sizes_are_one_clear_error() -> None:
