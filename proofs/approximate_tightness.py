@@ -46,6 +46,7 @@ from .errors import TightnessError
 from .gap import POLYNOMIAL_NOTE
 from .generate import approximate_table
 from .obligation import Obligation
+from .tightness import Interval
 
 N = 65536
 """The default sequence length (issue 37's target points)."""
@@ -265,6 +266,28 @@ def _constant(obligation: Obligation | None, point: dict[str, int]) -> tuple[int
     return int(entry["constant"]), "over M >= r d, n >= r, g >= 2"
 
 
+def constant_interval(pass_: str, point: dict[str, int], count: str) -> Interval | None:
+    """The recorded constant of ``count`` over the cell M >= r d, as the dense table's
+    :class:`~attnio.proofs.tightness.Interval` (no refuted end: the search refuted no C), or
+    None when the point is not in that cell or no constant is recorded for today's text.
+
+    Read by ``attnio gap --regime approximate`` (:func:`attnio.proofs.gap.measure_gap`).
+
+    Examples
+    --------
+    >>> interval = constant_interval("forward", {"n": 65536, "d": 16, "M": 4096, "r": 153},
+    ...                              "low-rank-columns-forward-count")
+    >>> interval.proved, interval.holds_at({"n": 65536, "d": 16, "M": 4096, "r": 153})
+    (3, True)
+    """
+    name = f"tightness/approximate/{pass_}/{count}"
+    obligation = next((o for o in approximate_table() if o.name == name), None)
+    constant, _ = _constant(obligation, point)
+    if obligation is None or constant is None:
+        return None
+    return Interval(pass_, "any", count, constant, None, name, obligation.assumptions)
+
+
 def render_approximate_tightness(
     rows: Sequence[ApproximateRow],
     degree: int = DEGREE,
@@ -290,5 +313,6 @@ __all__ = [
     "ApproximateRow",
     "N",
     "approximate_rows",
+    "constant_interval",
     "render_approximate_tightness",
 ]
