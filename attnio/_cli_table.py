@@ -38,6 +38,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "  attnio table --tightness --format latex --layout table* -o tightness.tex\n"
         "  attnio table --tightness --mask causal     # masked schedules, at points\n"
         "  attnio table --tightness --mask window --window 1024 --n 65536 --d 64,128\n"
+        "  attnio table --tightness --regime approximate --degree 2   # polynomial method\n"
         "  attnio table --summary --format latex -o summary.tex   # one row per cell",
     )
     parser.add_argument(
@@ -116,11 +117,26 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "--window", type=count(0), metavar="W", help="--mask window or band: the width w"
     )
-    parser.add_argument("--n", type=count(1), help="--mask: the sequence length (default 65536)")
+    parser.add_argument(
+        "--degree",
+        type=count(1),
+        metavar="G",
+        help="with --tightness --regime approximate: the degree g of the polynomial method "
+        "(default 2), r = C(d + g, g) features: at n = --n, each d of --d and M = 4096, "
+        "16384, 65536, every exact count of the method's schedules over the best derived "
+        "lower bound of its graph read at M + c (as attnio gap --regime approximate reads "
+        "it), the ratio of leading terms as n -> oo, and the constant z3 proved over M >= r d",
+    )
+    parser.add_argument(
+        "--n",
+        type=count(1),
+        help="--mask or --regime approximate: the sequence length (default 65536)",
+    )
     parser.add_argument(
         "--d",
         metavar="LIST",
-        help="--mask: comma-separated head dimensions (default 64,128,256)",
+        help="--mask or --regime approximate: comma-separated head dimensions (default "
+        "64,128,256 for --mask, 16,32 for --regime approximate)",
     )
     parser.add_argument(
         "--summary",
@@ -166,12 +182,23 @@ def run(args: argparse.Namespace) -> int:
     for option, path in (("--output", args.output), ("--bib", args.bib)):
         if path:
             writable_file(option, path)
+    approximate = args.tightness and args.regime == "approximate"
+    if args.degree is not None and not approximate:
+        raise ValueError(
+            "--degree: only the approximate tightness table takes it; give --tightness "
+            "--regime approximate"
+        )
+    if approximate and (args.mask is not None or args.window is not None):
+        raise ValueError(
+            "--mask and --window make the masked (sparse) table; --regime approximate takes "
+            "--degree, --n and --d"
+        )
     masked = [option for option, value in (("--mask", args.mask), ("--window", args.window),
               ("--n", args.n), ("--d", args.d)) if value is not None]  # fmt: skip
-    if masked and (not args.tightness or args.mask is None):
+    if masked and not approximate and (not args.tightness or args.mask is None):
         raise ValueError(
             f"{', '.join(masked)}: only the masked tightness table takes these; give "
-            "--tightness --mask FAMILY"
+            "--tightness --mask FAMILY (or --n and --d with --tightness --regime approximate)"
         )
     if args.tightness or args.summary:
         which = "--tightness" if args.tightness else "--summary"
@@ -182,14 +209,13 @@ def run(args: argparse.Namespace) -> int:
             or args.standalone
             or args.layout == "longtable"
             or args.catalog
-            or any(
-                value is not None
-                for value in (args.regime, args.pass_, args.cache, args.kind, args.status)
-            )
+            or any(value is not None for value in (args.pass_, args.cache, args.kind, args.status))
+            or (args.regime is not None and not approximate)
         ):
             raise ValueError(
                 f"{which} prints the whole table as one float; it takes only --format, "
-                "--layout table or table*, --label, --bib and --output"
+                "--layout table or table*, --label, --bib and --output (and, with "
+                "--tightness, --regime approximate or --mask)"
             )
         prefix = args.label or LABEL_PREFIX
         if args.tightness and args.mask is not None:
@@ -204,6 +230,19 @@ def run(args: argparse.Namespace) -> int:
                                 DIMENSIONS if args.d is None else _dimensions(args.d),
                                 window=args.window)  # fmt: skip
             text = render_masked_tightness(table, args.format, args.layout, prefix)
+        elif approximate:
+            from attnio.proofs.approximate_tightness import (
+                DEGREE,
+                DIMENSIONS,
+                N,
+                approximate_rows,
+                render_approximate_tightness,
+            )
+
+            degree = DEGREE if args.degree is None else args.degree
+            found = approximate_rows(degree, N if args.n is None else args.n,
+                                     DIMENSIONS if args.d is None else _dimensions(args.d))  # fmt: skip
+            text = render_approximate_tightness(found, degree, args.format, args.layout, prefix)
         elif args.tightness:
             from attnio.proofs.tightness import render_tightness, rows
 
@@ -215,7 +254,10 @@ def run(args: argparse.Namespace) -> int:
             text = render_summary(summary(), args.format, args.layout, prefix)
         if args.bib:
             with open(args.bib, "w", encoding="utf-8") as handle:
-                handle.write(bibtex_for(catalog(regime="dense" if args.mask is None else "sparse")))
+                regime = (
+                    "approximate" if approximate else "dense" if args.mask is None else "sparse"
+                )
+                handle.write(bibtex_for(catalog(regime=regime)))
         return _emit(text, args)
     columns = parse_columns(args.columns)
     bounds = catalog(

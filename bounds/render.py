@@ -1348,6 +1348,116 @@ def render_masked_tightness_table(
     return _float_lines(layout, caption, label_key, spec_, body)
 
 
+def render_approximate_tightness_table(
+    rows: Sequence[dict[str, object]],
+    method: dict[str, object],
+    fmt: str = "markdown",
+    layout: str = "table",
+    label_prefix: str = LABEL_PREFIX,
+) -> str:
+    """Return the approximate tightness table (:mod:`attnio.proofs.approximate_tightness`).
+
+    Parameters
+    ----------
+    rows
+        One dict per (point, schedule) as :meth:`ApproximateRow.to_dict
+        <attnio.proofs.approximate_tightness.ApproximateRow.to_dict>` gives it: ``pass``,
+        ``point`` (n, d, M, r), ``cell``, ``count`` and ``lower`` (each None or a dict with
+        ``record``), ``extra_red``, ``ratio`` and ``leading`` (floats or None),
+        ``constant`` (an int or None), ``constant_note`` and ``commands``.
+    method
+        ``name`` (polynomial), ``degree`` and ``note`` (what the bounds are about).
+    fmt, layout, label_prefix
+        As :func:`render_tightness_table`; the LaTeX label is ``PREFIX-tightness-approximate``.
+    """
+    if fmt not in TABLE_FORMATS:
+        raise FilterError(f"format={fmt!r} is not one of: {', '.join(TABLE_FORMATS)}")
+    _check_layout(layout)
+    if fmt == "json":
+        return json.dumps({"schema": JSON_SCHEMA_VERSION, "method": dict(method),
+                           "rows": list(rows)}, indent=2) + "\n"  # fmt: skip
+    degree = method["degree"]
+    ns = sorted({r["point"]["n"] for r in rows})
+    size = ", ".join(str(x) for x in ns)
+
+    def number(value: object) -> str:
+        return "-" if value is None else f"{value:.4g}"
+
+    if fmt == "markdown":
+        head = (f"approximate attention, {method['name']} method of degree g = {degree}, "
+                f"n = {size}, r = C(d + g, g) features; ratio = exact count / best derived "
+                "lower bound read at M + c (c the red pebbles beyond M of the schedule's "
+                "pebbling), exact at each point; n -> oo: the ratio of the leading terms in "
+                "n at the point's d, M and r; C: the least constant z3 proved for count <= "
+                "C * lower over the cell")  # fmt: skip
+        out = [head, "", "| pass, d, r | M (cell) | schedule | best derived lower bound | "
+               "ratio | n -> oo | C over the cell | reproduce |",
+               "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+        for r in rows:
+            point, count, lower = r["point"], r["count"], r["lower"]
+            schedule = "none runs" if count is None else str(count["record"])
+            against = "none applies" if lower is None else (
+                f"{lower['record']}, {_at_m(r['extra_red'], False)}")  # fmt: skip
+            constant = r["constant_note"] if r["constant"] is None else (
+                f"{r['constant']} ({r['constant_note']})")  # fmt: skip
+            commands = "; ".join(f"`{c}`" for c in r["commands"]) or "-"
+            out.append(f"| {r['pass']}, d = {point['d']}, r = {point['r']} | {point['M']} "
+                       f"({r['cell']}) | {schedule} | {against} | {number(r['ratio'])} | "
+                       f"{number(r['leading'])} | {constant} | {commands} |")  # fmt: skip
+        out += ["", f"note: {method['note']}"]
+        return "\n".join(out) + "\n"
+    caption = (
+        f"I/O of attnio's schedules for approximate attention (polynomial method, $g = {degree}$, "
+        f"$r = \\binom{{d+g}}{{g}}$, $n = {size}$) over the best derived lower bound of the "
+        "method's graph at $M + c$: exact ratio (as $n \\to \\infty$) and the least $C$ z3 "
+        "proved over $M \\ge r d$, $n \\ge r$, $g \\ge 2$ (none exists over $M < r d$). The "
+        "bounds hold for pebblings of that graph, not for every $\\epsilon$-approximation "
+        "algorithm."
+    )
+    first = {str(r["count"]["algorithm"]): str(r["count"]["record"]) for r in rows[::-1]
+             if r["count"]}  # fmt: skip
+    schedules = list(dict.fromkeys(str(r["count"]["algorithm"]) for r in rows if r["count"]))
+    names = [_breakable(latex_escape(algorithm_name(get(first[a])))) for a in schedules]
+    body = [r"$d$ & $M$ & Against & " + " & ".join(rf"{name} & $C$" for name in names) + r" \\"]
+    width = 3 + 2 * len(schedules)
+    by_point: dict[tuple, list] = {}
+    for r in rows:
+        by_point.setdefault((r["pass"], r["point"]["d"], r["point"]["M"]), []).append(r)
+    previous = None
+    for (pass_, dim, memory), found in by_point.items():
+        if pass_ != previous:
+            body.append(r"\midrule")
+            body.append(rf"\multicolumn{{{width}}}{{@{{}}l@{{}}}}{{\textit{{{pass_.capitalize()} "
+                        r"pass}} \\")  # fmt: skip
+            previous = pass_
+        lowers = dict.fromkeys(_approximate_lower(str(r["lower"]["record"])) for r in found
+                               if r["lower"] is not None)  # fmt: skip
+        by_schedule = {str(r["count"]["algorithm"]): r for r in found if r["count"]}
+        cells = []
+        for name in schedules:
+            row = by_schedule.get(name)
+            if row is None or row["ratio"] is None:
+                cells += ["--", "--"]
+                continue
+            leading = "" if row["leading"] is None else f" (${row['leading']:.4g}$)"
+            constant = "--" if row["constant"] is None else f"${row['constant']}$"
+            cells += [f"${row['ratio']:.4g}${leading}", constant]
+        body.append(f"${dim}$ & ${memory}$ & {' / '.join(lowers) or '--'} & "
+                    + " & ".join(cells) + r" \\")  # fmt: skip
+    share = 0.6 / max(len(schedules), 1)
+    spec_ = _p_columns(
+        (0.05, 0.11, 0.22, *(s for _ in schedules for s in (share * 0.78, share * 0.22)))
+    )
+    return _float_lines(layout, caption, f"{label_prefix}-tightness-approximate", spec_, body)
+
+
+def _approximate_lower(record: str) -> str:
+    """A lower bound of the approximate table in LaTeX, short: the compulsory I/O by name."""
+    if record.endswith("-compulsory"):
+        return "compulsory"
+    return latex_escape(short_name(get(record)))
+
+
 @dataclass(frozen=True)
 class SummaryRow:
     """One row of the summary table (:func:`attnio.proofs.summary.summary`).

@@ -458,6 +458,10 @@ def measure_gap(
     interval = None
     if constant and count is None and regime == "dense" and "n_q" not in point:
         interval = _constant_interval(pass_, point, upper)
+    elif constant and count is None and regime == "approximate":
+        from .approximate_tightness import constant_interval
+
+        interval = constant_interval(pass_, point, upper.record)
     return Gap(window_, bounds.lower, upper, count, interval, chosen, method_, extra,
                None if bounds is window_ else bounds, others)  # fmt: skip
 
@@ -584,6 +588,15 @@ def describe_gap(gap: Gap) -> str:
         lines.append(
             "  constant over the cell: none searched for masks (attnio table --tightness "
             "--mask: ratios at points)"
+        )
+    elif (
+        gap.count is None
+        and gap.method is not None
+        and gap.point["M"] < gap.point["r"] * gap.point["d"]
+    ):
+        lines.append(
+            "  constant over the cell: none exists for M < r d, where the ratio is unbounded "
+            "(attnio table --tightness --regime approximate)"
         )
     elif gap.count is None:
         lines.append("  constant over the cell: none recorded for this schedule")

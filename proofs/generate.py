@@ -48,7 +48,7 @@ from attnio.bounds import (
 from attnio.bounds.catalog import FULL_DENSITY
 from attnio.bounds.crossover import min_branches
 from attnio.bounds.record import BASE_PARAMETERS
-from attnio.bounds.symbols import M, d, n
+from attnio.bounds.symbols import M, d, n, r
 
 from .derivation import count_chain, majorant, minorant
 from .obligation import Expectation, Obligation
@@ -512,6 +512,45 @@ def full_table() -> list[Obligation]:
             f"max(every derived lower bound of the {pass_name} {cache.value}-cache cell), n >= d"
         ),
     )
+
+
+# ------------------------------------------------- the approximate rows of the table
+def approximate_table() -> list[Obligation]:
+    """count <= C * compulsory I/O of the polynomial method's graph, where W fits: M >= r d.
+
+    One obligation ``tightness/approximate/{pass}/{count}`` per ``derived`` exact count of
+    the approximate regime (the polynomial method's schedules), over the cell M >= r d,
+    n >= r (writing the r x (d + 1) matrix [W | w] once is then within O(n d)),
+    (d + 1)(d + 2) <= 2 r (every degree g >= 2, r = C(d + g, g)) and the count's
+    conditions, against ``polynomial-{pass}-compulsory`` alone: a C proved against it is a
+    C against the max of every derived lower bound of the method's graph too. Below r d no
+    constant exists (:mod:`attnio.proofs.approximate_tightness`). The least C proved is the
+    constant of the approximate rows of ``attnio table --tightness --regime approximate``.
+    """
+    found = []
+    for pass_name in ("forward", "backward"):
+        compulsory = get(f"polynomial-{pass_name}-compulsory")
+        for count in catalog(regime="approximate", pass_=pass_name, kind="upper"):
+            if count.status is not Status.DERIVED or not _is_count(count):
+                continue
+            found.append(
+                Obligation(
+                    f"tightness/approximate/{pass_name}/{count.name}",
+                    "tightness",
+                    sp.Le(count.explicit, CONSTANT * compulsory.explicit, evaluate=False),
+                    (
+                        M >= r * d,
+                        r <= n,
+                        (d + 1) * (d + 2) <= 2 * r,
+                        *_conditions(count, compulsory),
+                    ),
+                    _expect(count, compulsory),
+                    (count.name, compulsory.name),
+                    f"{count.name} <= C * {compulsory.name} for M >= r d, n >= r, degree g >= 2",
+                    constant=CONSTANT,
+                )
+            )
+    return found
 
 
 def _away(count: Bound) -> tuple[sp.Basic, ...]:
@@ -1033,6 +1072,7 @@ def obligations() -> list[Obligation]:
         *tightness_table(),
         *corner_table(),
         *piece_table(),
+        *approximate_table(),
         *crossovers(),
         *reductions(),
         *comparisons(),
@@ -1051,6 +1091,7 @@ __all__ = [
     "PAPER_COMPARISONS",
     "PIECES",
     "SOLID",
+    "approximate_table",
     "backing",
     "comparisons",
     "corner_table",

@@ -42,7 +42,7 @@ import sympy as sp
 from attnio.bounds import Cache, get
 from attnio.bounds.catalog import loaded
 from attnio.bounds.pebblings import extra_red
-from attnio.bounds.symbols import M, d, n
+from attnio.bounds.symbols import M, d, n, r
 
 from .constants import entry_of, recorded
 from .generate import (
@@ -289,8 +289,9 @@ class Interval:
                    self.refuted, self.obligation).command  # fmt: skip
 
     def holds_at(self, point: dict[str, int]) -> bool:
-        """Whether ``point`` (n, d, M) lies inside :attr:`region` (exact)."""
-        at = {s: sp.Integer(point[s.name]) for s in (n, d, M)}
+        """Whether ``point`` (n, d, M; r for the approximate rows) lies inside :attr:`region`
+        (exact)."""
+        at = {s: sp.Integer(point[s.name]) for s in (n, d, M, r) if s.name in point}
         return all(relation.subs(at) is sp.true for relation in self.region)
 
 

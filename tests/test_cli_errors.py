@@ -201,6 +201,12 @@ CASES = [
     (["table", "--tightness", "--mask", "causal", "--d", "64,x"], "--d '64,x' must be"),
     (["table", "--mask", "causal"], "--mask: only the masked tightness table takes these"),
     (["table", "--tightness", "--d", "64"], "--d: only the masked tightness table"),
+    # the approximate tightness table: --degree alone, a mask beside it, a bad degree
+    (["table", "--degree", "2"], "--degree: only the approximate tightness table takes it"),
+    (["table", "--tightness", "--regime", "approximate", "--mask", "causal"],
+     "--mask and --window make the masked (sparse) table"),
+    (["table", "--tightness", "--regime", "sparse"], "--tightness prints the whole table"),
+    (["table", "--tightness", "--regime", "approximate", "--degree", "0"], "--degree"),
     (["plot", "algorithms", "--mask", "diagonal", "--n", "64", "--d", "8", "--sweep",
       "M=64:512", "-o", "{tmp}/p.png"], "mask='diagonal' must be causal"),
     (["plot", "algorithms", "--mask", "full", "--n", "64", "--d", "8", "--sweep", "M=64:512",

@@ -135,6 +135,24 @@ def test_approximate_gap_is_the_low_rank_count_over_the_graph_compulsory(pass_: 
     assert "not every epsilon-approximation algorithm" in note
 
 
+def test_approximate_gap_shows_the_tables_constant_where_w_fits_and_says_none_below() -> None:
+    """Where W fits (M >= r d) the approximate gap carries the approximate tightness rows'
+    recorded constant for its best schedule, its region naming r, the point inside it;
+    below r d it has no interval and says that no constant exists there."""
+    from attnio.proofs.approximate_tightness import approximate_rows
+
+    point = {"n": 65536, "d": 32, "M": 65536}
+    fits = measure_gap("approximate", "backward", point, degree=2)
+    row = next(r for r in approximate_rows(2, 65536, (32,)) if r.pass_ == "backward"
+               and r.point["M"] == 65536 and r.count.record == fits.upper.record)  # fmt: skip
+    assert fits.interval.proved == row.constant and fits.interval_applies
+    assert "r <= n" in fits.to_dict()["constant"]["region"]
+    assert f"<= {row.constant} * max(every derived lower bound at M)" in describe_gap(fits)
+    below = measure_gap("approximate", "backward", {**point, "M": 4096}, degree=2)
+    assert below.interval is None
+    assert "none exists for M < r d" in describe_gap(below)
+
+
 def test_a_schedules_lower_bound_is_read_at_m_plus_its_red_pebbles() -> None:
     """Score-panel's pebbling uses M + 4 red pebbles (EXTRA_RED), so at n = 4096, d = 64,
     M = 2000 its count is divided by the best derived lower bound at M = 2004, which is
