@@ -27,7 +27,7 @@ schedule's pebbling, :func:`attnio.bounds.window.lower_for`). Each row has
 
 The lower bounds bound pebblings of the polynomial method's graphs (``attnio pebble --dag
 approx-forward`` / ``approx-backward``), not every epsilon-approximation algorithm; the
-table's note says so (:data:`attnio.proofs.gap.POLYNOMIAL_NOTE`).
+table's note says so (:data:`POLYNOMIAL_NOTE`, which ``attnio gap`` prints too).
 """
 
 from __future__ import annotations
@@ -43,7 +43,6 @@ from attnio.bounds.window import Standing, find_window, lower_for, numeric
 
 from .constants import entry_of
 from .errors import TightnessError
-from .gap import POLYNOMIAL_NOTE
 from .generate import approximate_table
 from .obligation import Obligation
 from .tightness import Interval
@@ -73,6 +72,16 @@ GAP_COMMAND = (
 
 UNBOUNDED = "none exists for M < r d (the ratio is unbounded over that cell)"
 """The constant's text in the cell where the polynomial method blocks W."""
+
+POLYNOMIAL_NOTE = (
+    "approximate, polynomial method: the derived lower bounds are those of the method's "
+    "own graphs (attnio pebble --dag approx-forward / approx-backward): the compulsory I/O "
+    "and, at degree g >= 2, polynomial-forward-lower and polynomial-backward-lower-dw, "
+    "order n d^3 / M^(2/3); they bound pebblings of those graphs, not every "
+    "epsilon-approximation algorithm, and the ratio is an upper end of the true gap"
+)
+"""The note of an approximate gap: which bound the lower side is and what is missing."""
+
 
 NOTE = (
     POLYNOMIAL_NOTE + "; the constant C over the cell M >= r d is proved by z3 against the "
@@ -309,6 +318,7 @@ __all__ = [
     "DIMENSIONS",
     "MEMORIES",
     "NOTE",
+    "POLYNOMIAL_NOTE",
     "UNBOUNDED",
     "ApproximateRow",
     "N",

@@ -49,6 +49,7 @@ from attnio.bounds.window import (
     numeric,
 )
 
+from .approximate_tightness import POLYNOMIAL_NOTE, constant_interval
 from .errors import GapError
 
 if TYPE_CHECKING:
@@ -117,15 +118,6 @@ SHAPE_NOTE = (
 
 SHAPE_PARAMETERS = ("n_q", "n_kv", "h_q", "h_kv")
 """The point's sizes in place of n for a shape (docs/notation.md)."""
-
-POLYNOMIAL_NOTE = (
-    "approximate, polynomial method: the derived lower bounds are those of the method's "
-    "own graphs (attnio pebble --dag approx-forward / approx-backward): the compulsory I/O "
-    "and, at degree g >= 2, polynomial-forward-lower and polynomial-backward-lower-dw, "
-    "order n d^3 / M^(2/3); they bound pebblings of those graphs, not every "
-    "epsilon-approximation algorithm, and the ratio is an upper end of the true gap"
-)
-"""The note of an approximate gap: which bound the lower side is and what is missing."""
 
 METHODS = ("polynomial",)
 """The approximation methods ``attnio gap --regime approximate`` knows."""
@@ -455,22 +447,23 @@ def measure_gap(
     else:
         upper = window_.upper
     bounds, extra, others = _at_red_pebbles(window_, upper, count, records, family, where)
-    interval = None
-    if constant and count is None and regime == "dense" and "n_q" not in point:
-        interval = _constant_interval(pass_, point, upper)
-    elif constant and count is None and regime == "approximate":
-        from .approximate_tightness import constant_interval
-
-        interval = constant_interval(pass_, point, upper.record)
+    interval = _constant_interval(regime, pass_, point, upper) if constant and not count else None
     return Gap(window_, bounds.lower, upper, count, interval, chosen, method_, extra,
                None if bounds is window_ else bounds, others)  # fmt: skip
 
 
-def _constant_interval(pass_: str, point: Mapping[str, int], upper: Standing) -> Interval | None:
-    """The tightness table's interval for the best schedule's count in the point's cell."""
-    from .tightness import constant_interval
+def _constant_interval(
+    regime: str, pass_: str, point: Mapping[str, int], upper: Standing
+) -> Interval | None:
+    """The tightness table's interval for the best schedule's count in the point's cell:
+    the dense table's (one square head), the approximate table's, or None."""
+    from .tightness import constant_interval as dense_interval
 
-    return constant_interval(pass_, cache_of(point), upper.record)
+    if regime == "dense" and "n_q" not in point:
+        return dense_interval(pass_, cache_of(point), upper.record)
+    if regime == "approximate":
+        return constant_interval(pass_, point, upper.record)
+    return None
 
 
 def _at_red_pebbles(
