@@ -91,6 +91,9 @@ from .streaming import (
     interval_backward,
     interval_forward,
     stream_query_block,
+    two_sweep_blocks,
+    two_sweep_keys,
+    two_sweep_queries,
 )
 
 Shape = tuple[int, int, int, int]
@@ -105,6 +108,7 @@ __all__ = [
     "gqa_output_stationary_forward",
     "gqa_row_streaming_backward",
     "gqa_row_streaming_forward",
+    "gqa_two_sweep_backward",
     "kv_chunk",
     "reference_forward",
     "reference_gradients",
@@ -313,6 +317,39 @@ def gqa_flash_backward(
     for k in range(hk):
         q, kv = (k * rows, (k + 1) * rows), (k * n_kv, (k + 1) * n_kv)
         flash_backward_keys(machine, d, sizes, q, kv, chains, step=f"kv head {k}, ")
+
+
+def gqa_two_sweep_backward(
+    machine: TwoLevelMachine, n: int, d: int, *, shape: Shape | None = None
+) -> None:
+    """Backward pass (FA2 formulation), the two-sweep backward on each group; writes Dvec,
+    dK, dV, then dQ.
+
+    Dvec = rowsum(dO * O) for every stacked query row; sweep 1,
+    :func:`~attnio.algorithms.streaming.two_sweep_keys` for each key/value head k: blocks
+    of b_k = floor((M - 2d - 4)/(4d)) of its n_kv key rows resident with their dK, dV rows
+    while its group's g n_q stacked query rows (every head of the group) stream past, so
+    dK and dV sum over the group in fast memory and K, V are read and dK, dV written
+    once; sweep 2, :func:`~attnio.algorithms.streaming.two_sweep_queries` for each k:
+    blocks of b_q = floor((M - 2d - 2)/(3d + 2)) of the group's stacked query rows
+    resident with dO, L, D and dQ while head k's keys stream past, K and V read
+    ceiling(g n_q / b_q) times (TWO_SWEEP_KEY_BLOCKS, TWO_SWEEP_QUERY_BLOCKS, as
+    :func:`~attnio.algorithms.streaming.two_sweep_backward`).
+    """
+    n_q, n_kv, hq, hk = shape = _shape(n, shape)
+    rows, total = hq // hk * n_q, hq * n_q
+    bc, br = two_sweep_blocks(d, machine.M)
+    chains: tuple[int, tuple | None] = (total, None)
+    if machine.trace is not None:
+        chains = _block_diagonal_chains(shape)
+    for name, size in (("dQ", total), ("dK", hk * n_kv), ("dV", hk * n_kv)):
+        machine.create(name, size, d)
+    store_dvec(machine, total, d)
+    groups = [((k * rows, (k + 1) * rows), (k * n_kv, (k + 1) * n_kv)) for k in range(hk)]
+    for k, (q, kv) in enumerate(groups):
+        two_sweep_keys(machine, d, bc, q, kv, chains, step=f"kv head {k}, ")
+    for k, (q, kv) in enumerate(groups):
+        two_sweep_queries(machine, d, br, q, kv, chains, step=f"kv head {k}, ")
 
 
 def split_kv_decode_forward(

@@ -456,6 +456,7 @@ SHAPE_SCHEDULES = {
     ("gqa-flash2", Pass.BACKWARD): _stacked_backward,
     ("gqa-flash", Pass.FORWARD): _blockwise_blocks,
     ("gqa-flash", Pass.BACKWARD): _stacked_backward,
+    ("gqa-two-sweep", Pass.BACKWARD): _stacked_backward,
 }
 """Shape schedule -> the graphs its runs replay on (tests/test_trace.py), heads stacked
 under one-head labels."""
@@ -600,6 +601,7 @@ NOTATION_ROWS = {
     "group-aware FlashAttention-2, backward": [("gqa-flash2", "backward")],
     "group-aware FlashAttention, forward": [("gqa-flash", "forward")],
     "group-aware FlashAttention, backward": [("gqa-flash", "backward")],
+    "group-aware two-sweep, backward": [("gqa-two-sweep", "backward")],
     "low-rank (polynomial method), forward": [("low-rank", "forward")],
     "low-rank, column-blocked, forward": [("low-rank-columns", "forward")],
     "low-rank (polynomial method), backward": [("low-rank", "backward")],
