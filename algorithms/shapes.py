@@ -41,6 +41,15 @@ are contiguous, so each schedule treats a group's query rows as one block of row
   row blocks of every head of the group stream past it, so K and V are read once (and dK,
   dV written once) whatever the group size, but the query side (Q, O, l, m forward; Q, O,
   dO, dQ, L backward) is moved once per key block, ceiling(n_kv / B_c) times.
+* :func:`gqa_two_sweep_backward`: the two-sweep backward of
+  :mod:`attnio.algorithms.streaming` (:func:`~attnio.algorithms.streaming.two_sweep_keys`
+  and :func:`~attnio.algorithms.streaming.two_sweep_queries`, which
+  ``two_sweep_backward`` runs on one group) on each group: sweep 1 keeps a key block of
+  the key/value head resident with its dK, dV rows while the group's stacked query rows
+  stream past (dK, dV summed over the group, K and V read once); sweep 2 keeps blocks of
+  the group's stacked query rows resident with dO, L, D and dQ while the head's keys
+  stream past, so K and V are read ceil(g n_q / b_q) times more, not once per block of
+  each query head.
 * :func:`split_kv_decode_backward`: the same split backward. The group-aware row
   streaming backward, but each key block writes its own partial dQ rows instead of
   reading and updating dQ, so the blocks are independent; a combine pass sums the
@@ -49,10 +58,12 @@ are contiguous, so each schedule treats a group's query rows as one block of row
 The exact counts are the catalog records ``gqa-row-streaming-forward-count``,
 ``gqa-row-streaming-backward-count``, ``split-kv-decode-forward-count``,
 ``split-kv-decode-backward-count``, ``gqa-output-stationary-*-count``,
-``gqa-flash2-*-count`` and ``gqa-flash-*-count``; with n_q = n_kv = n and one head the
+``gqa-flash2-*-count``, ``gqa-flash-*-count`` and ``gqa-two-sweep-backward-count``;
+with n_q = n_kv = n and one head the
 first two equal ``row-streaming-*-count``, ``gqa-output-stationary-*-count`` equal
 ``output-stationary-*-count``, ``gqa-flash2-*-count`` equal ``flash2-*-count`` and
-``gqa-flash-*-count`` equal ``flash-*-count``.
+``gqa-flash-*-count`` equal ``flash-*-count`` and ``gqa-two-sweep-backward-count`` equals
+``two-sweep-backward-count``.
 
 References
 ----------

@@ -19,6 +19,9 @@ v_j. These schedules spend fast memory on exactly those operands and nothing els
   and streams k_j, v_j past them, recomputing P_ij and dS_ij for dQ. Leading term
   (14 d^2 + 12 d) n^2 / M against row streaming's (16 d^2 + 8 d) n^2 / M (the split of
   FlashAttention-2's backward into a dK, dV kernel and a dQ kernel, with rows streamed).
+  Its two sweeps, :func:`two_sweep_keys` and :func:`two_sweep_queries`, run over ranges
+  of rows and keys, so ``attnio.algorithms.shapes.gqa_two_sweep_backward`` runs them on
+  each key/value head's group of stacked query rows.
 
 Scores are handled d rows (forward) or d keys (backward) at a time, so the scratch is
 2d words, not a column of the block; the two-sweep backward handles one score at a time
