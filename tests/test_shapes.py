@@ -23,6 +23,7 @@ RUNS = [
     ("gqa-flash", "forward"),
     ("gqa-flash", "backward"),
     ("gqa-two-sweep", "backward"),
+    ("gqa-score-panel", "forward"),
 ]
 
 
@@ -116,6 +117,23 @@ def test_square_single_head_two_sweep_is_two_sweep():
     # sweep 2 reads K, V ceil(512/37) = 14 times with one head, ceil(64/37) = 2 a head with 8
     sweep2 = 2 * 8 * 64 * (8 * 2 - 14)
     assert separate - grouped == shared + sweep2
+
+
+def test_square_single_head_score_panel_is_score_panel():
+    """With n_q = n_kv = n and one head the group-aware score-panel count equals
+    score-panel-forward-count, record and run; grouped heads read K and V fewer times
+    (a panel of stacked query rows serves every head of its group) and move the same
+    Q, S, m, l and O words."""
+    for n, d, M in itertools.product((1, 9, 37), (2, 5), (20, 97, 400)):
+        ours = simulate("gqa-score-panel", "forward", n, d, M, numeric=False)
+        theirs = simulate("score-panel", "forward", n, d, M, numeric=False)
+        assert ours.counts.io == theirs.counts.io == theirs.closed_form == ours.closed_form
+    values = {"n_q": 64, "n_kv": 64, "h_q": 8, "d": 8, "M": 1000}
+    record = get("gqa-score-panel-forward-count")
+    grouped, separate = record.evaluate(**values, h_kv=1), record.evaluate(**values, h_kv=8)
+    # panels of floor(992/11) = 90 rows: K, V read ceil(512/90) = 6 times with one head,
+    # ceil(64/90) = 1 time a head with 8
+    assert separate - grouped == 2 * 8 * 64 * (8 * 1 - 6)
 
 
 @pytest.mark.parametrize("pass_", ["forward", "backward"])

@@ -705,6 +705,37 @@ def test_gqa_two_sweep_replays_at_the_machines_count() -> None:
     _attained(most, "gqa-two-sweep", "backward")
 
 
+def test_gqa_score_panel_replays_at_the_machines_count() -> None:
+    """The group-aware score-panel forward (SHAPES and one long KV row, d in {1, 2}, every
+    third M up to 60 at which it fits) is a legal pebbling of grouped_twopass_forward (one
+    group per key/value head, its query heads' rows stacked, key tiles of one key counted
+    within the group, chain trees) at exactly the machine's count, with M + c red pebbles
+    (c of COVERAGE, attained: the new maximum in a register and the rescaled sum's
+    scratch, as the dense score panel)."""
+    from functools import partial
+
+    from attnio.algorithms import shapes
+
+    most, compared = -(10**9), 0
+    runs = [(s, d, M) for s in [*SHAPES, (1, 5, 1, 1)] for d in (1, 2) for M in range(3, 61, 3)]
+    for shape, d, M in runs:
+        n_q, n_kv, hq, hk = shape
+        arrays = {"Q": (hq * n_q, d), "K": (hk * n_kv, d), "V": (hk * n_kv, d)}
+        dag = builders.grouped_twopass_forward(hq // hk * n_q, n_kv, hk, d, block=1)
+        runner = partial(shapes.gqa_score_panel_forward, shape=shape)
+        try:
+            moves, counts = record(runner, dag, n_q, d, M, arrays)
+        except BlocksDoNotFitError:
+            continue
+        result = replay(dag, moves.moves, M + _extra("gqa-score-panel", "forward"))
+        assert moves.unmatched == 0, (shape, d, M)
+        assert result.io == counts.io, (shape, d, M)
+        most = max(most, result.peak_red - M)
+        compared += 1
+    assert compared > 100
+    _attained(most, "gqa-score-panel", "forward")
+
+
 def test_split_kv_decode_backward_replays_at_the_machines_count() -> None:
     """Split-KV decoding backward (SHAPES and one long KV row, d in {1, 2}, every M up to
     60 at which it fits) is a legal pebbling of masked_backward of the heads' block
