@@ -20,6 +20,9 @@ Theta(n^2 d / sqrt(M)) below.
   the stored column and v_j, adding exp(S_ij - m_i) / l_i v_j. Leading term
   2 n^2 d / b + 2 n^2: below both row streaming's 4 n^2 d^2 / M and output-stationary
   tiling's 4 n^2 d / sqrt(M) + n^2 for M from about d^2 / 3 to d^2.
+  Its two passes, :func:`score_panel_scores` and :func:`score_panel_outputs`, run over
+  ranges of rows and keys, so ``attnio.algorithms.shapes.gqa_score_panel_forward`` runs
+  them on each key/value head's group of stacked query rows.
 
 References
 ----------
