@@ -234,6 +234,20 @@ ALGORITHMS: dict[str, Algorithm] = {
             shapes=True,
         ),
         Algorithm(
+            "gqa-two-sweep",
+            {"backward": shapes.gqa_two_sweep_backward},
+            "attnio's own: the two-sweep backward on each key/value head's group of stacked "
+            "query rows",
+            shapes=True,
+        ),
+        Algorithm(
+            "gqa-score-panel",
+            {"forward": shapes.gqa_score_panel_forward},
+            "attnio's own: the score-panel forward on each key/value head's group of stacked "
+            "query rows",
+            shapes=True,
+        ),
+        Algorithm(
             "low-rank",
             {"forward": approximate.low_rank_forward, "backward": approximate.low_rank_backward},
             "polynomial method (AS23), docs/results.md#approximate",

@@ -41,6 +41,22 @@ are contiguous, so each schedule treats a group's query rows as one block of row
   row blocks of every head of the group stream past it, so K and V are read once (and dK,
   dV written once) whatever the group size, but the query side (Q, O, l, m forward; Q, O,
   dO, dQ, L backward) is moved once per key block, ceiling(n_kv / B_c) times.
+* :func:`gqa_two_sweep_backward`: the two-sweep backward of
+  :mod:`attnio.algorithms.streaming` (:func:`~attnio.algorithms.streaming.two_sweep_keys`
+  and :func:`~attnio.algorithms.streaming.two_sweep_queries`, which
+  ``two_sweep_backward`` runs on one group) on each group: sweep 1 keeps a key block of
+  the key/value head resident with its dK, dV rows while the group's stacked query rows
+  stream past (dK, dV summed over the group, K and V read once); sweep 2 keeps blocks of
+  the group's stacked query rows resident with dO, L, D and dQ while the head's keys
+  stream past, so K and V are read ceil(g n_q / b_q) times more, not once per block of
+  each query head.
+* :func:`gqa_score_panel_forward`: the score-panel forward of
+  :mod:`attnio.algorithms.standard` (its two passes,
+  :func:`~attnio.algorithms.standard.score_panel_scores` and
+  :func:`~attnio.algorithms.standard.score_panel_outputs`) on each group's stacked query
+  rows: a panel holds rows of several heads of one group, so each K row (pass 1) and V
+  row (pass 2) is read once per panel of the group, ceil(g n_q / b) times; S is written
+  and read once (h_q n_q n_kv words each way).
 * :func:`split_kv_decode_backward`: the same split backward. The group-aware row
   streaming backward, but each key block writes its own partial dQ rows instead of
   reading and updating dQ, so the blocks are independent; a combine pass sums the
@@ -49,10 +65,13 @@ are contiguous, so each schedule treats a group's query rows as one block of row
 The exact counts are the catalog records ``gqa-row-streaming-forward-count``,
 ``gqa-row-streaming-backward-count``, ``split-kv-decode-forward-count``,
 ``split-kv-decode-backward-count``, ``gqa-output-stationary-*-count``,
-``gqa-flash2-*-count`` and ``gqa-flash-*-count``; with n_q = n_kv = n and one head the
+``gqa-flash2-*-count``, ``gqa-flash-*-count``, ``gqa-two-sweep-backward-count`` and
+``gqa-score-panel-forward-count``; with n_q = n_kv = n and one head the
 first two equal ``row-streaming-*-count``, ``gqa-output-stationary-*-count`` equal
 ``output-stationary-*-count``, ``gqa-flash2-*-count`` equal ``flash2-*-count`` and
-``gqa-flash-*-count`` equal ``flash-*-count``.
+``gqa-flash-*-count`` equal ``flash-*-count``, ``gqa-two-sweep-backward-count`` equals
+``two-sweep-backward-count`` and ``gqa-score-panel-forward-count`` equals
+``score-panel-forward-count``.
 
 References
 ----------
@@ -83,6 +102,7 @@ from .flash import (
     zero_dq,
 )
 from .machine import TwoLevelMachine, blocks
+from .standard import score_panel_block, score_panel_outputs, score_panel_scores
 from .stationary import grouped_stationary_backward, grouped_stationary_forward
 from .streaming import (
     Intervals,
@@ -91,6 +111,9 @@ from .streaming import (
     interval_backward,
     interval_forward,
     stream_query_block,
+    two_sweep_blocks,
+    two_sweep_keys,
+    two_sweep_queries,
 )
 
 Shape = tuple[int, int, int, int]
@@ -105,6 +128,8 @@ __all__ = [
     "gqa_output_stationary_forward",
     "gqa_row_streaming_backward",
     "gqa_row_streaming_forward",
+    "gqa_score_panel_forward",
+    "gqa_two_sweep_backward",
     "kv_chunk",
     "reference_forward",
     "reference_gradients",
@@ -313,6 +338,67 @@ def gqa_flash_backward(
     for k in range(hk):
         q, kv = (k * rows, (k + 1) * rows), (k * n_kv, (k + 1) * n_kv)
         flash_backward_keys(machine, d, sizes, q, kv, chains, step=f"kv head {k}, ")
+
+
+def gqa_two_sweep_backward(
+    machine: TwoLevelMachine, n: int, d: int, *, shape: Shape | None = None
+) -> None:
+    """Backward pass (FA2 formulation), the two-sweep backward on each group; writes Dvec,
+    dK, dV, then dQ.
+
+    Dvec = rowsum(dO * O) for every stacked query row; sweep 1,
+    :func:`~attnio.algorithms.streaming.two_sweep_keys` for each key/value head k: blocks
+    of b_k = floor((M - 2d - 4)/(4d)) of its n_kv key rows resident with their dK, dV rows
+    while its group's g n_q stacked query rows (every head of the group) stream past, so
+    dK and dV sum over the group in fast memory and K, V are read and dK, dV written
+    once; sweep 2, :func:`~attnio.algorithms.streaming.two_sweep_queries` for each k:
+    blocks of b_q = floor((M - 2d - 2)/(3d + 2)) of the group's stacked query rows
+    resident with dO, L, D and dQ while head k's keys stream past, K and V read
+    ceiling(g n_q / b_q) times (TWO_SWEEP_KEY_BLOCKS, TWO_SWEEP_QUERY_BLOCKS, as
+    :func:`~attnio.algorithms.streaming.two_sweep_backward`).
+    """
+    n_q, n_kv, hq, hk = shape = _shape(n, shape)
+    rows, total = hq // hk * n_q, hq * n_q
+    bc, br = two_sweep_blocks(d, machine.M)
+    chains: tuple[int, tuple | None] = (total, None)
+    if machine.trace is not None:
+        chains = _block_diagonal_chains(shape)
+    for name, size in (("dQ", total), ("dK", hk * n_kv), ("dV", hk * n_kv)):
+        machine.create(name, size, d)
+    store_dvec(machine, total, d)
+    groups = [((k * rows, (k + 1) * rows), (k * n_kv, (k + 1) * n_kv)) for k in range(hk)]
+    for k, (q, kv) in enumerate(groups):
+        two_sweep_keys(machine, d, bc, q, kv, chains, step=f"kv head {k}, ")
+    for k, (q, kv) in enumerate(groups):
+        two_sweep_queries(machine, d, br, q, kv, chains, step=f"kv head {k}, ")
+
+
+def gqa_score_panel_forward(
+    machine: TwoLevelMachine, n: int, d: int, *, shape: Shape | None = None
+) -> None:
+    """Forward pass, the score-panel forward on each group; writes S, m, l and O.
+
+    S is (h_q n_q) x n_kv: row i holds its scores against its key/value head's keys.
+    Pass 1, :func:`~attnio.algorithms.standard.score_panel_scores` for each key/value
+    head k: panels of b = floor((M - d)/(d + 3)) of its group's g n_q stacked query rows
+    (every head of the group) resident with m_i, l_i while head k's keys stream past, the
+    panel's column of S stored per key; pass 2,
+    :func:`~attnio.algorithms.standard.score_panel_outputs` for each k: the same panels'
+    output rows resident while the stored columns and head k's value rows stream past.
+    K and V are each read ceiling(g n_q / b) times per key/value head, not once per panel
+    of each query head (SCORE_PANEL_BLOCKS, as
+    :func:`~attnio.algorithms.standard.score_panel_forward`).
+    """
+    n_q, n_kv, hq, hk = _shape(n, shape)
+    rows, total = hq // hk * n_q, hq * n_q
+    size = score_panel_block(d, machine.M)
+    for name, cols in (("S", n_kv), ("m", 1), ("l", 1), ("O", d)):
+        machine.create(name, total, cols)
+    groups = [((k * rows, (k + 1) * rows), (k * n_kv, (k + 1) * n_kv)) for k in range(hk)]
+    for k, (q, kv) in enumerate(groups):
+        score_panel_scores(machine, d, size, q, kv, step=f"kv head {k}, ")
+    for k, (q, kv) in enumerate(groups):
+        score_panel_outputs(machine, d, size, q, kv, step=f"kv head {k}, ")
 
 
 def split_kv_decode_forward(

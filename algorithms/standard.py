@@ -20,6 +20,9 @@ Theta(n^2 d / sqrt(M)) below.
   the stored column and v_j, adding exp(S_ij - m_i) / l_i v_j. Leading term
   2 n^2 d / b + 2 n^2: below both row streaming's 4 n^2 d^2 / M and output-stationary
   tiling's 4 n^2 d / sqrt(M) + n^2 for M from about d^2 / 3 to d^2.
+  Its two passes, :func:`score_panel_scores` and :func:`score_panel_outputs`, run over
+  ranges of rows and keys, so ``attnio.algorithms.shapes.gqa_score_panel_forward`` runs
+  them on each key/value head's group of stacked query rows.
 
 References
 ----------
@@ -154,32 +157,38 @@ def standard_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
     tiled_product(mc, "dK", "dS", "Q", (n, n, d), tile, left_t=True, terms=terms["dK"])
 
 
-def score_panel_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
-    """Run the score-panel forward: writes S, the row statistics m, l and O.
-
-    Panels of ``SCORE_PANEL_BLOCKS.block(d, M)`` query rows. Pass 1: q_i resident with
-    m_i and l_i (per key j: S_ij = q_i . k_j, m' = max(m_i, S_ij), l_i <- l_i exp(m_i -
-    m') + exp(S_ij - m'), m_i <- m'), the block's column of S stored; m and l stored.
-    Pass 2: o_i resident with m_i and l_i; per key j the stored column of S and v_j in,
-    o_i += exp(S_ij - m_i) / l_i v_j. Its graph is standard attention's
-    (:func:`attnio.pebble.builders.twopass_forward` with key tiles of one key); the
-    exact count is the record ``score-panel-forward-count``.
-    """
-    mc, numeric, tr = machine, machine.numeric, machine.trace
-    rows = SCORE_PANEL_BLOCKS.block(d, mc.M)
+def score_panel_block(d: int, M: int) -> int:
+    """Query rows per panel of :func:`score_panel_forward` (``SCORE_PANEL_BLOCKS``)."""
+    rows = SCORE_PANEL_BLOCKS.block(d, M)
     if rows < 1:
         raise BlocksDoNotFitError(
-            f"{SCORE_PANEL_BLOCKS.label}: M={mc.M} leaves no room for a block; it needs "
+            f"{SCORE_PANEL_BLOCKS.label}: M={M} leaves no room for a block; it needs "
             f"M >= {SCORE_PANEL_BLOCKS.least_memory(d)} words"
         )
-    for name, cols in (("S", n), ("m", 1), ("l", 1), ("O", d)):
-        mc.create(name, n, cols)
-    for b, (r0, r1) in enumerate(blocks(n, rows)):
-        mc.step(f"S by panels and the row statistics, query block {b}")
+    return rows
+
+
+def score_panel_scores(
+    mc: TwoLevelMachine,
+    d: int,
+    rows: int,
+    q: tuple[int, int],
+    kv: tuple[int, int],
+    step: str = "",
+) -> None:
+    """Pass 1 of :func:`score_panel_forward` on the query rows ``q`` = [q0, q1) against the
+    keys ``kv`` = [k0, k1): panels of ``rows`` query rows resident with m_i and l_i, each
+    key row k_j streaming past once per panel; the panel's column S_ij (column j - k0 of
+    the slow array S) stored per key, m and l stored per panel. ``step`` prefixes the
+    panel in the step labels (a key/value head)."""
+    numeric, tr = mc.numeric, mc.trace
+    for b, (r0, r1) in enumerate(blocks(q[1] - q[0], rows)):
+        r0, r1 = r0 + q[0], r1 + q[0]
+        mc.step(f"S by panels and the row statistics, {step}query block {b}")
         Qi = mc.load("Qi", "Q", r0, r1, 0, d)
         m = mc.alloc("m", r1 - r0, fill=-np.inf)
         l = mc.alloc("l", r1 - r0)
-        for j in range(n):
+        for j in range(*kv):
             kj = mc.load("kj", "K", j, j + 1, 0, d)
             s = mc.alloc("s", r1 - r0)
             if numeric:
@@ -188,25 +197,42 @@ def score_panel_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
                 l[...] = l * np.exp(m - new) + np.exp(s - new)
                 m[...] = new
             if tr is not None:  # the new maximum is the machine's uncharged temporary
+                c = j - kv[0]  # the key's tile (of one key) within its head
                 for a, i in enumerate(range(r0, r1)):
                     tr.compute(f"S[{i},{j}]", "s", a)
-                    new_m = f"m[{i},{j}]" if j else f"tmax[{i},0]"
+                    new_m = f"m[{i},{c}]" if c else f"tmax[{i},0]"
                     tr.compute(new_m)
-                    tr.compute(f"l[{i},{j}]" if j else f"esum[{i},0]", "l", a)
+                    tr.compute(f"l[{i},{c}]" if c else f"esum[{i},0]", "l", a)
                     tr.bind("m", a, new_m)
                     tr.release(new_m)
-            mc.store("s", "S", r0, r1, j, j + 1)
+            mc.store("s", "S", r0, r1, j - kv[0], j - kv[0] + 1)
             mc.free("kj", "s")
         mc.store("m", "m", r0, r1, 0, 1)
         mc.store("l", "l", r0, r1, 0, 1)
         mc.free("Qi", "m", "l")
-    for b, (r0, r1) in enumerate(blocks(n, rows)):
-        mc.step(f"O = P V by panels, query block {b}")
+
+
+def score_panel_outputs(
+    mc: TwoLevelMachine,
+    d: int,
+    rows: int,
+    q: tuple[int, int],
+    kv: tuple[int, int],
+    step: str = "",
+) -> None:
+    """Pass 2 of :func:`score_panel_forward` on the query rows ``q`` against the keys
+    ``kv``: panels of ``rows`` output rows resident with m_i and l_i; per key j the
+    stored column S_ij of the panel and v_j in, o_i += exp(S_ij - m_i) / l_i v_j; O
+    stored per panel. ``step`` as :func:`score_panel_scores`."""
+    numeric, tr = mc.numeric, mc.trace
+    for b, (r0, r1) in enumerate(blocks(q[1] - q[0], rows)):
+        r0, r1 = r0 + q[0], r1 + q[0]
+        mc.step(f"O = P V by panels, {step}query block {b}")
         m = mc.load("m", "m", r0, r1, 0, 1)
         l = mc.load("l", "l", r0, r1, 0, 1)
         Oi = mc.alloc("Oi", r1 - r0, d)
-        for j in range(n):
-            col = mc.load("col", "S", r0, r1, j, j + 1)
+        for j in range(*kv):
+            col = mc.load("col", "S", r0, r1, j - kv[0], j - kv[0] + 1)
             vj = mc.load("vj", "V", j, j + 1, 0, d)
             if numeric:
                 col[...] = np.exp(col - m) / l
@@ -215,9 +241,31 @@ def score_panel_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
                 for a, i in enumerate(range(r0, r1)):
                     tr.compute(f"P[{i},{j}]", "col", a)
                     for k in range(d):
-                        tr.compute(
-                            chain_term(f"O[{i},{k}]", f"PV[{i},{j},{k}]", j, n), "Oi", (a, k)
+                        label = chain_term(
+                            f"O[{i},{k}]", f"PV[{i},{j},{k}]", j - kv[0], kv[1] - kv[0]
                         )
+                        tr.compute(label, "Oi", (a, k))
             mc.free("col", "vj")
         mc.store("Oi", "O", r0, r1, 0, d)
         mc.free("m", "l", "Oi")
+
+
+def score_panel_forward(machine: TwoLevelMachine, n: int, d: int) -> None:
+    """Run the score-panel forward: writes S, the row statistics m, l and O.
+
+    Panels of ``SCORE_PANEL_BLOCKS.block(d, M)`` query rows. Pass 1
+    (:func:`score_panel_scores`): q_i resident with
+    m_i and l_i (per key j: S_ij = q_i . k_j, m' = max(m_i, S_ij), l_i <- l_i exp(m_i -
+    m') + exp(S_ij - m'), m_i <- m'), the block's column of S stored; m and l stored.
+    Pass 2 (:func:`score_panel_outputs`): o_i resident with m_i and l_i; per key j the
+    stored column of S and v_j in, o_i += exp(S_ij - m_i) / l_i v_j. Its graph is
+    standard attention's (:func:`attnio.pebble.builders.twopass_forward` with key tiles of
+    one key); the exact count is the record ``score-panel-forward-count``;
+    :func:`attnio.algorithms.shapes.gqa_score_panel_forward` runs the same passes on each
+    key/value head's group of stacked query rows.
+    """
+    rows = score_panel_block(d, machine.M)
+    for name, cols in (("S", n), ("m", 1), ("l", 1), ("O", d)):
+        machine.create(name, n, cols)
+    score_panel_scores(machine, d, rows, (0, n), (0, n))
+    score_panel_outputs(machine, d, rows, (0, n), (0, n))

@@ -19,6 +19,9 @@ v_j. These schedules spend fast memory on exactly those operands and nothing els
   and streams k_j, v_j past them, recomputing P_ij and dS_ij for dQ. Leading term
   (14 d^2 + 12 d) n^2 / M against row streaming's (16 d^2 + 8 d) n^2 / M (the split of
   FlashAttention-2's backward into a dK, dV kernel and a dQ kernel, with rows streamed).
+  Its two sweeps, :func:`two_sweep_keys` and :func:`two_sweep_queries`, run over ranges
+  of rows and keys, so ``attnio.algorithms.shapes.gqa_two_sweep_backward`` runs them on
+  each key/value head's group of stacked query rows.
 
 Scores are handled d rows (forward) or d keys (backward) at a time, so the scratch is
 2d words, not a column of the block; the two-sweep backward handles one score at a time
@@ -309,34 +312,37 @@ def row_streaming_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
     interval_backward(machine, d, Intervals.dense(n, n), [(0, n, "")])
 
 
-def two_sweep_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
-    """Backward pass (FA2 formulation) in two sweeps; writes Dvec, dK, dV, then dQ.
+def two_sweep_blocks(d: int, M: int) -> tuple[int, int]:
+    """Key rows per block of the two-sweep backward's first sweep and query rows per block
+    of its second (:data:`~attnio.bounds.blocks.TWO_SWEEP_KEY_BLOCKS`,
+    :data:`~attnio.bounds.blocks.TWO_SWEEP_QUERY_BLOCKS`)."""
+    return _block(TWO_SWEEP_KEY_BLOCKS, d, M), _block(TWO_SWEEP_QUERY_BLOCKS, d, M)
 
-    Sweep 1: blocks of :data:`~attnio.bounds.blocks.TWO_SWEEP_KEY_BLOCKS` key rows
-    resident with their dK and dV rows; each query row q_i, dO_i, L_i, D_i streams past
-    and adds P_ij dO_i to dv_j and dS_ij q_i to dk_j. Sweep 2: blocks of
-    :data:`~attnio.bounds.blocks.TWO_SWEEP_QUERY_BLOCKS` query rows resident with q_i,
-    dO_i, L_i, D_i and dq_i; each key row k_j, v_j streams past and adds dS_ij k_j to dq_i
-    (P_ij and dS_ij recomputed). Both sweeps hold one P_ij and one dS_ij of scratch; the
-    arithmetic of a step runs vectorised over the block's rows, each row's values those
-    of one scalar at a time (the rows are independent). The exact count is the record
-    ``two-sweep-backward-count``.
-    """
-    mc, numeric, tr = machine, machine.numeric, machine.trace
-    bc = _block(TWO_SWEEP_KEY_BLOCKS, d, mc.M)
-    br = _block(TWO_SWEEP_QUERY_BLOCKS, d, mc.M)
-    mc.create("dQ", n, d)
-    for name in ("dK", "dV"):
-        mc.create(name, n, d)
-    store_dvec(mc, n, d)
-    chains = (n, None)
-    for b, (c0, c1) in enumerate(blocks(n, bc)):
-        mc.step(f"backward, sweep 1 (dK, dV), key block {b}")
+
+def two_sweep_keys(
+    mc: TwoLevelMachine,
+    d: int,
+    bc: int,
+    q: tuple[int, int],
+    kv: tuple[int, int],
+    chains: tuple[int, tuple | None],
+    step: str = "",
+) -> None:
+    """Sweep 1 of :func:`two_sweep_backward` on the key rows ``kv`` = [k0, k1) against the
+    query rows ``q`` = [q0, q1): blocks of ``bc`` key rows resident with their dK and dV
+    rows (stored at the end of the block), each query row q_i, dO_i, L_i, D_i streaming
+    past once per block. ``chains`` as
+    :func:`~attnio.algorithms.flash.trace_backward_step`; ``step`` prefixes the key block
+    in the step labels (a key/value head)."""
+    numeric, tr = mc.numeric, mc.trace
+    for b, (c0, c1) in enumerate(blocks(kv[1] - kv[0], bc)):
+        c0, c1 = c0 + kv[0], c1 + kv[0]
+        mc.step(f"backward, sweep 1 (dK, dV), {step}key block {b}")
         Kj = mc.load("Kj", "K", c0, c1, 0, d)
         Vj = mc.load("Vj", "V", c0, c1, 0, d)
         dKj = mc.alloc("dKj", c1 - c0, d)
         dVj = mc.alloc("dVj", c1 - c0, d)
-        for i in range(n):
+        for i in range(*q):
             qi = mc.load("qi", "Q", i, i + 1, 0, d)
             dOi = mc.load("dOi", "dO", i, i + 1, 0, d)
             Li = mc.load("Li", "L", i, i + 1, 0, 1)
@@ -357,14 +363,32 @@ def two_sweep_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
         mc.store("dKj", "dK", c0, c1, 0, d)
         mc.store("dVj", "dV", c0, c1, 0, d)
         mc.free("Kj", "Vj", "dKj", "dVj")
-    for b, (r0, r1) in enumerate(blocks(n, br)):
-        mc.step(f"backward, sweep 2 (dQ), query block {b}")
+
+
+def two_sweep_queries(
+    mc: TwoLevelMachine,
+    d: int,
+    br: int,
+    q: tuple[int, int],
+    kv: tuple[int, int],
+    chains: tuple[int, tuple | None],
+    step: str = "",
+) -> None:
+    """Sweep 2 of :func:`two_sweep_backward` on the query rows ``q`` = [q0, q1) against
+    the key rows ``kv`` = [k0, k1): blocks of ``br`` query rows resident with q_i, dO_i,
+    L_i, D_i and dq_i (dQ stored at the end of the block), each key row k_j, v_j
+    streaming past once per block, P_ij and dS_ij recomputed. ``chains`` and ``step`` as
+    :func:`two_sweep_keys`."""
+    numeric, tr = mc.numeric, mc.trace
+    for b, (r0, r1) in enumerate(blocks(q[1] - q[0], br)):
+        r0, r1 = r0 + q[0], r1 + q[0]
+        mc.step(f"backward, sweep 2 (dQ), {step}query block {b}")
         Qi = mc.load("Qi", "Q", r0, r1, 0, d)
         dOi = mc.load("dOb", "dO", r0, r1, 0, d)
         Li = mc.load("Lb", "L", r0, r1, 0, 1)
         Di = mc.load("Db", "Dvec", r0, r1, 0, 1)
         dQi = mc.alloc("dQi", r1 - r0, d)
-        for j in range(n):
+        for j in range(*kv):
             kj = mc.load("kj", "K", j, j + 1, 0, d)
             vj = mc.load("vj", "V", j, j + 1, 0, d)
             mc.alloc("p", 1)
@@ -381,3 +405,28 @@ def two_sweep_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
             mc.free("kj", "vj", "p", "ds")
         mc.store("dQi", "dQ", r0, r1, 0, d)
         mc.free("Qi", "dOb", "Lb", "Db", "dQi")
+
+
+def two_sweep_backward(machine: TwoLevelMachine, n: int, d: int) -> None:
+    """Backward pass (FA2 formulation) in two sweeps; writes Dvec, dK, dV, then dQ.
+
+    Sweep 1 (:func:`two_sweep_keys`): blocks of
+    :data:`~attnio.bounds.blocks.TWO_SWEEP_KEY_BLOCKS` key rows
+    resident with their dK and dV rows; each query row q_i, dO_i, L_i, D_i streams past
+    and adds P_ij dO_i to dv_j and dS_ij q_i to dk_j. Sweep 2 (:func:`two_sweep_queries`):
+    blocks of :data:`~attnio.bounds.blocks.TWO_SWEEP_QUERY_BLOCKS` query rows resident
+    with q_i, dO_i, L_i, D_i and dq_i; each key row k_j, v_j streams past and adds
+    dS_ij k_j to dq_i (P_ij and dS_ij recomputed). Both sweeps hold one P_ij and one
+    dS_ij of scratch; the arithmetic of a step runs vectorised over the block's rows, each
+    row's values those of one scalar at a time (the rows are independent). The exact
+    count is the record ``two-sweep-backward-count``;
+    :func:`attnio.algorithms.shapes.gqa_two_sweep_backward` runs the same sweeps on each
+    key/value head's group of stacked query rows.
+    """
+    bc, br = two_sweep_blocks(d, machine.M)
+    machine.create("dQ", n, d)
+    for name in ("dK", "dV"):
+        machine.create(name, n, d)
+    store_dvec(machine, n, d)
+    two_sweep_keys(machine, d, bc, (0, n), (0, n), (n, None))
+    two_sweep_queries(machine, d, br, (0, n), (0, n), (n, None))

@@ -53,6 +53,8 @@ EXTRA_RED: dict[tuple[str, str], int | None] = {
     ("gqa-flash2", "backward"): 3,
     ("gqa-flash", "forward"): 7,
     ("gqa-flash", "backward"): 2,
+    ("gqa-two-sweep", "backward"): 3,
+    ("gqa-score-panel", "forward"): 4,
     ("block-sparse-flash", "forward"): 6,
     ("block-sparse-flash", "backward"): 2,
     ("sparse-square-tiling", "forward"): 2,

@@ -7,11 +7,12 @@ from the catalog at each point by :func:`attnio.bounds.window.find_window`: the 
 is the largest ``derived`` lower bound that applies there (the compulsory I/O of
 ``shape-compulsory.md`` or the sharp bounds of ``shape-lower.md``), the upper line the least
 ``derived`` exact count of the shape schedules (``gqa-row-streaming-*``,
-``split-kv-decode-*``, ``gqa-output-stationary-*``, ``gqa-flash2-*``, ``gqa-flash-*``
-and any other count record written in the shape's sizes). The lower
-bound is read at M + c, c the red pebbles beyond M of that count's pebbling
-(:func:`attnio.bounds.window.lower_for`), as ``attnio gap`` reads it. The same
-data gives the figure (:func:`attnio.figures.draw`) and a table (:func:`shape_table`).
+``split-kv-decode-*``, ``gqa-output-stationary-*``, ``gqa-flash2-*``, ``gqa-flash-*``,
+``gqa-two-sweep-backward-count``, ``gqa-score-panel-forward-count`` and any other count
+record written in the shape's sizes). The lower bound is read at M + c, c the red
+pebbles beyond M of that count's pebbling (:func:`attnio.bounds.window.lower_for`), as
+``attnio gap`` reads it. The same data gives the figure (:func:`attnio.figures.draw`)
+and a table (:func:`shape_table`).
 """
 
 from __future__ import annotations

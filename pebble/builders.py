@@ -716,36 +716,66 @@ def twopass_forward(n_: int, d_: int, *, tree: str = "chain", block: int = 1) ->
     Q = b.matrix("Q", n_, d_)
     K = b.matrix("K", n_, d_)
     V = b.matrix("V", n_, d_)
-    spans = [(j, min(j + block, n_)) for j in range(0, n_, block)]
     for i in range(n_):
-        S = []
-        for j in range(n_):
-            terms = [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
-            S.append(b.tree(f"S[{i},{j}]", terms))
-        m = ell = None
-        for c, (j0, j1) in enumerate(spans):
-            t = b.tree(f"tmax[{i},{c}]", S[j0:j1])
-            m_new = t if m is None else b.vertex(f"m[{i},{c}]", (m, t))
-            e = [
-                b.vertex(f"e[{i},{j}]", (b.vertex(f"S-mt[{i},{j}]", (S[j], m_new)),))
-                for j in range(j0, j1)
-            ]
-            total = b.tree(f"esum[{i},{c}]", e)
-            if m is None:
-                ell = total
-            else:
-                r = b.vertex(f"r[{i},{c}]", (b.vertex(f"m-m[{i},{c}]", (m, m_new)),))
-                ell = b.vertex(f"l[{i},{c}]", (b.vertex(f"l*r[{i},{c}]", (ell, r)), total))
-            m = m_new
-        P = []
-        for j in range(n_):
-            E = b.vertex(f"E[{i},{j}]", (b.vertex(f"S-m[{i},{j}]", (S[j], m)),))
-            P.append(b.vertex(f"P[{i},{j}]", (E, ell)))
-        for k in range(d_):
-            b.tree(
-                f"O[{i},{k}]", [b.vertex(f"PV[{i},{j},{k}]", (P[j], V[j, k])) for j in range(n_)]
-            )
+        _twopass_row(b, i, n_, d_, Q, K, V, block)
     return b.dag()
+
+
+def grouped_twopass_forward(
+    rows: int, keys: int, groups: int, d_: int, *, tree: str = "chain", block: int = 1
+) -> Dag:
+    """:func:`twopass_forward` for ``groups`` groups of ``rows`` query rows, each with its
+    own ``keys`` keys in tiles of ``block`` (stacked head-major as
+    :func:`grouped_online_forward`; tile indices count within the group). The graph of
+    the group-aware score-panel forward
+    (``attnio.algorithms.shapes.gqa_score_panel_forward``, key tiles of one key): one
+    group per key/value head, its rows those of every query head of the group.
+
+    Examples
+    --------
+    >>> grouped_twopass_forward(3, 3, 1, 2, block=2) == twopass_forward(3, 2, block=2)
+    True
+    """
+    _check_size(rows=rows, keys=keys, groups=groups, d=d_, block=block)
+    b = _Builder(tree)
+    Q, K, V = _grouped_inputs(b, rows, keys, groups, d_)
+    for i in range(groups * rows):
+        _twopass_row(b, i, keys, d_, Q, K, V, block, first=i // rows * keys)
+    return b.dag()
+
+
+def _twopass_row(
+    b: _Builder, i: int, n_: int, d_: int, Q, K, V, block: int, first: int = 0
+) -> None:
+    """One query row of :func:`twopass_forward`, attending to the ``n_`` keys from
+    ``first`` on (its key/value head's, heads stacked); tile indices count from 0 there."""
+    keys = range(first, first + n_)
+    spans = [(j, min(j + block, first + n_)) for j in range(first, first + n_, block)]
+    S = {}
+    for j in keys:
+        terms = [b.vertex(f"QK[{i},{j},{l}]", (Q[i, l], K[j, l])) for l in range(d_)]
+        S[j] = b.tree(f"S[{i},{j}]", terms)
+    m = ell = None
+    for c, (j0, j1) in enumerate(spans):
+        t = b.tree(f"tmax[{i},{c}]", [S[j] for j in range(j0, j1)])
+        m_new = t if m is None else b.vertex(f"m[{i},{c}]", (m, t))
+        e = [
+            b.vertex(f"e[{i},{j}]", (b.vertex(f"S-mt[{i},{j}]", (S[j], m_new)),))
+            for j in range(j0, j1)
+        ]
+        total = b.tree(f"esum[{i},{c}]", e)
+        if m is None:
+            ell = total
+        else:
+            r = b.vertex(f"r[{i},{c}]", (b.vertex(f"m-m[{i},{c}]", (m, m_new)),))
+            ell = b.vertex(f"l[{i},{c}]", (b.vertex(f"l*r[{i},{c}]", (ell, r)), total))
+        m = m_new
+    P = {}
+    for j in keys:
+        E = b.vertex(f"E[{i},{j}]", (b.vertex(f"S-m[{i},{j}]", (S[j], m)),))
+        P[j] = b.vertex(f"P[{i},{j}]", (E, ell))
+    for k in range(d_):
+        b.tree(f"O[{i},{k}]", [b.vertex(f"PV[{i},{j},{k}]", (P[j], V[j, k])) for j in keys])
 
 
 def twopass_forward_vertices() -> sp.Expr:

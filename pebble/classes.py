@@ -1310,6 +1310,31 @@ _COVERAGE: dict[tuple[str, Pass], Coverage] = {
         f"of dQ, with {_RED}; {_SHAPE_CLASS}; with one head and n_q = n_kv it is the dense "
         "backward graph, in every dense class too",
     ),
+    ("gqa-two-sweep", Pass.BACKWARD): Coverage(
+        "attention-backward",
+        "builders.masked_backward of the heads' block diagonal (shapes.gqa_backward with "
+        "its heads stacked); chain trees; P_ij and dS_ij computed in both sweeps (a "
+        "recomputation, same graph)",
+        _SHAPES,
+        "tests/test_trace.py replays its run (a few shapes, d <= 2, every third M up to 60, "
+        "and 2:1 heads at d = 2, M = 22) as a pebbling of this graph at exactly the "
+        f"machine's count with {_RED} (measured at d <= 2; c grows as d + 1, M + 4 at "
+        "d = 3: a score recomputed in sweep 2 holds its d products and S_ij red at once); "
+        f"{_SHAPE_CLASS}; with one head and n_q = n_kv it is the dense backward graph, in "
+        "every dense class too",
+    ),
+    ("gqa-score-panel", Pass.FORWARD): Coverage(
+        "twopass-forward",
+        "builders.grouped_twopass_forward: one group per key/value head, its query heads' "
+        "rows stacked, key tiles of one key counted within the group; chain trees; S, m and "
+        "l stored and read back",
+        _SHAPES,
+        "tests/test_trace.py replays its run (a few shapes with n_kv >= 2, d <= 2, every "
+        f"third M up to 60) as a pebbling of this graph at exactly the machine's count with "
+        f"{_RED} (with n_kv = 1 the graph's m_i is S_i0 and the machine moves that word "
+        f"twice); {_SHAPE_CLASS}; with one head and n_q = n_kv it is the score-panel "
+        "forward's graph, in every dense class too",
+    ),
     ("block-sparse-flash", Pass.FORWARD): Coverage(
         "blockwise-forward",
         "block = B_c of FLASH_FORWARD_BLOCKS; mask = the pairs its blocks allow "

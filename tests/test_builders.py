@@ -388,6 +388,26 @@ def test_grouped_blockwise_forward_is_blockwise_forward_per_group() -> None:
         builders.grouped_blockwise_forward(2, 2, 1, 1, block=0)
 
 
+def test_grouped_twopass_forward_is_twopass_forward_per_group() -> None:
+    """With one group it is twopass_forward (same labels, same edges); with two groups of
+    2 rows and 3 keys it has the vertices of two groups' rows, row 2 attends keys 3..5
+    only, its tiles of one key counted from 0 within the group (each score its tile's
+    maximum, the running maximum m[2,1] over S[2,3] and S[2,4]); a block below 1 is
+    refused."""
+    for block in (1, 2, 4):
+        assert builders.grouped_twopass_forward(3, 3, 1, 2, block=block) == (
+            builders.twopass_forward(3, 2, block=block)
+        )
+    two = builders.grouped_twopass_forward(2, 3, 2, 2, block=1)
+    keys = {two.labels[v] for v in two.predecessors(two.index("S[2,5]=tmax[2,2]"))}
+    assert keys == {"QK[2,5,0]", "QK[2,5,1]"} and "S[2,0]=tmax[2,0]" not in two.labels
+    assert "m[2,2]" in two.labels and "m[2,3]" not in two.labels
+    m21 = {two.labels[v] for v in two.predecessors(two.index("m[2,1]"))}
+    assert m21 == {"S[2,3]=tmax[2,0]", "S[2,4]=tmax[2,1]"}
+    with pytest.raises(ParameterError, match="block"):
+        builders.grouped_twopass_forward(2, 2, 1, 1, block=0)
+
+
 def _block_diagonal(n_q: int, n_kv: int, hq: int, hk: int) -> np.ndarray:
     rows = hq // hk * n_q
     return (np.arange(hq * n_q) // rows)[:, None] == (np.arange(hk * n_kv) // n_kv)[None, :]

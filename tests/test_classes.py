@@ -456,6 +456,10 @@ SHAPE_SCHEDULES = {
     ("gqa-flash2", Pass.BACKWARD): _stacked_backward,
     ("gqa-flash", Pass.FORWARD): _blockwise_blocks,
     ("gqa-flash", Pass.BACKWARD): _stacked_backward,
+    ("gqa-two-sweep", Pass.BACKWARD): _stacked_backward,
+    ("gqa-score-panel", Pass.FORWARD): lambda s, d_, t: [
+        builders.grouped_twopass_forward(s[2] // s[3] * s[0], s[1], s[3], d_, tree=t)
+    ],
 }
 """Shape schedule -> the graphs its runs replay on (tests/test_trace.py), heads stacked
 under one-head labels."""
@@ -600,6 +604,8 @@ NOTATION_ROWS = {
     "group-aware FlashAttention-2, backward": [("gqa-flash2", "backward")],
     "group-aware FlashAttention, forward": [("gqa-flash", "forward")],
     "group-aware FlashAttention, backward": [("gqa-flash", "backward")],
+    "group-aware two-sweep, backward": [("gqa-two-sweep", "backward")],
+    "group-aware score-panel, forward": [("gqa-score-panel", "forward")],
     "low-rank (polynomial method), forward": [("low-rank", "forward")],
     "low-rank, column-blocked, forward": [("low-rank-columns", "forward")],
     "low-rank (polynomial method), backward": [("low-rank", "backward")],

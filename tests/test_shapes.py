@@ -22,6 +22,8 @@ RUNS = [
     ("gqa-flash2", "backward"),
     ("gqa-flash", "forward"),
     ("gqa-flash", "backward"),
+    ("gqa-two-sweep", "backward"),
+    ("gqa-score-panel", "forward"),
 ]
 
 
@@ -97,6 +99,41 @@ def test_square_single_head_flash_is_flash(pass_):
     grouped, separate = record.evaluate(**values, h_kv=1), record.evaluate(**values, h_kv=8)
     shared = 2 * 8 * 7 * 64 * (2 if pass_ == "backward" else 1)  # K, V (dK, dV) of 7 heads
     assert separate - grouped == shared
+
+
+def test_square_single_head_two_sweep_is_two_sweep():
+    """With n_q = n_kv = n and one head the group-aware two-sweep count equals
+    two-sweep-backward-count, record and run; grouped heads move the same words less the
+    K, V, dK, dV words of the key/value heads they share (sweep 1) and fewer K, V reads in
+    sweep 2 (a block of stacked query rows serves every head of its group)."""
+    for n, d, M in itertools.product((1, 9, 37), (2, 5), (40, 97, 400)):
+        ours = simulate("gqa-two-sweep", "backward", n, d, M, numeric=False)
+        theirs = simulate("two-sweep", "backward", n, d, M, numeric=False)
+        assert ours.counts.io == theirs.counts.io == theirs.closed_form == ours.closed_form
+    values = {"n_q": 64, "n_kv": 64, "h_q": 8, "d": 8, "M": 1000}
+    record = get("gqa-two-sweep-backward-count")
+    grouped, separate = record.evaluate(**values, h_kv=1), record.evaluate(**values, h_kv=8)
+    shared = 4 * 8 * 7 * 64  # K, V, dK, dV of 7 heads
+    # sweep 2 reads K, V ceil(512/37) = 14 times with one head, ceil(64/37) = 2 a head with 8
+    sweep2 = 2 * 8 * 64 * (8 * 2 - 14)
+    assert separate - grouped == shared + sweep2
+
+
+def test_square_single_head_score_panel_is_score_panel():
+    """With n_q = n_kv = n and one head the group-aware score-panel count equals
+    score-panel-forward-count, record and run; grouped heads read K and V fewer times
+    (a panel of stacked query rows serves every head of its group) and move the same
+    Q, S, m, l and O words."""
+    for n, d, M in itertools.product((1, 9, 37), (2, 5), (20, 97, 400)):
+        ours = simulate("gqa-score-panel", "forward", n, d, M, numeric=False)
+        theirs = simulate("score-panel", "forward", n, d, M, numeric=False)
+        assert ours.counts.io == theirs.counts.io == theirs.closed_form == ours.closed_form
+    values = {"n_q": 64, "n_kv": 64, "h_q": 8, "d": 8, "M": 1000}
+    record = get("gqa-score-panel-forward-count")
+    grouped, separate = record.evaluate(**values, h_kv=1), record.evaluate(**values, h_kv=8)
+    # panels of floor(992/11) = 90 rows: K, V read ceil(512/90) = 6 times with one head,
+    # ceil(64/90) = 1 time a head with 8
+    assert separate - grouped == 2 * 8 * 64 * (8 * 1 - 6)
 
 
 @pytest.mark.parametrize("pass_", ["forward", "backward"])

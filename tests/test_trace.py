@@ -672,6 +672,70 @@ def test_gqa_flash_replays_at_the_machines_count(pass_: str) -> None:
     _attained(most, "gqa-flash", pass_)
 
 
+def test_gqa_two_sweep_replays_at_the_machines_count() -> None:
+    """The group-aware two-sweep backward (SHAPES and one long KV row, d in {1, 2}, every
+    third M up to 60 at which it fits, and a 2:1 instance where its c is needed: d = 2,
+    M = 22) is a legal pebbling of masked_backward of the heads' block diagonal (chain
+    trees; P_ij and dS_ij computed in both sweeps) at exactly the machine's count, with
+    M + c red pebbles (c of COVERAGE, attained). c = d + 1 at d <= 3 (M = 22 and 30 need
+    M + 3 and M + 4): a score recomputed in sweep 2 needs its d products q_ik k_jk and
+    S_ij red at once beside a full block, where the machine holds one scratch word."""
+    from functools import partial
+
+    from attnio.algorithms import shapes
+
+    most, compared = -(10**9), 0
+    runs = [(s, d, M) for s in [*SHAPES, (1, 5, 1, 1)] for d in (1, 2) for M in range(3, 61, 3)]
+    for shape, d, M in [*runs, ((1, 3, 2, 1), 2, 22)]:
+        n_q, n_kv, hq, hk = shape
+        arrays = {x: (hq * n_q, d) for x in ("Q", "O", "dO")} | {"L": (hq * n_q, 1)}
+        arrays |= {"K": (hk * n_kv, d), "V": (hk * n_kv, d)}
+        dag = builders.masked_backward(_stacked_mask(shape), d)
+        runner = partial(shapes.gqa_two_sweep_backward, shape=shape)
+        try:
+            moves, counts = record(runner, dag, n_q, d, M, arrays)
+        except BlocksDoNotFitError:
+            continue
+        result = replay(dag, moves.moves, M + _extra("gqa-two-sweep", "backward"))
+        assert moves.unmatched == 0, (shape, d, M)
+        assert result.io == counts.io, (shape, d, M)
+        most = max(most, result.peak_red - M)
+        compared += 1
+    assert compared > 100
+    _attained(most, "gqa-two-sweep", "backward")
+
+
+def test_gqa_score_panel_replays_at_the_machines_count() -> None:
+    """The group-aware score-panel forward (SHAPES and one long KV row, d in {1, 2}, every
+    third M up to 60 at which it fits) is a legal pebbling of grouped_twopass_forward (one
+    group per key/value head, its query heads' rows stacked, key tiles of one key counted
+    within the group, chain trees) at exactly the machine's count, with M + c red pebbles
+    (c of COVERAGE, attained: the new maximum in a register and the rescaled sum's
+    scratch, as the dense score panel)."""
+    from functools import partial
+
+    from attnio.algorithms import shapes
+
+    most, compared = -(10**9), 0
+    runs = [(s, d, M) for s in [*SHAPES, (1, 5, 1, 1)] for d in (1, 2) for M in range(3, 61, 3)]
+    for shape, d, M in runs:
+        n_q, n_kv, hq, hk = shape
+        arrays = {"Q": (hq * n_q, d), "K": (hk * n_kv, d), "V": (hk * n_kv, d)}
+        dag = builders.grouped_twopass_forward(hq // hk * n_q, n_kv, hk, d, block=1)
+        runner = partial(shapes.gqa_score_panel_forward, shape=shape)
+        try:
+            moves, counts = record(runner, dag, n_q, d, M, arrays)
+        except BlocksDoNotFitError:
+            continue
+        result = replay(dag, moves.moves, M + _extra("gqa-score-panel", "forward"))
+        assert moves.unmatched == 0, (shape, d, M)
+        assert result.io == counts.io, (shape, d, M)
+        most = max(most, result.peak_red - M)
+        compared += 1
+    assert compared > 100
+    _attained(most, "gqa-score-panel", "forward")
+
+
 def test_split_kv_decode_backward_replays_at_the_machines_count() -> None:
     """Split-KV decoding backward (SHAPES and one long KV row, d in {1, 2}, every M up to
     60 at which it fits) is a legal pebbling of masked_backward of the heads' block
