@@ -177,12 +177,31 @@ class Trace:
             raise MachineError(
                 f"trace: input {self.graph.labels[v]!r} is used but not in fast memory"  # type: ignore[attr-defined]
             )
-        made = [p for p in self.graph.predecessors(v).tolist() if self._ensure(p)]  # type: ignore[attr-defined]
+        missing = [p for p in self.graph.predecessors(v).tolist() if p not in self._red]  # type: ignore[attr-defined]
+        # The predecessor that needs the most scratch first (Sethi and Ullman's order): a
+        # product computed first would stay red all through a deeper sibling's subtree.
+        needs: dict[int, int] = {}
+        missing.sort(key=lambda p: -self._scratch(p, needs))
+        made = [p for p in missing if self._ensure(p)]
         self.moves.append(("compute", v))
         self._red.add(v)
         for p in made:
             self._drop(p)
         return True
+
+    def _scratch(self, v: int, needs: dict[int, int]) -> int:
+        """Red pebbles :meth:`_ensure` needs to compute ``v`` from what is red now: 0 for a
+        red vertex, else the Ershov number over its missing predecessors, taken in the
+        order :meth:`_ensure` takes them (memoized in ``needs``)."""
+        if v in self._red or self.graph.indegree[v] == 0:  # type: ignore[attr-defined]
+            return 0
+        if v not in needs:
+            below = sorted(
+                (self._scratch(p, needs) for p in self.graph.predecessors(v).tolist()),  # type: ignore[attr-defined]
+                reverse=True,
+            )
+            needs[v] = max([1] + [need + i for i, need in enumerate(below)])
+        return needs[v]
 
     def compute(self, label: str, buf: str | None = None, at: tuple[int, int] | int = 0) -> None:
         """Compute the vertex ``label`` into word ``at`` ((row, col) or flat) of ``buf``.

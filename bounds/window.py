@@ -248,8 +248,8 @@ def lower_for(
     >>> flash2 = next(s for s in find_window("dense", "forward", point).counts
     ...               if s.algorithm == "flash2")
     >>> lower, extra = lower_for(flash2, "dense", "forward", point)
-    >>> extra, lower == find_window("dense", "forward", {**point, "M": 16388}).lower
-    (4, True)
+    >>> extra, lower == find_window("dense", "forward", {**point, "M": 16387}).lower
+    (3, True)
     """
     extra = extra_red(count.algorithm, pass_)
     at = read_at(dict(point), extra)

@@ -1318,8 +1318,8 @@ _COVERAGE: dict[tuple[str, Pass], Coverage] = {
         _SHAPES,
         "tests/test_trace.py replays its run (a few shapes, d <= 2, every third M up to 60, "
         "and 2:1 heads at d = 2, M = 22) as a pebbling of this graph at exactly the "
-        f"machine's count with {_RED} (measured at d <= 2; c grows as d + 1, M + 4 at "
-        "d = 3: a score recomputed in sweep 2 holds its d products and S_ij red at once); "
+        f"machine's count with {_RED} (a recomputed score's chain is computed deepest "
+        "operand first, so c does not grow with d); "
         f"{_SHAPE_CLASS}; with one head and n_q = n_kv it is the dense backward graph, in "
         "every dense class too",
     ),

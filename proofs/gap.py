@@ -64,7 +64,7 @@ COUNT_EVIDENCE = "exact count; the two-level machine reproduces it"
 GRAPH_NOTE = (
     "each derived lower bound holds for every graph of the class its derivation states, and "
     "every dense schedule's run replays as a pebbling of its own graph in that class "
-    "(docs/notation.md#schedules-as-pebblings) with M + c red pebbles (c <= 7: values kept "
+    "(docs/notation.md#schedules-as-pebblings) with M + c red pebbles (c <= 6: values kept "
     "in uncharged registers), which moves at least the optimum with M + c, so each "
     "schedule's ratio reads the bound at M + c"
 )
