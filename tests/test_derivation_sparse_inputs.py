@@ -218,3 +218,27 @@ def test_the_score_stage_of_the_cross_pattern_costs_about_the_inputs() -> None:
     io = solve_heuristic(dag, M).io
     assert io <= 3 * n + 2
     assert min(z_in**2 / M, math.sqrt(z_qk) * z_in / math.sqrt(M)) > 2 * io
+
+
+def test_the_block_records_apply_only_where_their_pattern_exists() -> None:
+    """Wherever a block record applies (integers n, d, M, Z_in, Z_QK of a grid), the
+    single-block pattern with m = Z_in / d dense rows of Q and K has exactly Z_in nonzeros in
+    each, Z_QK nonzero scores, and m <= n: the worst case it names exists."""
+    applied = 0
+    for name in ("sparse-forward-lower-inputs-block", "sparse-backward-lower-inputs-block"):
+        record = get(name)
+        for n in (9,):
+            for d in (2, 3):
+                for z_in in range(1, n * d + 1):
+                    for z_qk in range(1, n * n + 1):
+                        for M in (4,):
+                            point = {"n": n, "d": d, "M": M, "Z_in": z_in, "Z_QK": z_qk}
+                            if not record.applies(**point):
+                                continue
+                            m, rest = divmod(z_in, d)
+                            assert rest == 0 and m * m == z_qk and m <= n, (name, point)
+                            sq = _block(m, d)
+                            _, roles = _graph(sq, sq)
+                            assert (len(sq), len(roles["trees"])) == (z_in, z_qk)
+                            applied += 1
+    assert applied >= 4
