@@ -275,6 +275,7 @@ FILES = (
     "polynomial-lower.md",
     "causal-lower.md",
     "mask-lower.md",
+    "sparse-inputs.md",
 )
 """The shipped derivation files, under :data:`DIRECTORY`, in the order they are listed."""
 
