@@ -635,6 +635,8 @@ _SIDES = {
     "counts": "algorithms' exact I/O counts",
     "shapes-lower": "lower bounds for rectangular and grouped-query shapes",
     "shapes": "rectangular and grouped-query shapes",
+    "shapes-counts": "exact I/O counts for rectangular and grouped-query shapes",
+    "shapes-flash": "FlashAttention's exact I/O counts for rectangular and grouped-query shapes",
     "masks-lower": "lower bounds for causal, sliding-window and band masks",
     "masks": "causal, sliding-window and band masks",
 }
@@ -656,8 +658,9 @@ def _sided(bounds: Sequence[Bound]) -> list[tuple[tuple, list[Bound]]]:
     their own each; with the causal mask's derived lower bounds the masks' float outgrew a
     two-column page, so their lower bounds have a float of their own (``...-masks-lower``);
     with group-aware FlashAttention-2's counts the shapes' float did too, so theirs have
-    one as well (``...-shapes-lower``).
-    """
+    one as well (``...-shapes-lower``), and with the group-aware FlashAttention, two-sweep
+    and score-panel counts the shapes' exact counts got two, FlashAttention's
+    (``...-shapes-flash``) and the others' (``...-shapes-counts``)."""
     found = []
     for (regime, pass_), every in _groups(bounds):
         shaped = [b for b in every if set(b.parameters) & SHAPE_PARAMETERS]
@@ -670,12 +673,19 @@ def _sided(bounds: Sequence[Bound]) -> list[tuple[tuple, list[Bound]]]:
             "upper": [b for b in rows if b.kind is not Kind.LOWER and not is_exact_count(b)],
             "counts": [b for b in rows if is_exact_count(b)],
             "shapes-lower": [b for b in shaped if b.kind is Kind.LOWER],
-            "shapes": [b for b in shaped if b.kind is not Kind.LOWER],
+            "shapes": [b for b in shaped if b.kind is not Kind.LOWER and not is_exact_count(b)],
+            "shapes-counts": [b for b in shaped if is_exact_count(b) and not _flash(b)],
+            "shapes-flash": [b for b in shaped if is_exact_count(b) and _flash(b)],
             "masks-lower": [b for b in masked if b.kind is Kind.LOWER],
             "masks": [b for b in masked if b.kind is not Kind.LOWER],
         }
         found += [((regime, pass_, side), part) for side, part in sides.items() if part]
     return found
+
+
+def _flash(bound: Bound) -> bool:
+    """Whether ``bound`` counts a FlashAttention schedule (v1 or v2) of other shapes."""
+    return (bound.algorithm or "").startswith("gqa-flash")
 
 
 def _float(

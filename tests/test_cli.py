@@ -64,12 +64,16 @@ def test_table_prints_every_format(capsys: pytest.CaptureFixture, fmt: str) -> N
         "upper": "tight and upper bounds",
         "shapes-lower": "lower bounds for rectangular and grouped-query shapes",
         "shapes": "rectangular and grouped-query shapes",
+        "shapes-counts": "exact I/O counts for rectangular and grouped-query shapes",
+        "shapes-flash": "FlashAttention's exact I/O counts for rectangular and grouped-query shapes",
         "masks-lower": "lower bounds for causal, sliding-window and band masks",
         "masks": "causal, sliding-window and band masks",
     }
 
     def side(b) -> str:
         if set(b.parameters) & SHAPE_PARAMETERS:
+            if is_exact_count(b):
+                return "shapes-flash" if b.algorithm.startswith("gqa-flash") else "shapes-counts"
             return "shapes-lower" if b.kind.value == "lower" else "shapes"
         if b.mask is not None:
             return "masks-lower" if b.kind.value == "lower" else "masks"
@@ -82,7 +86,9 @@ def test_table_prints_every_format(capsys: pytest.CaptureFixture, fmt: str) -> N
             f"{b.regime.value.capitalize()} attention, {b.pass_.value} pass, "
             + (
                 "algorithms' exact I/O counts"
-                if is_exact_count(b) and side(b) not in ("shapes", "masks", "masks-lower")
+                if is_exact_count(b)
+                and side(b)
+                not in ("shapes", "shapes-counts", "shapes-flash", "masks", "masks-lower")
                 else sides[side(b)]
             ),
             latex_escape(label(b)),
